@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+// docbm: document-scoped bookmarks for Swift on Linux.
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+  name: "docbm",
+  products: [
+    .library(name: "DocumentBookmarks", targets: ["DocumentBookmarks"]),
+    .library(name: "DocumentBookmarksTesting", targets: ["DocumentBookmarksTesting"]),
+    .executable(name: "docbm", targets: ["docbm"]),
+  ],
+  targets: [
+    // Layer 1: C. Only these targets touch C headers.
+    .systemLibrary(
+      name: "CLibAttr",
+      pkgConfig: "libattr",
+      providers: [.apt(["libattr1-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSodium",
+      pkgConfig: "libsodium",
+      providers: [.apt(["libsodium-dev"])]
+    ),
+    .target(
+      name: "CDocbmShims",
+      dependencies: ["CLibAttr"],
+      cSettings: [.define("_GNU_SOURCE")]
+    ),
+
+    // Layers 2 and 3: the library (System, Anchor, Bookmark).
+    .target(
+      name: "DocumentBookmarks",
+      dependencies: ["CDocbmShims", "CSodium"],
+      swiftSettings: strictSettings
+    ),
+
+    // Layer 4: the testing product, the CLI library and its executable, the benchmarks.
+    .target(
+      name: "DocumentBookmarksTesting",
+      dependencies: ["DocumentBookmarks"],
+      swiftSettings: strictSettings
+    ),
+    .target(
+      name: "DocbmCLI",
+      dependencies: ["DocumentBookmarks"],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "docbm",
+      dependencies: ["DocbmCLI"],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "DocbmBenchmarks",
+      dependencies: ["DocumentBookmarks"],
+      path: "Benchmarks/DocbmBenchmarks",
+      swiftSettings: strictSettings
+    ),
+
+    .testTarget(
+      name: "DocumentBookmarksTests",
+      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "DocbmCLITests",
+      dependencies: ["DocbmCLI", "DocumentBookmarks", "DocumentBookmarksTesting"],
+      swiftSettings: strictSettings
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,74 @@
+// C shim for what Glibc's Swift module does not expose: extended attributes, statx,
+// file handles, renameat2, the generation ioctl and statfs's filesystem id.
+// Every function returns -1 and sets errno on failure, like the call it wraps.
+#ifndef DOCBM_SHIMS_H
+#define DOCBM_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/// What docbm reads from statx(2). Fields whose bit is clear in `mask` are zero.
+typedef struct docbm_file_status {
+  uint32_t mask;
+  uint32_t mode;
+  uint32_t nlink;
+  uint32_t uid;
+  uint32_t gid;
+  uint32_t dev_major;
+  uint32_t dev_minor;
+  uint64_t ino;
+  uint64_t size;
+  uint64_t attributes;
+  uint64_t attributes_mask;
+  uint64_t mnt_id;
+  int64_t btime_sec;
+  uint32_t btime_nsec;
+  int64_t mtime_sec;
+  uint32_t mtime_nsec;
+  int64_t ctime_sec;
+  uint32_t ctime_nsec;
+} docbm_file_status;
+
+extern const uint32_t DOCBM_STATX_BTIME;
+extern const uint32_t DOCBM_STATX_MNT_ID;
+extern const uint64_t DOCBM_STATX_ATTR_IMMUTABLE;
+extern const uint64_t DOCBM_STATX_ATTR_APPEND;
+extern const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT;
+extern const int DOCBM_AT_EMPTY_PATH;
+extern const int DOCBM_AT_SYMLINK_NOFOLLOW;
+extern const int DOCBM_AT_SYMLINK_FOLLOW;
+extern const int DOCBM_XATTR_CREATE;
+extern const int DOCBM_XATTR_REPLACE;
+extern const int DOCBM_MAX_HANDLE_SZ;
+extern const unsigned int DOCBM_RENAME_EXCHANGE;
+extern const unsigned int DOCBM_RENAME_NOREPLACE;
+extern const int DOCBM_O_TMPFILE;
+extern const int DOCBM_O_PATH;
+
+int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out);
+
+int docbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned char *bytes,
+                            size_t capacity, size_t *length, int *handle_type, int *mount_id);
+
+int docbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                    unsigned int flags);
+
+/// The inode generation (FS_IOC_GETVERSION), where the filesystem keeps one.
+int docbm_inode_generation(int fd, uint32_t *generation);
+
+/// statfs(2)'s f_fsid packed into 64 bits, and f_type.
+int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
+
+ssize_t docbm_fgetxattr(int fd, const char *name, void *value, size_t size);
+ssize_t docbm_getxattr(const char *path, const char *name, void *value, size_t size);
+ssize_t docbm_lgetxattr(const char *path, const char *name, void *value, size_t size);
+int docbm_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int docbm_lsetxattr(const char *path, const char *name, const void *value, size_t size,
+                    int flags);
+ssize_t docbm_flistxattr(int fd, char *list, size_t size);
+ssize_t docbm_llistxattr(const char *path, char *list, size_t size);
+int docbm_fremovexattr(int fd, const char *name);
+int docbm_lremovexattr(const char *path, const char *name);
+
+#endif

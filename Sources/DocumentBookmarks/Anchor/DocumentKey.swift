@@ -1,0 +1,40 @@
+/// A document's secret key: 256 random bits that sign every bookmark anchored on it.
+///
+/// The key never leaves this type except as MAC input and as the key attribute's value:
+/// its `description` is redacted, and errors and output carry only its ``fingerprint``.
+package struct DocumentKey: Sendable, Hashable, CustomStringConvertible {
+  /// The key's length in bytes.
+  package static let byteCount = 32
+
+  /// Context for the fingerprint hash, so fingerprints cannot be confused with other uses.
+  private static let fingerprintContext = Array("docbm.key-fingerprint.v1".utf8)
+
+  let bytes: [UInt8]
+  /// The key's public name.
+  package let fingerprint: KeyFingerprint
+
+  /// Wraps existing key bytes; `nil` unless there are exactly 32.
+  package init?(bytes: [UInt8]) {
+    guard bytes.count == DocumentKey.byteCount else { return nil }
+    self.bytes = bytes
+    self.fingerprint = KeyFingerprint(
+      bytes: Sodium.keyedHash(
+        key: bytes, DocumentKey.fingerprintContext, length: 16
+      ).prefix(KeyFingerprint.byteCount))!
+  }
+
+  /// A new key from the operating system's random source.
+  package static func random() -> DocumentKey {
+    DocumentKey(bytes: Sodium.randomBytes(byteCount))!
+  }
+
+  /// HMAC-SHA-256 of `parts` under this key.
+  func authenticate(_ parts: [UInt8]...) -> [UInt8] {
+    var joined: [UInt8] = []
+    for part in parts { joined += part }
+    return Sodium.hmacSHA256(key: bytes, joined)
+  }
+
+  /// Never prints the key.
+  package var description: String { "DocumentKey(fingerprint: \(fingerprint))" }
+}

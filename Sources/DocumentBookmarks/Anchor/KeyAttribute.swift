@@ -1,0 +1,127 @@
+/// The `user.docbm.key` extended attribute: its name, its versioned value, and the
+/// reading and exclusive creation of a document's key.
+///
+/// Value layout, version 1 (46 bytes; see docs/format.md):
+///
+/// | offset | size | field |
+/// |---|---|---|
+/// | 0 | 4 | magic `DBMK` |
+/// | 4 | 1 | version, 1 |
+/// | 5 | 1 | algorithm, 1 (HMAC-SHA-256 tags, BLAKE2b fingerprints) |
+/// | 6 | 32 | key |
+/// | 38 | 8 | fingerprint of the key, as a check against damage |
+package enum KeyAttribute {
+  /// The attribute's name.
+  package static let name = "user.docbm.key"
+  static let magic: [UInt8] = Array("DBMK".utf8)
+  static let version: UInt8 = 1
+  static let algorithm: UInt8 = 1
+  static let valueLength = 46
+
+  /// A key attribute value as found on a document.
+  package enum Found: Sendable {
+    case absent
+    case key(DocumentKey)
+    /// The value is there but is not a key this build can use; `reason` says why.
+    case malformed(reason: String, unsupportedVersion: Bool)
+  }
+
+  /// The value stored for `key`.
+  package static func encode(_ key: DocumentKey) -> [UInt8] {
+    magic + [version, algorithm] + key.bytes + key.fingerprint.bytes
+  }
+
+  /// Parses a stored value, checking magic, version, length and the fingerprint.
+  package static func decode(_ value: [UInt8]) -> Found {
+    guard value.count >= 6, Array(value[0..<4]) == magic else {
+      return .malformed(reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
+    }
+    guard value[4] == version else {
+      return .malformed(reason: "key format version \(value[4]) is not supported", unsupportedVersion: true)
+    }
+    guard value[5] == algorithm else {
+      return .malformed(reason: "key algorithm \(value[5]) is not supported", unsupportedVersion: true)
+    }
+    guard value.count == valueLength else {
+      return .malformed(reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
+    }
+    guard let key = DocumentKey(bytes: Array(value[6..<38])),
+      Sodium.constantTimeEqual(key.fingerprint.bytes, value[38..<46])
+    else {
+      return .malformed(reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)
+    }
+    return .key(key)
+  }
+
+  /// Reads the key attribute through an open descriptor of the document.
+  package static func read(
+    from document: FileDescriptor, path: FilePath
+  ) throws(DocbmError) -> Found {
+    do {
+      guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
+        return .absent
+      }
+      return decode(value)
+    } catch {
+      throw DocbmError(error, operation: .readKey, path: path)
+    }
+  }
+
+  /// Reads the key attribute by path, following symbolic links (the cheapest read).
+  package static func read(atPath path: FilePath) throws(DocbmError) -> Found {
+    do {
+      guard
+        let value = try ExtendedAttributes.value(
+          name, of: .path(path, followSymlinks: true), sizeHint: 64)
+      else { return .absent }
+      return decode(value)
+    } catch {
+      throw DocbmError(error, operation: .readKey, path: path)
+    }
+  }
+
+  /// The document's key, created when there is none.
+  ///
+  /// Creation is exclusive (`XATTR_CREATE`): when two processes create at once, one wins
+  /// and the other reads and uses the winner's key, so both end with one key.
+  ///
+  /// - Returns: the key and whether this call created it.
+  /// - Throws: ``DocbmError`` with `keyMalformed` or `unsupportedVersion` for a value that
+  ///   cannot be used (it is never overwritten), and the codes of ``DocbmError/Operation``
+  ///   `writeKey` (`unsupportedFilesystem`, `readOnlyFilesystem`, `immutable`,
+  ///   `permissionDenied`, `noSpace`) when a new key cannot be stored.
+  package static func readOrCreate(
+    on document: FileDescriptor, path: FilePath
+  ) throws(DocbmError) -> (key: DocumentKey, created: Bool) {
+    for _ in 0..<3 {
+      switch try read(from: document, path: path) {
+      case .key(let key): return (key, false)
+      case .malformed(let reason, let unsupported):
+        throw malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+      case .absent:
+        let key = DocumentKey.random()
+        do {
+          try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(document), mode: .createOnly)
+          return (key, true)
+        } catch where error.errno == .fileExists {
+          continue  // another process created it first; read theirs
+        } catch {
+          throw DocbmError(error, operation: .writeKey, path: path)
+        }
+      }
+    }
+    throw DocbmError(
+      .systemFailure, path: path,
+      message: "the key of \(path) kept changing while it was being created")
+  }
+
+  /// The error for a key value that cannot be used.
+  package static func malformedError(
+    reason: String, unsupportedVersion: Bool, path: FilePath
+  ) -> DocbmError {
+    DocbmError(
+      unsupportedVersion ? .unsupportedVersion : .keyMalformed, path: path,
+      message: "the key attribute \(name) of \(path) cannot be used: \(reason)",
+      recommendation: unsupportedVersion ? .pickAgain : .repairKey)
+  }
+}

@@ -1,0 +1,53 @@
+/// The public name of a document key: 8 bytes derived from the key with keyed BLAKE2b.
+///
+/// Bookmarks, output and the escrow refer to keys by fingerprint; the key itself is never
+/// shown. Knowing a fingerprint reveals nothing useful about the key.
+public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The fingerprint's length in bytes.
+  public static let byteCount = 8
+
+  /// The fingerprint's bytes.
+  public let bytes: [UInt8]
+
+  /// Makes a fingerprint from its 8 bytes; `nil` for any other length.
+  public init?(bytes: some Collection<UInt8>) {
+    guard bytes.count == KeyFingerprint.byteCount else { return nil }
+    self.bytes = Array(bytes)
+  }
+
+  /// Parses the printed form (`3f2a9c0e-5b7d1e04`, the dash optional).
+  public init?(_ text: String) {
+    let digits = text.filter { $0 != "-" }
+    guard digits.count == 16 else { return nil }
+    var bytes: [UInt8] = []
+    var iterator = digits.makeIterator()
+    while let high = iterator.next(), let low = iterator.next() {
+      guard let byte = UInt8(String([high, low]), radix: 16) else { return nil }
+      bytes.append(byte)
+    }
+    self.bytes = bytes
+  }
+
+  /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
+  public var description: String {
+    let hex = bytes.map { byte in
+      let text = String(byte, radix: 16)
+      return byte < 16 ? "0" + text : text
+    }
+    return hex[0..<4].joined() + "-" + hex[4..<8].joined()
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let text = try decoder.singleValueContainer().decode(String.self)
+    guard let value = KeyFingerprint(text) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "not a key fingerprint: \(text)"))
+    }
+    self = value
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+}

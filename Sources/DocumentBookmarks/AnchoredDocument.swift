@@ -1,0 +1,139 @@
+public import Foundation
+
+/// One document and the bookmarks anchored on it: makes bookmarks signed with the
+/// document's key and resolves them.
+///
+/// Calls are synchronous and block on file-system work; each does a bounded amount of it
+/// (a few system calls, or a search within the ``SearchBudget``). Call them off the main
+/// thread when the files may be on slow storage; the reasons are in docs/design.md.
+/// The value is `Sendable` and holds no open files.
+public struct AnchoredDocument: Hashable, Sendable {
+  /// The document's path, as given.
+  public let path: FilePath
+  /// How far resolution searches for moved targets.
+  public let searchBudget: SearchBudget
+
+  init(path: FilePath, searchBudget: SearchBudget) {
+    self.path = path
+    self.searchBudget = searchBudget
+  }
+
+  /// The folder that relative paths in bookmarks start from.
+  var folder: FilePath { path.absolute.removingLastComponent }
+
+  /// The fingerprint of the document's key, or `nil` when it has none. Never creates one.
+  ///
+  /// - Throws: ``DocbmError`` (`notFound`, `permissionDenied`, `keyMalformed`,
+  ///   `unsupportedVersion`, …) when the key cannot be read.
+  public func keyFingerprint() throws(DocbmError) -> KeyFingerprint? {
+    switch try KeyAttribute.read(atPath: path) {
+    case .absent: return nil
+    case .key(let key): return key.fingerprint
+    case .malformed(let reason, let unsupported):
+      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+    }
+  }
+
+  /// Makes a bookmark to `target` (a regular file or a folder), creating the document's key
+  /// first if it has none.
+  ///
+  /// A symbolic link as target is followed: the bookmark refers to what the link leads to.
+  ///
+  /// - Throws: ``DocbmError``: `notFound` (document or target), `unsupportedFileType`,
+  ///   `permissionDenied`; and when the key cannot be stored, `unsupportedFilesystem`,
+  ///   `readOnlyFilesystem`, `immutable` or `noSpace`, naming the document.
+  public func makeBookmark(to target: FilePath) throws(DocbmError) -> Bookmark {
+    let snapshot = try TargetSnapshot.read(target)
+    let key = try openDocument { fd throws(DocbmError) in
+      try KeyAttribute.readOrCreate(on: fd, path: path).key
+    }
+    return sign(snapshot, key: key)
+  }
+
+  /// Makes a bookmark to the file or folder at a file URL.
+  public func makeBookmark(to target: URL) throws(DocbmError) -> Bookmark {
+    try makeBookmark(to: FilePath(target))
+  }
+
+  /// Verifies `bookmark` against the document's key, then finds its target.
+  ///
+  /// Nothing in the record is read before its tag verifies. Resolution never writes the
+  /// document or its attributes; a stale result carries a refreshed bookmark to store with
+  /// the next save.
+  ///
+  /// - Throws: ``DocbmError``: `keyMissing` (the document has no key), `keyMismatch`
+  ///   (signed with another key), `keyMalformed`, `tampered` (the tag fails), `corrupt`,
+  ///   `unsupportedVersion`, `missing` (with ``DocbmError/lastKnownPath``),
+  ///   `volumeUnavailable`, `notFound` (the document itself).
+  public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
+    let header = try BookmarkRecord.header(of: bookmark.bytes).get()
+    let key = try verifiedKey(for: header.fingerprint)
+    guard BookmarkRecord.verify(bookmark.bytes, key: key) else {
+      throw DocbmError(
+        .tampered, path: path,
+        message: "the bookmark's signature does not verify with the key of \(path): its bytes were changed")
+    }
+    let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
+    let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
+    let location = try locator.locate()
+    var refreshed: Bookmark?
+    if !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
+      refreshed = sign(snapshot, key: key)
+    }
+    return Resolution(
+      path: location.path, kind: contents.kind, staleReasons: location.reasons,
+      refreshed: refreshed, recorded: contents)
+  }
+
+  /// The document's key, checked against the fingerprint a bookmark names.
+  private func verifiedKey(for fingerprint: KeyFingerprint) throws(DocbmError) -> DocumentKey {
+    switch try KeyAttribute.read(atPath: path) {
+    case .absent:
+      throw DocbmError(
+        .keyMissing, path: path,
+        message:
+          "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it")
+    case .malformed(let reason, let unsupported):
+      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+    case .key(let key):
+      guard key.fingerprint == fingerprint else {
+        throw DocbmError(
+          .keyMismatch, path: path,
+          message:
+            "the bookmark was signed with key \(fingerprint), but \(path) carries key \(key.fingerprint)")
+      }
+      return key
+    }
+  }
+
+  /// A new record for `snapshot`, relative to the document's folder, signed with `key`.
+  private func sign(_ snapshot: TargetSnapshot, key: DocumentKey) -> Bookmark {
+    let realFolder = (try? TargetSnapshot.canonicalPath(folder)) ?? folder
+    let contents = BookmarkContents(
+      version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
+      relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,
+      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume)
+    return Bookmark(
+      verifiedBytes: BookmarkRecord.encode(contents, key: key), fingerprint: key.fingerprint)
+  }
+
+  /// Opens the document (following a symbolic link to it) and checks that it is a regular
+  /// file or a folder.
+  private func openDocument<Value>(
+    _ body: (FileDescriptor) throws(DocbmError) -> Value
+  ) throws(DocbmError) -> Value {
+    let fd = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
+      try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+    }
+    defer { fd.close() }
+    let status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
+      try FileStatus.of(fd)
+    }
+    guard status.kind == .regular || status.kind == .directory else {
+      throw DocbmError(
+        .unsupportedFileType, path: path,
+        message: "\(path) is neither a regular file nor a folder, so it cannot anchor bookmarks")
+    }
+    return try body(fd)
+  }
+}

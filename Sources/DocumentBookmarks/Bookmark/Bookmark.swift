@@ -1,0 +1,88 @@
+public import Foundation
+
+/// A document-scoped bookmark: a signed record that refers to one target and resolves
+/// only together with the document whose key signed it.
+///
+/// Store it however suits the document format: as raw bytes (``data``), as its text form
+/// (``text``, safe inside JSON strings, XML and plain text without escaping), or through
+/// `Codable`, which writes the text form. Every form is found again by docbm's checker.
+///
+/// Making a `Bookmark` from bytes checks only the framing (magic, version, length); the
+/// contents are verified, against the document's key, when the bookmark is resolved.
+public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The binary record.
+  public let bytes: [UInt8]
+
+  /// The binary record as `Data`.
+  public var data: Data { Data(bytes) }
+
+  /// The fingerprint of the key that signed the bookmark, read from its clear header
+  /// (not verified until the bookmark is resolved).
+  public let keyFingerprint: KeyFingerprint
+
+  /// Takes a binary record.
+  ///
+  /// - Throws: ``DocbmError`` with `corrupt` (not a bookmark, cut short, wrong length) or
+  ///   `unsupportedVersion`.
+  public init(bytes: [UInt8]) throws(DocbmError) {
+    let header = try BookmarkRecord.header(of: bytes).get()
+    self.bytes = bytes
+    self.keyFingerprint = header.fingerprint
+  }
+
+  /// Takes a binary record from `Data`.
+  public init(data: Data) throws(DocbmError) {
+    try self.init(bytes: Array(data))
+  }
+
+  /// Parses the text form (surrounding whitespace is ignored).
+  ///
+  /// - Throws: ``DocbmError`` with `corrupt` when the text is not a bookmark's text form.
+  public init(text: String) throws(DocbmError) {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard trimmed.hasPrefix(Bookmark.textPrefix) else {
+      throw BookmarkRecord.corrupt("the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))")
+    }
+    guard let bytes = Base64URL.decode(Array(trimmed.utf8)) else {
+      throw BookmarkRecord.corrupt("the text form has characters outside the URL-safe base64 alphabet or is cut short")
+    }
+    try self.init(bytes: bytes)
+  }
+
+  init(verifiedBytes bytes: [UInt8], fingerprint: KeyFingerprint) {
+    self.bytes = bytes
+    self.keyFingerprint = fingerprint
+  }
+
+  /// Every text form (and every standard base64 of a record) starts with these characters.
+  public static let textPrefix = "docbmRec"
+
+  /// The text form: the record in URL-safe base64 without padding. It starts with
+  /// `docbmRec` and uses only `A–Z a–z 0–9 - _`.
+  public var text: String { Base64URL.encode(bytes) }
+
+  /// The text form.
+  public var description: String { text }
+
+  /// The recorded fields, read without checking the signature. For inspection and
+  /// diagnostics only: nothing here is authentic until ``AnchoredDocument/resolve(_:)``
+  /// verifies it.
+  ///
+  /// - Throws: ``DocbmError`` with `corrupt` or `unsupportedVersion`.
+  public func decodeUnverified() throws(DocbmError) -> BookmarkContents {
+    let header = try BookmarkRecord.header(of: bytes).get()
+    return try BookmarkRecord.decodeFields(bytes, header: header).get()
+  }
+
+  /// Encodes the text form as a single string.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(text)
+  }
+
+  /// Decodes the text form.
+  public init(from decoder: any Decoder) throws {
+    let text = try decoder.singleValueContainer().decode(String.self)
+    try self.init(text: text)
+  }
+}

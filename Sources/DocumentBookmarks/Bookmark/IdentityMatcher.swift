@@ -1,0 +1,40 @@
+/// Decides whether a file is the very object a bookmark recorded, never by name.
+///
+/// The test, cheapest first: the kind and inode number must match; then equal birth times
+/// when both are known (statx gives it with the inode, so the unmoved case costs no extra
+/// call); else equal file handles from `name_to_handle_at`; else equal inode generations.
+/// With none of those recorded, an equal inode of the right kind is accepted.
+struct IdentityMatcher {
+  let kind: TargetKind
+  let identity: TargetIdentity
+
+  func kindMatches(_ status: FileStatus) -> Bool {
+    switch (kind, status.kind) {
+    case (.file, .regular), (.folder, .directory): true
+    default: false
+    }
+  }
+
+  /// Whether `status`, read from `path` (relative to `directory`), is the recorded object.
+  func isSameObject(
+    _ status: FileStatus, at path: FilePath,
+    relativeTo directory: FileDescriptor = .currentWorkingDirectory
+  ) -> Bool {
+    guard kindMatches(status), status.inode == identity.inode else { return false }
+    if let recorded = identity.birthTime, let current = status.birthTime {
+      return recorded == current
+    }
+    if let recorded = identity.fileHandle,
+      let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
+    {
+      return recorded == current
+    }
+    if let recorded = identity.generation {
+      let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
+      if let current = fd?.closeAfter({ $0.inodeGeneration() }) {
+        return recorded == current
+      }
+    }
+    return true
+  }
+}

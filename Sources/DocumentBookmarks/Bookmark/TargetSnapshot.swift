@@ -1,0 +1,68 @@
+import Glibc
+
+/// The facts about a target that go into a new bookmark, read from the filesystem.
+struct TargetSnapshot {
+  /// The target's absolute path with every symbolic link resolved.
+  let path: FilePath
+  let kind: TargetKind
+  let identity: TargetIdentity
+  let volume: VolumeHint
+
+  /// Reads the target at `path`.
+  ///
+  /// A symbolic link is followed: a bookmark refers to the file or folder the link leads
+  /// to, not to the link (see docs/design.md).
+  ///
+  /// - Throws: ``DocbmError`` with `notFound`, `permissionDenied`, or `unsupportedFileType`
+  ///   when the target is neither a regular file nor a folder.
+  static func read(_ path: FilePath) throws(DocbmError) -> TargetSnapshot {
+    let real = try canonicalPath(path)
+    let fd = try mappingSystemErrors(.inspectTarget, path: path) { () throws(SystemCallError) in
+      try FileDescriptor.open(real, [.path, .noFollow])
+    }
+    defer { fd.close() }
+    let (status, handle) = try mappingSystemErrors(.inspectTarget, path: path) {
+      () throws(SystemCallError) in (try FileStatus.of(fd), try KernelFileHandle.of(fd))
+    }
+    let kind: TargetKind
+    switch status.kind {
+    case .regular: kind = .file
+    case .directory: kind = .folder
+    default:
+      throw DocbmError(
+        .unsupportedFileType, path: path,
+        message: "\(path) is neither a regular file nor a folder, so it cannot be bookmarked")
+    }
+    let filesystem = try? FileSystemIdentity.of(fd)
+    return TargetSnapshot(
+      path: real, kind: kind,
+      identity: TargetIdentity(
+        fileHandle: handle, inode: status.inode, generation: inodeGeneration(of: real),
+        birthTime: status.birthTime, size: status.size,
+        modificationTime: status.modificationTime),
+      volume: VolumeHint(
+        filesystemID: filesystem?.fsid,
+        mountPoint: status.mountID.flatMap(FileSystemIdentity.mountPoint(ofMountID:))))
+  }
+
+  /// The inode generation, read through a short-lived read-only descriptor; `nil` when the
+  /// target cannot be opened for reading or the filesystem keeps no generation.
+  static func inodeGeneration(of path: FilePath) -> UInt32? {
+    guard let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking]) else {
+      return nil
+    }
+    return fd.closeAfter { $0.inodeGeneration() }
+  }
+
+  /// The absolute path of `path` with every symbolic link and `.`/`..` resolved.
+  /// The corresponding C function is `realpath`.
+  static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
+    let result = path.withCString { realpath($0, nil) }
+    guard let result else {
+      let error = SystemCallError("realpath", Errno.current, path: path)
+      throw DocbmError(error, operation: .inspectTarget, path: path)
+    }
+    defer { free(result) }
+    return FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: result, count: strlen(result))))
+  }
+}

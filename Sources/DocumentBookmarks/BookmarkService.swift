@@ -1,0 +1,32 @@
+public import Foundation
+
+/// The entry point: settings shared by every document, and the one call that anchors
+/// bookmarks on a document.
+///
+/// ```swift
+/// let document = BookmarkService().documents(anchoredOn: documentURL)
+/// let bookmark = try document.makeBookmark(to: imageURL)   // creates the key if needed
+/// let resolution = try document.resolve(bookmark)
+/// if let refreshed = resolution.refreshed { /* store it with the next save */ }
+/// ```
+public struct BookmarkService: Sendable {
+  /// How far resolution searches for moved targets.
+  public var searchBudget: SearchBudget
+
+  public init(searchBudget: SearchBudget = .standard) {
+    self.searchBudget = searchBudget
+  }
+
+  /// The bookmarks anchored on the document at `path` (a regular file or a folder).
+  ///
+  /// Nothing is read or written yet: the key is created by the first
+  /// ``AnchoredDocument/makeBookmark(to:)``, never before.
+  public func documents(anchoredOn path: FilePath) -> AnchoredDocument {
+    AnchoredDocument(path: path, searchBudget: searchBudget)
+  }
+
+  /// The bookmarks anchored on the document at a file URL.
+  public func documents(anchoredOn url: URL) -> AnchoredDocument {
+    documents(anchoredOn: FilePath(url))
+  }
+}

@@ -1,0 +1,81 @@
+/// The one place where `errno` values become ``DocbmError`` codes.
+extension DocbmError {
+  /// What docbm was doing when a system call failed; the same errno means different
+  /// things in different operations (EPERM on setting an attribute is an immutable file).
+  package enum Operation: Sendable {
+    case openDocument
+    case readKey
+    case writeKey
+    case inspectTarget
+    case search
+  }
+
+  /// Maps a failed system call to a typed error about `path`.
+  package init(_ failure: SystemCallError, operation: Operation, path: FilePath) {
+    let what = DocbmError.describe(operation)
+    let code: Code
+    let message: String
+    switch failure.errno {
+    case .noSuchFile:
+      code = .notFound
+      message = "\(path) does not exist"
+    case .notDirectory:
+      code = .notFound
+      message = "a component of \(path) is not a folder"
+    case .permissionDenied:
+      code = .permissionDenied
+      message = "permission denied \(what) \(path)"
+    case .notPermitted where operation == .writeKey:
+      code = .immutable
+      message =
+        "\(path) refuses new attributes (immutable or append-only, or not a regular file or folder)"
+    case .notPermitted:
+      code = .permissionDenied
+      message = "operation not permitted \(what) \(path)"
+    case .readOnlyFileSystem:
+      code = .readOnlyFilesystem
+      message = "\(path) is on a read-only filesystem"
+    case .notSupported, .notImplemented:
+      code = .unsupportedFilesystem
+      message = "the filesystem of \(path) does not support user extended attributes"
+    case .noSpace, .quotaExceeded, .argumentListTooLong:
+      code = .noSpace
+      message = "no room \(what) \(path) (filesystem, quota or attribute block full)"
+    case .ioError:
+      code = .ioError
+      message = "input/output error \(what) \(path)"
+    case .tooManySymbolicLinks:
+      code = .unsupportedFileType
+      message = "\(path) is a symbolic link where a file or folder was expected"
+    case .nameTooLong:
+      code = .notFound
+      message = "\(path) is too long a path"
+    default:
+      code = .systemFailure
+      message = "\(failure.call) failed \(what) \(path)"
+    }
+    self.init(code, path: path, message: message, systemCall: failure.call, errno: failure.errno.rawValue)
+  }
+
+  private static func describe(_ operation: Operation) -> String {
+    switch operation {
+    case .openDocument: "opening the document"
+    case .readKey: "reading the key of"
+    case .writeKey: "writing the key to"
+    case .inspectTarget: "inspecting"
+    case .search: "searching"
+    }
+  }
+}
+
+/// Runs System-layer work and maps its failure to a ``DocbmError`` about `path`.
+package func mappingSystemErrors<Value>(
+  _ operation: DocbmError.Operation, path: FilePath,
+  _ body: () throws(SystemCallError) -> Value
+) throws(DocbmError) -> Value {
+  do {
+    return try body()
+  } catch {
+    throw DocbmError(error, operation: operation, path: path)
+  }
+}

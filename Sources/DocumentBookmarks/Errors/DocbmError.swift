@@ -1,0 +1,101 @@
+/// Every failure docbm reports: what happened (``code``), to which path, what to do
+/// (``recommendation``) and, when a system call failed, which one and its `errno`.
+///
+/// Error values never contain key bytes. Their ``description`` is one readable line;
+/// the individual fields are there for programs.
+public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The kind of failure. Names are frozen: they appear in JSON output and in app logic.
+  public enum Code: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The document carries no key (never had one, or a save lost it).
+    case keyMissing
+    /// The document carries a key, but not the one the bookmark was signed with.
+    case keyMismatch
+    /// The document's key attribute exists but does not parse.
+    case keyMalformed
+    /// The bookmark's authentication tag does not verify: its bytes were changed.
+    case tampered
+    /// The bytes are not a bookmark, or are cut short.
+    case corrupt
+    /// The bookmark (or key value) has a version this build does not know.
+    case unsupportedVersion
+    /// The target no longer exists where it was, nor anywhere the search looked.
+    case missing
+    /// The target's filesystem is not mounted.
+    case volumeUnavailable
+    /// A path given to docbm (document or target) does not exist.
+    case notFound
+    /// The path is neither a regular file nor a folder (a device, socket, FIFO, …).
+    case unsupportedFileType
+    /// The filesystem does not support user extended attributes (ramfs, FAT, older tmpfs).
+    case unsupportedFilesystem
+    /// The filesystem is mounted read-only.
+    case readOnlyFilesystem
+    /// The file is immutable or append-only (`chattr +i`, `+a`).
+    case immutable
+    /// The caller lacks permission (read, write or search).
+    case permissionDenied
+    /// The filesystem has no room for the attribute (block full, quota, too large).
+    case noSpace
+    /// An input/output error from the device.
+    case ioError
+    /// Another system failure; see ``DocbmError/systemCall`` and ``DocbmError/errno``.
+    case systemFailure
+  }
+
+  /// What happened.
+  public let code: Code
+  /// The path the failure is about (the document or the target), when there is one.
+  public let path: FilePath?
+  /// A sentence that says what happened, for people.
+  public let message: String
+  /// What to do about it.
+  public let recommendation: Recommendation
+  /// The system call that failed, when one did (e.g. `fsetxattr`).
+  public let systemCall: String?
+  /// The `errno` of that call.
+  public let errno: Int32?
+  /// The last path at which the target was known to be, for `missing` and
+  /// `volumeUnavailable`.
+  public let lastKnownPath: FilePath?
+
+  public init(
+    _ code: Code, path: FilePath? = nil, message: String,
+    recommendation: Recommendation? = nil, systemCall: String? = nil, errno: Int32? = nil,
+    lastKnownPath: FilePath? = nil
+  ) {
+    self.code = code
+    self.path = path
+    self.message = message
+    self.recommendation = recommendation ?? code.defaultRecommendation
+    self.systemCall = systemCall
+    self.errno = errno
+    self.lastKnownPath = lastKnownPath
+  }
+
+  /// `code: message (path) [call: errno]`, on one line.
+  public var description: String {
+    var text = "\(code.rawValue): \(message)"
+    if let systemCall, let errno {
+      text += " [\(systemCall): \(Errno(rawValue: errno))]"
+    }
+    return text
+  }
+
+  /// Whether trying the same operation again later may succeed.
+  public var isTransient: Bool { recommendation == .retryLater }
+}
+
+extension DocbmError.Code {
+  /// The recommendation that goes with the code when nothing more specific is known.
+  public var defaultRecommendation: Recommendation {
+    switch self {
+    case .keyMissing, .keyMismatch, .keyMalformed: .repairKey
+    case .tampered, .corrupt, .unsupportedVersion, .notFound, .unsupportedFileType,
+      .permissionDenied:
+      .pickAgain
+    case .missing: .forget
+    case .volumeUnavailable, .noSpace, .ioError, .systemFailure: .retryLater
+    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable: .useAnotherLocation
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import CDocbmShims
+import Glibc
+
+/// Extended attributes of one file, reached through a descriptor or a path.
+///
+/// Absent attributes read as `nil` (ENODATA), buffers grow on ERANGE (the value can change
+/// between the size query and the read), and every other failure is a ``SystemCallError``.
+/// Path-based calls never follow a final symbolic link (the `l…` variants).
+package enum ExtendedAttributes {
+  /// Where the calls act: an open descriptor or a path.
+  package enum Subject: Sendable {
+    case descriptor(FileDescriptor)
+    case path(FilePath, followSymlinks: Bool)
+  }
+
+  /// The largest value the kernel accepts (XATTR_SIZE_MAX).
+  package static let maximumValueSize = 65536
+
+  /// The value of `name`, or `nil` when the file has no such attribute.
+  /// The corresponding C functions are `fgetxattr`, `getxattr` and `lgetxattr`.
+  package static func value(
+    _ name: String, of subject: Subject, sizeHint: Int = 256
+  ) throws(SystemCallError) -> [UInt8]? {
+    var capacity = max(sizeHint, 1)
+    while true {
+      var buffer = [UInt8](repeating: 0, count: capacity)
+      let result: Int = buffer.withUnsafeMutableBytes { raw in
+        name.withCString { cName in
+          switch subject {
+          case .descriptor(let fd):
+            return docbm_fgetxattr(fd.rawValue, cName, raw.baseAddress, raw.count)
+          case .path(let path, let follow):
+            return path.withCString { cPath in
+              follow
+                ? docbm_getxattr(cPath, cName, raw.baseAddress, raw.count)
+                : docbm_lgetxattr(cPath, cName, raw.baseAddress, raw.count)
+            }
+          }
+        }
+      }
+      if result >= 0 {
+        buffer.removeSubrange(result...)
+        return buffer
+      }
+      let error = Errno.current
+      switch error {
+      case .interrupted: continue
+      case .noData: return nil
+      case .outOfRange where capacity < maximumValueSize:
+        capacity = min(capacity * 4, maximumValueSize)
+      default: throw SystemCallError(subject.call("getxattr"), error, path: subject.path)
+      }
+    }
+  }
+
+  /// How a value is set.
+  package enum SetMode: Sendable {
+    /// Create or replace.
+    case any
+    /// Fail with EEXIST when the name exists (XATTR_CREATE).
+    case createOnly
+    /// Fail with ENODATA when the name does not exist (XATTR_REPLACE).
+    case replaceOnly
+  }
+
+  /// Sets `name` to `value`.
+  /// The corresponding C functions are `fsetxattr` and `lsetxattr`.
+  package static func set(
+    _ name: String, to value: [UInt8], on subject: Subject, mode: SetMode = .any
+  ) throws(SystemCallError) {
+    let flags: Int32 =
+      switch mode {
+      case .any: 0
+      case .createOnly: DOCBM_XATTR_CREATE
+      case .replaceOnly: DOCBM_XATTR_REPLACE
+      }
+    _ = try retryingOnInterrupt(subject.call("setxattr"), path: subject.path) {
+      value.withUnsafeBytes { raw in
+        name.withCString { cName in
+          switch subject {
+          case .descriptor(let fd):
+            return docbm_fsetxattr(fd.rawValue, cName, raw.baseAddress, raw.count, flags)
+          case .path(let path, _):
+            return path.withCString { docbm_lsetxattr($0, cName, raw.baseAddress, raw.count, flags) }
+          }
+        }
+      }
+    }
+  }
+
+  /// The names of every attribute the caller may see, in the kernel's order.
+  /// The corresponding C functions are `flistxattr` and `llistxattr`.
+  package static func names(of subject: Subject) throws(SystemCallError) -> [[UInt8]] {
+    var capacity = 1024
+    while true {
+      var buffer = [UInt8](repeating: 0, count: capacity)
+      let result: Int = buffer.withUnsafeMutableBytes { raw in
+        let pointer = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
+        switch subject {
+        case .descriptor(let fd): return docbm_flistxattr(fd.rawValue, pointer, raw.count)
+        case .path(let path, _): return path.withCString { docbm_llistxattr($0, pointer, raw.count) }
+        }
+      }
+      if result >= 0 {
+        return buffer[..<result].split(separator: 0, omittingEmptySubsequences: true).map(Array.init)
+      }
+      let error = Errno.current
+      switch error {
+      case .interrupted: continue
+      case .notSupported: return []
+      case .outOfRange where capacity < maximumValueSize:
+        capacity = min(capacity * 4, maximumValueSize)
+      default: throw SystemCallError(subject.call("listxattr"), error, path: subject.path)
+      }
+    }
+  }
+
+  /// Removes `name`; returns `false` when there was no such attribute.
+  /// The corresponding C functions are `fremovexattr` and `lremovexattr`.
+  @discardableResult
+  package static func remove(_ name: String, from subject: Subject) throws(SystemCallError) -> Bool
+  {
+    do {
+      _ = try retryingOnInterrupt(subject.call("removexattr"), path: subject.path) {
+        name.withCString { cName in
+          switch subject {
+          case .descriptor(let fd): return docbm_fremovexattr(fd.rawValue, cName)
+          case .path(let path, _): return path.withCString { docbm_lremovexattr($0, cName) }
+          }
+        }
+      }
+      return true
+    } catch where error.errno == .noData {
+      return false
+    }
+  }
+}
+
+extension ExtendedAttributes.Subject {
+  fileprivate func call(_ base: String) -> String {
+    switch self {
+    case .descriptor: "f" + base
+    case .path(_, let follow): follow ? base : "l" + base
+    }
+  }
+
+  fileprivate var path: FilePath? {
+    if case .path(let path, _) = self { return path }
+    return nil
+  }
+}

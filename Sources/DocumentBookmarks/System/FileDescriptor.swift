@@ -1,0 +1,95 @@
+import CDocbmShims
+import Glibc
+
+/// An open file descriptor. The owner closes it, usually through ``closeAfter(_:)``.
+package struct FileDescriptor: Hashable, Sendable {
+  /// The raw descriptor number.
+  package let rawValue: Int32
+
+  package init(rawValue: Int32) {
+    self.rawValue = rawValue
+  }
+
+  /// Stands for the current working folder in the `…at` calls.
+  package static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+
+  /// How a path is opened.
+  package struct Options: OptionSet, Sendable {
+    package let rawValue: Int32
+    package init(rawValue: Int32) { self.rawValue = rawValue }
+
+    package static let readOnly = Options([])
+    package static let writeOnly = Options(rawValue: O_WRONLY)
+    package static let readWrite = Options(rawValue: O_RDWR)
+    package static let create = Options(rawValue: O_CREAT)
+    package static let exclusive = Options(rawValue: O_EXCL)
+    package static let truncate = Options(rawValue: O_TRUNC)
+    package static let directory = Options(rawValue: O_DIRECTORY)
+    package static let noFollow = Options(rawValue: O_NOFOLLOW)
+    package static let path = Options(rawValue: DOCBM_O_PATH)
+    package static let nonBlocking = Options(rawValue: O_NONBLOCK)
+  }
+
+  /// Opens `path` (relative to `directory` when it is relative), always with `O_CLOEXEC`.
+  ///
+  /// - Throws: ``SystemCallError`` from `openat`, e.g. ENOENT, EACCES, ELOOP with
+  ///   `.noFollow` on a symbolic link.
+  /// The corresponding C function is `openat`.
+  package static func open(
+    _ path: FilePath, _ options: Options, permissions: UInt32 = 0,
+    relativeTo directory: FileDescriptor = .currentWorkingDirectory
+  ) throws(SystemCallError) -> FileDescriptor {
+    let flags = options.rawValue | O_CLOEXEC
+    let fd = try retryingOnInterrupt("openat", path: path) {
+      path.withCString { openat(directory.rawValue, $0, flags, mode_t(permissions)) }
+    }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Closes the descriptor. EINTR is not retried: on Linux the descriptor is gone anyway.
+  /// The corresponding C function is `close`.
+  package func close() {
+    _ = Glibc.close(rawValue)
+  }
+
+  /// Runs `body` with this descriptor and closes it afterwards, whatever `body` does.
+  package func closeAfter<Result, Failure: Error>(
+    _ body: (FileDescriptor) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    defer { close() }
+    return try body(self)
+  }
+
+  /// Flushes the file's data and metadata to the device. A failure is final: the caller
+  /// must not retry and assume success (see "fsyncgate").
+  /// The corresponding C function is `fsync`.
+  package func sync() throws(SystemCallError) {
+    _ = try retryingOnInterrupt("fsync") { Glibc.fsync(rawValue) }
+  }
+
+  /// Reads up to `count` bytes at the current offset; an empty result means end of file.
+  /// The corresponding C function is `read`.
+  package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+    try retryingOnInterrupt("read") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+  }
+
+  /// Writes every byte of `bytes`, looping over short writes.
+  /// The corresponding C function is `write`.
+  package func writeAll(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = try retryingOnInterrupt("write") {
+        Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+      }
+      offset += written
+    }
+  }
+
+  /// The inode generation number, where the filesystem keeps one (ext2/3/4, btrfs, f2fs);
+  /// `nil` where it does not (ENOTTY, EOPNOTSUPP, EINVAL).
+  /// The corresponding C call is `ioctl(FS_IOC_GETVERSION)`.
+  package func inodeGeneration() -> UInt32? {
+    var generation: UInt32 = 0
+    return docbm_inode_generation(rawValue, &generation) == 0 ? generation : nil
+  }
+}

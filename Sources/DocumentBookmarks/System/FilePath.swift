@@ -1,0 +1,222 @@
+public import Foundation
+import Glibc
+
+/// A path on a Linux filesystem, held as the bytes the kernel sees.
+///
+/// Linux paths are bytes, not text: a file name need not be valid UTF-8. `FilePath` keeps
+/// the exact bytes so that such names can be bookmarked, resolved and saved, and prints
+/// them escaped (`\xNN`) in ``description`` so that output stays readable and unambiguous.
+public struct FilePath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
+{
+  /// The path's bytes, without a terminating NUL. Never contains a NUL byte.
+  public let bytes: [UInt8]
+
+  /// Makes a path from its bytes; `nil` when the bytes contain a NUL, which no Linux path can.
+  public init?(bytes: some Sequence<UInt8>) {
+    let bytes = Array(bytes)
+    guard !bytes.contains(0) else { return nil }
+    self.bytes = bytes
+  }
+
+  /// Makes a path from text. NUL characters, which no Linux path can hold, are dropped.
+  public init(_ string: String) {
+    self.bytes = Array(string.utf8).filter { $0 != 0 }
+  }
+
+  public init(stringLiteral value: String) {
+    self.init(value)
+  }
+
+  /// Makes a path from a file URL, keeping the bytes the URL stands for.
+  public init(_ url: URL) {
+    let bytes = url.withUnsafeFileSystemRepresentation { pointer -> [UInt8] in
+      guard let pointer else { return Array(url.path.utf8) }
+      return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+    }
+    self.bytes = bytes
+  }
+
+  /// A file URL for this path. Bytes that are not UTF-8 cannot always survive the trip
+  /// through `URL` on Linux; keep the `FilePath` where exactness matters.
+  public var url: URL {
+    bytes.withUnsafeBufferPointer { buffer in
+      var terminated = Array(buffer)
+      terminated.append(0)
+      return terminated.withUnsafeBufferPointer { pointer in
+        pointer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: pointer.count) {
+          URL(fileURLWithFileSystemRepresentation: $0, isDirectory: false, relativeTo: nil)
+        }
+      }
+    }
+  }
+
+  /// The path as text, or `nil` when its bytes are not valid UTF-8.
+  public var string: String? {
+    String(validating: bytes, as: UTF8.self)
+  }
+
+  /// The path as readable text: bytes that are not UTF-8, control characters and
+  /// backslashes are escaped as `\xNN` (a backslash as `\\`), so no two paths print alike.
+  public var description: String {
+    FilePath.escape(bytes)
+  }
+
+  /// Whether the path starts at the root folder.
+  public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
+
+  /// The components between slashes; empty components are dropped.
+  public var components: [[UInt8]] {
+    bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)
+  }
+
+  /// The last component's bytes (empty for `/`).
+  public var lastComponent: [UInt8] { components.last ?? [] }
+
+  /// The path without its last component: `/a/b` gives `/a`, `/a` gives `/`, `a` gives `.`.
+  public var removingLastComponent: FilePath {
+    let parts = components
+    if parts.count <= 1 { return isAbsolute ? FilePath("/") : FilePath(".") }
+    return FilePath(components: parts.dropLast(), absolute: isAbsolute)
+  }
+
+  /// This path with one more component.
+  public func appending(_ component: [UInt8]) -> FilePath {
+    if bytes.isEmpty { return FilePath(uncheckedBytes: component) }
+    var result = bytes
+    if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+    result.append(contentsOf: component)
+    return FilePath(uncheckedBytes: result)
+  }
+
+  /// This path with one more component given as text.
+  public func appending(_ component: String) -> FilePath {
+    appending(Array(component.utf8))
+  }
+
+  /// The path with `.` components removed and each `..` taking away the component before
+  /// it, without asking the filesystem. Symbolic links are not followed, so the result can
+  /// differ from what the kernel would resolve when a `..` follows a link.
+  public var lexicallyNormalized: FilePath {
+    var stack: [[UInt8]] = []
+    var leadingParents = 0
+    for part in components {
+      if part == [UInt8(ascii: ".")] { continue }
+      if part == [UInt8(ascii: "."), UInt8(ascii: ".")] {
+        if stack.popLast() == nil && !isAbsolute { leadingParents += 1 }
+        continue
+      }
+      stack.append(part)
+    }
+    let parents = Array(repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: leadingParents)
+    let all = parents + stack
+    if all.isEmpty { return isAbsolute ? FilePath("/") : FilePath(".") }
+    return FilePath(components: all, absolute: isAbsolute)
+  }
+
+  /// The path made absolute against the current working folder, then lexically normalized.
+  public var absolute: FilePath {
+    if isAbsolute { return lexicallyNormalized }
+    return (FilePath.currentDirectory.appending(bytes)).lexicallyNormalized
+  }
+
+  /// The relative path that leads from `base` (a folder) to this path; both are made absolute
+  /// and normalized first. `/a/b/c` from `/a/d` is `../b/c`.
+  public func relative(from base: FilePath) -> FilePath {
+    let target = absolute.components
+    let origin = base.absolute.components
+    var common = 0
+    while common < target.count, common < origin.count, target[common] == origin[common] {
+      common += 1
+    }
+    let ups = Array(
+      repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: origin.count - common)
+    let parts = ups + target[common...]
+    if parts.isEmpty { return FilePath(".") }
+    return FilePath(components: parts, absolute: false)
+  }
+
+  /// Calls `body` with the path as a NUL-terminated C string.
+  public func withCString<Result>(
+    _ body: (UnsafePointer<CChar>) throws -> Result
+  ) rethrows -> Result {
+    var terminated = bytes
+    terminated.append(0)
+    return try terminated.withUnsafeBufferPointer { buffer in
+      try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count, body)
+    }
+  }
+
+  init(uncheckedBytes: [UInt8]) {
+    self.bytes = uncheckedBytes
+  }
+
+  init(components: some Collection<[UInt8]>, absolute: Bool) {
+    var result: [UInt8] = absolute ? [UInt8(ascii: "/")] : []
+    for (index, part) in components.enumerated() {
+      if index > 0 { result.append(UInt8(ascii: "/")) }
+      result.append(contentsOf: part)
+    }
+    self.bytes = result
+  }
+
+  /// The process's current working folder.
+  static var currentDirectory: FilePath {
+    guard let pointer = getcwd(nil, 0) else { return FilePath("/") }
+    defer { free(pointer) }
+    return FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+  }
+
+  /// Escapes bytes for display: valid UTF-8 stays as it is, except backslashes and control
+  /// characters; every other byte becomes `\xNN`.
+  static func escape(_ bytes: [UInt8]) -> String {
+    var output = ""
+    var index = 0
+    while index < bytes.count {
+      let length = FilePath.utf8ScalarLength(bytes, at: index)
+      if length == 0 {
+        output += "\\x" + hex(bytes[index])
+        index += 1
+        continue
+      }
+      let slice = bytes[index..<(index + length)]
+      let scalarText = String(decoding: slice, as: UTF8.self)
+      if length == 1 {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\\") {
+          output += "\\\\"
+        } else if byte < 0x20 || byte == 0x7F {
+          output += "\\x" + hex(byte)
+        } else {
+          output += scalarText
+        }
+      } else {
+        output += scalarText
+      }
+      index += length
+    }
+    return output
+  }
+
+  private static func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789abcdef")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+  }
+
+  /// The length of the valid UTF-8 scalar starting at `index`, or 0 when there is none.
+  private static func utf8ScalarLength(_ bytes: [UInt8], at index: Int) -> Int {
+    let lead = bytes[index]
+    let length: Int
+    switch lead {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: length = 2
+    case 0xE0...0xEF: length = 3
+    case 0xF0...0xF4: length = 4
+    default: return 0
+    }
+    guard index + length <= bytes.count else { return 0 }
+    guard String(validating: bytes[index..<(index + length)], as: UTF8.self) != nil else {
+      return 0
+    }
+    return length
+  }
+}

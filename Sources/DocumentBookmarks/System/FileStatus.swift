@@ -1,0 +1,128 @@
+import CDocbmShims
+import Glibc
+
+/// What `statx(2)` tells about one file: type, identity, size, times, mount.
+package struct FileStatus: Hashable, Sendable {
+  /// The kind of file, from the mode's type bits.
+  package enum Kind: Hashable, Sendable {
+    case regular, directory, symbolicLink, other
+  }
+
+  package let kind: Kind
+  /// Permission bits and set-id/sticky bits (`mode & 07777`).
+  package let permissions: UInt32
+  package let linkCount: UInt32
+  package let owner: UInt32
+  package let group: UInt32
+  /// The device the file lives on, as `(major, minor)`; not stable across reboots.
+  package let device: Device
+  package let inode: UInt64
+  package let size: UInt64
+  /// Creation time, when the filesystem records one.
+  package let birthTime: Timestamp?
+  package let modificationTime: Timestamp
+  package let changeTime: Timestamp
+  /// The mount's ID (`stx_mnt_id`), when the kernel reports one.
+  package let mountID: UInt64?
+  package let isImmutable: Bool
+  package let isAppendOnly: Bool
+  /// Whether the file is the root of a mount.
+  package let isMountRoot: Bool
+
+  /// A device number split into its parts.
+  package struct Device: Hashable, Sendable {
+    package let major: UInt32
+    package let minor: UInt32
+  }
+
+  /// The status of `path`, relative to `directory` when relative.
+  ///
+  /// - Parameter followSymlinks: whether a final symbolic link is followed.
+  /// - Throws: ``SystemCallError`` from `statx` (ENOENT, EACCES, ENOTDIR, ELOOP, …).
+  /// The corresponding C function is `statx`.
+  package static func of(
+    _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory,
+    followSymlinks: Bool
+  ) throws(SystemCallError) -> FileStatus {
+    var raw = docbm_file_status()
+    let flags = followSymlinks ? 0 : DOCBM_AT_SYMLINK_NOFOLLOW
+    _ = try retryingOnInterrupt("statx", path: path) {
+      path.withCString { docbm_statx(directory.rawValue, $0, flags, &raw) }
+    }
+    return FileStatus(raw)
+  }
+
+  /// The status of an open descriptor.
+  /// The corresponding C function is `statx` with `AT_EMPTY_PATH`.
+  package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> FileStatus {
+    var raw = docbm_file_status()
+    _ = try retryingOnInterrupt("statx") {
+      docbm_statx(descriptor.rawValue, "", DOCBM_AT_EMPTY_PATH, &raw)
+    }
+    return FileStatus(raw)
+  }
+
+  private init(_ raw: docbm_file_status) {
+    switch raw.mode & UInt32(S_IFMT) {
+    case UInt32(S_IFREG): kind = .regular
+    case UInt32(S_IFDIR): kind = .directory
+    case UInt32(S_IFLNK): kind = .symbolicLink
+    default: kind = .other
+    }
+    permissions = raw.mode & 0o7777
+    linkCount = raw.nlink
+    owner = raw.uid
+    group = raw.gid
+    device = Device(major: raw.dev_major, minor: raw.dev_minor)
+    inode = raw.ino
+    size = raw.size
+    birthTime =
+      raw.mask & DOCBM_STATX_BTIME != 0
+      ? Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) : nil
+    modificationTime = Timestamp(seconds: raw.mtime_sec, nanoseconds: raw.mtime_nsec)
+    changeTime = Timestamp(seconds: raw.ctime_sec, nanoseconds: raw.ctime_nsec)
+    mountID = raw.mask & DOCBM_STATX_MNT_ID != 0 ? raw.mnt_id : nil
+    let known = raw.attributes_mask
+    isImmutable = known & DOCBM_STATX_ATTR_IMMUTABLE != 0 && raw.attributes & DOCBM_STATX_ATTR_IMMUTABLE != 0
+    isAppendOnly = known & DOCBM_STATX_ATTR_APPEND != 0 && raw.attributes & DOCBM_STATX_ATTR_APPEND != 0
+    isMountRoot =
+      known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0 && raw.attributes & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
+  }
+}
+
+/// A point in time as seconds and nanoseconds since 1970-01-01 UTC, as the kernel keeps it.
+public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
+  public let seconds: Int64
+  public let nanoseconds: UInt32
+
+  public init(seconds: Int64, nanoseconds: UInt32) {
+    self.seconds = seconds
+    self.nanoseconds = nanoseconds
+  }
+
+  /// The current time of the realtime clock.
+  public static var now: Timestamp {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Timestamp(seconds: Int64(spec.tv_sec), nanoseconds: UInt32(spec.tv_nsec))
+  }
+
+  public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+    (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
+  }
+
+  /// ISO 8601 in UTC with nanoseconds, e.g. `2026-11-29T15:04:05.123456789Z`.
+  public var description: String {
+    var time = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    func pad(_ value: Int32, _ width: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    let fraction = String(nanoseconds)
+    let nanos = String(repeating: "0", count: 9 - fraction.count) + fraction
+    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
+      + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(nanos)Z"
+  }
+}

@@ -1,0 +1,77 @@
+import CDocbmShims
+import Glibc
+
+/// Which filesystem a file lives on: `statfs(2)`'s `f_fsid` and type, and the mount point.
+///
+/// `f_fsid` is derived from the UUID on ext4 and btrfs but from the device number on XFS and
+/// others, so it is a hint, never a gate.
+package struct FileSystemIdentity: Hashable, Sendable {
+  /// `f_fsid` packed into 64 bits.
+  package let fsid: UInt64
+  /// `f_type`, the filesystem's magic number (0xEF53 for ext4, 0x01021994 for tmpfs).
+  package let type: Int64
+
+  /// The filesystem of an open descriptor (any descriptor, `O_PATH` included).
+  /// The corresponding C function is `fstatfs`.
+  package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> FileSystemIdentity {
+    var fsid: UInt64 = 0
+    var type: Int64 = 0
+    _ = try retryingOnInterrupt("fstatfs") { docbm_filesystem_id(descriptor.rawValue, &fsid, &type) }
+    return FileSystemIdentity(fsid: fsid, type: type)
+  }
+
+  /// The filesystem that holds `path` (following symbolic links).
+  package static func of(path: FilePath) throws(SystemCallError) -> FileSystemIdentity {
+    let fd = try FileDescriptor.open(path, .path)
+    return try fd.closeAfter { fd throws(SystemCallError) in try of(fd) }
+  }
+
+  /// The mount point of the mount with ID `mountID`, read from `/proc/self/mountinfo`;
+  /// `nil` when no such mount is listed.
+  package static func mountPoint(ofMountID mountID: UInt64) -> FilePath? {
+    guard let table = try? readWholeFile(FilePath("/proc/self/mountinfo")) else { return nil }
+    let wanted = Array(String(mountID).utf8)
+    for line in table.split(separator: UInt8(ascii: "\n")) {
+      let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5)
+      guard fields.count >= 5, Array(fields[0]) == wanted else { continue }
+      return FilePath(uncheckedBytes: unescapeMountInfo(Array(fields[4])))
+    }
+    return nil
+  }
+
+  /// Undoes mountinfo's octal escapes (`\040` for a space, `\011`, `\012`, `\134`).
+  private static func unescapeMountInfo(_ bytes: [UInt8]) -> [UInt8] {
+    var output: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "\\"), index + 3 < bytes.count {
+        let digits = bytes[(index + 1)...(index + 3)]
+        if digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x37 }) {
+          let value = digits.reduce(0) { $0 * 8 + Int($1 - 0x30) }
+          output.append(UInt8(truncatingIfNeeded: value))
+          index += 4
+          continue
+        }
+      }
+      output.append(bytes[index])
+      index += 1
+    }
+    return output
+  }
+}
+
+/// Reads a whole (small) file, such as a `/proc` table.
+package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
+  let fd = try FileDescriptor.open(path, .readOnly)
+  return try fd.closeAfter { fd throws(SystemCallError) in
+    var result: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+    defer { chunk.deallocate() }
+    while result.count < limit {
+      let count = try fd.read(into: chunk)
+      if count == 0 { break }
+      result.append(contentsOf: chunk[..<count])
+    }
+    return result
+  }
+}
