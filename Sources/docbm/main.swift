@@ -1,1 +1,4 @@
 import DocbmCLI
+import Glibc
+
+exit(DocbmCommandLine.run(arguments: DocbmCommandLine.processArguments))

@@ -21,11 +21,18 @@ package enum ExtendedAttributes {
   package static func value(
     _ name: String, of subject: Subject, sizeHint: Int = 256
   ) throws(SystemCallError) -> [UInt8]? {
+    try value(named: Array(name.utf8), of: subject, sizeHint: sizeHint)
+  }
+
+  /// The value of the attribute whose name is `name`'s bytes (names need not be UTF-8).
+  package static func value(
+    named name: [UInt8], of subject: Subject, sizeHint: Int = 256
+  ) throws(SystemCallError) -> [UInt8]? {
     var capacity = max(sizeHint, 1)
     while true {
       var buffer = [UInt8](repeating: 0, count: capacity)
       let result: Int = buffer.withUnsafeMutableBytes { raw in
-        name.withCString { cName in
+        FilePath(uncheckedBytes: name).withCString { cName in
           switch subject {
           case .descriptor(let fd):
             return docbm_fgetxattr(fd.rawValue, cName, raw.baseAddress, raw.count)

@@ -1,0 +1,32 @@
+import DocumentBookmarks
+
+/// `docbm bookmark DOCUMENT TARGET`: make a bookmark and print its text form.
+struct BookmarkCommand {
+  let document: FilePath
+  let target: FilePath
+  let json: Bool
+
+  private struct Report: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let document: FilePath
+    let target: FilePath
+    let keyFingerprint: KeyFingerprint
+    let bookmark: String
+    let size: Int
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let anchored = BookmarkService().documents(anchoredOn: document)
+    let bookmark = try anchored.makeBookmark(to: target)
+    if json {
+      console.print(
+        JSONReport.render(
+          Report(
+            document: document, target: target, keyFingerprint: bookmark.keyFingerprint,
+            bookmark: bookmark.text, size: bookmark.bytes.count)))
+    } else {
+      console.print(bookmark.text)
+    }
+    return DocbmCommandLine.ExitStatus.success
+  }
+}

@@ -1,0 +1,130 @@
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// `docbm demo`: document-scoped bookmarks at work, in a scratch folder that is removed
+/// afterwards.
+struct DemoCommand {
+  /// The document the demo writes: a mood board referring to images and a folder.
+  private struct Board: Codable {
+    struct Item: Codable {
+      let label: String
+      var bookmark: Bookmark
+    }
+    var title: String
+    var items: [Item]
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let scratch = try DemoScratch()
+    defer { scratch.remove() }
+    let root = scratch.root
+    func show(_ path: FilePath) -> String {
+      let relative = path.relative(from: root)
+      return relative.bytes.starts(with: Array("..".utf8)) ? path.description : relative.description
+    }
+
+    console.print("docbm demo: document-scoped bookmarks on Linux")
+    console.print("scratch folder: \(root)")
+    console.print()
+
+    console.print("1. A project: a mood board document, two images and a folder of sources.")
+    let project = root.appending("project")
+    for folder in ["", "/images", "/sources", "/archive", "/archive/2026"] {
+      try scratch.makeFolder(FilePath(project.description + folder))
+    }
+    try scratch.write("PNG cat", to: project.appending("images").appending("cat.png"))
+    try scratch.write("PNG dog", to: project.appending("images").appending("dog.png"))
+    try scratch.write("int main() {}", to: project.appending("sources").appending("main.c"))
+    let boardPath = project.appending("board.json")
+    try scratch.write("{}", to: boardPath)
+    var document = BookmarkService().documents(anchoredOn: boardPath)
+    console.print("   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
+
+    console.print()
+    console.print("2. Anchor bookmarks on board.json; the first one creates its key.")
+    let targets: [(String, FilePath)] = [
+      ("cat", project.appending("images").appending("cat.png")),
+      ("dog", project.appending("images").appending("dog.png")),
+      ("sources", project.appending("sources")),
+    ]
+    var board = Board(title: "Pets", items: [])
+    for (label, target) in targets {
+      let bookmark = try document.makeBookmark(to: target)
+      board.items.append(.init(label: label, bookmark: bookmark))
+      console.print("   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
+    }
+    console.print("   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown)")
+    try scratch.save(board, to: boardPath)
+    console.print("   board.json now stores the bookmarks' text forms in its JSON.")
+
+    console.print()
+    console.print("3. Rename cat.png, move dog.png two folders away, rename the sources folder.")
+    try scratch.rename(targets[0].1, to: project.appending("images").appending("kitten.png"))
+    try scratch.rename(targets[1].1, to: project.appending("archive").appending("2026").appending("dog.png"))
+    try scratch.rename(targets[2].1, to: project.appending("src"))
+    board = try resolveAll(board, document: document, console: console, show: show)
+    try scratch.save(board, to: boardPath)
+    console.print("   refreshed bookmarks saved; resolving again:")
+    board = try resolveAll(board, document: document, console: console, show: show)
+
+    console.print()
+    console.print("4. Move the whole project folder; the bookmarks travel with it.")
+    let moved = root.appending("project-moved")
+    try scratch.rename(project, to: moved)
+    document = BookmarkService().documents(anchoredOn: moved.appending("board.json"))
+    board = try resolveAll(board, document: document, console: console, show: show)
+
+    console.print()
+    console.print("5. What resolution refuses, with typed errors:")
+    var tampered = board.items[0].bookmark.bytes
+    tampered[tampered.count / 2] ^= 0x01
+    report("one bit flipped", try document.resolve(Bookmark(bytes: tampered)), console)
+    let other = root.appending("other.json")
+    try scratch.write("{}", to: other)
+    let foreign = try BookmarkService().documents(anchoredOn: other).makeBookmark(
+      to: moved.appending("src"))
+    report("a bookmark from another document", try document.resolve(foreign), console)
+    try scratch.deleteFile(moved.appending("images").appending("kitten.png"))
+    report("the target deleted", try document.resolve(board.items[0].bookmark), console)
+
+    console.print()
+    console.print("6. An editor's plain atomic save (write a temporary file, rename it over the")
+    console.print("   document) drops every extended attribute, and with it the key:")
+    try scratch.atomicSave("{\"title\": \"Pets\"}", to: moved.appending("board.json"))
+    console.print("   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
+    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
+    console.print()
+    console.print("Done; the scratch folder is removed.")
+    return DocbmCommandLine.ExitStatus.success
+  }
+
+  private func resolveAll(
+    _ board: Board, document: AnchoredDocument, console: Console, show: (FilePath) -> String
+  ) throws -> Board {
+    var board = board
+    for index in board.items.indices {
+      let resolution = try document.resolve(board.items[index].bookmark)
+      var line = "   \(board.items[index].label) → \(show(resolution.path))"
+      if resolution.isStale {
+        line += "  (stale: \(resolution.staleReasons.map(\.rawValue).joined(separator: ", ")); refreshed)"
+        if let refreshed = resolution.refreshed { board.items[index].bookmark = refreshed }
+      } else {
+        line += "  (exact)"
+      }
+      console.print(line)
+    }
+    return board
+  }
+
+  private func report(_ what: String, _ attempt: @autoclosure () throws -> Resolution, _ console: Console) {
+    do {
+      let resolution = try attempt()
+      console.print("   \(what): resolved to \(resolution.path)")
+    } catch let error as DocbmError {
+      console.print("   \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
+    } catch {
+      console.print("   \(what): \(error)")
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import DocumentBookmarks
+
+/// `docbm resolve DOCUMENT BOOKMARK`: verify, locate, and say whether it is stale.
+struct ResolveCommand {
+  let document: FilePath
+  let bookmark: [UInt8]
+  let json: Bool
+
+  private struct Report: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let document: FilePath
+    let resolved: Bool
+    let path: FilePath?
+    let kind: TargetKind?
+    let stale: Bool
+    let staleReasons: [StaleReason]
+    let refreshed: String?
+    let error: ErrorReport?
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let anchored = BookmarkService().documents(anchoredOn: document)
+    do {
+      let bookmark = try Bookmark.operand(self.bookmark, console: console)
+      let resolution = try anchored.resolve(bookmark)
+      if json {
+        console.print(
+          JSONReport.render(
+            Report(
+              document: document, resolved: true, path: resolution.path, kind: resolution.kind,
+              stale: resolution.isStale, staleReasons: resolution.staleReasons,
+              refreshed: resolution.refreshed?.text, error: nil)))
+      } else {
+        console.print(resolution.path.description)
+        if resolution.isStale {
+          let reasons = resolution.staleReasons.map(\.rawValue).joined(separator: ", ")
+          console.printError("stale: \(reasons)")
+          if let refreshed = resolution.refreshed {
+            console.printError("refreshed: \(refreshed.text)")
+          }
+        }
+      }
+      return DocbmCommandLine.ExitStatus.success
+    } catch {
+      guard json else { throw error }
+      console.print(
+        JSONReport.render(
+          Report(
+            document: document, resolved: false, path: nil, kind: nil, stale: false,
+            staleReasons: [], refreshed: nil, error: ErrorReport(error))))
+      return DocbmCommandLine.ExitStatus.failure
+    }
+  }
+}

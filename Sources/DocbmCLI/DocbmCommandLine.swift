@@ -1,0 +1,76 @@
+import DocumentBookmarks
+import Foundation
+
+/// The `docbm` command: parses a command line and runs it. The executable is a few lines
+/// over ``run(arguments:console:)``, so every command can also run in-process.
+public enum DocbmCommandLine {
+  /// The version `docbm --version` prints.
+  public static let version = "0.1.0"
+
+  /// Exit statuses.
+  public enum ExitStatus {
+    public static let success: Int32 = 0
+    /// The command ran but failed (the bookmark did not resolve, the document has no key…).
+    public static let failure: Int32 = 1
+    /// The command line was wrong (`EX_USAGE`).
+    public static let usage: Int32 = 64
+  }
+
+  /// Runs the command line `arguments` (without the program name), given as raw bytes so
+  /// that paths which are not UTF-8 arrive unchanged; returns the exit status.
+  public static func run(arguments: [[UInt8]], console: Console = .standard) -> Int32 {
+    let command: ParsedCommand
+    do {
+      command = try ParsedCommand.parse(arguments)
+    } catch {
+      console.printError("Error: \(error.message)")
+      let usage = error.command.map { "docbm \($0.usage)" } ?? "docbm <subcommand>"
+      console.printError("Usage: \(usage)")
+      let helpHint = error.command.map { "docbm \($0.rawValue) --help" } ?? "docbm --help"
+      console.printError("  See '\(helpHint)' for more information.")
+      return ExitStatus.usage
+    }
+    do {
+      return try execute(command, console: console)
+    } catch {
+      console.printError("Error: \(error)")
+      return ExitStatus.failure
+    }
+  }
+
+  /// The process's own arguments as bytes, without the program name.
+  public static var processArguments: [[UInt8]] {
+    (1..<Int(CommandLine.argc)).map { index in
+      guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
+      return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
+    }
+  }
+
+  private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
+    switch command {
+    case .help(let topic):
+      console.print(HelpText.render(topic))
+      return ExitStatus.success
+    case .version:
+      console.print(version)
+      return ExitStatus.success
+    case .bookmark(let document, let target, let json):
+      return try BookmarkCommand(document: path(document), target: path(target), json: json).run(console)
+    case .resolve(let document, let bookmark, let json):
+      return try ResolveCommand(document: path(document), bookmark: bookmark, json: json).run(console)
+    case .decode(let bookmark, let json):
+      return try DecodeCommand(bookmark: bookmark, json: json).run(console)
+    case .inspect(let document, let json):
+      return try InspectCommand(document: path(document), json: json).run(console)
+    case .demo:
+      return try DemoCommand().run(console)
+    }
+  }
+
+  private static func path(_ bytes: [UInt8]) throws -> FilePath {
+    guard let path = FilePath(bytes: bytes) else {
+      throw DocbmError(.notFound, message: "a path cannot contain a NUL byte")
+    }
+    return path
+  }
+}

@@ -1,0 +1,34 @@
+/// The help pages, in swift-argument-parser's layout.
+enum HelpText {
+  static func render(_ topic: CommandName?) -> String {
+    guard let topic else {
+      let width = CommandName.allCases.map(\.rawValue.count).max() ?? 0
+      let list = CommandName.allCases.map { command in
+        let padding = String(repeating: " ", count: width - command.rawValue.count + 2)
+        return "  \(command.rawValue)\(padding)\(command.abstract)"
+      }
+      return """
+        OVERVIEW: Document-scoped bookmarks: make, resolve and inspect bookmarks whose
+        key lives in the document's user.docbm.key extended attribute.
+
+        USAGE: docbm <subcommand>
+
+        OPTIONS:
+          --version   Show the version.
+          -h, --help  Show help information.
+
+        SUBCOMMANDS:
+        \(list.joined(separator: "\n"))
+
+          See 'docbm help <subcommand>' for detailed help.
+        """
+    }
+    return """
+      OVERVIEW: \(topic.abstract)
+
+      USAGE: docbm \(topic.usage)
+
+      \(topic.discussion)
+      """
+  }
+}

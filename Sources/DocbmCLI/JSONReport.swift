@@ -1,0 +1,40 @@
+import DocumentBookmarks
+import Foundation
+
+/// JSON output shared by the commands: sorted keys, a schema version, no escaped slashes.
+enum JSONReport {
+  /// The version of every JSON shape `docbm` prints (docs/cli.md).
+  static let schemaVersion = 1
+
+  static func render(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// An error as it appears in JSON output.
+struct ErrorReport: Encodable {
+  let code: String
+  let message: String
+  let recommendation: String
+  let path: FilePath?
+  let lastKnownPath: FilePath?
+
+  init(_ error: DocbmError) {
+    code = error.code.rawValue
+    message = error.message
+    recommendation = error.recommendation.rawValue
+    path = error.path
+    lastKnownPath = error.lastKnownPath
+  }
+}
+
+extension Bookmark {
+  /// A bookmark from a command-line operand: its text form, or `-` for standard input.
+  static func operand(_ bytes: [UInt8], console: Console) throws(DocbmError) -> Bookmark {
+    let text = bytes == [UInt8(ascii: "-")] ? console.readInput() : bytes
+    return try Bookmark(text: String(decoding: text, as: UTF8.self))
+  }
+}

@@ -1,0 +1,83 @@
+/// A command line, parsed: which command to run with which operands and flags.
+enum ParsedCommand: Equatable {
+  case bookmark(document: [UInt8], target: [UInt8], json: Bool)
+  case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
+  case decode(bookmark: [UInt8], json: Bool)
+  case inspect(document: [UInt8], json: Bool)
+  case demo
+  case help(CommandName?)
+  case version
+
+  /// Parses the arguments after the program name.
+  ///
+  /// Options may stand anywhere before `--`; everything after `--` is an operand. Operands
+  /// are kept as bytes, so paths that are not UTF-8 arrive as given.
+  static func parse(_ arguments: [[UInt8]]) throws(UsageError) -> ParsedCommand {
+    guard let first = arguments.first else { return .help(nil) }
+    let firstText = String(decoding: first, as: UTF8.self)
+    switch firstText {
+    case "-h", "--help": return .help(nil)
+    case "--version": return .version
+    default: break
+    }
+    guard let name = CommandName(rawValue: firstText) else {
+      if firstText.hasPrefix("-") {
+        throw UsageError(message: "Unknown option '\(firstText)'", command: nil)
+      }
+      throw UsageError(message: "Unknown subcommand '\(firstText)'", command: nil)
+    }
+
+    var operands: [[UInt8]] = []
+    var json = false
+    var optionsEnded = false
+    for argument in arguments.dropFirst() {
+      let text = String(decoding: argument, as: UTF8.self)
+      if optionsEnded || !text.hasPrefix("-") || text == "-" {
+        operands.append(argument)
+        continue
+      }
+      switch text {
+      case "--": optionsEnded = true
+      case "-h", "--help": return .help(name)
+      case "--json" where name != .demo && name != .help: json = true
+      default: throw UsageError(message: "Unknown option '\(text)'", command: name)
+      }
+    }
+
+    func expect(_ count: Int, _ names: String) throws(UsageError) {
+      if operands.count < count {
+        throw UsageError(message: "Missing expected argument '\(names)'", command: name)
+      }
+      if operands.count > count {
+        let extra = String(decoding: operands[count], as: UTF8.self)
+        throw UsageError(message: "Unexpected argument '\(extra)'", command: name)
+      }
+    }
+
+    switch name {
+    case .bookmark:
+      try expect(2, "DOCUMENT TARGET")
+      return .bookmark(document: operands[0], target: operands[1], json: json)
+    case .resolve:
+      try expect(2, "DOCUMENT BOOKMARK")
+      return .resolve(document: operands[0], bookmark: operands[1], json: json)
+    case .decode:
+      try expect(1, "BOOKMARK")
+      return .decode(bookmark: operands[0], json: json)
+    case .inspect:
+      try expect(1, "DOCUMENT")
+      return .inspect(document: operands[0], json: json)
+    case .demo:
+      try expect(0, "")
+      return .demo
+    case .help:
+      guard let topic = operands.first else { return .help(nil) }
+      try expect(1, "SUBCOMMAND")
+      let topicText = String(decoding: topic, as: UTF8.self)
+      guard let command = CommandName(rawValue: topicText) else {
+        throw UsageError(message: "Unknown subcommand '\(topicText)'", command: .help)
+      }
+      return .help(command)
+    }
+  }
+}
