@@ -64,14 +64,20 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    .target(
+      name: "DocbmTestSupport",
+      dependencies: ["DocumentBookmarks"],
+      path: "Tests/TestSupport",
+      swiftSettings: strictSettings
+    ),
     .testTarget(
       name: "DocumentBookmarksTests",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "DocbmCLITests",
-      dependencies: ["DocbmCLI", "DocumentBookmarks", "DocumentBookmarksTesting"],
+      dependencies: ["DocbmCLI", "DocumentBookmarks", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
   ],

@@ -1,0 +1,60 @@
+@testable import DocbmCLI
+import Testing
+
+@Suite("Command-line parsing")
+struct CommandLineParsingTests {
+  private func parse(_ arguments: String...) throws(UsageError) -> ParsedCommand {
+    try ParsedCommand.parse(arguments.map { Array($0.utf8) })
+  }
+
+  @Test("every command parses its operands and --json")
+  func commands() throws {
+    #expect(try parse("bookmark", "doc", "t") == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: false))
+    #expect(try parse("bookmark", "--json", "doc", "t") == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: true))
+    #expect(try parse("resolve", "doc", "-") == .resolve(document: Array("doc".utf8), bookmark: [UInt8(ascii: "-")], json: false))
+    #expect(try parse("decode", "x", "--json") == .decode(bookmark: Array("x".utf8), json: true))
+    #expect(try parse("inspect", "d") == .inspect(document: Array("d".utf8), json: false))
+    #expect(try parse("demo") == .demo)
+  }
+
+  @Test("help and version")
+  func helpAndVersion() throws {
+    #expect(try parse() == .help(nil))
+    #expect(try parse("--help") == .help(nil))
+    #expect(try parse("-h") == .help(nil))
+    #expect(try parse("help") == .help(nil))
+    #expect(try parse("help", "resolve") == .help(.resolve))
+    #expect(try parse("resolve", "--help") == .help(.resolve))
+    #expect(try parse("--version") == .version)
+  }
+
+  @Test("-- ends options, so a path may start with a dash")
+  func doubleDash() throws {
+    #expect(try parse("inspect", "--", "--json") == .inspect(document: Array("--json".utf8), json: false))
+    #expect(try parse("bookmark", "--json", "--", "-doc", "-t") == .bookmark(document: Array("-doc".utf8), target: Array("-t".utf8), json: true))
+  }
+
+  @Test(
+    "usage errors name the problem and the command",
+    arguments: [
+      (["frobnicate"], "Unknown subcommand 'frobnicate'", nil),
+      (["--frob"], "Unknown option '--frob'", nil),
+      (["bookmark", "doc"], "Missing expected argument 'DOCUMENT TARGET'", CommandName.bookmark),
+      (["decode", "a", "b"], "Unexpected argument 'b'", CommandName.decode),
+      (["inspect", "--color", "d"], "Unknown option '--color'", CommandName.inspect),
+      (["demo", "--json"], "Unknown option '--json'", CommandName.demo),
+      (["help", "nope"], "Unknown subcommand 'nope'", CommandName.help),
+    ] as [([String], String, CommandName?)])
+  func usageErrors(arguments: [String], message: String, command: CommandName?) {
+    #expect(throws: UsageError(message: message, command: command)) {
+      try ParsedCommand.parse(arguments.map { Array($0.utf8) })
+    }
+  }
+
+  @Test("operands that are not UTF-8 are kept byte for byte")
+  func rawBytes() throws {
+    let raw: [UInt8] = [0x66, 0xFF, 0x6F]
+    let parsed = try ParsedCommand.parse([Array("inspect".utf8), raw])
+    #expect(parsed == .inspect(document: raw, json: false))
+  }
+}

@@ -1,0 +1,174 @@
+import DocbmTestSupport
+@testable import DocumentBookmarks
+import Foundation
+import Testing
+
+@Suite("Bookmark format")
+struct BookmarkFormatTests {
+  /// A document with a key and one bookmark to a sibling file.
+  struct Fixture {
+    let scratch: Scratch
+    let document: AnchoredDocument
+    let target: FilePath
+    let bookmark: Bookmark
+
+    init() throws {
+      scratch = try Scratch()
+      let documentPath = try scratch.file("project/board.json", "{}")
+      target = try scratch.file("project/images/cat.png", "PNG")
+      document = BookmarkService().documents(anchoredOn: documentPath)
+      bookmark = try document.makeBookmark(to: target)
+    }
+  }
+
+  @Test("the record is small and its base64 and text form start with docbmRec")
+  func smallAndFindable() throws {
+    let fixture = try Fixture()
+    let bookmark = fixture.bookmark
+    #expect(bookmark.bytes.count < 1024)
+    #expect(Array(bookmark.bytes.prefix(6)) == [0x76, 0x87, 0x1B, 0x99, 0x17, 0x9C])
+    #expect(bookmark.text.hasPrefix("docbmRec"))
+    #expect(bookmark.data.base64EncodedString().hasPrefix("docbmRec"))
+    #expect(bookmark.text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+  }
+
+  @Test("text form, raw bytes and Codable round-trip")
+  func roundTrips() throws {
+    let fixture = try Fixture()
+    let bookmark = fixture.bookmark
+    #expect(try Bookmark(text: bookmark.text) == bookmark)
+    #expect(try Bookmark(text: "  \(bookmark.text)\n") == bookmark)
+    #expect(try Bookmark(data: bookmark.data) == bookmark)
+    struct Document: Codable, Equatable { let images: [Bookmark] }
+    let json = try JSONEncoder().encode(Document(images: [bookmark]))
+    #expect(String(decoding: json, as: UTF8.self).contains(bookmark.text))
+    #expect(try JSONDecoder().decode(Document.self, from: json) == Document(images: [bookmark]))
+  }
+
+  @Test("decodeUnverified shows the recorded fields")
+  func recordedFields() throws {
+    let fixture = try Fixture()
+    let contents = try fixture.bookmark.decodeUnverified()
+    #expect(contents.version == 1)
+    #expect(contents.kind == .file)
+    #expect(contents.relativePath == "images/cat.png")
+    #expect(contents.absolutePath == fixture.target)
+    #expect(contents.keyFingerprint == fixture.bookmark.keyFingerprint)
+    #expect(contents.identity.size == 3)
+    #expect(contents.identity.inode != 0)
+    #expect(contents.volume.mountPoint != nil)
+  }
+
+  @Test("every single-bit flip of a valid record is rejected")
+  func everyBitFlip() throws {
+    let fixture = try Fixture()
+    let bytes = fixture.bookmark.bytes
+    var codes: [DocbmError.Code: Int] = [:]
+    for index in bytes.indices {
+      for bit in 0..<8 {
+        var flipped = bytes
+        flipped[index] ^= 1 << bit
+        do {
+          let bookmark = try Bookmark(bytes: flipped)
+          _ = try fixture.document.resolve(bookmark)
+          Issue.record("byte \(index) bit \(bit): a flipped record resolved")
+        } catch {
+          codes[error.code, default: 0] += 1
+        }
+      }
+    }
+    #expect(codes.values.reduce(0, +) == bytes.count * 8)
+    // Flips in the payload or tag fail the MAC; in the fingerprint, the key check.
+    #expect(codes[.tampered, default: 0] > bytes.count * 8 / 2)
+    #expect(codes[.keyMismatch, default: 0] == 64)
+    #expect(Set(codes.keys).isSubset(of: [.tampered, .keyMismatch, .corrupt, .unsupportedVersion]))
+  }
+
+  @Test("a record from document A fails against document B with keyMismatch")
+  func otherDocument() throws {
+    let fixture = try Fixture()
+    let otherPath = try fixture.scratch.file("other.json")
+    let other = BookmarkService().documents(anchoredOn: otherPath)
+    _ = try other.makeBookmark(to: fixture.target)
+    let error = #expect(throws: DocbmError.self) { try other.resolve(fixture.bookmark) }
+    #expect(error?.code == .keyMismatch)
+    #expect(error?.recommendation == .repairKey)
+  }
+
+  @Test("a document without a key gives keyMissing")
+  func keyMissing() throws {
+    let fixture = try Fixture()
+    let bare = BookmarkService().documents(anchoredOn: try fixture.scratch.file("bare.json"))
+    let error = #expect(throws: DocbmError.self) { try bare.resolve(fixture.bookmark) }
+    #expect(error?.code == .keyMissing)
+  }
+
+  @Test("cut-short, lengthened and foreign inputs are corrupt")
+  func framing() throws {
+    let fixture = try Fixture()
+    let bytes = fixture.bookmark.bytes
+    for length in [0, 5, 6, 17, 18, 40, bytes.count - 1] {
+      let error = #expect(throws: DocbmError.self) { try Bookmark(bytes: Array(bytes.prefix(length))) }
+      #expect(error?.code == .corrupt)
+    }
+    #expect(throws: DocbmError.self) { try Bookmark(bytes: bytes + [0]) }
+    #expect(throws: DocbmError.self) { try Bookmark(text: "hello") }
+    #expect(throws: DocbmError.self) { try Bookmark(text: fixture.bookmark.text + "A") }
+    #expect(throws: DocbmError.self) { try Bookmark(text: "docbmRec!!") }
+    var future = bytes
+    future[6] = 2
+    let versionError = #expect(throws: DocbmError.self) { try Bookmark(bytes: future) }
+    #expect(versionError?.code == .unsupportedVersion)
+  }
+
+  @Test("100,000 mutated and random records never crash the decoder")
+  func mutationFuzz() throws {
+    let fixture = try Fixture()
+    let bytes = fixture.bookmark.bytes
+    var generator = SplitMix64(seed: 0x5EED_D0C8)
+    var accepted = 0
+    for round in 0..<100_000 {
+      var mutated = bytes
+      switch round % 6 {
+      case 0:
+        for _ in 0..<(1 + Int(generator.next() % 8)) {
+          let index = Int(generator.next() % UInt64(mutated.count))
+          mutated[index] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+        }
+      case 1:
+        mutated = Array(mutated.prefix(Int(generator.next() % UInt64(mutated.count))))
+      case 2:
+        mutated += (0..<Int(generator.next() % 64)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+      case 3:
+        // Keep the header, randomise the rest, and fix up the length so framing passes.
+        let tail = (0..<Int(generator.next() % 300)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        mutated = Array(bytes.prefix(18)) + tail
+        mutated[8] = UInt8(mutated.count >> 8)
+        mutated[9] = UInt8(mutated.count & 0xFF)
+      case 4:
+        // Change one field length byte somewhere in the payload.
+        let index = 18 + Int(generator.next() % UInt64(mutated.count - 34))
+        mutated[index] = UInt8(truncatingIfNeeded: generator.next())
+      default:
+        mutated = (0..<Int(generator.next() % 400)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+      }
+      guard let bookmark = try? Bookmark(bytes: mutated) else { continue }
+      _ = try? bookmark.decodeUnverified()
+      if (try? fixture.document.resolve(bookmark)) != nil, mutated != bytes { accepted += 1 }
+    }
+    #expect(accepted == 0)
+  }
+}
+
+/// A small deterministic generator, so a failing fuzz round can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

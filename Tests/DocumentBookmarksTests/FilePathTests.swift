@@ -1,0 +1,50 @@
+import DocumentBookmarks
+import Testing
+
+@Suite("FilePath")
+struct FilePathTests {
+  @Test("bytes that are not UTF-8 are kept and printed escaped")
+  func nonUTF8() throws {
+    let path = try #require(FilePath(bytes: Array("/tmp/caf".utf8) + [0xE9] + Array(".txt".utf8)))
+    #expect(path.string == nil)
+    #expect(path.description == "/tmp/caf\\xe9.txt")
+    #expect(path.bytes.count == 13)
+  }
+
+  @Test("a NUL byte makes no path")
+  func nul() {
+    #expect(FilePath(bytes: [0x61, 0, 0x62]) == nil)
+  }
+
+  @Test("control characters and backslashes are escaped, other text is not")
+  func escaping() {
+    #expect(FilePath("a\\b\nc").description == "a\\\\b\\x0ac")
+    #expect(FilePath("/tmp/Ünïcödé 🐱").description == "/tmp/Ünïcödé 🐱")
+  }
+
+  @Test(
+    "relative paths from a folder",
+    arguments: [
+      ("/a/b/c", "/a/b", "c"),
+      ("/a/b/c", "/a/d", "../b/c"),
+      ("/a", "/a/b/c", "../.."),
+      ("/a/b", "/a/b", "."),
+      ("/x/y", "/a/b", "../../x/y"),
+    ])
+  func relative(target: String, base: String, expected: String) {
+    #expect(FilePath(target).relative(from: FilePath(base)).description == expected)
+  }
+
+  @Test("lexical normalization removes . and resolves ..")
+  func normalization() {
+    #expect(FilePath("/a/./b/../c//d/").lexicallyNormalized.description == "/a/c/d")
+    #expect(FilePath("/..").lexicallyNormalized.description == "/")
+    #expect(FilePath("../a/../../b").lexicallyNormalized.description == "../../b")
+  }
+
+  @Test("a path survives the trip through a file URL")
+  func url() {
+    let path = FilePath("/tmp/with space/ünï.txt")
+    #expect(FilePath(path.url) == path)
+  }
+}

@@ -1,0 +1,259 @@
+import DocbmTestSupport
+@testable import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@Suite("Resolution")
+struct ResolutionTests {
+  let scratch: Scratch
+  let documentPath: FilePath
+  let document: AnchoredDocument
+
+  init() throws {
+    scratch = try Scratch()
+    documentPath = try scratch.file("project/board.json", "{}")
+    document = BookmarkService().documents(anchoredOn: documentPath)
+  }
+
+  @Test("an unmoved target resolves exactly, with no refreshed bookmark")
+  func unmoved() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let resolution = try document.resolve(try document.makeBookmark(to: target))
+    #expect(resolution.path == target)
+    #expect(!resolution.isStale)
+    #expect(resolution.refreshed == nil)
+    #expect(resolution.kind == .file)
+  }
+
+  @Test("a target renamed in its folder is found by identity, stale, with a refreshed bookmark")
+  func renamed() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    let renamed = scratch.path("project/images/kitten.png")
+    try scratch.move(target, renamed)
+    // Another file takes a similar name: identity, not the name, decides.
+    try scratch.file("project/images/cat-copy.png")
+    let resolution = try document.resolve(bookmark)
+    #expect(resolution.path == renamed)
+    #expect(resolution.staleReasons == [.targetMoved])
+    let refreshed = try #require(resolution.refreshed)
+    let again = try document.resolve(refreshed)
+    #expect(again.path == renamed)
+    #expect(!again.isStale)
+  }
+
+  @Test("a target moved to a sibling folder, or two folders away, is found")
+  func movedAway() throws {
+    let first = try scratch.file("project/images/a.png")
+    let second = try scratch.file("project/images/b.png")
+    let bookmarkA = try document.makeBookmark(to: first)
+    let bookmarkB = try document.makeBookmark(to: second)
+    let sibling = scratch.path("project/thumbnails/a.png")
+    let far = scratch.path("project/archive/2026/b.png")
+    try scratch.move(first, sibling)
+    try scratch.move(second, far)
+    #expect(try document.resolve(bookmarkA).path == sibling)
+    let resolution = try document.resolve(bookmarkB)
+    #expect(resolution.path == far)
+    #expect(resolution.staleReasons == [.targetMoved])
+  }
+
+  @Test("a target whose parent folder was renamed is found")
+  func parentRenamed() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.move(scratch.path("project/images"), scratch.path("project/pictures"))
+    let resolution = try document.resolve(bookmark)
+    #expect(resolution.path == scratch.path("project/pictures/cat.png"))
+    #expect(resolution.staleReasons == [.targetMoved])
+  }
+
+  @Test("a folder target is bookmarked and found after a rename")
+  func folderTarget() throws {
+    let folder = try scratch.folder("project/sources")
+    try scratch.file("project/sources/main.c")
+    let bookmark = try document.makeBookmark(to: folder)
+    #expect(try bookmark.decodeUnverified().kind == .folder)
+    #expect(try document.resolve(bookmark).path == folder)
+    try scratch.move(folder, scratch.path("project/src"))
+    let resolution = try document.resolve(bookmark)
+    #expect(resolution.path == scratch.path("project/src"))
+    #expect(resolution.kind == .folder)
+  }
+
+  @Test("a moved project folder resolves through the relative path")
+  func projectMoved() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.move(scratch.path("project"), scratch.path("elsewhere/project-2026"))
+    let moved = BookmarkService().documents(anchoredOn: scratch.path("elsewhere/project-2026/board.json"))
+    let resolution = try moved.resolve(bookmark)
+    #expect(resolution.path == scratch.path("elsewhere/project-2026/images/cat.png"))
+    #expect(resolution.staleReasons == [.documentMoved])
+    #expect(try moved.resolve(#require(resolution.refreshed)).isStale == false)
+  }
+
+  @Test("a copied project (cp -a) resolves to the copy's target, the original to its own")
+  func projectCopied() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    let copy = run("/bin/cp", ["-a", scratch.path("project").description, scratch.path("copy").description])
+    try #require(copy.status == 0, "cp -a failed: \(copy.error)")
+    let copied = BookmarkService().documents(anchoredOn: scratch.path("copy/board.json"))
+    let resolution = try copied.resolve(bookmark)
+    #expect(resolution.path == scratch.path("copy/images/cat.png"))
+    #expect(resolution.staleReasons == [.documentMoved])
+    #expect(try document.resolve(bookmark).path == target)
+  }
+
+  @Test("the document moved alone: the target is still found at its absolute path")
+  func documentMovedAlone() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    let newPath = scratch.path("desktop/board.json")
+    try scratch.move(documentPath, newPath)
+    let resolution = try BookmarkService().documents(anchoredOn: newPath).resolve(bookmark)
+    #expect(resolution.path == target)
+    #expect(resolution.staleReasons == [.relativePathChanged])
+  }
+
+  @Test("a target replaced by another program's atomic save resolves by path, identityChanged")
+  func atomicallyReplaced() throws {
+    let target = try scratch.file("project/notes.txt", "old")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.replaceAtomically(target, with: "new")
+    let resolution = try document.resolve(bookmark)
+    #expect(resolution.path == target)
+    #expect(resolution.staleReasons == [.identityChanged])
+    #expect(resolution.refreshed != nil)
+  }
+
+  @Test("a deleted target is missing, with its last known path")
+  func deleted() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.remove(target)
+    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    #expect(error?.code == .missing)
+    #expect(error?.lastKnownPath == target)
+    #expect(error?.recommendation == .forget)
+  }
+
+  @Test("a reused inode number is not mistaken for the target")
+  func inodeReuse() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    let recorded = try bookmark.decodeUnverified().identity
+    try scratch.remove(target)
+    // ext4 hands the freed inode number to the next new file, with a new birth time.
+    for index in 0..<20 {
+      let candidate = try scratch.file("project/images/new\(index).png")
+      let status = try FileStatus.of(candidate, followSymlinks: false)
+      if status.inode == recorded.inode { break }
+    }
+    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    #expect(error?.code == .missing)
+  }
+
+  @Test("names that are not UTF-8 are bookmarked, found after a move, and printed escaped")
+  func nonUTF8Name() throws {
+    let name = Array("caf".utf8) + [0xE9, 0xFF] + Array(".png".utf8)
+    let target = try scratch.file(bytes: scratch.path("project/images").appending(name))
+    let bookmark = try document.makeBookmark(to: target)
+    #expect(try bookmark.decodeUnverified().absolutePath == target)
+    #expect(try document.resolve(bookmark).path == target)
+    let movedName = Array("other-".utf8) + [0xFE]
+    let moved = scratch.path("project/images").appending(movedName)
+    try scratch.move(target, moved)
+    let resolution = try document.resolve(bookmark)
+    #expect(resolution.path == moved)
+    #expect(resolution.path.description.hasSuffix("other-\\xfe"))
+  }
+
+  @Test("a bookmark to a symbolic link refers to what the link leads to")
+  func symlinkTarget() throws {
+    let real = try scratch.file("project/assets/real.png")
+    let link = scratch.path("project/link.png")
+    try scratch.symlink("assets/real.png", at: link)
+    let bookmark = try document.makeBookmark(to: link)
+    let contents = try bookmark.decodeUnverified()
+    #expect(contents.absolutePath == real)
+    #expect(try document.resolve(bookmark).path == real)
+  }
+
+  @Test("the search never follows symbolic links")
+  func searchSkipsSymlinks() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    // Move the target outside the search area, and leave a link to its folder inside.
+    try scratch.move(target, scratch.path("outside/deep/er/hidden/cat.png"))
+    try scratch.symlink(scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
+    let error = #expect(throws: DocbmError.self) {
+      try BookmarkService(searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0))
+        .documents(anchoredOn: documentPath).resolve(bookmark)
+    }
+    #expect(error?.code == .missing)
+  }
+
+  @Test("past the search budget the target is missing, never a long walk")
+  func budget() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    for index in 0..<50 { try scratch.file("project/images/filler\(index).png") }
+    try scratch.move(target, scratch.path("project/images/zz/cat.png"))
+    let tight = BookmarkService(searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2))
+    let error = #expect(throws: DocbmError.self) {
+      try tight.documents(anchoredOn: documentPath).resolve(bookmark)
+    }
+    #expect(error?.code == .missing)
+    let none = BookmarkService(searchBudget: .none)
+    #expect(throws: DocbmError.self) { try none.documents(anchoredOn: documentPath).resolve(bookmark) }
+    #expect(try document.resolve(bookmark).path == scratch.path("project/images/zz/cat.png"))
+  }
+
+  @Test("resolving never writes the document or its attributes")
+  func resolveIsReadOnly() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.move(target, scratch.path("project/images/kitten.png"))
+    let before = try FileStatus.of(documentPath, followSymlinks: false)
+    let attributesBefore = try document.attributes()
+    usleep(20_000)
+    _ = try document.resolve(bookmark)
+    let after = try FileStatus.of(documentPath, followSymlinks: false)
+    #expect(after.changeTime == before.changeTime)
+    #expect(after.modificationTime == before.modificationTime)
+    #expect(try document.attributes() == attributesBefore)
+  }
+
+  @Test("a bookmark whose target's kind changed (file replaced by a folder) is not resolved to it")
+  func kindChanged() throws {
+    let target = try scratch.file("project/thing")
+    let bookmark = try document.makeBookmark(to: target)
+    try scratch.remove(target)
+    try scratch.folder("project/thing")
+    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    #expect(error?.code == .missing)
+  }
+
+  @Test("targets that are neither files nor folders are refused with a typed error")
+  func unsupportedTargets() throws {
+    let fifo = scratch.path("project/pipe")
+    #expect(fifo.withCString { mkfifo($0, 0o644) } == 0)
+    let error = #expect(throws: DocbmError.self) { try document.makeBookmark(to: fifo) }
+    #expect(error?.code == .unsupportedFileType)
+    #expect(try document.keyFingerprint() == nil)
+  }
+
+  @Test("a document reached through a symbolic link keeps its key on the real file")
+  func documentThroughSymlink() throws {
+    let link = scratch.path("board-link.json")
+    try scratch.symlink(documentPath.description, at: link)
+    let viaLink = BookmarkService().documents(anchoredOn: link)
+    let target = try scratch.file("project/images/cat.png")
+    let bookmark = try viaLink.makeBookmark(to: target)
+    #expect(try document.keyFingerprint() == bookmark.keyFingerprint)
+    #expect(try document.resolve(bookmark).path == target)
+  }
+}

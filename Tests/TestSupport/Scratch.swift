@@ -1,0 +1,174 @@
+public import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// A temporary folder for one test, removed when the value is released. Files are made
+/// with plain system calls, never with Foundation's atomic writes.
+public final class Scratch: @unchecked Sendable {
+  /// The folder's real path (symbolic links in the temporary folder's path resolved).
+  public let root: FilePath
+
+  public init(in base: String? = nil) throws {
+    let base = base ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    var template = Array("\(base)/docbm-test-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { throw ScratchError.system("mkdtemp", errno) }
+    let real = realpath(made, nil)
+    defer { free(real) }
+    root = FilePath(String(cString: real!))
+  }
+
+  deinit {
+    run("/bin/rm", ["-rf", root.description])
+  }
+
+  /// The path of `relative` inside the scratch folder.
+  public func path(_ relative: String) -> FilePath {
+    FilePath(root.description + "/" + relative)
+  }
+
+  /// Makes a file (and its folders) with `contents`.
+  @discardableResult
+  public func file(_ relative: String, _ contents: String = "contents") throws -> FilePath {
+    let path = path(relative)
+    try makeParents(of: path)
+    try write(contents, to: path)
+    return path
+  }
+
+  /// Makes a file at an exact path given as bytes.
+  @discardableResult
+  public func file(bytes path: FilePath, _ contents: String = "contents") throws -> FilePath {
+    try makeParents(of: path)
+    try write(contents, to: path)
+    return path
+  }
+
+  /// Makes a folder (and its parents).
+  @discardableResult
+  public func folder(_ relative: String) throws -> FilePath {
+    let path = path(relative)
+    try makeFolder(path)
+    return path
+  }
+
+  /// Writes in place: open with `O_TRUNC`, write, close.
+  public func write(_ contents: String, to path: FilePath) throws {
+    let fd = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    guard fd >= 0 else { throw ScratchError.system("open \(path)", errno) }
+    defer { close(fd) }
+    let bytes = Array(contents.utf8)
+    guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+      throw ScratchError.system("write", errno)
+    }
+  }
+
+  /// Renames with rename(2) (same inode).
+  public func move(_ from: FilePath, _ to: FilePath) throws {
+    try makeParents(of: to)
+    let result = from.withCString { old in to.withCString { rename(old, $0) } }
+    guard result == 0 else { throw ScratchError.system("rename \(from) \(to)", errno) }
+  }
+
+  /// What an editor's atomic save does: a new file renamed over `path` (new inode, no
+  /// extended attributes).
+  public func replaceAtomically(_ path: FilePath, with contents: String) throws {
+    let temporary = FilePath(path.description + ".tmp-save")
+    try write(contents, to: temporary)
+    try move(temporary, path)
+  }
+
+  public func remove(_ path: FilePath) throws {
+    guard path.withCString({ unlink($0) }) == 0 else { throw ScratchError.system("unlink", errno) }
+  }
+
+  public func symlink(_ destination: String, at path: FilePath) throws {
+    let result = path.withCString { link in Glibc.symlink(destination, link) }
+    guard result == 0 else { throw ScratchError.system("symlink", errno) }
+  }
+
+  public func makeParents(of path: FilePath) throws {
+    try makeFolder(path.removingLastComponent)
+  }
+
+  public func makeFolder(_ path: FilePath) throws {
+    var current = FilePath("/")
+    for component in path.components {
+      current = current.appending(component)
+      let result = current.withCString { mkdir($0, 0o755) }
+      guard result == 0 || errno == EEXIST else { throw ScratchError.system("mkdir \(current)", errno) }
+    }
+  }
+}
+
+/// A failure of the test scaffolding itself.
+public enum ScratchError: Error, CustomStringConvertible {
+  case system(String, Int32)
+  public var description: String {
+    switch self {
+    case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+    }
+  }
+}
+
+/// The result of a child process.
+public struct ProcessResult: Sendable {
+  public let status: Int32
+  public let output: String
+  public let error: String
+}
+
+/// Runs an executable and waits for it, capturing its output.
+@discardableResult
+public func run(
+  _ executable: String, _ arguments: [String], input: String? = nil,
+  environment: [String: String]? = nil
+) -> ProcessResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executable)
+  process.arguments = arguments
+  if let environment {
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  }
+  let output = Pipe()
+  let error = Pipe()
+  let inputPipe = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  process.standardInput = inputPipe
+  do {
+    try process.run()
+  } catch {
+    return ProcessResult(status: -1, output: "", error: "cannot run \(executable): \(error)")
+  }
+  if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+  try? inputPipe.fileHandleForWriting.close()
+  let outputData = output.fileHandleForReading.readDataToEndOfFile()
+  let errorData = error.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+    error: String(decoding: errorData, as: UTF8.self))
+}
+
+/// The machine's abilities that some tests need; tests without them skip with a message.
+public enum Capabilities {
+  /// Whether the tests run as root.
+  public static var isRoot: Bool { getuid() == 0 }
+
+  /// Whether a private mount namespace can be made (`unshare -m`), to mount test
+  /// filesystems without touching the machine's own mounts.
+  public static let canMountPrivately: Bool = {
+    guard isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
+    return run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c",
+      "d=$(mktemp -d) && mount -t tmpfs none \"$d\" && umount \"$d\" && rmdir \"$d\""]).status == 0
+  }()
+
+  /// The `docbm` executable built beside the test bundle.
+  public static var docbmExecutable: String {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    var folder = URL(fileURLWithPath: exe).deletingLastPathComponent()
+    // The bundle may be an .xctest folder on some layouts.
+    if folder.lastPathComponent.hasSuffix(".xctest") { folder = folder.deletingLastPathComponent() }
+    return folder.appendingPathComponent("docbm").path
+  }
+}
