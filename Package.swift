@@ -59,7 +59,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "CDocbmShims"],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),

@@ -1,1 +1,153 @@
-print("benchmarks")
+// Benchmarks for docbm, run with `swift run -c release DocbmBenchmarks` (or `make bench`).
+// Each operation is timed next to a baseline measured in the same run, and reported as a
+// ratio, so the figures hold across machines.
+
+import CDocbmShims
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// Nanoseconds per call of `body`: the median of `rounds` batches of `iterations` calls.
+func measure(iterations: Int, rounds: Int = 9, _ body: () throws -> Void) rethrows -> Double {
+  var samples: [Double] = []
+  for _ in 0..<rounds {
+    let start = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<iterations { try body() }
+    let end = DispatchTime.now().uptimeNanoseconds
+    samples.append(Double(end - start) / Double(iterations))
+  }
+  return samples.sorted()[rounds / 2]
+}
+
+func format(_ nanoseconds: Double) -> String {
+  nanoseconds >= 1_000_000
+    ? String(format: "%.2f ms", nanoseconds / 1_000_000)
+    : String(format: "%.2f µs", nanoseconds / 1_000)
+}
+
+struct Row {
+  let operation: String
+  let time: Double
+  let baselineName: String
+  let baseline: Double
+  let goal: Double?
+}
+
+func makeFile(_ path: String, _ contents: String = "data") {
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  precondition(fd >= 0, "cannot create \(path)")
+  _ = contents.withCString { write(fd, $0, strlen($0)) }
+  close(fd)
+}
+
+func makeFolders(_ path: String) {
+  var current = ""
+  for part in path.split(separator: "/") {
+    current += "/" + part
+    mkdir(current, 0o755)
+  }
+}
+
+// A scratch project on the filesystem of the temporary folder.
+var template = Array("\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/docbm-bench-XXXXXX".utf8CString)
+let root = String(cString: realpath(mkdtemp(&template)!, nil)!)
+defer { _ = run("/bin/rm", ["-rf", root]) }
+func run(_ tool: String, _ arguments: [String]) -> Int32 {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: tool)
+  process.arguments = arguments
+  try? process.run()
+  process.waitUntilExit()
+  return process.terminationStatus
+}
+
+makeFolders("\(root)/project/images")
+makeFolders("\(root)/project/a/b")
+makeFolders("\(root)/project/c/d")
+for index in 0..<200 {
+  makeFolders("\(root)/project/filler/\(index % 10)")
+  makeFile("\(root)/project/filler/\(index % 10)/file\(index).txt")
+}
+for index in 0..<50 { makeFile("\(root)/project/images/other\(index).png") }
+let documentPath = "\(root)/project/board.json"
+makeFile(documentPath, "{}")
+let unmovedTarget = "\(root)/project/images/cat.png"
+makeFile(unmovedTarget)
+let renamedTarget = "\(root)/project/images/dog.png"
+makeFile(renamedTarget)
+let farTarget = "\(root)/project/a/b/fish.png"
+makeFile(farTarget)
+
+let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
+let unmoved = try document.makeBookmark(to: FilePath(unmovedTarget))
+let renamed = try document.makeBookmark(to: FilePath(renamedTarget))
+let far = try document.makeBookmark(to: FilePath(farTarget))
+_ = rename(renamedTarget, "\(root)/project/images/puppy.png")
+_ = rename(farTarget, "\(root)/project/c/d/fish.png")
+
+// Check that each scenario resolves as intended before timing it.
+let checks = (
+  try document.resolve(unmoved), try document.resolve(renamed), try document.resolve(far)
+)
+precondition(!checks.0.isStale, "the unmoved bookmark should resolve exactly")
+precondition(checks.1.staleReasons == [.targetMoved], "the renamed target should be found by identity")
+precondition(checks.2.path == FilePath("\(root)/project/c/d/fish.png"), "the far move should be found")
+
+// The baseline: the system calls an unmoved resolve cannot avoid.
+var status = docbm_file_status()
+var keyBuffer = [UInt8](repeating: 0, count: 256)
+let baseline = measure(iterations: 20_000) {
+  _ = docbm_statx(AT_FDCWD, unmovedTarget, DOCBM_AT_SYMLINK_NOFOLLOW, &status)
+  _ = keyBuffer.withUnsafeMutableBytes { docbm_getxattr(documentPath, "user.docbm.key", $0.baseAddress, $0.count) }
+}
+
+let rows: [Row] = [
+  Row(
+    operation: "create (makeBookmark)",
+    time: try measure(iterations: 2_000) { _ = try document.makeBookmark(to: FilePath(unmovedTarget)) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: nil),
+  Row(
+    operation: "resolve, unmoved",
+    time: try measure(iterations: 20_000) { _ = try document.resolve(unmoved) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: 3),
+  Row(
+    operation: "resolve, renamed in its folder",
+    time: try measure(iterations: 2_000) { _ = try document.resolve(renamed) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: nil),
+  Row(
+    operation: "resolve, moved two folders away",
+    time: try measure(iterations: 200) { _ = try document.resolve(far) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: nil),
+  Row(
+    operation: "resolve, moved two folders away",
+    time: try measure(iterations: 200) { _ = try document.resolve(far) },
+    baselineName: "readdir of the project tree",
+    baseline: measure(iterations: 200) {
+      var folders = ["\(root)/project"]
+      while let folder = folders.popLast() {
+        guard let stream = opendir(folder) else { continue }
+        while let entry = readdir(stream) {
+          let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+          if entry.pointee.d_type == DT_DIR, name != ".", name != ".." { folders.append(folder + "/" + name) }
+        }
+        closedir(stream)
+      }
+    }, goal: nil),
+]
+
+print("docbm benchmarks (release build; median of 9 batches)")
+print("")
+print("| operation | time | baseline | baseline time | ratio | goal |")
+print("|---|---:|---|---:|---:|---|")
+var failedGoal = false
+for row in rows {
+  let ratio = row.time / row.baseline
+  var goal = ""
+  if let limit = row.goal {
+    goal = ratio <= limit ? "≤ \(Int(limit))x: met" : "≤ \(Int(limit))x: NOT met"
+    if ratio > limit { failedGoal = true }
+  }
+  print(
+    "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |")
+}
+exit(failedGoal ? 1 : 0)

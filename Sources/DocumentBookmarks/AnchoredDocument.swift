@@ -13,13 +13,15 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// How far resolution searches for moved targets.
   public let searchBudget: SearchBudget
 
+  /// The folder that relative paths in bookmarks start from: the document's folder, made
+  /// absolute (against the working folder at the time this value was made) and normalized.
+  let folder: FilePath
+
   init(path: FilePath, searchBudget: SearchBudget) {
     self.path = path
     self.searchBudget = searchBudget
+    self.folder = path.absolute.removingLastComponent
   }
-
-  /// The folder that relative paths in bookmarks start from.
-  var folder: FilePath { path.absolute.removingLastComponent }
 
   /// The fingerprint of the document's key, or `nil` when it has none. Never creates one.
   ///

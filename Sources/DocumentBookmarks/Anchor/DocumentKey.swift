@@ -28,11 +28,9 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible {
     DocumentKey(bytes: Sodium.randomBytes(byteCount))!
   }
 
-  /// HMAC-SHA-256 of `parts` under this key.
-  func authenticate(_ parts: [UInt8]...) -> [UInt8] {
-    var joined: [UInt8] = []
-    for part in parts { joined += part }
-    return Sodium.hmacSHA256(key: bytes, joined)
+  /// HMAC-SHA-256 of `context` followed by `message`, under this key.
+  func authenticate(context: [UInt8], _ message: ArraySlice<UInt8>) -> [UInt8] {
+    Sodium.hmacSHA256(key: bytes, context[...], message)
   }
 
   /// Never prints the key.

@@ -19,7 +19,7 @@ enum Sodium {
   }
 
   /// HMAC-SHA-256 of the concatenation of `parts` under `key` (32 bytes).
-  static func hmacSHA256(key: [UInt8], _ parts: [UInt8]...) -> [UInt8] {
+  static func hmacSHA256(key: [UInt8], _ parts: ArraySlice<UInt8>...) -> [UInt8] {
     ensureInitialized()
     var state = crypto_auth_hmacsha256_state()
     var tag = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))

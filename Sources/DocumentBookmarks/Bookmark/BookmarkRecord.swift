@@ -86,7 +86,7 @@ enum BookmarkRecord {
 
   /// The truncated HMAC over everything before the tag.
   static func mac(_ signed: ArraySlice<UInt8>, key: DocumentKey) -> [UInt8] {
-    Array(key.authenticate(macContext, Array(signed)).prefix(tagLength))
+    Array(key.authenticate(context: macContext, signed).prefix(tagLength))
   }
 
   /// Reads the clear header of a complete record, checking magic, version, flags and that

@@ -97,20 +97,36 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// it, without asking the filesystem. Symbolic links are not followed, so the result can
   /// differ from what the kernel would resolve when a `..` follows a link.
   public var lexicallyNormalized: FilePath {
-    var stack: [[UInt8]] = []
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    var kept: [Range<Int>] = []
     var leadingParents = 0
-    for part in components {
-      if part == [UInt8(ascii: ".")] { continue }
-      if part == [UInt8(ascii: "."), UInt8(ascii: ".")] {
-        if stack.popLast() == nil && !isAbsolute { leadingParents += 1 }
-        continue
+    var start = 0
+    while start <= bytes.count {
+      var end = start
+      while end < bytes.count, bytes[end] != slash { end += 1 }
+      let length = end - start
+      if length == 0 || (length == 1 && bytes[start] == dot) {
+        // An empty component (doubled, leading or trailing slash) or `.`: dropped.
+      } else if length == 2 && bytes[start] == dot && bytes[start + 1] == dot {
+        if kept.popLast() == nil && !isAbsolute { leadingParents += 1 }
+      } else {
+        kept.append(start..<end)
       }
-      stack.append(part)
+      start = end + 1
     }
-    let parents = Array(repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: leadingParents)
-    let all = parents + stack
-    if all.isEmpty { return isAbsolute ? FilePath("/") : FilePath(".") }
-    return FilePath(components: all, absolute: isAbsolute)
+    var result: [UInt8] = isAbsolute ? [slash] : []
+    result.reserveCapacity(bytes.count)
+    for _ in 0..<leadingParents {
+      if result.count > (isAbsolute ? 1 : 0) { result.append(slash) }
+      result += [dot, dot]
+    }
+    for range in kept {
+      if result.count > (isAbsolute ? 1 : 0) { result.append(slash) }
+      result += bytes[range]
+    }
+    if result.isEmpty { result = [dot] }
+    return FilePath(uncheckedBytes: result)
   }
 
   /// The path made absolute against the current working folder, then lexically normalized.
