@@ -49,7 +49,8 @@ func makeFolders(_ path: String) {
 }
 
 // A scratch project on the filesystem of the temporary folder.
-var template = Array("\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/docbm-bench-XXXXXX".utf8CString)
+var template = Array(
+  "\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/docbm-bench-XXXXXX".utf8CString)
 let root = String(cString: realpath(mkdtemp(&template)!, nil)!)
 defer { _ = run("/bin/rm", ["-rf", root]) }
 func run(_ tool: String, _ arguments: [String]) -> Int32 {
@@ -98,7 +99,9 @@ var status = docbm_file_status()
 var keyBuffer = [UInt8](repeating: 0, count: 256)
 let baseline = measure(iterations: 20_000) {
   _ = docbm_statx(AT_FDCWD, unmovedTarget, DOCBM_AT_SYMLINK_NOFOLLOW, &status)
-  _ = keyBuffer.withUnsafeMutableBytes { docbm_getxattr(documentPath, "user.docbm.key", $0.baseAddress, $0.count) }
+  _ = keyBuffer.withUnsafeMutableBytes {
+    docbm_getxattr(documentPath, "user.docbm.key", $0.baseAddress, $0.count)
+  }
 }
 
 let rows: [Row] = [
@@ -127,7 +130,9 @@ let rows: [Row] = [
       while let folder = folders.popLast() {
         guard let stream = opendir(folder) else { continue }
         while let entry = readdir(stream) {
-          let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+          let name = withUnsafeBytes(of: entry.pointee.d_name) {
+            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+          }
           if entry.pointee.d_type == DT_DIR, name != ".", name != ".." { folders.append(folder + "/" + name) }
         }
         closedir(stream)
@@ -148,6 +153,7 @@ for row in rows {
     if ratio > limit { failedGoal = true }
   }
   print(
-    "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |")
+    "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
+  )
 }
 exit(failedGoal ? 1 : 0)

@@ -94,7 +94,8 @@ public struct AnchoredDocument: Hashable, Sendable {
       throw DocbmError(
         .keyMissing, path: path,
         message:
-          "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it")
+          "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it"
+      )
     case .malformed(let reason, let unsupported):
       throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
     case .key(let key):

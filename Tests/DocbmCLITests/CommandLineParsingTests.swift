@@ -1,5 +1,6 @@
-@testable import DocbmCLI
 import Testing
+
+@testable import DocbmCLI
 
 @Suite("Command-line parsing")
 struct CommandLineParsingTests {
@@ -9,9 +10,15 @@ struct CommandLineParsingTests {
 
   @Test("every command parses its operands and --json")
   func commands() throws {
-    #expect(try parse("bookmark", "doc", "t") == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: false))
-    #expect(try parse("bookmark", "--json", "doc", "t") == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: true))
-    #expect(try parse("resolve", "doc", "-") == .resolve(document: Array("doc".utf8), bookmark: [UInt8(ascii: "-")], json: false))
+    #expect(
+      try parse("bookmark", "doc", "t")
+        == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: false))
+    #expect(
+      try parse("bookmark", "--json", "doc", "t")
+        == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: true))
+    #expect(
+      try parse("resolve", "doc", "-")
+        == .resolve(document: Array("doc".utf8), bookmark: [UInt8(ascii: "-")], json: false))
     #expect(try parse("decode", "x", "--json") == .decode(bookmark: Array("x".utf8), json: true))
     #expect(try parse("inspect", "d") == .inspect(document: Array("d".utf8), json: false))
     #expect(try parse("demo") == .demo)
@@ -31,7 +38,9 @@ struct CommandLineParsingTests {
   @Test("-- ends options, so a path may start with a dash")
   func doubleDash() throws {
     #expect(try parse("inspect", "--", "--json") == .inspect(document: Array("--json".utf8), json: false))
-    #expect(try parse("bookmark", "--json", "--", "-doc", "-t") == .bookmark(document: Array("-doc".utf8), target: Array("-t".utf8), json: true))
+    #expect(
+      try parse("bookmark", "--json", "--", "-doc", "-t")
+        == .bookmark(document: Array("-doc".utf8), target: Array("-t".utf8), json: true))
   }
 
   @Test(

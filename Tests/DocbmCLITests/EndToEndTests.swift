@@ -44,7 +44,8 @@ struct EndToEndTests {
     try scratch.remove(target)
     let result = run(docbm, ["resolve", "--json", document.description, text])
     #expect(result.status == 1)
-    let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
     #expect(json["schemaVersion"] as? Int == 1)
     #expect(json["resolved"] as? Bool == false)
     let error = try #require(json["error"] as? [String: Any])
@@ -59,7 +60,8 @@ struct EndToEndTests {
     let document = try scratch.file("doc.json")
     let target = try scratch.file("t.txt")
     let made = run(docbm, ["bookmark", "--json", document.description, target.description])
-    let report = try #require(try JSONSerialization.jsonObject(with: Data(made.output.utf8)) as? [String: Any])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(made.output.utf8)) as? [String: Any])
     let text = try #require(report["bookmark"] as? String)
     let fingerprint = try #require(report["keyFingerprint"] as? String)
 
@@ -118,7 +120,8 @@ struct EndToEndTests {
     let name = scratch.root.appending([0x63, 0x61, 0x66, 0xE9])
     try scratch.file(bytes: name)
     // Pass the raw bytes through a shell variable built with printf.
-    let script = "t=\"$(printf '\(scratch.root)/caf\\351')\"; '\(docbm)' bookmark '\(document)' \"$t\" > '\(scratch.root)/bm' && '\(docbm)' resolve '\(document)' - < '\(scratch.root)/bm'"
+    let script =
+      "t=\"$(printf '\(scratch.root)/caf\\351')\"; '\(docbm)' bookmark '\(document)' \"$t\" > '\(scratch.root)/bm' && '\(docbm)' resolve '\(document)' - < '\(scratch.root)/bm'"
     let result = run("/bin/sh", ["-c", script])
     #expect(result.status == 0, "\(result.error)")
     #expect(result.output == "\(scratch.root)/caf\\xe9\n")
@@ -198,7 +201,8 @@ struct EndToEndTests {
 
   @Test("a target on an unmounted volume is volumeUnavailable")
   func volumeUnavailable() throws {
-    guard Capabilities.canMountPrivately, FileManager.default.isExecutableFile(atPath: "/sbin/mkfs.ext4") else {
+    guard Capabilities.canMountPrivately, FileManager.default.isExecutableFile(atPath: "/sbin/mkfs.ext4")
+    else {
       print("skipped: loop-mounting an ext4 image needs root, unshare -m and mkfs.ext4")
       return
     }

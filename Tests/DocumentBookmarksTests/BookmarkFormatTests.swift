@@ -1,7 +1,8 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("Bookmark format")
 struct BookmarkFormatTests {

@@ -1,8 +1,9 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Glibc
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("Document keys")
 struct KeyTests {
@@ -13,7 +14,8 @@ struct KeyTests {
     let target = try scratch.file("a.txt")
     let document = BookmarkService().documents(anchoredOn: documentPath)
     #expect(try document.keyFingerprint() == nil)
-    #expect(try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)) == nil)
+    #expect(
+      try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)) == nil)
 
     let first = try document.makeBookmark(to: target)
     let fingerprint = try #require(try document.keyFingerprint())
@@ -59,7 +61,8 @@ struct KeyTests {
     let document = BookmarkService().documents(anchoredOn: documentPath)
     let error = #expect(throws: DocbmError.self) { try document.makeBookmark(to: scratch.file("t")) }
     #expect(error?.code == .keyMalformed)
-    #expect(try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)) == junk)
+    #expect(
+      try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)) == junk)
 
     // A damaged key (fingerprint check fails) is malformed too.
     var value = KeyAttribute.encode(.random())

@@ -1,8 +1,9 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Glibc
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("Resolution")
 struct ResolutionTests {
@@ -188,7 +189,8 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     // Move the target outside the search area, and leave a link to its folder inside.
     try scratch.move(target, scratch.path("outside/deep/er/hidden/cat.png"))
-    try scratch.symlink(scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
+    try scratch.symlink(
+      scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
     let error = #expect(throws: DocbmError.self) {
       try BookmarkService(searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0))
         .documents(anchoredOn: documentPath).resolve(bookmark)

@@ -159,8 +159,13 @@ public enum Capabilities {
   /// filesystems without touching the machine's own mounts.
   public static let canMountPrivately: Bool = {
     guard isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-    return run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c",
-      "d=$(mktemp -d) && mount -t tmpfs none \"$d\" && umount \"$d\" && rmdir \"$d\""]).status == 0
+    return run(
+      "/usr/bin/unshare",
+      [
+        "-m", "--propagation", "private", "/bin/sh", "-c",
+        "d=$(mktemp -d) && mount -t tmpfs none \"$d\" && umount \"$d\" && rmdir \"$d\"",
+      ]
+    ).status == 0
   }()
 
   /// The `docbm` executable built beside the test bundle.

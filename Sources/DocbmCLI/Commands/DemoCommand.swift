@@ -39,7 +39,8 @@ struct DemoCommand {
     let boardPath = project.appending("board.json")
     try scratch.write("{}", to: boardPath)
     var document = BookmarkService().documents(anchoredOn: boardPath)
-    console.print("   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
+    console.print(
+      "   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
 
     console.print()
     console.print("2. Anchor bookmarks on board.json; the first one creates its key.")
@@ -52,9 +53,11 @@ struct DemoCommand {
     for (label, target) in targets {
       let bookmark = try document.makeBookmark(to: target)
       board.items.append(.init(label: label, bookmark: bookmark))
-      console.print("   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
+      console.print(
+        "   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
     }
-    console.print("   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown)")
+    console.print(
+      "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown)")
     try scratch.save(board, to: boardPath)
     console.print("   board.json now stores the bookmarks' text forms in its JSON.")
 

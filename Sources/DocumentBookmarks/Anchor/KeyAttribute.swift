@@ -34,7 +34,8 @@ package enum KeyAttribute {
   /// Parses a stored value, checking magic, version, length and the fingerprint.
   package static func decode(_ value: [UInt8]) -> Found {
     guard value.count >= 6, Array(value[0..<4]) == magic else {
-      return .malformed(reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
+      return .malformed(
+        reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
     }
     guard value[4] == version else {
       return .malformed(reason: "key format version \(value[4]) is not supported", unsupportedVersion: true)
@@ -43,12 +44,14 @@ package enum KeyAttribute {
       return .malformed(reason: "key algorithm \(value[5]) is not supported", unsupportedVersion: true)
     }
     guard value.count == valueLength else {
-      return .malformed(reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
+      return .malformed(
+        reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
     }
     guard let key = DocumentKey(bytes: Array(value[6..<38])),
       Sodium.constantTimeEqual(key.fingerprint.bytes, value[38..<46])
     else {
-      return .malformed(reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)
+      return .malformed(
+        reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)
     }
     return .key(key)
   }
@@ -103,7 +106,7 @@ package enum KeyAttribute {
         do {
           try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(document), mode: .createOnly)
           return (key, true)
-        } catch where error.errno == .fileExists {
+        } catch  where error.errno == .fileExists {
           continue  // another process created it first; read theirs
         } catch {
           throw DocbmError(error, operation: .writeKey, path: path)

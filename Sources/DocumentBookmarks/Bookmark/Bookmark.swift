@@ -41,10 +41,12 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   public init(text: String) throws(DocbmError) {
     let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
     guard trimmed.hasPrefix(Bookmark.textPrefix) else {
-      throw BookmarkRecord.corrupt("the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))")
+      throw BookmarkRecord.corrupt(
+        "the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))")
     }
     guard let bytes = Base64URL.decode(Array(trimmed.utf8)) else {
-      throw BookmarkRecord.corrupt("the text form has characters outside the URL-safe base64 alphabet or is cut short")
+      throw BookmarkRecord.corrupt(
+        "the text form has characters outside the URL-safe base64 alphabet or is cut short")
     }
     try self.init(bytes: bytes)
   }

@@ -102,12 +102,14 @@ enum BookmarkRecord {
       return .failure(
         DocbmError(
           .unsupportedVersion,
-          message: "bookmark format version \(bytes[6]) is not supported by this docbm (it reads version \(version))"
+          message:
+            "bookmark format version \(bytes[6]) is not supported by this docbm (it reads version \(version))"
         ))
     }
     guard bytes[7] == 0 else {
       return .failure(
-        DocbmError(.unsupportedVersion, message: "the bookmark uses flags (\(bytes[7])) this docbm does not know"))
+        DocbmError(
+          .unsupportedVersion, message: "the bookmark uses flags (\(bytes[7])) this docbm does not know"))
     }
     let length = Int(bytes[8]) << 8 | Int(bytes[9])
     guard length >= minimumLength, length <= maximumLength else {
@@ -116,7 +118,8 @@ enum BookmarkRecord {
     guard length == bytes.count else {
       return .failure(corrupt("the bookmark records \(length) bytes but has \(bytes.count)"))
     }
-    return .success(Header(version: bytes[6], length: length, fingerprint: KeyFingerprint(bytes: bytes[10..<18])!))
+    return .success(
+      Header(version: bytes[6], length: length, fingerprint: KeyFingerprint(bytes: bytes[10..<18])!))
   }
 
   /// Whether the record's tag verifies under `key`, compared in constant time.

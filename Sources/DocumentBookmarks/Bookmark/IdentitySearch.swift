@@ -38,7 +38,8 @@ struct IdentitySearch {
           if entry.inode == matcher.identity.inode,
             let childStatus = try? FileStatus.of(
               FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor, followSymlinks: false),
-            matcher.isSameObject(childStatus, at: FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor)
+            matcher.isSameObject(
+              childStatus, at: FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor)
           {
             return child
           }

@@ -125,8 +125,7 @@ package enum ExtendedAttributes {
   /// Removes `name`; returns `false` when there was no such attribute.
   /// The corresponding C functions are `fremovexattr` and `lremovexattr`.
   @discardableResult
-  package static func remove(_ name: String, from subject: Subject) throws(SystemCallError) -> Bool
-  {
+  package static func remove(_ name: String, from subject: Subject) throws(SystemCallError) -> Bool {
     do {
       _ = try retryingOnInterrupt(subject.call("removexattr"), path: subject.path) {
         name.withCString { cName in
@@ -137,7 +136,7 @@ package enum ExtendedAttributes {
         }
       }
       return true
-    } catch where error.errno == .noData {
+    } catch  where error.errno == .noData {
       return false
     }
   }

@@ -6,8 +6,7 @@ import Glibc
 /// Linux paths are bytes, not text: a file name need not be valid UTF-8. `FilePath` keeps
 /// the exact bytes so that such names can be bookmarked, resolved and saved, and prints
 /// them escaped (`\xNN`) in ``description`` so that output stays readable and unambiguous.
-public struct FilePath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral
-{
+public struct FilePath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
   /// The path's bytes, without a terminating NUL. Never contains a NUL byte.
   public let bytes: [UInt8]
 
