@@ -3,12 +3,13 @@
 #   make demo    install what is missing, build, run `docbm demo`
 #   make test    install what is missing, build, run the test suite
 #   make bench   run the benchmarks (release build)
+#   make docs    build the DocC archives, warnings as errors
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev attr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build demo test bench format lint clean
+.PHONY: setup build demo test bench docs format lint clean
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -31,6 +32,9 @@ test: setup
 
 bench: setup
 	$(SWIFT) run -c release DocbmBenchmarks
+
+docs: setup
+	bash .ci/docs
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks

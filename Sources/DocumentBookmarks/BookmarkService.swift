@@ -20,7 +20,7 @@ public struct BookmarkService: Sendable {
   /// The bookmarks anchored on the document at `path` (a regular file or a folder).
   ///
   /// Nothing is read or written yet: the key is created by the first
-  /// ``AnchoredDocument/makeBookmark(to:)``, never before.
+  /// ``AnchoredDocument/makeBookmark(to:)-(FilePath)``, never before.
   public func documents(anchoredOn path: FilePath) -> AnchoredDocument {
     AnchoredDocument(path: path, searchBudget: searchBudget)
   }

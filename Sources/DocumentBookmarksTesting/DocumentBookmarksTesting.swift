@@ -1,2 +1,6 @@
-/// Helpers for app test suites; the save-safety lint grows here.
-public enum DocumentBookmarksTesting {}
+/// The namespace of the testing product. The save-safety lint and its reporters are added
+/// here; the product already builds so that app test targets can depend on it.
+public enum DocumentBookmarksTesting {
+  /// The library version this testing product belongs to.
+  public static let version = "0.1.0"
+}

@@ -42,7 +42,7 @@ struct TargetSnapshot {
         modificationTime: status.modificationTime),
       volume: VolumeHint(
         filesystemID: filesystem?.fsid,
-        mountPoint: status.mountID.flatMap(FileSystemIdentity.mountPoint(ofMountID:))))
+        mountPoint: FileSystemIdentity.mountPoint(of: real, status: status)))
   }
 
   /// The inode generation, read through a short-lived read-only descriptor; `nil` when the

@@ -28,6 +28,8 @@ package struct FileStatus: Hashable, Sendable {
   package let isAppendOnly: Bool
   /// Whether the file is the root of a mount.
   package let isMountRoot: Bool
+  /// Whether the kernel reported ``isMountRoot`` at all (Linux 5.8 and later).
+  package let knowsMountRoot: Bool
 
   /// A device number split into its parts.
   package struct Device: Hashable, Sendable {
@@ -85,6 +87,7 @@ package struct FileStatus: Hashable, Sendable {
     let known = raw.attributes_mask
     isImmutable = known & DOCBM_STATX_ATTR_IMMUTABLE != 0 && raw.attributes & DOCBM_STATX_ATTR_IMMUTABLE != 0
     isAppendOnly = known & DOCBM_STATX_ATTR_APPEND != 0 && raw.attributes & DOCBM_STATX_ATTR_APPEND != 0
+    knowsMountRoot = known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
     isMountRoot =
       known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0 && raw.attributes & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
   }

@@ -26,6 +26,26 @@ package struct FileSystemIdentity: Hashable, Sendable {
     return try fd.closeAfter { fd throws(SystemCallError) in try of(fd) }
   }
 
+  /// The mount point of the filesystem holding `path` (an absolute path without symbolic
+  /// links): the nearest ancestor that statx marks as a mount root, which costs one
+  /// `statx` per folder level. Falls back to `/proc/self/mountinfo` on kernels that do
+  /// not report `STATX_ATTR_MOUNT_ROOT` (before 5.8).
+  package static func mountPoint(of path: FilePath, status: FileStatus) -> FilePath? {
+    var current = path
+    var currentStatus = status
+    while true {
+      guard currentStatus.knowsMountRoot else {
+        return status.mountID.flatMap(mountPoint(ofMountID:))
+      }
+      if currentStatus.isMountRoot || current.bytes == [UInt8(ascii: "/")] { return current }
+      current = current.removingLastComponent
+      guard let next = try? FileStatus.of(current, followSymlinks: false) else {
+        return status.mountID.flatMap(mountPoint(ofMountID:))
+      }
+      currentStatus = next
+    }
+  }
+
   /// The mount point of the mount with ID `mountID`, read from `/proc/self/mountinfo`;
   /// `nil` when no such mount is listed.
   package static func mountPoint(ofMountID mountID: UInt64) -> FilePath? {
