@@ -4,7 +4,11 @@
 
 #include "CDocbmShims.h"
 
+#include <attr/error_context.h>
+#include <attr/libattr.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <sys/file.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -142,3 +146,68 @@ ssize_t docbm_llistxattr(const char *path, char *list, size_t size) {
 }
 int docbm_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
 int docbm_lremovexattr(const char *path, const char *name) { return lremovexattr(path, name); }
+
+const int DOCBM_LOCK_EX = LOCK_EX;
+const int DOCBM_LOCK_NB = LOCK_NB;
+const int DOCBM_LOCK_UN = LOCK_UN;
+
+int docbm_flock(int fd, int operation) { return flock(fd, operation); }
+
+/// libattr reports through a variadic callback, which Swift cannot implement; this one
+/// collects the messages in a caller's buffer.
+struct docbm_error_sink {
+  struct error_context context; /* first, so the context pointer is the sink's */
+  char *buffer;
+  size_t capacity;
+  size_t length;
+};
+
+static void docbm_collect_error(struct error_context *context, const char *format, ...) {
+  struct docbm_error_sink *sink = (struct docbm_error_sink *)context;
+  int saved = errno;
+  if (sink->buffer == NULL || sink->capacity == 0 || sink->length + 1 >= sink->capacity) {
+    return;
+  }
+  if (sink->length > 0) {
+    int n = snprintf(sink->buffer + sink->length, sink->capacity - sink->length, "; ");
+    if (n > 0) sink->length += (size_t)n;
+  }
+  if (sink->length + 1 >= sink->capacity) return;
+  va_list arguments;
+  va_start(arguments, format);
+  int n = vsnprintf(sink->buffer + sink->length, sink->capacity - sink->length, format, arguments);
+  va_end(arguments);
+  if (n > 0) sink->length += (size_t)n;
+  if (sink->length >= sink->capacity) sink->length = sink->capacity - 1;
+  if (saved != 0 && sink->length + 1 < sink->capacity) {
+    n = snprintf(sink->buffer + sink->length, sink->capacity - sink->length, ": %s", strerror(saved));
+    if (n > 0) sink->length += (size_t)n;
+    if (sink->length >= sink->capacity) sink->length = sink->capacity - 1;
+  }
+  errno = saved;
+}
+
+static const char *docbm_quote(struct error_context *context, const char *name) {
+  (void)context;
+  return name;
+}
+
+static void docbm_quote_free(struct error_context *context, const char *name) {
+  (void)context;
+  (void)name;
+}
+
+int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
+                       char *messages, size_t capacity) {
+  struct docbm_error_sink sink;
+  sink.context.error = docbm_collect_error;
+  sink.context.quote = docbm_quote;
+  sink.context.quote_free = docbm_quote_free;
+  sink.buffer = messages;
+  sink.capacity = capacity;
+  sink.length = 0;
+  if (messages && capacity > 0) messages[0] = 0;
+  int result = attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, &sink.context);
+  if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
+  return result == 0 && sink.length == 0 ? 0 : -1;
+}

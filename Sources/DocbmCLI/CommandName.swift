@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, demo, help
+  case bookmark, resolve, decode, inspect, save, demo, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -9,6 +9,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .resolve: "resolve [--json] DOCUMENT BOOKMARK"
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
+    case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
     case .demo: "demo"
     case .help: "help [SUBCOMMAND]"
     }
@@ -21,6 +22,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .resolve: "Verify a bookmark against its document and print its target's path."
     case .decode: "Show a bookmark's fields without verifying them."
     case .inspect: "Show a document's key fingerprint and extended attributes."
+    case .save: "Replace a document with new contents, keeping its key and attributes."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .help: "Show help for docbm or one of its subcommands."
     }
@@ -70,6 +72,22 @@ enum CommandName: String, CaseIterable, Sendable {
         --json      Print a JSON object (docs/cli.md).
 
       The key itself is never printed, only its fingerprint.
+      """
+    case .save:
+      """
+      ARGUMENTS:
+        DOCUMENT    The document to replace (created if it does not exist). A symbolic link
+                    is followed: the link stays, its target is replaced.
+
+      OPTIONS:
+        --from FILE          Read the new contents from FILE instead of standard input.
+        --split-hard-links   Save even when the document has other hard links (they keep
+                             the old version). Without it such a save is refused.
+        --json               Print a JSON object (docs/cli.md).
+
+      The new version gets the document's key, other extended attributes, owner, mode and
+      ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On
+      failure the document is untouched. Exit status: 0 saved, 1 not saved.
       """
     case .demo:
       """

@@ -62,6 +62,10 @@ public enum DocbmCommandLine {
       return try DecodeCommand(bookmark: bookmark, json: json).run(console)
     case .inspect(let document, let json):
       return try InspectCommand(document: path(document), json: json).run(console)
+    case .save(let document, let from, let split, let json):
+      return try SaveCommand(
+        document: path(document), source: try from.map(path), splitHardLinks: split, json: json
+      ).run(console)
     case .demo:
       return try DemoCommand().run(console)
     }

@@ -4,6 +4,7 @@ enum ParsedCommand: Equatable {
   case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
+  case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
   case demo
   case help(CommandName?)
   case version
@@ -29,8 +30,11 @@ enum ParsedCommand: Equatable {
 
     var operands: [[UInt8]] = []
     var json = false
+    var from: [UInt8]?
+    var splitHardLinks = false
     var optionsEnded = false
-    for argument in arguments.dropFirst() {
+    var rest = arguments.dropFirst()[...]
+    while let argument = rest.popFirst() {
       let text = String(decoding: argument, as: UTF8.self)
       if optionsEnded || !text.hasPrefix("-") || text == "-" {
         operands.append(argument)
@@ -40,6 +44,14 @@ enum ParsedCommand: Equatable {
       case "--": optionsEnded = true
       case "-h", "--help": return .help(name)
       case "--json" where name != .demo && name != .help: json = true
+      case "--split-hard-links" where name == .save: splitHardLinks = true
+      case "--from" where name == .save:
+        guard let value = rest.popFirst() else {
+          throw UsageError(message: "Missing value for '--from <file>'", command: name)
+        }
+        from = value
+      case _ where name == .save && text.hasPrefix("--from="):
+        from = Array(argument.dropFirst("--from=".utf8.count))
       default: throw UsageError(message: "Unknown option '\(text)'", command: name)
       }
     }
@@ -67,6 +79,9 @@ enum ParsedCommand: Equatable {
     case .inspect:
       try expect(1, "DOCUMENT")
       return .inspect(document: operands[0], json: json)
+    case .save:
+      try expect(1, "DOCUMENT")
+      return .save(document: operands[0], from: from, splitHardLinks: splitHardLinks, json: json)
     case .demo:
       try expect(0, "")
       return .demo

@@ -71,4 +71,17 @@ ssize_t docbm_llistxattr(const char *path, char *list, size_t size);
 int docbm_fremovexattr(int fd, const char *name);
 int docbm_lremovexattr(const char *path, const char *name);
 
+/// Copies every extended attribute of `src_fd` to `dst_fd` with libattr's attr_copy_fd,
+/// honouring /etc/xattr.conf (names marked `skip` and `permissions`, i.e. ACLs, are left
+/// out). Messages for the names that failed are written to `messages` ("; "-separated,
+/// each with its strerror); returns 0 when everything was copied, -1 otherwise.
+int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
+                       char *messages, size_t capacity);
+
+/// flock(2) on a descriptor (folders included).
+int docbm_flock(int fd, int operation);
+extern const int DOCBM_LOCK_EX;
+extern const int DOCBM_LOCK_NB;
+extern const int DOCBM_LOCK_UN;
+
 #endif

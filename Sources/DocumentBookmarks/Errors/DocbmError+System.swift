@@ -2,12 +2,13 @@
 extension DocbmError {
   /// What docbm was doing when a system call failed; the same errno means different
   /// things in different operations (EPERM on setting an attribute is an immutable file).
-  package enum Operation: Sendable {
+  package enum Operation: Sendable, Equatable {
     case openDocument
     case readKey
     case writeKey
     case inspectTarget
     case search
+    case save(SaveStep)
   }
 
   /// Maps a failed system call to a typed error about `path`.
@@ -25,7 +26,7 @@ extension DocbmError {
     case .permissionDenied:
       code = .permissionDenied
       message = "permission denied \(what) \(path)"
-    case .notPermitted where operation == .writeKey:
+    case .notPermitted where operation == .writeKey || operation == .save(.copyAttributes):
       code = .immutable
       message =
         "\(path) refuses new attributes (immutable or append-only, or not a regular file or folder)"
@@ -54,7 +55,11 @@ extension DocbmError {
       code = .systemFailure
       message = "\(failure.call) failed \(what) \(path)"
     }
-    self.init(code, path: path, message: message, systemCall: failure.call, errno: failure.errno.rawValue)
+    var step: SaveStep?
+    if case .save(let saveStep) = operation { step = saveStep }
+    self.init(
+      code, path: path, message: message, systemCall: failure.call, errno: failure.errno.rawValue,
+      step: step)
   }
 
   private static func describe(_ operation: Operation) -> String {
@@ -64,6 +69,7 @@ extension DocbmError {
     case .writeKey: "writing the key to"
     case .inspectTarget: "inspecting"
     case .search: "searching"
+    case .save: "while saving"
     }
   }
 }

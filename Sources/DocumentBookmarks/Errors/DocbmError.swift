@@ -40,6 +40,14 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case ioError
     /// Another system failure; see ``DocbmError/systemCall`` and ``DocbmError/errno``.
     case systemFailure
+    /// A save's writer threw; the message carries its error. The document is untouched.
+    case writerFailed
+    /// A save's writer returned without writing anything at the URL it was given.
+    case nothingWritten
+    /// The document has several hard links, and the save was not allowed to split them.
+    case hardLinked
+    /// A save could not copy the document's extended attributes to the new version.
+    case attributeCopyFailed
   }
 
   /// What happened.
@@ -57,11 +65,14 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The last path at which the target was known to be, for `missing` and
   /// `volumeUnavailable`.
   public let lastKnownPath: FilePath?
+  /// For a failed save, the step that failed. The document is intact unless the step is
+  /// ``SaveStep/syncFolder`` (the new version is in place, its durability unknown).
+  public let step: SaveStep?
 
   public init(
     _ code: Code, path: FilePath? = nil, message: String,
     recommendation: Recommendation? = nil, systemCall: String? = nil, errno: Int32? = nil,
-    lastKnownPath: FilePath? = nil
+    lastKnownPath: FilePath? = nil, step: SaveStep? = nil
   ) {
     self.code = code
     self.path = path
@@ -70,11 +81,13 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     self.systemCall = systemCall
     self.errno = errno
     self.lastKnownPath = lastKnownPath
+    self.step = step
   }
 
   /// `code: message (path) [call: errno]`, on one line.
   public var description: String {
     var text = "\(code.rawValue): \(message)"
+    if let step { text += " (step: \(step.rawValue))" }
     if let systemCall, let errno {
       text += " [\(systemCall): \(Errno(rawValue: errno))]"
     }
@@ -94,7 +107,9 @@ extension DocbmError.Code {
       .permissionDenied:
       .pickAgain
     case .missing: .forget
-    case .volumeUnavailable, .noSpace, .ioError, .systemFailure: .retryLater
+    case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
+      .retryLater
+    case .hardLinked, .attributeCopyFailed: .useAnotherLocation
     case .unsupportedFilesystem, .readOnlyFilesystem, .immutable: .useAnotherLocation
     }
   }

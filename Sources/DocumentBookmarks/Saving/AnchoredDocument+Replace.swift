@@ -1,0 +1,80 @@
+public import Foundation
+
+extension AnchoredDocument {
+  /// Saves a new version of the document safely: `write` writes the new contents at the
+  /// URL it is given (a fresh path in a private folder beside the document, on the same
+  /// filesystem); docbm gives that file the document's owner, extended attributes (its key
+  /// among them), mode and ACLs, flushes it, and renames it over the document.
+  ///
+  /// - A crash at any instant leaves the complete old or the complete new version.
+  /// - A failure at any step leaves the document byte for byte as it was, removes the
+  ///   temporary folder, and throws an error that names the step.
+  /// - A document that does not exist yet is created (first save). A document reached
+  ///   through a symbolic link: the link stays, its target is replaced. A folder document
+  ///   (a package) is swapped whole with `renameat2(RENAME_EXCHANGE)`.
+  /// - A document with several hard links is refused (`hardLinked`) unless
+  ///   `options.hardLinks` is ``ReplaceOptions/HardLinks/split``.
+  /// - Works on documents without a key, too: it is the safe save.
+  ///
+  /// The call is synchronous and, once started, runs to completion: there is no point at
+  /// which cancelling could leave a half state.
+  ///
+  /// - Throws: ``DocbmError`` with ``DocbmError/step`` set: `writerFailed` (your writer
+  ///   threw; its error is in the message), `nothingWritten`, `hardLinked`,
+  ///   `attributeCopyFailed`, `noSpace`, `ioError`, `readOnlyFilesystem`,
+  ///   `permissionDenied`, `unsupportedFileType`, `notFound`.
+  public func replaceDocument(
+    options: ReplaceOptions = ReplaceOptions(), _ write: (URL) throws -> Void
+  ) throws(DocbmError) {
+    try DocumentReplacer(
+      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
+    ).replace(write)
+  }
+
+  /// Saves `data` as the document's new contents; see ``replaceDocument(options:_:)``.
+  public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError) {
+    try replaceDocument(options: options) { url in try AnchoredDocument.writeNew(data, to: url) }
+  }
+
+  /// Writes a copy of the document under a new name ("Save As"): `write` writes the copy's
+  /// contents, and the copy gets this document's extended attributes and mode (not its
+  /// owner: a copy belongs to whoever makes it). With ``CopyKey/carry`` it gets the key
+  /// too, so the bookmarks inside keep resolving in the copy; with ``CopyKey/strip`` it
+  /// gets no key ("save a copy for someone else"). An existing file at `destination` is
+  /// replaced as safely as ``replaceDocument(options:_:)`` replaces a document.
+  ///
+  /// - Returns: the copy, ready to anchor and resolve bookmarks.
+  /// - Throws: ``DocbmError`` as ``replaceDocument(options:_:)`` does.
+  @discardableResult
+  public func saveCopy(
+    to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
+    _ write: (URL) throws -> Void
+  ) throws(DocbmError) -> AnchoredDocument {
+    try DocumentReplacer(
+      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
+    ).replace(write)
+    return AnchoredDocument(path: destination, searchBudget: searchBudget)
+  }
+
+  /// Writes `data` as a copy; see ``saveCopy(to:key:options:_:)``.
+  @discardableResult
+  public func saveCopy(
+    to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
+    data: Data
+  ) throws(DocbmError) -> AnchoredDocument {
+    try saveCopy(to: destination, key: key, options: options) { url in
+      try AnchoredDocument.writeNew(data, to: url)
+    }
+  }
+
+  /// Creates the file at `url` (which must not exist) and writes `data` into it.
+  static func writeNew(_ data: Data, to url: URL) throws(SystemCallError) {
+    let fd = try FileDescriptor.open(FilePath(url), [.writeOnly, .create, .exclusive], permissions: 0o666)
+    defer { fd.close() }
+    var failure: SystemCallError?
+    data.withUnsafeBytes { buffer in
+      do throws(SystemCallError) { try fd.writeAll(buffer) } catch { failure = error }
+    }
+    if let failure { throw failure }
+  }
+}

@@ -1,0 +1,334 @@
+import CDocbmShims
+import Foundation
+import Glibc
+
+/// The safe save: a new version written in a private temporary folder beside the document,
+/// given the document's owner, attributes (the key among them), mode and ACLs, flushed, and
+/// renamed over the document, whose folder is then flushed too.
+///
+/// Every failure before the rename leaves the document byte for byte as it was and removes
+/// the temporary folder. The order of the steps, and why, is in docs/design.md ("Saving").
+struct DocumentReplacer {
+  /// The path to replace, as the caller gave it (a symbolic link is followed).
+  let destination: FilePath
+  /// Where the metadata comes from: the destination itself, or another document (Save As).
+  let metadataSource: FilePath?
+  /// Whether the owner is copied (not for copies: a copy belongs to whoever makes it).
+  let copiesOwner: Bool
+  let key: CopyKey
+  let options: ReplaceOptions
+
+  /// The document as it is before the save.
+  private struct Original {
+    let descriptor: FileDescriptor
+    let path: FilePath
+    let status: FileStatus
+  }
+
+  func replace(_ write: (URL) throws -> Void) throws(DocbmError) {
+    let (folderPath, name) = try locate()
+    let folder = try step(.inspectDocument, folderPath) { () throws(SystemCallError) in
+      try FileDescriptor.open(folderPath, [.directory])
+    }
+    defer { folder.close() }
+
+    let existing = try openExisting(name, in: folder, folderPath: folderPath)
+    defer { existing?.descriptor.close() }
+    let source: Original?
+    if let metadataSource {
+      source = try openSource(metadataSource)
+    } else {
+      source = existing
+    }
+    defer { if metadataSource != nil { source?.descriptor.close() } }
+    if let existing, existing.status.linkCount > 1, existing.status.kind == .regular,
+      options.hardLinks == .refuse
+    {
+      throw DocbmError(
+        .hardLinked, path: existing.path,
+        message:
+          "\(existing.path) has \(existing.status.linkCount) hard links; replacing it would leave the other names with the old version",
+        step: .inspectDocument)
+    }
+
+    TemporarySaveFolder.sweep(in: folder, for: name)
+    let temporary = try step(.prepareTemporary, folderPath) { () throws(SystemCallError) in
+      try SaveFaults.check(.prepareTemporary, call: "mkdirat")
+      return try TemporarySaveFolder.make(in: folder, parentPath: folderPath, for: name)
+    }
+    defer { temporary.remove() }
+
+    // The writer sees the document's own name when it is text, so that code which looks at
+    // the extension keeps working.
+    let writtenName = FilePath(uncheckedBytes: String(validating: name, as: UTF8.self) != nil ? name : Array("document".utf8))
+    do {
+      try write(temporary.path.appending(writtenName.bytes).url)
+    } catch {
+      throw DocbmError(
+        .writerFailed, path: destination,
+        message: "the new version of \(destination) could not be written: \(error)", step: .write)
+    }
+
+    let written = try openWritten(writtenName, in: temporary, expecting: source?.status.kind)
+    defer { written.descriptor.close() }
+    if let source {
+      try copyMetadata(from: source, to: written)
+    }
+    try sync(written)
+
+    // Another save may have replaced the document while this one ran. Its version carried
+    // the key too; make sure this one carries the key the document has now.
+    if let existing, metadataSource == nil, key == .carry {
+      try carryCurrentKey(name, in: folder, was: existing, into: written)
+    }
+
+    try step(.swap, destination) { () throws(SystemCallError) in
+      try SaveFaults.check(.swap, call: "renameat")
+      if existing?.status.kind == .directory {
+        try temporary.descriptor.exchange(writtenName, with: FilePath(uncheckedBytes: name), in: folder)
+      } else {
+        try temporary.descriptor.rename(writtenName, to: FilePath(uncheckedBytes: name), in: folder)
+      }
+    }
+    do {
+      try SaveFaults.check(.syncFolder, call: "fsync")
+      try folder.sync()
+    } catch {
+      var failure = DocbmError(error, operation: .save(.syncFolder), path: destination)
+      failure = DocbmError(
+        failure.code, path: destination,
+        message:
+          "the new version of \(destination) is in place, but flushing its folder failed, so it may not survive a crash",
+        recommendation: .retryLater, systemCall: failure.systemCall, errno: failure.errno, step: .syncFolder)
+      throw failure
+    }
+  }
+
+  /// The folder and name to replace: a symbolic link's final target, else the path itself.
+  private func locate() throws(DocbmError) -> (folder: FilePath, name: [UInt8]) {
+    let link = try? FileStatus.of(destination, followSymlinks: false)
+    var real = destination.absolute
+    if link?.kind == .symbolicLink {
+      real = try TargetSnapshot.canonicalPath(destination)
+    } else if link != nil {
+      // Resolve the folders (not the name) so the temporary folder is the document's sibling.
+      let folder = try TargetSnapshot.canonicalPath(destination.absolute.removingLastComponent)
+      real = folder.appending(destination.absolute.lastComponent)
+    }
+    let name = real.lastComponent
+    guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+      throw DocbmError(.notFound, path: destination, message: "\(destination) does not name a document")
+    }
+    return (real.removingLastComponent, name)
+  }
+
+  private func openExisting(
+    _ name: [UInt8], in folder: FileDescriptor, folderPath: FilePath
+  ) throws(DocbmError) -> Original? {
+    let path = folderPath.appending(name)
+    do {
+      let fd = try FileDescriptor.open(
+        FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
+      let status = try FileStatus.of(fd)
+      guard status.kind == .regular || status.kind == .directory else {
+        fd.close()
+        throw DocbmError(
+          .unsupportedFileType, path: path,
+          message: "\(path) is neither a regular file nor a folder, so it cannot be saved over",
+          step: .inspectDocument)
+      }
+      return Original(descriptor: fd, path: path, status: status)
+    } catch let error as SystemCallError where error.errno == .noSuchFile {
+      return nil  // the first save creates the document
+    } catch let error as SystemCallError {
+      throw DocbmError(error, operation: .save(.inspectDocument), path: path)
+    } catch let error as DocbmError {
+      throw error
+    } catch {
+      throw DocbmError(.systemFailure, path: path, message: "\(error)", step: .inspectDocument)
+    }
+  }
+
+  private func openSource(_ path: FilePath) throws(DocbmError) -> Original {
+    try step(.inspectDocument, path) { () throws(SystemCallError) in
+      let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+      do throws(SystemCallError) {
+        return Original(descriptor: fd, path: path, status: try FileStatus.of(fd))
+      } catch {
+        fd.close()
+        throw error
+      }
+    }
+  }
+
+  private func openWritten(
+    _ name: FilePath, in temporary: TemporarySaveFolder, expecting kind: FileStatus.Kind?
+  ) throws(DocbmError) -> Original {
+    let path = temporary.path.appending(name.bytes)
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: temporary.descriptor)
+    } catch {
+      guard error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks else {
+        throw DocbmError(error, operation: .save(.openWritten), path: path)
+      }
+      throw DocbmError(
+        .nothingWritten, path: destination,
+        message:
+          "the writer returned without writing a file at the URL it was given; \(destination) is unchanged",
+        step: .openWritten)
+    }
+    let status = try step(.openWritten, path) { () throws(SystemCallError) in
+      do throws(SystemCallError) { return try FileStatus.of(fd) } catch {
+        fd.close()
+        throw error
+      }
+    }
+    let expected = kind ?? status.kind
+    guard status.kind == expected, status.kind == .regular || status.kind == .directory else {
+      fd.close()
+      throw DocbmError(
+        .nothingWritten, path: destination,
+        message:
+          "the writer made a \(status.kind) where the document is a \(expected); \(destination) is unchanged",
+        step: .openWritten)
+    }
+    return Original(descriptor: fd, path: path, status: status)
+  }
+
+  /// Owner, then attributes, then mode, then ACLs: chown clears capabilities, attributes
+  /// need write permission, and an ACL write also sets the mode bits.
+  private func copyMetadata(from source: Original, to written: Original) throws(DocbmError) {
+    let new = written.descriptor
+    if copiesOwner,
+      source.status.owner != written.status.owner || source.status.group != written.status.group
+    {
+      try step(.changeOwner, destination) { () throws(SystemCallError) in
+        try SaveFaults.check(.changeOwner, call: "fchown")
+        do throws(SystemCallError) {
+          try new.changeOwner(user: source.status.owner, group: source.status.group)
+        } catch where error.errno == .notPermitted {
+          // Not root: keep at least the group when the caller belongs to it (as sed does).
+          try? new.changeOwner(user: UInt32.max, group: source.status.group)
+        }
+      }
+    }
+
+    // Owner write permission, so that attributes can be set whatever mode the writer chose.
+    let writable: UInt32 = written.status.kind == .directory ? 0o700 : 0o600
+    try step(.copyAttributes, destination) { () throws(SystemCallError) in
+      try new.changeMode(written.status.permissions | writable)
+    }
+    try copyAttributes(from: source, to: written)
+
+    try step(.changeMode, destination) { () throws(SystemCallError) in
+      try SaveFaults.check(.changeMode, call: "fchmod")
+      try new.changeMode(source.status.permissions)
+    }
+
+    try step(.copyACL, destination) { () throws(SystemCallError) in
+      try SaveFaults.check(.copyACL, call: "fsetxattr")
+      var names = ["system.posix_acl_access"]
+      if source.status.kind == .directory && written.status.kind == .directory {
+        names.append("system.posix_acl_default")
+      }
+      for name in names {
+        guard let value = try ExtendedAttributes.value(name, of: .descriptor(source.descriptor)) else {
+          continue
+        }
+        try ExtendedAttributes.set(name, to: value, on: .descriptor(new))
+      }
+    }
+  }
+
+  private func copyAttributes(from source: Original, to written: Original) throws(DocbmError) {
+    do {
+      try SaveFaults.check(.copyAttributes, call: "attr_copy_fd")
+    } catch {
+      throw DocbmError(error, operation: .save(.copyAttributes), path: destination)
+    }
+    do {
+      try AttributeCopy.copy(
+        from: source.descriptor, path: source.path, to: written.descriptor, path: written.path)
+    } catch {
+      if options.requireEveryAttribute {
+        throw DocbmError(
+          .attributeCopyFailed, path: destination,
+          message:
+            "the extended attributes of \(source.path) could not all be copied (\(error.messages)); \(destination) is unchanged",
+          step: .copyAttributes)
+      }
+    }
+    // The key is checked on its own, whatever the policy and /etc/xattr.conf say.
+    let sourceKey = try step(.copyAttributes, destination) { () throws(SystemCallError) in
+      try ExtendedAttributes.value(KeyAttribute.name, of: .descriptor(source.descriptor), sizeHint: 64)
+    }
+    try step(.copyAttributes, destination) { () throws(SystemCallError) in
+      let copied = try ExtendedAttributes.value(
+        KeyAttribute.name, of: .descriptor(written.descriptor), sizeHint: 64)
+      switch key {
+      case .strip:
+        if copied != nil { try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor)) }
+      case .carry:
+        if let sourceKey, copied != sourceKey {
+          try ExtendedAttributes.set(KeyAttribute.name, to: sourceKey, on: .descriptor(written.descriptor))
+        }
+      }
+    }
+  }
+
+  /// fsync of the new version (every file and folder in it, for a folder document). A
+  /// failure is final: nothing is retried and nothing is renamed.
+  private func sync(_ written: Original) throws(DocbmError) {
+    try step(.syncFile, destination) { () throws(SystemCallError) in
+      try SaveFaults.check(.syncFile, call: "fsync")
+      if written.status.kind == .directory {
+        try DocumentReplacer.syncTree(written.descriptor)
+      }
+      try written.descriptor.sync()
+    }
+  }
+
+  private static func syncTree(_ folder: FileDescriptor) throws(SystemCallError) {
+    let stream = try DirectoryStream(FilePath("."), relativeTo: folder)
+    while let entry = stream.next() {
+      let name = FilePath(uncheckedBytes: entry.name)
+      let status = try FileStatus.of(name, relativeTo: stream.descriptor, followSymlinks: false)
+      guard status.kind == .regular || status.kind == .directory else { continue }
+      let child = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: stream.descriptor)
+      try child.closeAfter { child throws(SystemCallError) in
+        if status.kind == .directory { try syncTree(child) }
+        try child.sync()
+      }
+    }
+  }
+
+  private func carryCurrentKey(
+    _ name: [UInt8], in folder: FileDescriptor, was existing: Original, into written: Original
+  ) throws(DocbmError) {
+    guard let now = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false),
+      now.inode != existing.status.inode || now.device != existing.status.device
+    else { return }
+    try step(.copyAttributes, destination) { () throws(SystemCallError) in
+      let current = try FileDescriptor.open(
+        FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
+      try current.closeAfter { current throws(SystemCallError) in
+        if let key = try ExtendedAttributes.value(KeyAttribute.name, of: .descriptor(current), sizeHint: 64) {
+          try ExtendedAttributes.set(KeyAttribute.name, to: key, on: .descriptor(written.descriptor))
+          try written.descriptor.sync()
+        }
+      }
+    }
+  }
+
+  /// Runs System-layer work of one save step, naming the step in its error.
+  private func step<Value>(
+    _ step: SaveStep, _ path: FilePath, _ body: () throws(SystemCallError) -> Value
+  ) throws(DocbmError) -> Value {
+    do {
+      return try body()
+    } catch {
+      throw DocbmError(error, operation: .save(step), path: path)
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import CDocbmShims
+import Glibc
+
+extension FileDescriptor {
+  /// Changes the owner and group. The corresponding C function is `fchown`.
+  package func changeOwner(user: UInt32, group: UInt32) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("fchown") { fchown(rawValue, user, group) }
+  }
+
+  /// Changes the permission bits (`mode & 07777`). The corresponding C function is `fchmod`.
+  package func changeMode(_ permissions: UInt32) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("fchmod") { fchmod(rawValue, mode_t(permissions & 0o7777)) }
+  }
+
+  /// Takes an exclusive advisory lock; returns `false` when `wait` is false and another
+  /// open file description holds it. The lock goes with the descriptor's last close.
+  /// The corresponding C function is `flock`.
+  package func lockExclusively(wait: Bool) throws(SystemCallError) -> Bool {
+    let operation = DOCBM_LOCK_EX | (wait ? 0 : DOCBM_LOCK_NB)
+    while true {
+      if docbm_flock(rawValue, operation) == 0 { return true }
+      let error = Errno.current
+      if error == .interrupted { continue }
+      if error.rawValue == EWOULDBLOCK { return false }
+      throw SystemCallError("flock", error)
+    }
+  }
+}
+
+/// Operations on the entries of an open folder, by name.
+extension FileDescriptor {
+  /// Makes a folder `name` inside this folder. The corresponding C function is `mkdirat`.
+  package func makeDirectory(_ name: FilePath, permissions: UInt32) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("mkdirat", path: name) {
+      name.withCString { mkdirat(rawValue, $0, mode_t(permissions)) }
+    }
+  }
+
+  /// Renames `name` in this folder to `newName` in `folder`, replacing a file there.
+  /// The corresponding C function is `renameat`.
+  package func rename(
+    _ name: FilePath, to newName: FilePath, in folder: FileDescriptor
+  ) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("renameat", path: newName) {
+      name.withCString { old in newName.withCString { renameat(rawValue, old, folder.rawValue, $0) } }
+    }
+  }
+
+  /// Swaps `name` in this folder with `otherName` in `folder` atomically; both must exist.
+  /// The corresponding C function is `renameat2` with `RENAME_EXCHANGE`.
+  package func exchange(
+    _ name: FilePath, with otherName: FilePath, in folder: FileDescriptor
+  ) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("renameat2", path: otherName) {
+      name.withCString { old in
+        otherName.withCString {
+          docbm_renameat2(rawValue, old, folder.rawValue, $0, DOCBM_RENAME_EXCHANGE)
+        }
+      }
+    }
+  }
+
+  /// Removes the file or empty folder `name`. The corresponding C function is `unlinkat`.
+  package func removeEntry(_ name: FilePath, isDirectory: Bool) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("unlinkat", path: name) {
+      name.withCString { unlinkat(rawValue, $0, isDirectory ? AT_REMOVEDIR : 0) }
+    }
+  }
+
+  /// Removes `name` and, when it is a folder, everything in it, without following
+  /// symbolic links. Missing entries are not an error.
+  package func removeTree(_ name: FilePath) throws(SystemCallError) {
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(name, relativeTo: self, followSymlinks: false)
+    } catch where error.errno == .noSuchFile {
+      return
+    }
+    if status.kind == .directory {
+      let stream = try DirectoryStream(name, relativeTo: self)
+      var children: [[UInt8]] = []
+      while let entry = stream.next() { children.append(entry.name) }
+      for child in children {
+        try stream.descriptor.removeTree(FilePath(uncheckedBytes: child))
+      }
+    }
+    do {
+      try removeEntry(name, isDirectory: status.kind == .directory)
+    } catch where error.errno == .noSuchFile {
+      return
+    }
+  }
+}
