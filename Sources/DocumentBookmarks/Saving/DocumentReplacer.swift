@@ -63,6 +63,12 @@ struct DocumentReplacer {
     let writtenName = FilePath(uncheckedBytes: String(validating: name, as: UTF8.self) != nil ? name : Array("document".utf8))
     do {
       try write(temporary.path.appending(writtenName.bytes).url)
+    } catch let error as SystemCallError {
+      throw DocbmError(error, operation: .save(.write), path: destination)
+    } catch let error as CocoaError where error.code == .fileWriteOutOfSpace {
+      throw DocbmError(
+        .noSpace, path: destination,
+        message: "no room for the new version of \(destination); it is unchanged", step: .write)
     } catch {
       throw DocbmError(
         .writerFailed, path: destination,
@@ -233,9 +239,7 @@ struct DocumentReplacer {
         names.append("system.posix_acl_default")
       }
       for name in names {
-        guard let value = try ExtendedAttributes.value(name, of: .descriptor(source.descriptor)) else {
-          continue
-        }
+        guard let value = try optionalAttribute(name, of: source.descriptor) else { continue }
         try ExtendedAttributes.set(name, to: value, on: .descriptor(new))
       }
     }
@@ -261,11 +265,10 @@ struct DocumentReplacer {
     }
     // The key is checked on its own, whatever the policy and /etc/xattr.conf say.
     let sourceKey = try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      try ExtendedAttributes.value(KeyAttribute.name, of: .descriptor(source.descriptor), sizeHint: 64)
+      try optionalAttribute(KeyAttribute.name, of: source.descriptor)
     }
     try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      let copied = try ExtendedAttributes.value(
-        KeyAttribute.name, of: .descriptor(written.descriptor), sizeHint: 64)
+      let copied = try optionalAttribute(KeyAttribute.name, of: written.descriptor)
       switch key {
       case .strip:
         if copied != nil { try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor)) }
@@ -313,11 +316,21 @@ struct DocumentReplacer {
       let current = try FileDescriptor.open(
         FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
       try current.closeAfter { current throws(SystemCallError) in
-        if let key = try ExtendedAttributes.value(KeyAttribute.name, of: .descriptor(current), sizeHint: 64) {
+        if let key = try optionalAttribute(KeyAttribute.name, of: current) {
           try ExtendedAttributes.set(KeyAttribute.name, to: key, on: .descriptor(written.descriptor))
           try written.descriptor.sync()
         }
       }
+    }
+  }
+
+  /// An attribute's value; `nil` when it is absent or the filesystem has no attributes at
+  /// all (a document on ramfs has nothing to keep, and is still saved safely).
+  private func optionalAttribute(_ name: String, of file: FileDescriptor) throws(SystemCallError) -> [UInt8]? {
+    do {
+      return try ExtendedAttributes.value(name, of: .descriptor(file), sizeHint: 64)
+    } catch where error.errno == .notSupported {
+      return nil
     }
   }
 

@@ -1,0 +1,191 @@
+import DocbmCLI
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+/// `docbm save` on real files: crashes, full and read-only filesystems, other users.
+@Suite("docbm save end to end")
+struct SaveEndToEndTests {
+  let docbm = Capabilities.docbmExecutable
+
+  private func contents(_ path: FilePath) -> String {
+    (try? String(contentsOfFile: path.description, encoding: .utf8)) ?? "<unreadable>"
+  }
+
+  @Test("saves standard input or --from, keeping the key; refuses hard links unless told")
+  func saves() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("doc.txt", "old")
+    #expect(run(docbm, ["bookmark", document.description, try scratch.file("t").description]).status == 0)
+    let fingerprint = try BookmarkService().documents(anchoredOn: document).keyFingerprint()
+
+    let fromInput = run(docbm, ["save", document.description], input: "from standard input")
+    #expect(fromInput.status == 0, "\(fromInput.error)")
+    #expect(contents(document) == "from standard input")
+    let source = try scratch.file("source.txt", "from a file")
+    let fromFile = run(docbm, ["save", "--from", source.description, document.description])
+    #expect(fromFile.status == 0)
+    #expect(contents(document) == "from a file")
+    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() == fingerprint)
+
+    #expect(link(document.description, scratch.path("other-name").description) == 0)
+    let refused = run(docbm, ["save", "--json", document.description], input: "x")
+    #expect(refused.status == 1)
+    #expect(refused.output.contains("\"code\" : \"hardLinked\""))
+    #expect(contents(document) == "from a file")
+    #expect(run(docbm, ["save", "--split-hard-links", document.description], input: "x").status == 0)
+    #expect(contents(document) == "x")
+  }
+
+  @Test("killed with SIGKILL at random instants, a save leaves the old or the new version, with its key")
+  func crashSafety() throws {
+    let scratch = try Scratch()
+    let versions = [
+      String(repeating: "A", count: 256 * 1024), String(repeating: "B", count: 256 * 1024),
+    ]
+    let sources = try versions.enumerated().map { try scratch.file("version\($0.offset)", $0.element) }
+    let document = try scratch.file("doc.txt", versions[0])
+    let anchored = BookmarkService().documents(anchoredOn: document)
+    _ = try anchored.makeBookmark(to: try scratch.file("target"))
+    let fingerprint = try anchored.keyFingerprint()
+
+    // How long one save takes here, to spread the kills over it.
+    let start = DispatchTime.now().uptimeNanoseconds
+    for source in sources { run(docbm, ["save", "--from", source.description, document.description]) }
+    let saveMicroseconds = Int((DispatchTime.now().uptimeNanoseconds - start) / 2_000)
+
+    var generator = SystemRandomNumberGenerator()
+    var kills = 0
+    var attempts = 0
+    while kills < 200 && attempts < 1_000 {
+      attempts += 1
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: docbm)
+      process.arguments = ["save", "--from", sources[attempts % 2].description, document.description]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(UInt32(Int.random(in: 0...saveMicroseconds, using: &generator)))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      if process.terminationReason == .uncaughtSignal { kills += 1 }
+      let now = contents(document)
+      #expect(versions.contains(now), "after attempt \(attempts) the document holds \(now.count) bytes of neither version")
+      #expect(try anchored.keyFingerprint() == fingerprint, "after attempt \(attempts) the key is gone")
+    }
+    #expect(kills >= 200, "only \(kills) of \(attempts) saves were killed before they ended")
+    // The next save sweeps what the killed ones left.
+    #expect(run(docbm, ["save", "--from", sources[0].description, document.description]).status == 0)
+    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
+      .filter { $0.contains(".docbm-save-") }
+    #expect(left.isEmpty, "\(left)")
+    print("crash safety: \(kills) saves killed in \(attempts) attempts; every one left a whole version with its key")
+  }
+
+  @Test("two processes saving at once: one whole version, and the key")
+  func concurrentProcesses() async throws {
+    let scratch = try Scratch()
+    let versions = [String(repeating: "first ", count: 50_000), String(repeating: "second ", count: 50_000)]
+    let sources = try versions.enumerated().map { try scratch.file("v\($0.offset)", $0.element) }
+    let document = try scratch.file("doc", "start")
+    let anchored = BookmarkService().documents(anchoredOn: document)
+    _ = try anchored.makeBookmark(to: try scratch.file("t"))
+    let fingerprint = try anchored.keyFingerprint()
+    for _ in 0..<10 {
+      let results = await withTaskGroup(of: ProcessResult.self) { group in
+        for source in sources {
+          group.addTask { run(docbm, ["save", "--from", source.description, document.description]) }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.error))")
+      #expect(versions.contains(contents(document)))
+      #expect(try anchored.keyFingerprint() == fingerprint)
+    }
+  }
+
+  @Test("a full disk, a filesystem without attributes, a read-only remount")
+  func realFilesystemFaults() throws {
+    guard Capabilities.canMountPrivately else {
+      print("skipped: mounting test filesystems needs root and unshare -m")
+      return
+    }
+    let scratch = try Scratch()
+    let big = try scratch.file("big", String(repeating: "x", count: 4 * 1024 * 1024))
+    let mountPoint = try scratch.folder("mnt")
+    // Each case prints what it saw; the test reads the lines back.
+    let script = """
+      set -u
+      m='\(mountPoint)'; d="$m/doc"; docbm='\(docbm)'
+      check() { printf '%s exit=%s content=%s key=%s leftovers=%s\\n' "$1" "$2" "$(cat "$d" 2>/dev/null | head -c 20)" \
+        "$("$docbm" inspect "$d" 2>/dev/null | grep -c 'key:.*present')" "$(ls -A "$m" | grep -c docbm-save)"; }
+
+      mount -t tmpfs -o size=1m none "$m" || exit 77
+      printf 'original' > "$d" && echo t > "$m/t" && "$docbm" bookmark "$d" "$m/t" > /dev/null
+      "$docbm" save --from '\(big)' "$d" 2> "$m.err"; check full $?; cat "$m.err"
+      umount "$m"
+
+      mount -t ramfs none "$m"
+      printf 'original' > "$d"
+      printf 'replaced' | "$docbm" save "$d" 2> "$m.err"; check ramfs $?; cat "$m.err"
+      umount "$m"
+
+      mount -t tmpfs -o size=1m none "$m"
+      printf 'original' > "$d" && echo t > "$m/t" && "$docbm" bookmark "$d" "$m/t" > /dev/null
+      mount -o remount,ro "$m"
+      printf 'replaced' | "$docbm" save "$d" 2> "$m.err"; check readonly $?; cat "$m.err"
+      umount "$m"
+      """
+    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
+    if result.status == 77 {
+      print("skipped: tmpfs cannot be mounted here: \(result.error)")
+      return
+    }
+    let lines = result.output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("full exit=1 content=original key=1 leftovers=0"), "\(result.output)")
+    #expect(lines.contains { $0.hasPrefix("Error: noSpace:") && $0.contains("step:") })
+    #expect(lines.contains("ramfs exit=0 content=replaced key=0 leftovers=0"), "\(result.output)")
+    #expect(lines.contains("readonly exit=1 content=original key=1 leftovers=0"), "\(result.output)")
+    #expect(lines.contains { $0.hasPrefix("Error: readOnlyFilesystem:") })
+  }
+
+  @Test("as another user: refused in a folder it cannot write; its own document keeps its owner")
+  func droppedPrivileges() throws {
+    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+      print("skipped: dropping privileges needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    func asNobody(_ arguments: [String], input: String) -> ProcessResult {
+      run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments, input: input)
+    }
+    // A folder owned by root: nobody may write the document but not make files beside it.
+    let locked = try scratch.folder("locked")
+    let lockedDocument = try scratch.file("locked/doc", "original")
+    chown(lockedDocument.description, 65534, 65534)
+    let refused = asNobody(["save", lockedDocument.description], input: "new")
+    #expect(refused.status == 1)
+    #expect(refused.error.contains("permissionDenied"), "\(refused.error)")
+    #expect(refused.error.contains("step: prepareTemporary"))
+    #expect(contents(lockedDocument) == "original")
+    _ = locked
+
+    // nobody's own folder and document: saved, still nobody's, key kept.
+    let own = try scratch.folder("own")
+    chown(own.description, 65534, 65534)
+    let ownDocument = try scratch.file("own/doc", "original")
+    chown(ownDocument.description, 65534, 65534)
+    chmod(ownDocument.description, 0o600)
+    #expect(asNobody(["bookmark", ownDocument.description, ownDocument.description], input: "").status == 0)
+    let saved = asNobody(["save", ownDocument.description], input: "new")
+    #expect(saved.status == 0, "\(saved.error)")
+    let status = try FileManager.default.attributesOfItem(atPath: ownDocument.description)
+    #expect((status[.ownerAccountID] as? NSNumber)?.intValue == 65534)
+    #expect((status[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    #expect(contents(ownDocument) == "new")
+    #expect(try BookmarkService().documents(anchoredOn: ownDocument).keyFingerprint() != nil)
+  }
+}
