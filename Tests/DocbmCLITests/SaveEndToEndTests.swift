@@ -76,7 +76,8 @@ struct SaveEndToEndTests {
       #expect(try anchored.keyFingerprint() == fingerprint, "after attempt \(attempts) the key is gone")
     }
     #expect(kills >= 200, "only \(kills) of \(attempts) saves were killed before they ended")
-    // The next save sweeps what the killed ones left.
+    // The next save sweeps what the killed ones left, once it is old enough to be safe.
+    sleep(UInt32(2) + 1)
     #expect(run(docbm, ["save", "--from", sources[0].description, document.description]).status == 0)
     let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
       .filter { $0.contains(".docbm-save-") }

@@ -46,19 +46,36 @@ struct SavingTests {
     #expect(try leftovers().isEmpty)
   }
 
-  @Test("the writer gets a URL with the document's name, in a private folder beside it")
+  @Test("the writer gets a fresh hidden name beside the document, with its extension")
   func writerURL() throws {
     var seen: URL?
     try document.replaceDocument { url in
       seen = url
+      #expect(!FileManager.default.fileExists(atPath: url.path))
       try Data("x".utf8).write(to: url)
     }
     let url = try #require(seen)
-    #expect(url.lastPathComponent == "board.json")
-    let folder = url.deletingLastPathComponent()
-    #expect(folder.lastPathComponent.hasPrefix(".board.json.docbm-save-"))
-    #expect(folder.deletingLastPathComponent().path == scratch.path("project").description)
-    #expect(!FileManager.default.fileExists(atPath: folder.path))
+    #expect(url.lastPathComponent.hasPrefix(".board.json.docbm-save-"))
+    #expect(url.pathExtension == "json")
+    #expect(url.deletingLastPathComponent().path == scratch.path("project").description)
+    #expect(!FileManager.default.fileExists(atPath: url.path))
+  }
+
+  @Test("a first save gets the usual mode, not the private mode it was written with")
+  func firstSaveMode() throws {
+    let fresh = BookmarkService().documents(anchoredOn: scratch.path("project/fresh.txt"))
+    try fresh.replaceDocument(with: Data("x".utf8))
+    let mode = try FileStatus.of(scratch.path("project/fresh.txt"), followSymlinks: false).permissions
+    #expect(mode == 0o666 & ~FileModeCreationMask.current)
+  }
+
+  @Test("writers that save with Foundation's own atomic write work too")
+  func atomicWriterInside() throws {
+    try document.replaceDocument { url in try Data("via atomic".utf8).write(to: url, options: .atomic) }
+    #expect(try contents(documentPath) == "via atomic")
+    #expect(try document.resolve(bookmark).isStale == false)
+    #expect(try FileStatus.of(documentPath, followSymlinks: false).permissions == 0o640)
+    #expect(try leftovers().isEmpty)
   }
 
   @Test("a writer that throws leaves the document intact, with its key, and no temporary")
@@ -159,6 +176,7 @@ struct SavingTests {
     let inside = try folderDocument.makeBookmark(to: try scratch.file("Project.pkg/assets/a.png"))
     try folderDocument.replaceDocument { url in
       try FileManager.default.createDirectory(at: url.appendingPathComponent("assets"), withIntermediateDirectories: true)
+      #expect(url.deletingLastPathComponent().path == scratch.root.description)
       try Data("png".utf8).write(to: url.appendingPathComponent("assets/a.png"))
       try Data("new".utf8).write(to: url.appendingPathComponent("new.txt"))
     }
@@ -187,19 +205,28 @@ struct SavingTests {
     #expect(try ExtendedAttributes.value("user.color", of: .path(scratch.path("elsewhere/shared.json"), followSymlinks: false)) != nil)
   }
 
-  @Test("leftovers of a crashed save are swept; a live save's folder is not")
+  @Test("leftovers of a crashed save are swept; a live save's file and a fresh one are not")
   func sweepsLeftovers() throws {
     let folder = try FileDescriptor.open(scratch.path("project"), [.directory])
     defer { folder.close() }
     let name = Array("board.json".utf8)
-    let crashed = try TemporarySaveFolder.make(in: folder, parentPath: scratch.path("project"), for: name)
-    try scratch.file("project/\(crashed.name)/board.json", "half")
-    crashed.descriptor.close()  // the crashed process's lock died with it
-    let live = try TemporarySaveFolder.make(in: folder, parentPath: scratch.path("project"), for: name)
-    defer { live.remove() }
+    func leftover(_ contents: String, age: Int) throws -> TemporaryVersion {
+      let version = try TemporaryVersion.make(in: folder, folderPath: scratch.path("project"), for: name)
+      try scratch.write(contents, to: version.path)
+      var times = [timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0)]
+      #expect(utimensat(AT_FDCWD, version.path.description, &times, 0) == 0)
+      return version
+    }
+    let crashed = try leftover("half", age: 60)
+    let live = try leftover("being saved", age: 60)
+    let liveLock = try FileDescriptor.open(live.path, .readOnly)
+    defer { liveLock.close() }
+    #expect(try liveLock.lockExclusively(wait: false))
+    let fresh = try leftover("just written", age: 0)
     try document.replaceDocument(with: Data("new".utf8))
-    let rest = try leftovers()
-    #expect(rest == [live.name.description])
+    let rest = Set(try leftovers())
+    #expect(!rest.contains(crashed.name.description))
+    #expect(rest == [live.name.description, fresh.name.description])
   }
 
   @Test("ACLs are kept")

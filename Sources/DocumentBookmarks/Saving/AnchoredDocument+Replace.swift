@@ -1,10 +1,14 @@
 public import Foundation
 
 extension AnchoredDocument {
-  /// Saves a new version of the document safely: `write` writes the new contents at the
-  /// URL it is given (a fresh path in a private folder beside the document, on the same
-  /// filesystem); docbm gives that file the document's owner, extended attributes (its key
-  /// among them), mode and ACLs, flushes it, and renames it over the document.
+  /// Saves a new version of the document safely: `write` creates the new version at the
+  /// URL it is given (a fresh hidden name beside the document, on the same filesystem, with
+  /// the document's extension); docbm gives that file the document's owner, extended
+  /// attributes (its key among them), mode and ACLs, flushes it, and renames it over the
+  /// document. For a folder document, `write` creates a folder at the URL.
+  ///
+  /// Create the file with mode 0600 when its contents are private: the document's mode is
+  /// applied only after writing. A first save gets `0666` (folders `0777`) less the umask.
   ///
   /// - A crash at any instant leaves the complete old or the complete new version.
   /// - A failure at any step leaves the document byte for byte as it was, removes the
@@ -69,7 +73,8 @@ extension AnchoredDocument {
 
   /// Creates the file at `url` (which must not exist) and writes `data` into it.
   static func writeNew(_ data: Data, to url: URL) throws(SystemCallError) {
-    let fd = try FileDescriptor.open(FilePath(url), [.writeOnly, .create, .exclusive], permissions: 0o666)
+    // 0600 while it is written: the document's own mode is applied before it is renamed.
+    let fd = try FileDescriptor.open(FilePath(url), [.writeOnly, .create, .exclusive], permissions: 0o600)
     defer { fd.close() }
     var failure: SystemCallError?
     data.withUnsafeBytes { buffer in

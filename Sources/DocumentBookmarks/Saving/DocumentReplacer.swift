@@ -51,18 +51,19 @@ struct DocumentReplacer {
         step: .inspectDocument)
     }
 
-    TemporarySaveFolder.sweep(in: folder, for: name)
+    TemporaryVersion.sweep(in: folder, for: name)
+    let kind = existing?.status.kind ?? source?.status.kind
     let temporary = try step(.prepareTemporary, folderPath) { () throws(SystemCallError) in
-      try SaveFaults.check(.prepareTemporary, call: "mkdirat")
-      return try TemporarySaveFolder.make(in: folder, parentPath: folderPath, for: name)
+      try SaveFaults.check(.prepareTemporary, call: "statx")
+      return try TemporaryVersion.make(in: folder, folderPath: folderPath, for: name)
     }
-    defer { temporary.remove() }
+    // Until the swap, the temporary entry is the new version: discarded on failure. After
+    // swapping a folder it holds the old version, discarded too; a file is simply renamed.
+    var renamedIntoPlace = false
+    defer { if !renamedIntoPlace { temporary.discard() } }
 
-    // The writer sees the document's own name when it is text, so that code which looks at
-    // the extension keeps working.
-    let writtenName = FilePath(uncheckedBytes: String(validating: name, as: UTF8.self) != nil ? name : Array("document".utf8))
     do {
-      try write(temporary.path.appending(writtenName.bytes).url)
+      try write(temporary.path.url)
     } catch let error as SystemCallError {
       throw DocbmError(error, operation: .save(.write), path: destination)
     } catch let error as CocoaError where error.code == .fileWriteOutOfSpace {
@@ -75,10 +76,15 @@ struct DocumentReplacer {
         message: "the new version of \(destination) could not be written: \(error)", step: .write)
     }
 
-    let written = try openWritten(writtenName, in: temporary, expecting: source?.status.kind)
+    let written = try openWritten(temporary, expecting: kind)
     defer { written.descriptor.close() }
     if let source {
       try copyMetadata(from: source, to: written)
+    } else {
+      let base: UInt32 = written.status.kind == .directory ? 0o777 : 0o666
+      try step(.changeMode, destination) { () throws(SystemCallError) in
+        try written.descriptor.changeMode(base & ~FileModeCreationMask.current)
+      }
     }
     try sync(written)
 
@@ -88,12 +94,14 @@ struct DocumentReplacer {
       try carryCurrentKey(name, in: folder, was: existing, into: written)
     }
 
+    let documentName = FilePath(uncheckedBytes: name)
     try step(.swap, destination) { () throws(SystemCallError) in
       try SaveFaults.check(.swap, call: "renameat")
       if existing?.status.kind == .directory {
-        try temporary.descriptor.exchange(writtenName, with: FilePath(uncheckedBytes: name), in: folder)
+        try folder.exchange(temporary.name, with: documentName, in: folder)
       } else {
-        try temporary.descriptor.rename(writtenName, to: FilePath(uncheckedBytes: name), in: folder)
+        try folder.rename(temporary.name, to: documentName, in: folder)
+        renamedIntoPlace = true
       }
     }
     do {
@@ -168,12 +176,12 @@ struct DocumentReplacer {
   }
 
   private func openWritten(
-    _ name: FilePath, in temporary: TemporarySaveFolder, expecting kind: FileStatus.Kind?
+    _ temporary: TemporaryVersion, expecting kind: FileStatus.Kind?
   ) throws(DocbmError) -> Original {
-    let path = temporary.path.appending(name.bytes)
+    let path = temporary.path
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: temporary.descriptor)
+      fd = try FileDescriptor.open(temporary.name, [.readOnly, .noFollow, .nonBlocking], relativeTo: temporary.folder)
     } catch {
       guard error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks else {
         throw DocbmError(error, operation: .save(.openWritten), path: path)
@@ -185,7 +193,11 @@ struct DocumentReplacer {
         step: .openWritten)
     }
     let status = try step(.openWritten, path) { () throws(SystemCallError) in
-      do throws(SystemCallError) { return try FileStatus.of(fd) } catch {
+      // Locked from now on, so that no other save's sweep takes it for a leftover.
+      do throws(SystemCallError) {
+        _ = try fd.lockExclusively(wait: true)
+        return try FileStatus.of(fd)
+      } catch {
         fd.close()
         throw error
       }

@@ -29,6 +29,13 @@ extension FileDescriptor {
 
 /// Operations on the entries of an open folder, by name.
 extension FileDescriptor {
+  /// Checks that the caller (by its effective ids) may make and remove entries in this
+  /// folder: EACCES, or EROFS on a read-only filesystem, when not.
+  /// The corresponding C function is `faccessat` with `AT_EACCESS`.
+  package func checkEntriesWritable() throws(SystemCallError) {
+    _ = try retryingOnInterrupt("faccessat") { faccessat(rawValue, ".", W_OK | X_OK, AT_EACCESS) }
+  }
+
   /// Makes a folder `name` inside this folder. The corresponding C function is `mkdirat`.
   package func makeDirectory(_ name: FilePath, permissions: UInt32) throws(SystemCallError) {
     _ = try retryingOnInterrupt("mkdirat", path: name) {
