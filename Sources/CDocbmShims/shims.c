@@ -5,6 +5,7 @@
 #include "CDocbmShims.h"
 
 #include <attr/error_context.h>
+#include <dirent.h>
 #include <attr/libattr.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@ const unsigned int DOCBM_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const unsigned int DOCBM_RENAME_NOREPLACE = RENAME_NOREPLACE;
 const int DOCBM_O_TMPFILE = O_TMPFILE;
 const int DOCBM_O_PATH = O_PATH;
+const int DOCBM_O_NOATIME = O_NOATIME;
 
 _Static_assert(sizeof(uint64_t) == 8, "uint64_t");
 
@@ -152,6 +154,13 @@ const int DOCBM_LOCK_NB = LOCK_NB;
 const int DOCBM_LOCK_UN = LOCK_UN;
 
 int docbm_flock(int fd, int operation) { return flock(fd, operation); }
+
+ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind) {
+  if (rewind && lseek(fd, 0, SEEK_SET) < 0) {
+    return -1;
+  }
+  return getdents64(fd, buffer, size);
+}
 
 /// libattr reports through a variadic callback, which Swift cannot implement; this one
 /// collects the messages in a caller's buffer.

@@ -72,7 +72,9 @@ struct SaveEndToEndTests {
       process.waitUntilExit()
       if process.terminationReason == .uncaughtSignal { kills += 1 }
       let now = contents(document)
-      #expect(versions.contains(now), "after attempt \(attempts) the document holds \(now.count) bytes of neither version")
+      #expect(
+        versions.contains(now),
+        "after attempt \(attempts) the document holds \(now.count) bytes of neither version")
       #expect(try anchored.keyFingerprint() == fingerprint, "after attempt \(attempts) the key is gone")
     }
     #expect(kills >= 200, "only \(kills) of \(attempts) saves were killed before they ended")
@@ -82,7 +84,9 @@ struct SaveEndToEndTests {
     let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
       .filter { $0.contains(".docbm-save-") }
     #expect(left.isEmpty, "\(left)")
-    print("crash safety: \(kills) saves killed in \(attempts) attempts; every one left a whole version with its key")
+    print(
+      "crash safety: \(kills) saves killed in \(attempts) attempts; every one left a whole version with its key"
+    )
   }
 
   @Test("two processes saving at once: one whole version, and the key")
@@ -161,7 +165,9 @@ struct SaveEndToEndTests {
     let scratch = try Scratch()
     chmod(scratch.root.description, 0o755)
     func asNobody(_ arguments: [String], input: String) -> ProcessResult {
-      run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments, input: input)
+      run(
+        "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments,
+        input: input)
     }
     // A folder owned by root: nobody may write the document but not make files beside it.
     let locked = try scratch.folder("locked")

@@ -1,8 +1,9 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Glibc
 import Testing
+
+@testable import DocumentBookmarks
 
 /// What common ways of saving do to a document on Linux, recorded by running them. The
 /// table in docs/save-safety.md comes from these tests' output.
@@ -20,7 +21,8 @@ struct SaveBehaviourTests {
 
     var description: String {
       let mode = documentExists ? String(mode, radix: 8) : "-"
-      return "document \(documentExists ? "exists" : "GONE"), contents \(contentsAreNew ? "new" : "old/other"), "
+      return
+        "document \(documentExists ? "exists" : "GONE"), contents \(contentsAreNew ? "new" : "old/other"), "
         + "key \(keyKept ? "kept" : "lost"), user.other \(otherAttributeKept ? "kept" : "lost"), "
         + "mode \(mode), inode \(sameInode ? "same" : "new")" + (error.map { ", threw: \($0)" } ?? "")
     }

@@ -1,8 +1,9 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Glibc
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("Saving with replaceDocument")
 struct SavingTests {
@@ -17,7 +18,8 @@ struct SavingTests {
     documentPath = try scratch.file("project/board.json", "old contents")
     document = BookmarkService().documents(anchoredOn: documentPath)
     bookmark = try document.makeBookmark(to: try scratch.file("project/cat.png"))
-    try ExtendedAttributes.set("user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
+    try ExtendedAttributes.set(
+      "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
     chmod(documentPath.description, 0o640)
   }
 
@@ -41,7 +43,9 @@ struct SavingTests {
     #expect(after.permissions == 0o640)
     #expect(after.owner == before.owner && after.group == before.group)
     #expect(try document.keyFingerprint() == fingerprint)
-    #expect(try ExtendedAttributes.value("user.color", of: .path(documentPath, followSymlinks: false)) == Array("blue".utf8))
+    #expect(
+      try ExtendedAttributes.value("user.color", of: .path(documentPath, followSymlinks: false))
+        == Array("blue".utf8))
     #expect(try document.resolve(bookmark).path == scratch.path("project/cat.png"))
     #expect(try leftovers().isEmpty)
   }
@@ -175,7 +179,8 @@ struct SavingTests {
     let folderDocument = BookmarkService().documents(anchoredOn: package)
     let inside = try folderDocument.makeBookmark(to: try scratch.file("Project.pkg/assets/a.png"))
     try folderDocument.replaceDocument { url in
-      try FileManager.default.createDirectory(at: url.appendingPathComponent("assets"), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: url.appendingPathComponent("assets"), withIntermediateDirectories: true)
       #expect(url.deletingLastPathComponent().path == scratch.root.description)
       try Data("png".utf8).write(to: url.appendingPathComponent("assets/a.png"))
       try Data("new".utf8).write(to: url.appendingPathComponent("new.txt"))
@@ -198,11 +203,14 @@ struct SavingTests {
     #expect(try FileStatus.of(copyPath, followSymlinks: false).permissions == 0o640)
     #expect(try copy.resolve(bookmark).path == scratch.path("project/cat.png"))
 
-    let forOthers = try document.saveCopy(to: scratch.path("elsewhere/shared.json"), key: .strip, data: Data("x".utf8))
+    let forOthers = try document.saveCopy(
+      to: scratch.path("elsewhere/shared.json"), key: .strip, data: Data("x".utf8))
     #expect(try forOthers.keyFingerprint() == nil)
     let error = #expect(throws: DocbmError.self) { try forOthers.resolve(bookmark) }
     #expect(error?.code == .keyMissing)
-    #expect(try ExtendedAttributes.value("user.color", of: .path(scratch.path("elsewhere/shared.json"), followSymlinks: false)) != nil)
+    #expect(
+      try ExtendedAttributes.value(
+        "user.color", of: .path(scratch.path("elsewhere/shared.json"), followSymlinks: false)) != nil)
   }
 
   @Test("leftovers of a crashed save are swept; a live save's file and a fresh one are not")
@@ -213,7 +221,9 @@ struct SavingTests {
     func leftover(_ contents: String, age: Int) throws -> TemporaryVersion {
       let version = try TemporaryVersion.make(in: folder, folderPath: scratch.path("project"), for: name)
       try scratch.write(contents, to: version.path)
-      var times = [timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0)]
+      var times = [
+        timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0),
+      ]
       #expect(utimensat(AT_FDCWD, version.path.description, &times, 0) == 0)
       return version
     }

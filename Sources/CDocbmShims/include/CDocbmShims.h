@@ -45,6 +45,7 @@ extern const unsigned int DOCBM_RENAME_EXCHANGE;
 extern const unsigned int DOCBM_RENAME_NOREPLACE;
 extern const int DOCBM_O_TMPFILE;
 extern const int DOCBM_O_PATH;
+extern const int DOCBM_O_NOATIME;
 
 int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out);
 
@@ -77,6 +78,10 @@ int docbm_lremovexattr(const char *path, const char *name);
 /// each with its strerror); returns 0 when everything was copied, -1 otherwise.
 int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
                        char *messages, size_t capacity);
+
+/// getdents64(2) from the start of an open folder: rewinds `fd`, then fills `buffer` with
+/// `struct linux_dirent64` records; call again (with `rewind` 0) until it returns 0.
+ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind);
 
 /// flock(2) on a descriptor (folders included).
 int docbm_flock(int fd, int operation);

@@ -26,7 +26,8 @@ struct SaveCommand {
       try anchored.replaceDocument(with: contents, options: options)
       if json {
         console.print(
-          JSONReport.render(Report(document: document, saved: true, size: contents.count, error: nil, step: nil)))
+          JSONReport.render(
+            Report(document: document, saved: true, size: contents.count, error: nil, step: nil)))
       }
       return DocbmCommandLine.ExitStatus.success
     } catch {

@@ -32,12 +32,15 @@ extension AnchoredDocument {
   ) throws(DocbmError) {
     try DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
-    ).replace(write)
+    ).replace { path in try write(path.url) }
   }
 
   /// Saves `data` as the document's new contents; see ``replaceDocument(options:_:)``.
-  public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError) {
-    try replaceDocument(options: options) { url in try AnchoredDocument.writeNew(data, to: url) }
+  public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError)
+  {
+    try DocumentReplacer(
+      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
+    ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
   }
 
   /// Writes a copy of the document under a new name ("Save As"): `write` writes the copy's
@@ -56,7 +59,7 @@ extension AnchoredDocument {
   ) throws(DocbmError) -> AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
-    ).replace(write)
+    ).replace { path in try write(path.url) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget)
   }
 
@@ -66,15 +69,16 @@ extension AnchoredDocument {
     to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
     data: Data
   ) throws(DocbmError) -> AnchoredDocument {
-    try saveCopy(to: destination, key: key, options: options) { url in
-      try AnchoredDocument.writeNew(data, to: url)
-    }
+    try DocumentReplacer(
+      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
+    ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
+    return AnchoredDocument(path: destination, searchBudget: searchBudget)
   }
 
-  /// Creates the file at `url` (which must not exist) and writes `data` into it.
-  static func writeNew(_ data: Data, to url: URL) throws(SystemCallError) {
+  /// Creates the file at `path` (which must not exist) and writes `data` into it.
+  static func writeNew(_ data: Data, to path: FilePath) throws(SystemCallError) {
     // 0600 while it is written: the document's own mode is applied before it is renamed.
-    let fd = try FileDescriptor.open(FilePath(url), [.writeOnly, .create, .exclusive], permissions: 0o600)
+    let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive], permissions: 0o600)
     defer { fd.close() }
     var failure: SystemCallError?
     data.withUnsafeBytes { buffer in

@@ -25,22 +25,42 @@ struct DocumentReplacer {
     let status: FileStatus
   }
 
-  func replace(_ write: (URL) throws -> Void) throws(DocbmError) {
-    let (folderPath, name) = try locate()
-    let folder = try step(.inspectDocument, folderPath) { () throws(SystemCallError) in
-      try FileDescriptor.open(folderPath, [.directory])
-    }
+  func replace(_ write: (FilePath) throws -> Void) throws(DocbmError) {
+    var (folderPath, name) = try locate()
+    var folder = try openFolder(folderPath)
     defer { folder.close() }
-
-    let existing = try openExisting(name, in: folder, folderPath: folderPath)
-    defer { existing?.descriptor.close() }
+    var existing = try openExisting(name, in: folder, folderPath: folderPath)
+    if existing == nil,
+      (try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false))?.kind
+        == .symbolicLink
+    {
+      // A symbolic link: the link stays, the file it leads to is replaced.
+      folder.close()
+      (folderPath, name) = try locate(followingLink: true)
+      folder = try openFolder(folderPath)
+      existing = try openExisting(name, in: folder, folderPath: folderPath)
+    }
     let source: Original?
     if let metadataSource {
-      source = try openSource(metadataSource)
+      do throws(DocbmError) {
+        source = try openSource(metadataSource)
+      } catch {
+        existing?.descriptor.close()
+        throw error
+      }
     } else {
       source = existing
     }
-    defer { if metadataSource != nil { source?.descriptor.close() } }
+    // The old version's descriptors are closed as soon as its metadata is copied, as the
+    // minimal sequence does, so the old inode is freed by the rename, not after the flush.
+    var originalsOpen = true
+    func closeOriginals() {
+      guard originalsOpen else { return }
+      originalsOpen = false
+      existing?.descriptor.close()
+      if metadataSource != nil { source?.descriptor.close() }
+    }
+    defer { closeOriginals() }
     if let existing, existing.status.linkCount > 1, existing.status.kind == .regular,
       options.hardLinks == .refuse
     {
@@ -63,7 +83,7 @@ struct DocumentReplacer {
     defer { if !renamedIntoPlace { temporary.discard() } }
 
     do {
-      try write(temporary.path.url)
+      try write(temporary.path)
     } catch let error as SystemCallError {
       throw DocbmError(error, operation: .save(.write), path: destination)
     } catch let error as CocoaError where error.code == .fileWriteOutOfSpace {
@@ -86,6 +106,7 @@ struct DocumentReplacer {
         try written.descriptor.changeMode(base & ~FileModeCreationMask.current)
       }
     }
+    closeOriginals()
     try sync(written)
 
     // Another save may have replaced the document while this one ran. Its version carried
@@ -118,17 +139,10 @@ struct DocumentReplacer {
     }
   }
 
-  /// The folder and name to replace: a symbolic link's final target, else the path itself.
-  private func locate() throws(DocbmError) -> (folder: FilePath, name: [UInt8]) {
-    let link = try? FileStatus.of(destination, followSymlinks: false)
-    var real = destination.absolute
-    if link?.kind == .symbolicLink {
-      real = try TargetSnapshot.canonicalPath(destination)
-    } else if link != nil {
-      // Resolve the folders (not the name) so the temporary folder is the document's sibling.
-      let folder = try TargetSnapshot.canonicalPath(destination.absolute.removingLastComponent)
-      real = folder.appending(destination.absolute.lastComponent)
-    }
+  /// The folder and name to replace: the path itself, or a symbolic link's final target.
+  /// The folder's own path may contain links: the kernel resolves them when it is opened.
+  private func locate(followingLink: Bool = false) throws(DocbmError) -> (folder: FilePath, name: [UInt8]) {
+    let real = followingLink ? try TargetSnapshot.canonicalPath(destination) : destination.absolute
     let name = real.lastComponent
     guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
       throw DocbmError(.notFound, path: destination, message: "\(destination) does not name a document")
@@ -136,6 +150,21 @@ struct DocumentReplacer {
     return (real.removingLastComponent, name)
   }
 
+  /// Opens the document's folder. Without access-time updates where permitted: the sweep
+  /// reads the folder on every save, and each access-time update would be one more change
+  /// for the flushes to write.
+  private func openFolder(_ path: FilePath) throws(DocbmError) -> FileDescriptor {
+    try step(.inspectDocument, path) { () throws(SystemCallError) in
+      do throws(SystemCallError) {
+        return try FileDescriptor.open(path, [.directory, .noAccessTime])
+      } catch  where error.errno == .notPermitted {
+        return try FileDescriptor.open(path, [.directory])
+      }
+    }
+  }
+
+  /// The document, opened without following a link; `nil` when nothing is there (a first
+  /// save) or a symbolic link is (ELOOP), which the caller follows.
   private func openExisting(
     _ name: [UInt8], in folder: FileDescriptor, folderPath: FilePath
   ) throws(DocbmError) -> Original? {
@@ -152,8 +181,10 @@ struct DocumentReplacer {
           step: .inspectDocument)
       }
       return Original(descriptor: fd, path: path, status: status)
-    } catch let error as SystemCallError where error.errno == .noSuchFile {
-      return nil  // the first save creates the document
+    } catch let error as SystemCallError
+      where error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks
+    {
+      return nil
     } catch let error as SystemCallError {
       throw DocbmError(error, operation: .save(.inspectDocument), path: path)
     } catch let error as DocbmError {
@@ -181,7 +212,8 @@ struct DocumentReplacer {
     let path = temporary.path
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(temporary.name, [.readOnly, .noFollow, .nonBlocking], relativeTo: temporary.folder)
+      fd = try FileDescriptor.open(
+        temporary.name, [.readOnly, .noFollow, .nonBlocking], relativeTo: temporary.folder)
     } catch {
       guard error.errno == .noSuchFile || error.errno == .tooManySymbolicLinks else {
         throw DocbmError(error, operation: .save(.openWritten), path: path)
@@ -225,7 +257,7 @@ struct DocumentReplacer {
         try SaveFaults.check(.changeOwner, call: "fchown")
         do throws(SystemCallError) {
           try new.changeOwner(user: source.status.owner, group: source.status.group)
-        } catch where error.errno == .notPermitted {
+        } catch  where error.errno == .notPermitted {
           // Not root: keep at least the group when the caller belongs to it (as sed does).
           try? new.changeOwner(user: UInt32.max, group: source.status.group)
         }
@@ -234,8 +266,10 @@ struct DocumentReplacer {
 
     // Owner write permission, so that attributes can be set whatever mode the writer chose.
     let writable: UInt32 = written.status.kind == .directory ? 0o700 : 0o600
-    try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      try new.changeMode(written.status.permissions | writable)
+    if written.status.permissions & writable != writable {
+      try step(.copyAttributes, destination) { () throws(SystemCallError) in
+        try new.changeMode(written.status.permissions | writable)
+      }
     }
     try copyAttributes(from: source, to: written)
 
@@ -283,7 +317,9 @@ struct DocumentReplacer {
       let copied = try optionalAttribute(KeyAttribute.name, of: written.descriptor)
       switch key {
       case .strip:
-        if copied != nil { try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor)) }
+        if copied != nil {
+          try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor))
+        }
       case .carry:
         if let sourceKey, copied != sourceKey {
           try ExtendedAttributes.set(KeyAttribute.name, to: sourceKey, on: .descriptor(written.descriptor))
@@ -310,7 +346,8 @@ struct DocumentReplacer {
       let name = FilePath(uncheckedBytes: entry.name)
       let status = try FileStatus.of(name, relativeTo: stream.descriptor, followSymlinks: false)
       guard status.kind == .regular || status.kind == .directory else { continue }
-      let child = try FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: stream.descriptor)
+      let child = try FileDescriptor.open(
+        name, [.readOnly, .noFollow, .nonBlocking], relativeTo: stream.descriptor)
       try child.closeAfter { child throws(SystemCallError) in
         if status.kind == .directory { try syncTree(child) }
         try child.sync()
@@ -321,7 +358,8 @@ struct DocumentReplacer {
   private func carryCurrentKey(
     _ name: [UInt8], in folder: FileDescriptor, was existing: Original, into written: Original
   ) throws(DocbmError) {
-    guard let now = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false),
+    guard
+      let now = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false),
       now.inode != existing.status.inode || now.device != existing.status.device
     else { return }
     try step(.copyAttributes, destination) { () throws(SystemCallError) in
@@ -338,10 +376,11 @@ struct DocumentReplacer {
 
   /// An attribute's value; `nil` when it is absent or the filesystem has no attributes at
   /// all (a document on ramfs has nothing to keep, and is still saved safely).
-  private func optionalAttribute(_ name: String, of file: FileDescriptor) throws(SystemCallError) -> [UInt8]? {
+  private func optionalAttribute(_ name: String, of file: FileDescriptor) throws(SystemCallError) -> [UInt8]?
+  {
     do {
       return try ExtendedAttributes.value(name, of: .descriptor(file), sizeHint: 64)
-    } catch where error.errno == .notSupported {
+    } catch  where error.errno == .notSupported {
       return nil
     }
   }

@@ -41,25 +41,20 @@ final class TemporaryVersion {
     return Array(documentName[dot...])
   }
 
-  /// Picks a fresh name beside the document (8 random characters: about 2⁴¹ choices).
+  /// Picks a fresh name beside the document (8 random characters).
   static func make(
     in folder: FileDescriptor, folderPath: FilePath, for documentName: [UInt8]
   ) throws(SystemCallError) -> TemporaryVersion {
     // Fail before the writer does its work, not after.
     try folder.checkEntriesWritable()
     let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
-    for _ in 0..<100 {
-      let suffix = Sodium.randomBytes(suffixLength).map { alphabet[Int($0) % alphabet.count] }
-      let name = FilePath(
-        uncheckedBytes: prefix(for: documentName) + suffix + extensionSuffix(of: documentName))
-      do {
-        _ = try FileStatus.of(name, relativeTo: folder, followSymlinks: false)
-        continue  // taken
-      } catch where error.errno == .noSuchFile {
-        return TemporaryVersion(folder: folder, name: name, path: folderPath.appending(name.bytes))
-      }
-    }
-    throw SystemCallError("statx", .fileExists, path: folderPath)
+    // Unpredictable, so that nobody can plant a link at the name in advance; with 2⁴¹
+    // choices, a collision with another live save is not a practical concern, and a writer
+    // that creates with O_EXCL (as replaceDocument(with:) does) would report it.
+    let suffix = Sodium.randomBytes(suffixLength).map { alphabet[Int($0) % alphabet.count] }
+    let name = FilePath(
+      uncheckedBytes: prefix(for: documentName) + suffix + extensionSuffix(of: documentName))
+    return TemporaryVersion(folder: folder, name: name, path: folderPath.appending(name.bytes))
   }
 
   /// Removes whatever is at the temporary name.
@@ -73,9 +68,9 @@ final class TemporaryVersion {
   static func sweep(in folder: FileDescriptor, for documentName: [UInt8], now: Timestamp = .now) -> Int {
     let prefix = prefix(for: documentName)
     let length = prefix.count + suffixLength + extensionSuffix(of: documentName).count
-    guard let stream = try? DirectoryStream(FilePath("."), relativeTo: folder) else { return 0 }
+    guard let entries = try? DirectoryStream.entries(of: folder) else { return 0 }
     var removed = 0
-    while let entry = stream.next() {
+    for entry in entries {
       guard entry.name.count == length, entry.name.starts(with: prefix) else { continue }
       let name = FilePath(uncheckedBytes: entry.name)
       guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false),

@@ -14,6 +14,16 @@ package final class DirectoryStream {
   /// `readdir`'s `d_type`.
   package enum EntryType: Sendable {
     case regular, directory, symbolicLink, other, unknown
+
+    init(_ type: UInt8) {
+      switch Int32(type) {
+      case Int32(DT_REG): self = .regular
+      case Int32(DT_DIR): self = .directory
+      case Int32(DT_LNK): self = .symbolicLink
+      case Int32(DT_UNKNOWN): self = .unknown
+      default: self = .other
+      }
+    }
   }
 
   private let stream: OpaquePointer
@@ -46,17 +56,40 @@ package final class DirectoryStream {
         return Array(bytes[..<length])
       }
       if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-      let type: EntryType =
-        switch Int32(entry.d_type) {
-        case Int32(DT_REG): .regular
-        case Int32(DT_DIR): .directory
-        case Int32(DT_LNK): .symbolicLink
-        case Int32(DT_UNKNOWN): .unknown
-        default: .other
-        }
-      return Entry(name: name, inode: UInt64(entry.d_ino), type: type)
+      return Entry(name: name, inode: UInt64(entry.d_ino), type: EntryType(entry.d_type))
     }
     return nil
+  }
+
+  /// The names and inode numbers of every entry of an already open folder, read with
+  /// `getdents64` straight from `folder` (which is rewound first), without the
+  /// `opendir` bookkeeping. For small folders read often.
+  package static func entries(of folder: FileDescriptor) throws(SystemCallError) -> [Entry] {
+    var entries: [Entry] = []
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
+    defer { buffer.deallocate() }
+    var rewind: Int32 = 1
+    while true {
+      let count = try retryingOnInterrupt("getdents64") {
+        docbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewind)
+      }
+      rewind = 0
+      if count == 0 { return entries }
+      var offset = 0
+      while offset + 19 <= count {
+        let record = buffer.baseAddress! + offset
+        let inode = record.loadUnaligned(as: UInt64.self)
+        let length = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
+        let type = record.load(fromByteOffset: 18, as: UInt8.self)
+        let nameStart = record + 19
+        let name = Array(
+          UnsafeRawBufferPointer(
+            start: nameStart, count: strnlen(nameStart.assumingMemoryBound(to: CChar.self), length - 19)))
+        offset += max(length, 1)
+        if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+        entries.append(Entry(name: name, inode: inode, type: EntryType(type)))
+      }
+    }
   }
 
   deinit {

@@ -80,7 +80,7 @@ extension FileDescriptor {
     let status: FileStatus
     do {
       status = try FileStatus.of(name, relativeTo: self, followSymlinks: false)
-    } catch where error.errno == .noSuchFile {
+    } catch  where error.errno == .noSuchFile {
       return
     }
     if status.kind == .directory {
@@ -93,7 +93,7 @@ extension FileDescriptor {
     }
     do {
       try removeEntry(name, isDirectory: status.kind == .directory)
-    } catch where error.errno == .noSuchFile {
+    } catch  where error.errno == .noSuchFile {
       return
     }
   }

@@ -28,6 +28,8 @@ package struct FileDescriptor: Hashable, Sendable {
     package static let noFollow = Options(rawValue: O_NOFOLLOW)
     package static let path = Options(rawValue: DOCBM_O_PATH)
     package static let nonBlocking = Options(rawValue: O_NONBLOCK)
+    /// Reads do not update the access time (only for the owner, or with CAP_FOWNER).
+    package static let noAccessTime = Options(rawValue: DOCBM_O_NOATIME)
   }
 
   /// Opens `path` (relative to `directory` when it is relative), always with `O_CLOEXEC`.
