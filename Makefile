@@ -6,7 +6,7 @@
 #   make docs    build the DocC archives, warnings as errors
 
 SWIFT ?= swift
-PACKAGES := libattr1-dev libsodium-dev attr
+PACKAGES := libattr1-dev libsodium-dev attr acl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup build demo test bench docs format lint clean

@@ -58,8 +58,9 @@ struct DemoCommand {
     }
     console.print(
       "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown)")
-    try scratch.save(board, to: boardPath)
-    console.print("   board.json now stores the bookmarks' text forms in its JSON.")
+    try save(board, in: document)
+    console.print(
+      "   board.json now stores the bookmarks' text forms in its JSON, saved with replaceDocument.")
 
     console.print()
     console.print("3. Rename cat.png, move dog.png two folders away, rename the sources folder.")
@@ -67,8 +68,8 @@ struct DemoCommand {
     try scratch.rename(targets[1].1, to: project.appending("archive").appending("2026").appending("dog.png"))
     try scratch.rename(targets[2].1, to: project.appending("src"))
     board = try resolveAll(board, document: document, console: console, show: show)
-    try scratch.save(board, to: boardPath)
-    console.print("   refreshed bookmarks saved; resolving again:")
+    try save(board, in: document)
+    console.print("   refreshed bookmarks saved with replaceDocument; resolving again:")
     board = try resolveAll(board, document: document, console: console, show: show)
 
     console.print()
@@ -92,7 +93,18 @@ struct DemoCommand {
     report("the target deleted", try document.resolve(board.items[0].bookmark), console)
 
     console.print()
-    console.print("6. An editor's plain atomic save (write a temporary file, rename it over the")
+    console.print("6. A safe save: replaceDocument writes a new version beside the document, gives it")
+    console.print("   the document's key, attributes and mode, flushes it and renames it into place:")
+    let before = try FileStatusSummary(document.path)
+    try save(board, in: document)
+    let after = try FileStatusSummary(document.path)
+    console.print(
+      "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none"); new inode: \(before.inode != after.inode)"
+    )
+    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
+
+    console.print()
+    console.print("7. An editor's plain atomic save (write a temporary file, rename it over the")
     console.print("   document) drops every extended attribute, and with it the key:")
     try scratch.atomicSave("{\"title\": \"Pets\"}", to: moved.appending("board.json"))
     console.print("   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
@@ -100,6 +112,13 @@ struct DemoCommand {
     console.print()
     console.print("Done; the scratch folder is removed.")
     return DocbmCommandLine.ExitStatus.success
+  }
+
+  /// Saves the board as a real editor should: through replaceDocument.
+  private func save(_ board: Board, in document: AnchoredDocument) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try document.replaceDocument(with: try encoder.encode(board))
   }
 
   private func resolveAll(
@@ -129,5 +148,18 @@ struct DemoCommand {
     } catch {
       console.print("   \(what): \(error)")
     }
+  }
+}
+
+/// The identity of a file, to show that a safe save makes a new inode.
+private struct FileStatusSummary {
+  let inode: UInt64
+
+  init(_ path: FilePath) throws {
+    var status = stat()
+    guard path.withCString({ stat($0, &status) }) == 0 else {
+      throw DocbmError(.notFound, path: path, message: "cannot stat \(path)")
+    }
+    inode = UInt64(status.st_ino)
   }
 }

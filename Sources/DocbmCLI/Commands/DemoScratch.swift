@@ -29,13 +29,6 @@ struct DemoScratch {
     try Data(text.utf8).write(to: path.url)
   }
 
-  /// Writes the board as JSON, in place.
-  func save(_ value: some Encodable, to path: FilePath) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try encoder.encode(value).write(to: path.url)
-  }
-
   /// What most editors do: a temporary file renamed over the document.
   func atomicSave(_ text: String, to path: FilePath) throws {
     let temporary = path.removingLastComponent.appending(".board.json.tmp")
