@@ -76,6 +76,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "DocumentBookmarksTestingTests",
+      dependencies: ["DocumentBookmarksTesting", "DocumentBookmarks", "DocbmTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "DocbmCLITests",
       dependencies: ["DocbmCLI", "DocumentBookmarks", "DocbmTestSupport"],
       swiftSettings: strictSettings

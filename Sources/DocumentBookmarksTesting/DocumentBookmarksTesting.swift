@@ -1,5 +1,5 @@
-/// The namespace of the testing product. The save-safety lint and its reporters are added
-/// here; the product already builds so that app test targets can depend on it.
+/// The namespace of the testing product: the save-safety lint (``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``,
+/// ``XCTAssertSafeSave(options:file:line:_:)``) and fault injection (``withSaveFault(_:_:)-(_,()->Result)``).
 public enum DocumentBookmarksTesting {
   /// The library version this testing product belongs to.
   public static let version = "0.1.0"

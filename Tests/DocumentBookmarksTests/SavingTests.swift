@@ -113,7 +113,8 @@ struct SavingTests {
   @Test(
     "a failure injected at each step before the rename leaves the original intact",
     arguments: [
-      SaveStep.prepareTemporary, .changeOwner, .copyAttributes, .changeMode, .copyACL, .syncFile, .swap,
+      SaveStep.prepareTemporary, .write, .changeOwner, .copyAttributes, .changeMode, .copyACL, .syncFile,
+      .swap,
     ])
   func injectedFaults(step: SaveStep) throws {
     // Make the owner differ so that the owner step runs.

@@ -80,7 +80,7 @@ struct DocumentReplacer {
     // Until the swap, the temporary entry is the new version: discarded on failure. After
     // swapping a folder it holds the old version, discarded too; a file is simply renamed.
     var renamedIntoPlace = false
-    defer { if !renamedIntoPlace { temporary.discard() } }
+    defer { if !renamedIntoPlace && !SaveFaults.leavesTemporary { temporary.discard() } }
 
     do {
       try write(temporary.path)
@@ -96,6 +96,11 @@ struct DocumentReplacer {
         message: "the new version of \(destination) could not be written: \(error)", step: .write)
     }
 
+    do {
+      try SaveFaults.check(.write, call: "write")
+    } catch {
+      throw DocbmError(error, operation: .save(.write), path: destination)
+    }
     let written = try openWritten(temporary, expecting: kind)
     defer { written.descriptor.close() }
     if let source {

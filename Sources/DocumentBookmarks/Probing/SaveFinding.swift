@@ -1,0 +1,62 @@
+/// One thing a save broke, with what happened and how to fix it.
+public struct SaveFinding: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The kind of damage. Names are frozen: they appear in JSON output.
+  public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The save threw, or exited with a failure.
+    case saveFailed
+    /// Nothing is at the document's path after the save.
+    case documentMissing
+    /// The document has no key any more: every bookmark anchored on it fails.
+    case keyLost
+    /// The document carries another key than before.
+    case keyChanged
+    /// Other extended attributes are gone or changed.
+    case attributesLost
+    /// The permission bits changed.
+    case modeChanged
+    /// The owner or group changed.
+    case ownerChanged
+    /// The document's names now lead to different files.
+    case hardLinkSplit
+    /// The symbolic link the save was given is now a regular file.
+    case symbolicLinkReplaced
+    /// The save left files behind in the document's folder.
+    case temporaryFilesLeft
+    /// The bookmark stored in the document no longer resolves against it.
+    case bookmarkNoLongerResolves
+  }
+
+  public let kind: Kind
+  /// What happened, with the facts (names, modes, error codes).
+  public let message: String
+  /// How to fix the save.
+  public let fix: String
+
+  public init(_ kind: Kind, _ message: String, fix: String? = nil) {
+    self.kind = kind
+    self.message = message
+    self.fix = fix ?? kind.defaultFix
+  }
+
+  /// `kind: message. Fix: fix`
+  public var description: String { "\(kind.rawValue): \(message). Fix: \(fix)" }
+}
+
+extension SaveFinding.Kind {
+  var defaultFix: String {
+    switch self {
+    case .saveFailed:
+      "make the save succeed on an ordinary document; save through replaceDocument, which reports each failure with its step"
+    case .documentMissing, .keyLost, .keyChanged, .attributesLost, .modeChanged, .ownerChanged:
+      "save with AnchoredDocument.replaceDocument(with:) or replaceDocument { url in … }, which keeps the key, the other attributes, the mode and the owner"
+    case .hardLinkSplit:
+      "save with replaceDocument, which refuses to split hard links unless told to (ReplaceOptions(hardLinks: .split))"
+    case .symbolicLinkReplaced:
+      "save with replaceDocument, which replaces the file a link leads to and keeps the link"
+    case .temporaryFilesLeft:
+      "remove temporary and backup files, or save with replaceDocument, which leaves none"
+    case .bookmarkNoLongerResolves:
+      "keep the document's key: save with replaceDocument"
+    }
+  }
+}

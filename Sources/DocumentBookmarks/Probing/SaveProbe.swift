@@ -1,0 +1,163 @@
+public import Foundation
+
+/// Runs a save against a ``ScratchDocument`` and reports what it broke.
+///
+/// The same comparison serves `docbm probe` (an outside program's save) and the testing
+/// product's lint (an app's own save function).
+public enum SaveProbe {
+  /// Runs `save` on a new scratch document and reports what it did.
+  ///
+  /// `save` gets the path to save to (the document, or a symbolic link to it). When it
+  /// throws ``DocbmError`` `hardLinked` (replaceDocument refusing to split links) and the
+  /// document is intact, that is a safe refusal: the check is repeated on a scratch document
+  /// without a second link, and a note says so.
+  ///
+  /// - Throws: ``DocbmError`` when the scratch document cannot be made.
+  public static func lint(
+    options: ScratchDocument.Options = ScratchDocument.Options(), in base: FilePath? = nil,
+    _ save: (URL) throws -> Void
+  ) throws(DocbmError) -> SaveProbeReport {
+    let scratch = try ScratchDocument.make(options: options, in: base)
+    defer { scratch.remove() }
+    var failure: (any Error)?
+    do { try save(scratch.savePath.url) } catch { failure = error }
+    let (report, retry) = assess(scratch, failure: failure, options: options)
+    guard let retry else { return report }
+    return noting(refusal: try lint(options: retry, in: base, save))
+  }
+
+  /// Runs `save` on a new scratch document and reports what it did; see ``lint(options:in:_:)-(_,_,(URL)->Void)``.
+  public static func lint(
+    options: ScratchDocument.Options = ScratchDocument.Options(), in base: FilePath? = nil,
+    _ save: (URL) async throws -> Void
+  ) async throws(DocbmError) -> SaveProbeReport {
+    let scratch = try ScratchDocument.make(options: options, in: base)
+    defer { scratch.remove() }
+    var failure: (any Error)?
+    do { try await save(scratch.savePath.url) } catch { failure = error }
+    let (report, retry) = assess(scratch, failure: failure, options: options)
+    guard let retry else { return report }
+    return noting(refusal: try await lint(options: retry, in: base, save))
+  }
+
+  /// The report, and the options to check again with when the save safely refused a
+  /// hard-linked document.
+  private static func assess(
+    _ scratch: ScratchDocument, failure: (any Error)?, options: ScratchDocument.Options
+  ) -> (SaveProbeReport, retry: ScratchDocument.Options?) {
+    let report = examine(scratch, failure: failure.map { String(describing: $0) })
+    guard let error = failure as? DocbmError, error.code == .hardLinked, options.hardLink,
+      report.findings.allSatisfy({ $0.kind == .saveFailed })
+    else { return (report, nil) }
+    var withoutLink = options
+    withoutLink.hardLink = false
+    return (report, withoutLink)
+  }
+
+  private static func noting(refusal report: SaveProbeReport) -> SaveProbeReport {
+    var report = report
+    report.notes.insert(
+      "the save refused the hard-linked document and left it intact; checked again without a second name",
+      at: 0)
+    return report
+  }
+
+  /// Compares the scratch document after a save with before. `failure` describes how the
+  /// save failed, when it did.
+  public static func examine(_ scratch: ScratchDocument, failure: String?) -> SaveProbeReport {
+    var report = SaveProbeReport()
+    if let failure {
+      report.findings.append(SaveFinding(.saveFailed, "the save failed: \(failure)"))
+    }
+    let before = scratch.before
+
+    if let link = scratch.symbolicLink,
+      let status = try? FileStatus.of(link, followSymlinks: false), status.kind != .symbolicLink
+    {
+      report.findings.append(
+        SaveFinding(
+          .symbolicLinkReplaced,
+          "the symbolic link \(link) was replaced by a regular file; the document it led to kept the old contents"
+        ))
+    }
+    guard let after = try? FileStatus.of(scratch.savePath, followSymlinks: true) else {
+      report.findings.append(
+        SaveFinding(.documentMissing, "nothing is at \(scratch.savePath) after the save"))
+      return report
+    }
+    let contents = try? readWholeFile(scratch.savePath)
+    report.contentsChanged = contents != scratch.contents
+    report.notes.append(report.contentsChanged ? "the contents changed" : "the contents did not change")
+    report.notes.append(
+      after.inode == before.status.inode
+        ? "the document kept its inode (written in place)" : "the document has a new inode")
+
+    let anchored = BookmarkService().documents(anchoredOn: scratch.savePath)
+    switch Result(catching: { () throws(DocbmError) in try anchored.keyFingerprint() }) {
+    case .success(nil):
+      report.findings.append(
+        SaveFinding(
+          .keyLost, "the document lost its key (\(KeyAttribute.name), fingerprint \(before.fingerprint))"))
+    case .success(let fingerprint?) where fingerprint != before.fingerprint:
+      report.findings.append(
+        SaveFinding(.keyChanged, "the document's key changed from \(before.fingerprint) to \(fingerprint)"))
+    case .failure(let error):
+      report.findings.append(SaveFinding(.keyLost, "the document's key cannot be read: \(error)"))
+    default: break
+    }
+
+    var lost: [String] = []
+    for (name, value) in before.attributes.sorted(by: { $0.key < $1.key }) {
+      let now = try? ExtendedAttributes.value(name, of: .path(scratch.savePath, followSymlinks: true))
+      if now != value { lost.append(name) }
+    }
+    if !lost.isEmpty {
+      report.findings.append(
+        SaveFinding(.attributesLost, "other extended attributes were lost: \(lost.joined(separator: ", "))"))
+    }
+    if after.permissions != before.status.permissions {
+      report.findings.append(
+        SaveFinding(
+          .modeChanged,
+          "the mode changed from \(octal(before.status.permissions)) to \(octal(after.permissions))"))
+    }
+    if after.owner != before.status.owner || after.group != before.status.group {
+      report.findings.append(
+        SaveFinding(
+          .ownerChanged,
+          "the owner changed from \(before.status.owner):\(before.status.group) to \(after.owner):\(after.group)"
+        ))
+    }
+    if let second = scratch.hardLink, let secondStatus = try? FileStatus.of(second, followSymlinks: false),
+      secondStatus.inode != after.inode || secondStatus.device != after.device
+    {
+      report.findings.append(
+        SaveFinding(
+          .hardLinkSplit, "\(second) still holds the old version: the save split the document's hard links"))
+    }
+    if let fd = try? FileDescriptor.open(scratch.folder, [.directory]) {
+      defer { fd.close() }
+      if let entries = try? DirectoryStream.entries(of: fd) {
+        let left = entries.map(\.name).filter { !before.entries.contains($0) }.map { FilePath.escape($0) }
+          .sorted()
+        if !left.isEmpty {
+          report.findings.append(
+            SaveFinding(.temporaryFilesLeft, "the save left files behind: \(left.joined(separator: ", "))"))
+        }
+      }
+    }
+    do {
+      _ = try anchored.resolve(scratch.bookmark)
+    } catch {
+      report.findings.append(
+        SaveFinding(
+          .bookmarkNoLongerResolves,
+          "the bookmark stored in the document no longer resolves: \(error.code.rawValue)"))
+    }
+    return report
+  }
+
+  private static func octal(_ mode: UInt32) -> String {
+    "0" + String(mode, radix: 8)
+  }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Glibc
+
+/// A scratch document set up to show what a save breaks: it has a key, a bookmark inside its
+/// contents pointing at a sibling file, two other user attributes, mode 0640, a second hard
+/// link, and optionally a symbolic link through which it is saved.
+///
+/// The `docbm probe` command and the testing product's lint both run saves against it, and
+/// ``SaveProbe`` compares what is there afterwards with what was there before.
+public struct ScratchDocument: Sendable {
+  /// What to prepare.
+  public struct Options: Hashable, Sendable {
+    /// Give the document a second name (a hard link) so that a save that splits links shows.
+    public var hardLink: Bool
+    /// Hand the save a symbolic link to the document instead of the document itself.
+    public var throughSymbolicLink: Bool
+
+    public init(hardLink: Bool = true, throughSymbolicLink: Bool = false) {
+      self.hardLink = hardLink
+      self.throughSymbolicLink = throughSymbolicLink
+    }
+  }
+
+  /// The names of the two other user attributes the document carries.
+  public static let otherAttributes = ["user.docbm-probe.color", "user.docbm-probe.note"]
+  /// The document's mode.
+  public static let mode: UInt32 = 0o640
+
+  /// The scratch folder; ``remove()`` deletes it.
+  public let folder: FilePath
+  /// The document itself.
+  public let document: FilePath
+  /// The path a save is given: the document, or the symbolic link to it.
+  public let savePath: FilePath
+  /// The file the bookmark points at.
+  public let sibling: FilePath
+  /// The document's second name, when there is one.
+  public let hardLink: FilePath?
+  /// The symbolic link to the document, when there is one.
+  public let symbolicLink: FilePath?
+  /// The bookmark stored in the document's contents.
+  public let bookmark: Bookmark
+  /// The document's contents before the save.
+  public let contents: [UInt8]
+  let before: Snapshot
+
+  /// What the document looked like before the save.
+  struct Snapshot: Sendable {
+    let status: FileStatus
+    let fingerprint: KeyFingerprint
+    let attributes: [String: [UInt8]]
+    let entries: Set<[UInt8]>
+  }
+
+  /// Makes a scratch document in a new folder under `base` (default: `$TMPDIR` or `/tmp`).
+  ///
+  /// - Throws: ``DocbmError`` when the folder cannot hold what is needed (for example a
+  ///   filesystem without user extended attributes).
+  public static func make(options: Options = Options(), in base: FilePath? = nil) throws(DocbmError)
+    -> ScratchDocument
+  {
+    let baseFolder = base ?? FilePath(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+    let folder = try makeTemporaryFolder(in: baseFolder)
+    do {
+      return try prepare(in: folder, options: options)
+    } catch {
+      try? FileDescriptor.currentWorkingDirectory.removeTree(folder)
+      throw error
+    }
+  }
+
+  private static func prepare(in folder: FilePath, options: Options) throws(DocbmError) -> ScratchDocument {
+    let document = folder.appending("document.json")
+    let sibling = folder.appending("sibling.txt")
+    try write(Array("the file the bookmark points at\n".utf8), to: sibling)
+    try write(Array("{}\n".utf8), to: document)
+    let anchored = BookmarkService().documents(anchoredOn: document)
+    let bookmark = try anchored.makeBookmark(to: sibling)
+    let contents = Array("{\"sibling\": \"\(bookmark.text)\"}\n".utf8)
+    try write(contents, to: document)
+    try mappingSystemErrors(.writeKey, path: document) { () throws(SystemCallError) in
+      for (index, name) in otherAttributes.enumerated() {
+        try ExtendedAttributes.set(
+          name, to: Array("value \(index)".utf8), on: .path(document, followSymlinks: false))
+      }
+      let fd = try FileDescriptor.open(document, .readOnly)
+      try fd.closeAfter { fd throws(SystemCallError) in try fd.changeMode(mode) }
+    }
+    var hardLink: FilePath?
+    if options.hardLink {
+      let second = folder.appending("document-second-name.json")
+      try system("link", second) { document.withCString { old in second.withCString { link(old, $0) } } }
+      hardLink = second
+    }
+    var symbolicLink: FilePath?
+    if options.throughSymbolicLink {
+      let alias = folder.appending("document-alias.json")
+      try system("symlink", alias) { alias.withCString { symlink("document.json", $0) } }
+      symbolicLink = alias
+    }
+    let scratch = ScratchDocument(
+      folder: folder, document: document, savePath: symbolicLink ?? document, sibling: sibling,
+      hardLink: hardLink, symbolicLink: symbolicLink, bookmark: bookmark, contents: contents,
+      before: try snapshot(document: document, folder: folder, fingerprint: bookmark.keyFingerprint))
+    return scratch
+  }
+
+  /// Deletes the scratch folder and everything in it.
+  public func remove() {
+    try? FileDescriptor.currentWorkingDirectory.removeTree(folder)
+  }
+
+  static func snapshot(document: FilePath, folder: FilePath, fingerprint: KeyFingerprint) throws(DocbmError)
+    -> Snapshot
+  {
+    try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
+      var attributes: [String: [UInt8]] = [:]
+      for name in otherAttributes {
+        attributes[name] = try ExtendedAttributes.value(name, of: .path(document, followSymlinks: false))
+      }
+      let fd = try FileDescriptor.open(folder, [.directory])
+      defer { fd.close() }
+      return Snapshot(
+        status: try FileStatus.of(document, followSymlinks: false), fingerprint: fingerprint,
+        attributes: attributes, entries: Set(try DirectoryStream.entries(of: fd).map(\.name)))
+    }
+  }
+
+  private static func makeTemporaryFolder(in base: FilePath) throws(DocbmError) -> FilePath {
+    var template = Array(base.appending("docbm-probe-XXXXXX").bytes.map { CChar(bitPattern: $0) }) + [0]
+    guard let made = mkdtemp(&template) else {
+      throw DocbmError(
+        SystemCallError("mkdtemp", .current, path: base), operation: .save(.prepareTemporary), path: base)
+    }
+    return try TargetSnapshot.canonicalPath(
+      FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: made, count: strlen(made)))))
+  }
+
+  private static func write(_ bytes: [UInt8], to path: FilePath) throws(DocbmError) {
+    try mappingSystemErrors(.save(.write), path: path) { () throws(SystemCallError) in
+      let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate], permissions: 0o644)
+      defer { fd.close() }
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+      defer { buffer.deallocate() }
+      buffer.copyBytes(from: bytes)
+      try fd.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<bytes.count]))
+    }
+  }
+
+  private static func system(_ call: String, _ path: FilePath, _ body: () -> Int32) throws(DocbmError) {
+    guard body() == 0 else {
+      throw DocbmError(
+        SystemCallError(call, .current, path: path), operation: .save(.prepareTemporary), path: path)
+    }
+  }
+}

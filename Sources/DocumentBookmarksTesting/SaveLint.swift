@@ -1,0 +1,85 @@
+public import DocumentBookmarks
+public import Foundation
+
+/// Fails the current test when `save` does not keep what a safe save keeps.
+///
+/// The lint makes a scratch document (a key, a bookmark inside it pointing at a sibling
+/// file, two other user attributes, mode 0640, a second hard link and, with
+/// `options.throughSymbolicLink`, a symbolic link to save through), calls `save` with its
+/// URL, and reports each finding (key lost, document missing, attributes lost, mode or
+/// owner changed, hard link split, symbolic link replaced, temporary files left, bookmark
+/// no longer resolving) with what happened and how to fix it, at the caller's line.
+///
+/// Works in Swift Testing tests (`Issue.record`) and in XCTest methods (`XCTFail`).
+///
+/// ```swift
+/// @Test func savingKeepsBookmarks() {
+///   expectSafeSave { url in try MyDocument.sample.save(to: url) }
+/// }
+/// ```
+///
+/// - Returns: the report, for further checks.
+@discardableResult
+public func expectSafeSave(
+  options: ScratchDocument.Options = ScratchDocument.Options(),
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column, _ save: (URL) throws -> Void
+) -> SaveProbeReport? {
+  do {
+    let report = try SaveProbe.lint(options: options, save)
+    reportFindings(report, fileID: fileID, filePath: filePath, line: line, column: column)
+    return report
+  } catch {
+    IssueReporter.fail(
+      "the save-safety lint could not make its scratch document: \(error)", fileID: fileID,
+      filePath: filePath, line: line, column: column)
+    return nil
+  }
+}
+
+/// Fails the current test when the async `save` does not keep what a safe save keeps; see
+/// ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+@discardableResult
+public func expectSafeSave(
+  options: ScratchDocument.Options = ScratchDocument.Options(),
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column, _ save: (URL) async throws -> Void
+) async -> SaveProbeReport? {
+  do {
+    let report = try await SaveProbe.lint(options: options, save)
+    reportFindings(report, fileID: fileID, filePath: filePath, line: line, column: column)
+    return report
+  } catch {
+    IssueReporter.fail(
+      "the save-safety lint could not make its scratch document: \(error)", fileID: fileID,
+      filePath: filePath, line: line, column: column)
+    return nil
+  }
+}
+
+/// The XCTest spelling of ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+@discardableResult
+public func XCTAssertSafeSave(
+  options: ScratchDocument.Options = ScratchDocument.Options(),
+  file: StaticString = #filePath, line: UInt = #line, _ save: (URL) throws -> Void
+) -> SaveProbeReport? {
+  expectSafeSave(options: options, fileID: (file), filePath: file, line: line, column: 1, save)
+}
+
+/// The XCTest spelling of the async ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)async->Void)``.
+@discardableResult
+public func XCTAssertSafeSave(
+  options: ScratchDocument.Options = ScratchDocument.Options(),
+  file: StaticString = #filePath, line: UInt = #line, _ save: (URL) async throws -> Void
+) async -> SaveProbeReport? {
+  await expectSafeSave(options: options, fileID: (file), filePath: file, line: line, column: 1, save)
+}
+
+private func reportFindings(
+  _ report: SaveProbeReport, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+) {
+  guard !report.isSafe else { return }
+  IssueReporter.fail(
+    "The save is not safe for documents with bookmarks:\n\(report.summary)", fileID: fileID,
+    filePath: filePath, line: line, column: column)
+}
