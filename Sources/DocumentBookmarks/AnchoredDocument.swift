@@ -49,6 +49,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     let key = try openDocument { fd throws(DocbmError) in
       try KeyAttribute.readOrCreate(on: fd, path: path).key
     }
+    AnchoredDocumentRecorder.note(path, key.fingerprint)
     return sign(snapshot, key: key)
   }
 
@@ -75,6 +76,7 @@ public struct AnchoredDocument: Hashable, Sendable {
         .tampered, path: path,
         message: "the bookmark's signature does not verify with the key of \(path): its bytes were changed")
     }
+    AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
     let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
     let location = try locator.locate()

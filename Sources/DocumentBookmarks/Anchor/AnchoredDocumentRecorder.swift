@@ -1,0 +1,23 @@
+import Synchronization
+
+/// Records the documents that bookmarks were made on or resolved against, with their key's
+/// fingerprint, while a recorder is installed on the current task. The testing product's
+/// `.keepsDocumentKeys` trait uses it to check, after a test, that every such document
+/// still carries its key.
+package final class AnchoredDocumentRecorder: Sendable {
+  private let seen = Mutex<[FilePath: KeyFingerprint]>([:])
+
+  package init() {}
+
+  /// The recorder of the current task, if any.
+  @TaskLocal package static var current: AnchoredDocumentRecorder?
+
+  /// Every document seen, with the fingerprint of the key it had then.
+  package var documents: [FilePath: KeyFingerprint] {
+    seen.withLock { $0 }
+  }
+
+  static func note(_ path: FilePath, _ fingerprint: KeyFingerprint) {
+    current?.seen.withLock { $0[path] = fingerprint }
+  }
+}

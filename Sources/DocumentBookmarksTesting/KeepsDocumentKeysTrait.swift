@@ -1,0 +1,70 @@
+import DocumentBookmarks
+public import Testing
+
+/// A Swift Testing trait that checks, when the test ends, that every document the test
+/// made bookmarks on or resolved bookmarks against still carries the key it had then.
+///
+/// It sees only documents that went through docbm during the test and still exist when it
+/// ends (a test usually removes its scratch files), and it checks keys, not the rest of what
+/// a safe save keeps; for that, lint the save function itself with
+/// ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+/// What it catches is the ordinary regression: a test that anchors bookmarks, calls the
+/// app's save, and never notices that the save dropped the key.
+///
+/// ```swift
+/// @Test(.keepsDocumentKeys) func editingAndSaving() throws {
+///   let document = BookmarkService().documents(anchoredOn: url)
+///   _ = try document.makeBookmark(to: imageURL)
+///   try app.save(to: url)          // a save that loses the key fails this test
+/// }
+/// ```
+public struct KeepsDocumentKeysTrait: TestTrait, SuiteTrait, TestScoping {
+  /// Applies to every test of a suite it is attached to.
+  public var isRecursive: Bool { true }
+
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    try await expectDocumentKeysKept(function)
+  }
+}
+
+extension Trait where Self == KeepsDocumentKeysTrait {
+  /// Checks after the test that the documents it anchored bookmarks on still have their keys.
+  public static var keepsDocumentKeys: Self { KeepsDocumentKeysTrait() }
+}
+
+/// Runs `body`, then records an issue for every document that `body` made bookmarks on or
+/// resolved bookmarks against and that no longer carries the same key.
+public func expectDocumentKeysKept(
+  fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
+  column: UInt = #column, _ body: () async throws -> Void
+) async rethrows {
+  let recorder = AnchoredDocumentRecorder()
+  try await AnchoredDocumentRecorder.$current.withValue(recorder) {
+    try await body()
+  }
+  for (path, fingerprint) in recorder.documents.sorted(by: { $0.key.description < $1.key.description }) {
+    let now = Result { () throws(DocbmError) in
+      try BookmarkService().documents(anchoredOn: path).keyFingerprint()
+    }
+    switch now {
+    case .success(let current?) where current == fingerprint:
+      continue
+    case .success(let current?):
+      fail("\(path) carries key \(current) at the end of the test, not \(fingerprint)")
+    case .success(nil):
+      fail(
+        "\(path) lost its key (\(fingerprint)) during the test: a save dropped user.docbm.key; save with replaceDocument"
+      )
+    case .failure(let error) where error.code == .notFound:
+      continue  // removed by the test's own cleanup; a vanished document is the lint's to find
+    case .failure(let error):
+      fail("\(path) cannot be checked at the end of the test: \(error)")
+    }
+  }
+
+  func fail(_ message: String) {
+    IssueReporter.fail(message, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+}
