@@ -1,5 +1,5 @@
-/// The namespace of the testing product: the save-safety lint (``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``,
-/// ``XCTAssertSafeSave(options:file:line:_:)``) and fault injection (``withSaveFault(_:_:)-(_,()->Result)``).
+/// The namespace of the testing product: the save-safety lint (`expectSafeSave`,
+/// `XCTAssertSafeSave`), the `.keepsDocumentKeys` trait and fault injection (`withSaveFault`).
 public enum DocumentBookmarksTesting {
   /// The library version this testing product belongs to.
   public static let version = "0.1.0"

@@ -7,7 +7,7 @@ public import Testing
 /// It sees only documents that went through docbm during the test and still exist when it
 /// ends (a test usually removes its scratch files), and it checks keys, not the rest of what
 /// a safe save keeps; for that, lint the save function itself with
-/// ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+/// `expectSafeSave`.
 /// What it catches is the ordinary regression: a test that anchors bookmarks, calls the
 /// app's save, and never notices that the save dropped the key.
 ///

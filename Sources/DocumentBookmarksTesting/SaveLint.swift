@@ -38,7 +38,7 @@ public func expectSafeSave(
 }
 
 /// Fails the current test when the async `save` does not keep what a safe save keeps; see
-/// ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+/// `expectSafeSave`.
 @discardableResult
 public func expectSafeSave(
   options: ScratchDocument.Options = ScratchDocument.Options(),
@@ -57,7 +57,7 @@ public func expectSafeSave(
   }
 }
 
-/// The XCTest spelling of ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)->Void)``.
+/// The XCTest spelling of `expectSafeSave`.
 @discardableResult
 public func XCTAssertSafeSave(
   options: ScratchDocument.Options = ScratchDocument.Options(),
@@ -66,7 +66,7 @@ public func XCTAssertSafeSave(
   expectSafeSave(options: options, fileID: (file), filePath: file, line: line, column: 1, save)
 }
 
-/// The XCTest spelling of the async ``expectSafeSave(options:fileID:filePath:line:column:_:)-(_,_,_,_,_,(URL)async->Void)``.
+/// The XCTest spelling of the async `expectSafeSave`.
 @discardableResult
 public func XCTAssertSafeSave(
   options: ScratchDocument.Options = ScratchDocument.Options(),

@@ -26,7 +26,7 @@ public enum SaveProbe {
     return noting(refusal: try lint(options: retry, in: base, save))
   }
 
-  /// Runs `save` on a new scratch document and reports what it did; see ``lint(options:in:_:)-(_,_,(URL)->Void)``.
+  /// Runs `save` on a new scratch document and reports what it did; see `lint(options:in:_:)`.
   public static func lint(
     options: ScratchDocument.Options = ScratchDocument.Options(), in base: FilePath? = nil,
     _ save: (URL) async throws -> Void
