@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, save, demo, help
+  case bookmark, resolve, decode, inspect, save, probe, demo, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -10,6 +10,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
     case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
+    case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
     case .help: "help [SUBCOMMAND]"
     }
@@ -23,6 +24,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .decode: "Show a bookmark's fields without verifying them."
     case .inspect: "Show a document's key fingerprint and extended attributes."
     case .save: "Replace a document with new contents, keeping its key and attributes."
+    case .probe: "Run a program's save on a scratch document and report what it broke."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .help: "Show help for docbm or one of its subcommands."
     }
@@ -88,6 +90,24 @@ enum CommandName: String, CaseIterable, Sendable {
       The new version gets the document's key, other extended attributes, owner, mode and
       ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On
       failure the document is untouched. Exit status: 0 saved, 1 not saved.
+      """
+    case .probe:
+      """
+      ARGUMENTS:
+        COMMAND     The program to run, with its arguments. Every {} is replaced by the
+                    scratch document's path; without {}, the path is appended.
+
+      OPTIONS:
+        --through-link       Give the program a symbolic link to the document.
+        --without-hard-link  Do not give the document a second name.
+        --json               Print a JSON object (docs/cli.md).
+
+      The scratch document has a key, a bookmark inside it pointing at a sibling file, two
+      other user attributes, mode 0640 and a second hard link. After the program ran, the
+      probe reports what its save did to each. Exit status: 0 when the save kept
+      everything, 2 when it lost something, 1 when the probe itself failed.
+
+      Example: docbm probe -- sed -i s/a/b/ {}
       """
     case .demo:
       """

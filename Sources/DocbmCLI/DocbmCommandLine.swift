@@ -12,6 +12,8 @@ public enum DocbmCommandLine {
     public static let success: Int32 = 0
     /// The command ran but failed (the bookmark did not resolve, the document has no key…).
     public static let failure: Int32 = 1
+    /// A check found a problem: `probe` saw a save lose something.
+    public static let problem: Int32 = 2
     /// The command line was wrong (`EX_USAGE`).
     public static let usage: Int32 = 64
   }
@@ -65,6 +67,11 @@ public enum DocbmCommandLine {
     case .save(let document, let from, let split, let json):
       return try SaveCommand(
         document: path(document), source: try from.map(path), splitHardLinks: split, json: json
+      ).run(console)
+    case .probe(let command, let throughLink, let hardLink, let json):
+      return try ProbeCommand(
+        command: command,
+        options: ScratchDocument.Options(hardLink: hardLink, throughSymbolicLink: throughLink), json: json
       ).run(console)
     case .demo:
       return try DemoCommand().run(console)

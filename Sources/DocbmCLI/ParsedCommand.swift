@@ -5,9 +5,42 @@ enum ParsedCommand: Equatable {
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
   case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
+  case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
   case demo
   case help(CommandName?)
   case version
+
+  /// `probe`: its own options, then the command; nothing after the command's name is an
+  /// option of docbm's.
+  private static func parseProbe(_ arguments: ArraySlice<[UInt8]>) throws(UsageError) -> ParsedCommand {
+    var json = false
+    var throughLink = false
+    var hardLink = true
+    var rest = arguments
+    while let first = rest.first {
+      let text = String(decoding: first, as: UTF8.self)
+      guard text.hasPrefix("-") else { break }
+      rest = rest.dropFirst()
+      switch text {
+      case "--": return try probe(rest, throughLink: throughLink, hardLink: hardLink, json: json)
+      case "-h", "--help": return .help(.probe)
+      case "--json": json = true
+      case "--through-link": throughLink = true
+      case "--without-hard-link": hardLink = false
+      default: throw UsageError(message: "Unknown option '\(text)'", command: .probe)
+      }
+    }
+    return try probe(rest, throughLink: throughLink, hardLink: hardLink, json: json)
+  }
+
+  private static func probe(
+    _ command: ArraySlice<[UInt8]>, throughLink: Bool, hardLink: Bool, json: Bool
+  ) throws(UsageError) -> ParsedCommand {
+    guard !command.isEmpty else {
+      throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
+    }
+    return .probe(command: Array(command), throughLink: throughLink, hardLink: hardLink, json: json)
+  }
 
   /// Parses the arguments after the program name.
   ///
@@ -28,6 +61,7 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Unknown subcommand '\(firstText)'", command: nil)
     }
 
+    if name == .probe { return try parseProbe(arguments.dropFirst()) }
     var operands: [[UInt8]] = []
     var json = false
     var from: [UInt8]?
@@ -79,6 +113,8 @@ enum ParsedCommand: Equatable {
     case .inspect:
       try expect(1, "DOCUMENT")
       return .inspect(document: operands[0], json: json)
+    case .probe:
+      throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .save:
       try expect(1, "DOCUMENT")
       return .save(document: operands[0], from: from, splitHardLinks: splitHardLinks, json: json)

@@ -60,6 +60,27 @@ struct CommandLineParsingTests {
     }
   }
 
+  @Test("probe keeps everything after its own options as the command, options included")
+  func probe() throws {
+    #expect(
+      try parse("probe", "--", "sed", "-i", "s/a/b/", "{}")
+        == .probe(
+          command: ["sed", "-i", "s/a/b/", "{}"].map { Array($0.utf8) }, throughLink: false, hardLink: true,
+          json: false))
+    #expect(
+      try parse("probe", "--json", "--through-link", "--without-hard-link", "cp", "--preserve=all", "a", "{}")
+        == .probe(
+          command: ["cp", "--preserve=all", "a", "{}"].map { Array($0.utf8) }, throughLink: true,
+          hardLink: false,
+          json: true))
+    #expect(throws: UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)) {
+      try ParsedCommand.parse([Array("probe".utf8), Array("--json".utf8)])
+    }
+    #expect(throws: UsageError(message: "Unknown option '--frob'", command: .probe)) {
+      try ParsedCommand.parse([Array("probe".utf8), Array("--frob".utf8), Array("sed".utf8)])
+    }
+  }
+
   @Test("operands that are not UTF-8 are kept byte for byte")
   func rawBytes() throws {
     let raw: [UInt8] = [0x66, 0xFF, 0x6F]

@@ -1,0 +1,100 @@
+import DocbmCLI
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Testing
+
+/// `docbm probe` against real programs' saves.
+@Suite("docbm probe end to end")
+struct ProbeEndToEndTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// Runs the probe with `--json` and returns its exit status and findings.
+  private func probe(_ command: [String], options: [String] = []) throws -> (
+    status: Int32, kinds: Set<String>, notes: [String]
+  ) {
+    let result = run(docbm, ["probe", "--json"] + options + ["--"] + command)
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.error)")
+    let findings = json["findings"] as? [[String: Any]] ?? []
+    print(
+      "probe-row | \(command.joined(separator: " ")) | \(result.status) | \(findings.compactMap { $0["kind"] as? String }.sorted())"
+    )
+    return (
+      result.status, Set(findings.compactMap { $0["kind"] as? String }), json["notes"] as? [String] ?? []
+    )
+  }
+
+  @Test("sed -i loses the key, the attributes and the hard link (exit 2)")
+  func sedInPlace() throws {
+    let seen = try probe(["/bin/sed", "-i", "s/sibling/other/", "{}"])
+    #expect(seen.status == 2)
+    #expect(seen.kinds == ["keyLost", "attributesLost", "hardLinkSplit", "bookmarkNoLongerResolves"])
+  }
+
+  @Test("cp over the document writes in place and keeps everything (exit 0)")
+  func copyOver() throws {
+    let scratch = try Scratch()
+    let source = try scratch.file("new.json", "{\"new\": true}")
+    let seen = try probe(["/bin/cp", source.description, "{}"])
+    #expect(seen.status == 0)
+    #expect(seen.kinds.isEmpty)
+    #expect(seen.notes.contains("the document kept its inode (written in place)"))
+  }
+
+  @Test("dd conv=notrunc writes in place and keeps everything (exit 0)")
+  func ddInPlace() throws {
+    let seen = try probe(["/bin/dd", "conv=notrunc", "if=/etc/hostname", "of={}", "status=none"])
+    #expect(seen.status == 0)
+    #expect(seen.kinds.isEmpty)
+  }
+
+  @Test("Python's atomic save pattern (write a temporary, os.replace) loses the key and the mode (exit 2)")
+  func pythonAtomicSave() throws {
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
+    guard let python else {
+      print("skipped: python3 is not installed")
+      return
+    }
+    let script = "import os,sys; p=sys.argv[1]; t=p+'.tmp'; open(t,'w').write('{}'); os.replace(t,p)"
+    let seen = try probe([python, "-c", script, "{}"])
+    #expect(seen.status == 2)
+    #expect(seen.kinds.isSuperset(of: ["keyLost", "attributesLost", "modeChanged", "hardLinkSplit"]))
+  }
+
+  @Test("through a symbolic link, Python's atomic save replaces the link")
+  func pythonThroughLink() throws {
+    let script = "import os,sys; p=sys.argv[1]; t=p+'.tmp'; open(t,'w').write('{}'); os.replace(t,p)"
+    let seen = try probe(["/usr/bin/env", "python3", "-c", script, "{}"], options: ["--through-link"])
+    #expect(seen.status == 2)
+    #expect(seen.kinds.contains("symbolicLinkReplaced"))
+  }
+
+  @Test("docbm save keeps everything; it refuses to split hard links unless told, and says so")
+  func docbmSave() throws {
+    let kept = try probe([docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--without-hard-link"])
+    #expect(kept.status == 0)
+    #expect(kept.kinds.isEmpty)
+    let refused = try probe([docbm, "save", "--from", "/etc/hostname", "{}"])
+    #expect(refused.status == 2)
+    #expect(refused.kinds == ["saveFailed"])
+    let split = try probe([docbm, "save", "--split-hard-links", "--from", "/etc/hostname", "{}"])
+    #expect(split.kinds == ["hardLinkSplit"])
+    let viaLink = try probe(
+      [docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--through-link", "--without-hard-link"])
+    #expect(viaLink.status == 0)
+  }
+
+  @Test("the path is appended when the command has no {}, and text output names what was lost")
+  func appendedPathAndText() {
+    let result = run(docbm, ["probe", "/bin/sed", "-i", "s/a/b/"])
+    #expect(result.status == 2)
+    #expect(result.output.contains("LOST keyLost"))
+    #expect(result.output.contains("fix: save with AnchoredDocument.replaceDocument"))
+    let usage = run(docbm, ["probe"])
+    #expect(usage.status == 64)
+    #expect(usage.error.contains("Missing expected argument 'COMMAND'"))
+  }
+}
