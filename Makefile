@@ -37,10 +37,10 @@ docs: setup
 	bash .ci/docs
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Samples
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Samples
 
 clean:
 	rm -rf .build

@@ -70,6 +70,34 @@ let package = Package(
       path: "Tests/TestSupport",
       swiftSettings: strictSettings
     ),
+    // Samples: built by CI, run by their READMEs.
+    .executableTarget(
+      name: "folder-list",
+      dependencies: ["DocumentBookmarks"],
+      path: "Samples/folder-list",
+      exclude: ["README.md"],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "moodboard",
+      dependencies: ["DocumentBookmarks"],
+      path: "Samples/moodboard",
+      exclude: ["README.md"],
+      swiftSettings: strictSettings
+    ),
+    .executableTarget(
+      name: "SaveLintSample",
+      dependencies: ["DocumentBookmarks"],
+      path: "Samples/save-lint/Sources",
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "SaveLintSampleTests",
+      dependencies: ["SaveLintSample", "DocumentBookmarksTesting"],
+      path: "Samples/save-lint/Tests",
+      swiftSettings: strictSettings
+    ),
+
     .testTarget(
       name: "DocumentBookmarksTests",
       dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],

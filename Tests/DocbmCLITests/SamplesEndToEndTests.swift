@@ -1,0 +1,54 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Testing
+
+/// The samples, run as a user would.
+@Suite("Samples end to end")
+struct SamplesEndToEndTests {
+  private func sample(_ name: String) -> String {
+    URL(fileURLWithPath: Capabilities.docbmExecutable).deletingLastPathComponent().appendingPathComponent(
+      name
+    ).path
+  }
+
+  @Test("folder-list: entries survive a move of their folder and a restart; removed ones stay removed")
+  func folderList() throws {
+    let scratch = try Scratch()
+    try scratch.file("Projects/garden/seeds.txt")
+    try scratch.folder("Projects/roses")
+    let environment = ["FOLDER_LIST_FILE": scratch.path("list.json").description]
+    func folderList(_ arguments: String...) -> ProcessResult {
+      run(sample("folder-list"), arguments, environment: environment)
+    }
+    #expect(folderList("add", scratch.path("Projects/garden").description).status == 0)
+    #expect(folderList("add", scratch.path("Projects/roses").description).status == 0)
+    try scratch.move(scratch.path("Projects/garden"), scratch.path("Archive/garden-2026"))
+    let moved = folderList("list")
+    #expect(moved.output.contains("1. garden  \(scratch.path("Archive/garden-2026"))  (moved: targetMoved)"))
+    #expect(!folderList("list").output.contains("moved:"), "the refreshed entry was saved")
+    #expect(folderList("show", "1").output.contains("seeds.txt"))
+    #expect(folderList("remove", "2").status == 0)
+    let after = folderList("list").output
+    #expect(!after.contains("roses"))
+    #expect(after.contains("garden"))
+  }
+
+  @Test("moodboard: moved images are found again, deleted ones pruned, and the board keeps its key")
+  func moodboard() throws {
+    let scratch = try Scratch()
+    let cat = try scratch.file("cat.png", "cat")
+    let dog = try scratch.file("dog.png", "dog")
+    let board = scratch.path("board.json").description
+    #expect(run(sample("moodboard"), ["add", board, cat.description, dog.description]).status == 0)
+    try scratch.move(cat, scratch.path("pets/cat.png"))
+    try scratch.remove(dog)
+    let opened = run(sample("moodboard"), ["open", board]).output
+    #expect(opened.contains("cat.png: \(scratch.path("pets/cat.png"))  (found again: targetMoved)"))
+    #expect(opened.contains("dog.png: missing"))
+    #expect(run(sample("moodboard"), ["prune", board]).status == 0)
+    let pruned = run(sample("moodboard"), ["open", board]).output
+    #expect(!pruned.contains("dog.png"))
+    #expect(pruned.contains("cat.png: \(scratch.path("pets/cat.png"))\n"))
+  }
+}
