@@ -12,14 +12,17 @@ public struct AnchoredDocument: Hashable, Sendable {
   public let path: FilePath
   /// How far resolution searches for moved targets.
   public let searchBudget: SearchBudget
+  /// Where a new key is escrowed, if anywhere.
+  public let escrow: KeyEscrow?
 
   /// The folder that relative paths in bookmarks start from: the document's folder, made
   /// absolute (against the working folder at the time this value was made) and normalized.
   let folder: FilePath
 
-  init(path: FilePath, searchBudget: SearchBudget) {
+  init(path: FilePath, searchBudget: SearchBudget, escrow: KeyEscrow? = nil) {
     self.path = path
     self.searchBudget = searchBudget
+    self.escrow = escrow
     self.folder = path.absolute.removingLastComponent
   }
 
@@ -41,15 +44,23 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// A symbolic link as target is followed: the bookmark refers to what the link leads to.
   ///
+  /// With an escrow (``BookmarkService/escrow``), a new key is escrowed first.
+  ///
   /// - Throws: ``DocbmError``: `notFound` (document or target), `unsupportedFileType`,
   ///   `permissionDenied`; and when the key cannot be stored, `unsupportedFilesystem`,
-  ///   `readOnlyFilesystem`, `immutable` or `noSpace`, naming the document.
+  ///   `readOnlyFilesystem`, `immutable` or `noSpace`, naming the document; the escrow's
+  ///   own errors when it cannot be written.
   public func makeBookmark(to target: FilePath) throws(DocbmError) -> Bookmark {
     let snapshot = try TargetSnapshot.read(target)
-    let key = try openDocument { fd throws(DocbmError) in
-      try KeyAttribute.readOrCreate(on: fd, path: path).key
+    let (key, created) = try openDocument { fd throws(DocbmError) in
+      try KeyAttribute.readOrCreate(on: fd, path: path)
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
+    // A key made now, or one the escrow has never seen, is escrowed before the bookmark
+    // is handed out; a failure here leaves the key in place and the next call retries.
+    if let escrow, created || !escrow.contains(key.fingerprint) {
+      try escrow.deposit(key, document: path)
+    }
     return sign(snapshot, key: key)
   }
 

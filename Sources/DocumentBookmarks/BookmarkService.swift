@@ -12,9 +12,13 @@ public import Foundation
 public struct BookmarkService: Sendable {
   /// How far resolution searches for moved targets.
   public var searchBudget: SearchBudget
+  /// Where new keys are kept so that a lost key can be repaired; `nil` (the default) keeps
+  /// none. Pass ``KeyEscrow/default`` to opt in, as the `docbm` command does.
+  public var escrow: KeyEscrow?
 
-  public init(searchBudget: SearchBudget = .standard) {
+  public init(searchBudget: SearchBudget = .standard, escrow: KeyEscrow? = nil) {
     self.searchBudget = searchBudget
+    self.escrow = escrow
   }
 
   /// The bookmarks anchored on the document at `path` (a regular file or a folder).
@@ -22,7 +26,7 @@ public struct BookmarkService: Sendable {
   /// Nothing is read or written yet: the key is created by the first
   /// ``AnchoredDocument/makeBookmark(to:)-(FilePath)``, never before.
   public func documents(anchoredOn path: FilePath) -> AnchoredDocument {
-    AnchoredDocument(path: path, searchBudget: searchBudget)
+    AnchoredDocument(path: path, searchBudget: searchBudget, escrow: escrow)
   }
 
   /// The bookmarks anchored on the document at a file URL.

@@ -60,7 +60,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
     ).replace { path in try write(path.url) }
-    return AnchoredDocument(path: destination, searchBudget: searchBudget)
+    return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
 
   /// Writes `data` as a copy; see ``saveCopy(to:key:options:_:)``.
@@ -72,7 +72,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
-    return AnchoredDocument(path: destination, searchBudget: searchBudget)
+    return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
 
   /// Creates the file at `path` (which must not exist) and writes `data` into it.

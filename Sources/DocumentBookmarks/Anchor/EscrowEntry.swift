@@ -1,0 +1,37 @@
+/// One key kept in the escrow, and the documents it was made for. The key itself stays
+/// inside the library: an entry shows only its fingerprint.
+public struct EscrowEntry: Hashable, Sendable {
+  /// A document the key was made on (or seen on), as it was then.
+  public struct Document: Hashable, Sendable, Codable {
+    /// The document's path at the time.
+    public let path: FilePath
+    /// Its inode number at the time.
+    public let inode: UInt64
+    /// Its file handle, when the filesystem gives one.
+    public let fileHandle: KernelFileHandle?
+    /// Its filesystem's `f_fsid`.
+    public let filesystemID: UInt64?
+    /// When it was recorded.
+    public let recorded: Timestamp
+  }
+
+  /// The key's fingerprint.
+  public let fingerprint: KeyFingerprint
+  /// When the key was first escrowed.
+  public let created: Timestamp
+  /// The documents the key was made on.
+  public let documents: [Document]
+  /// The escrow file the entry was read from.
+  public let file: FilePath
+  let key: DocumentKey
+}
+
+/// An escrow file that could not be read: reported, never fatal.
+public struct EscrowProblem: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The file.
+  public let file: FilePath
+  /// What is wrong with it.
+  public let reason: String
+
+  public var description: String { "\(file): \(reason)" }
+}
