@@ -118,6 +118,21 @@ package enum KeyAttribute {
       message: "the key of \(path) kept changing while it was being created")
   }
 
+  /// Puts `key` on a document that has none (`XATTR_CREATE`: never replaces a key).
+  ///
+  /// - Throws: ``DocbmError``; `keyMismatch` when the document got a key meanwhile.
+  static func restore(_ key: DocumentKey, on path: FilePath) throws(DocbmError) {
+    do {
+      let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+      defer { fd.close() }
+      try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(fd), mode: .createOnly)
+    } catch where error.errno == .fileExists {
+      throw DocbmError(.keyMismatch, path: path, message: "\(path) got a key meanwhile; it was left as it is")
+    } catch {
+      throw DocbmError(error, operation: .writeKey, path: path)
+    }
+  }
+
   /// The error for a key value that cannot be used.
   package static func malformedError(
     reason: String, unsupportedVersion: Bool, path: FilePath

@@ -1,0 +1,26 @@
+/// The checker's verdict on one document. Names are frozen: they appear in JSON output.
+public enum CheckVerdict: String, Hashable, Sendable, Codable, CaseIterable {
+  /// The document has its key, and every bookmark found in it verifies.
+  case ok
+  /// No bookmark was found in the document, and the escrow names no key for it.
+  case noBookmarks
+  /// Bookmarks in the document, or the escrow's record of it, name a key the document no
+  /// longer has. `docbm repair` can put an escrowed key back.
+  case keyLost
+  /// The document has a key, but its bookmarks were all signed with another one.
+  case keyMismatch
+  /// Some bookmarks verify and some do not (tampered, or signed with another key).
+  case mixed
+  /// The document's filesystem has no user extended attributes, so it can hold no key.
+  case unsupportedFilesystem
+  /// The document or its key could not be read.
+  case unreadable
+
+  /// Whether the verdict is a problem worth reporting (exit status 2 in `docbm check`).
+  public var isProblem: Bool {
+    switch self {
+    case .ok, .noBookmarks: false
+    default: true
+    }
+  }
+}

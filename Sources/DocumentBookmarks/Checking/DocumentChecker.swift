@@ -1,0 +1,138 @@
+/// Decides from evidence whether a document's bookmarks still work: its key, the bookmarks
+/// found in its bytes (binary, text form, base64), and the escrow's record of it.
+///
+/// Checking reads; it never writes the document or its attributes.
+public struct DocumentChecker: Sendable {
+  /// The escrow consulted as evidence, if any.
+  public let escrow: KeyEscrow?
+  /// How far bookmarks' targets are searched for when checking that they resolve.
+  public let searchBudget: SearchBudget
+  private let index: EscrowIndex
+
+  public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
+    self.escrow = escrow
+    self.searchBudget = searchBudget
+    self.index = EscrowIndex(escrow?.entries().entries ?? [])
+  }
+
+  /// Checks the document (a regular file) at `path`.
+  public func check(_ path: FilePath) -> DocumentCheck {
+    let anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
+    let escrowed = index.fingerprint(for: path)
+
+    let key: KeyFingerprint?
+    do {
+      key = try anchored.keyFingerprint()
+    } catch {
+      switch error.code {
+      case .unsupportedFilesystem:
+        return DocumentCheck(
+          document: path, verdict: .unsupportedFilesystem, keyFingerprint: nil, escrowedFingerprint: escrowed,
+          bookmarks: [], message: "the filesystem has no user extended attributes, so the document can hold no key")
+      case .keyMalformed, .unsupportedVersion:
+        return DocumentCheck(
+          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed, bookmarks: [],
+          message: error.message)
+      default:
+        return DocumentCheck(
+          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed, bookmarks: [],
+          message: error.message)
+      }
+    }
+
+    var found: [FoundBookmark] = []
+    do {
+      try BookmarkScanner().scan(fileAt: path) { found.append($0) }
+    } catch {
+      return DocumentCheck(
+        document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
+        message: error.message)
+    }
+
+    let evidence = found.map { item -> DocumentCheck.FoundEvidence in
+      let recorded = try? item.bookmark.decodeUnverified().absolutePath
+      guard let key, item.bookmark.keyFingerprint == key else {
+        return DocumentCheck.FoundEvidence(
+          offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint, recordedTarget: recorded,
+          verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
+      }
+      do {
+        _ = try anchored.resolve(item.bookmark)
+        return DocumentCheck.FoundEvidence(
+          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: true,
+          resolves: true, problem: nil)
+      } catch {
+        let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
+        return DocumentCheck.FoundEvidence(
+          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: verified,
+          resolves: false, problem: error.code)
+      }
+    }
+    let (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
+    return DocumentCheck(
+      document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: evidence,
+      message: message)
+  }
+
+  /// The verdict from the evidence.
+  static func verdict(
+    key: KeyFingerprint?, escrowed: KeyFingerprint?, evidence: [DocumentCheck.FoundEvidence]
+  ) -> (CheckVerdict, String) {
+    if evidence.isEmpty {
+      if let escrowed, key != escrowed {
+        let now = key.map { "carries key \($0)" } ?? "has no key"
+        return (.keyLost, "the escrow recorded key \(escrowed) for this document, which now \(now)")
+      }
+      return (.noBookmarks, "no bookmark was found in the document")
+    }
+    let named = Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ")
+    guard let key else {
+      return (.keyLost, "the document has no key, but \(evidence.count) bookmark(s) in it name key \(named)")
+    }
+    let verifying = evidence.filter(\.verifies).count
+    if verifying == evidence.count {
+      let unresolved = evidence.filter { !$0.resolves }.count
+      let tail = unresolved == 0 ? "and resolves" : "(\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
+      return (.ok, "the document has key \(key); every bookmark in it verifies \(tail)")
+    }
+    if verifying == 0 && evidence.allSatisfy({ $0.fingerprint != key }) {
+      return (.keyMismatch, "the document carries key \(key), but its bookmarks name key \(named)")
+    }
+    return (.mixed, "\(verifying) of \(evidence.count) bookmarks verify with the document's key \(key)")
+  }
+}
+
+/// The escrow's records by document path and by identity (filesystem and file handle, or
+/// inode where there is no handle: inode numbers alone are reused), for quick lookups.
+struct EscrowIndex: Sendable {
+  private var byPath: [FilePath: KeyFingerprint] = [:]
+  private var byIdentity: [String: KeyFingerprint] = [:]
+
+  init(_ entries: [EscrowEntry]) {
+    for entry in entries.sorted(by: { $0.created < $1.created }) {
+      for document in entry.documents {
+        byPath[document.path] = entry.fingerprint
+        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] = entry.fingerprint
+      }
+    }
+  }
+
+  static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> String {
+    if let handle { return "\(filesystem ?? 0):h\(handle.type):\(handle.bytes)" }
+    return "\(filesystem ?? 0):i\(inode)"
+  }
+
+  var isEmpty: Bool { byPath.isEmpty }
+
+  /// The key recorded for the document at `path`: by its real path, else by its identity.
+  func fingerprint(for path: FilePath) -> KeyFingerprint? {
+    guard !isEmpty else { return nil }
+    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    if let fingerprint = byPath[real] { return fingerprint }
+    guard let fd = try? FileDescriptor.open(path, [.path]) else { return nil }
+    defer { fd.close() }
+    guard let status = try? FileStatus.of(fd), let filesystem = try? FileSystemIdentity.of(fd) else { return nil }
+    let handle = try? KernelFileHandle.of(fd)
+    return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, status.inode)]
+  }
+}

@@ -1,0 +1,200 @@
+import DocbmTestSupport
+@testable import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@Suite("Checking and repair")
+struct CheckingTests {
+  let scratch: Scratch
+  let escrow: KeyEscrow
+  let service: BookmarkService
+
+  init() throws {
+    scratch = try Scratch()
+    escrow = KeyEscrow(folder: scratch.path("state/docbm"))
+    service = BookmarkService(escrow: escrow)
+  }
+
+  /// A JSON document holding its bookmarks as text forms and one as base64 `Data`.
+  struct Board: Codable {
+    var images: [Bookmark]
+    var thumbnail: Data
+  }
+
+  /// Makes a document with three bookmarks, stored in both forms, and returns it.
+  private func makeDocument(_ name: String = "board.json") throws -> (FilePath, [Bookmark]) {
+    let path = try scratch.file("project/\(name)", "{}")
+    let document = service.documents(anchoredOn: path)
+    var bookmarks: [Bookmark] = []
+    for index in 0..<3 {
+      bookmarks.append(try document.makeBookmark(to: try scratch.file("project/images/\(name)-\(index).png")))
+    }
+    let board = Board(images: Array(bookmarks.prefix(2)), thumbnail: bookmarks[2].data)
+    try document.replaceDocument(with: JSONEncoder().encode(board))
+    return (path, bookmarks)
+  }
+
+  private func check(_ path: FilePath) -> DocumentCheck {
+    DocumentChecker(escrow: escrow).check(path)
+  }
+
+  @Test("a document as saved by replaceDocument is ok, with every bookmark found in both forms")
+  func okDocument() throws {
+    let (path, bookmarks) = try makeDocument()
+    let result = check(path)
+    #expect(result.verdict == .ok, "\(result.message)")
+    #expect(result.bookmarks.count == 3)
+    #expect(Set(result.bookmarks.map(\.form)) == [.text, .base64])
+    #expect(result.bookmarks.allSatisfy { $0.verifies && $0.resolves })
+    #expect(result.keyFingerprint == bookmarks[0].keyFingerprint)
+    #expect(result.escrowedFingerprint == bookmarks[0].keyFingerprint)
+  }
+
+  @Test(
+    "real programs' saves lose the key; the checker says keyLost and repair restores it",
+    arguments: ["Data.write(.atomic)", "sed -i", "python os.replace", "cp without --preserve", "zip and back"])
+  func realLosses(program: String) throws {
+    let (original, bookmarks) = try makeDocument()
+    var path = original
+    switch program {
+    case "Data.write(.atomic)":
+      let contents = try Data(contentsOf: path.url)
+      try contents.write(to: path.url, options: .atomic)
+    case "sed -i":
+      #expect(run("/bin/sed", ["-i", "s/images/images/", path.description]).status == 0)
+    case "python os.replace":
+      let script = "import os,sys; p=sys.argv[1]; d=open(p,'rb').read(); t=p+'.tmp'; open(t,'wb').write(d); os.replace(t,p)"
+      #expect(run("/usr/bin/python3", ["-c", script, path.description]).status == 0)
+    case "cp without --preserve":
+      path = scratch.path("project/copy.json")
+      #expect(run("/bin/cp", [original.description, path.description]).status == 0)
+    default:
+      let archive = scratch.path("board.zip").description
+      let unpacked = try scratch.folder("unpacked")
+      let zip = "import zipfile,sys; zipfile.ZipFile(sys.argv[1],'w').write(sys.argv[2], 'board.json')"
+      let unzip = "import zipfile,sys; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])"
+      #expect(run("/usr/bin/python3", ["-c", zip, archive, path.description]).status == 0)
+      #expect(run("/usr/bin/python3", ["-c", unzip, archive, unpacked.description]).status == 0)
+      path = unpacked.appending("board.json")
+    }
+    let lost = check(path)
+    #expect(lost.verdict == .keyLost, "\(program): \(lost.message)")
+    #expect(lost.bookmarks.count == 3)
+
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .restored, "\(repair.message)")
+    #expect(repair.after?.verdict == .ok)
+    let document = BookmarkService().documents(anchoredOn: path)
+    for bookmark in bookmarks {
+      #expect(throws: Never.self) { try document.resolve(bookmark) }
+    }
+  }
+
+  @Test("bookmarks signed with another document's key: keyMismatch, and repair refuses")
+  func mismatch() throws {
+    let (path, _) = try makeDocument()
+    let other = try scratch.file("project/other.json", "{}")
+    _ = try service.documents(anchoredOn: other).makeBookmark(to: path)  // other gets a key of its own
+    let stolen = try Data(contentsOf: path.url)
+    try service.documents(anchoredOn: other).replaceDocument(with: stolen)
+    let result = check(other)
+    #expect(result.verdict == .keyMismatch, "\(result.message)")
+    let repair = DocumentRepairer(escrow: escrow).repair(other)
+    #expect(repair.action == .refused)
+    #expect(try BookmarkService().documents(anchoredOn: other).keyFingerprint() != result.bookmarks.first?.fingerprint)
+  }
+
+  @Test("some bookmarks verify and some are tampered: mixed")
+  func mixedDocument() throws {
+    let (path, bookmarks) = try makeDocument()
+    var tampered = bookmarks[1].bytes
+    tampered[40] ^= 1
+    let board = Board(images: [bookmarks[0], try Bookmark(bytes: tampered)], thumbnail: Data())
+    try service.documents(anchoredOn: path).replaceDocument(with: JSONEncoder().encode(board))
+    let result = check(path)
+    #expect(result.verdict == .mixed, "\(result.message)")
+    #expect(result.bookmarks.filter(\.verifies).count == 1)
+    #expect(result.bookmarks.contains { $0.problem == .tampered })
+  }
+
+  @Test("the escrow is evidence: a compressed document that lost its key is keyLost, and repaired")
+  func escrowEvidence() throws {
+    let path = try scratch.file("project/drawing.gz", "x")
+    let document = service.documents(anchoredOn: path)
+    let bookmark = try document.makeBookmark(to: try scratch.file("project/texture.png"))
+    // The app stores its bookmarks compressed: nothing readable in the bytes.
+    #expect(run("/bin/sh", ["-c", "echo '\(bookmark.text)' | gzip -c > '\(path)'"]).status == 0)
+    #expect(check(path).verdict == .ok || check(path).verdict == .noBookmarks)
+    try scratch.replaceAtomically(path, with: "compressed bytes")
+    let result = check(path)
+    #expect(result.verdict == .keyLost, "\(result.message)")
+    #expect(result.bookmarks.isEmpty)
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .restored)
+    #expect(try document.resolve(bookmark).path == scratch.path("project/texture.png"))
+  }
+
+  @Test("repair never invents a key: a document without a key nor evidence stays without")
+  func noInventing() throws {
+    let path = try scratch.file("project/plain.txt", "no bookmarks here")
+    #expect(check(path).verdict == .noBookmarks)
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .nothingToDo)
+    #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() == nil)
+    // Bookmarks naming a key the escrow does not have: refused.
+    let foreign = BookmarkService()  // no escrow
+    let lonely = try scratch.file("project/lonely.json", "{}")
+    let bookmark = try foreign.documents(anchoredOn: lonely).makeBookmark(to: path)
+    try scratch.replaceAtomically(lonely, with: bookmark.text)
+    let refused = DocumentRepairer(escrow: escrow).repair(lonely)
+    #expect(refused.action == .refused)
+    #expect(refused.message.contains("escrow has no key"))
+  }
+
+  @Test("escrow files: 0600 in a 0700 folder; a corrupt entry is reported, not fatal")
+  func escrowFiles() throws {
+    let (_, bookmarks) = try makeDocument()
+    let folder = try FileStatus.of(escrow.folder, followSymlinks: false)
+    #expect(folder.permissions == 0o700)
+    let entry = try #require(escrow.entry(for: bookmarks[0].keyFingerprint))
+    #expect(try FileStatus.of(entry.file, followSymlinks: false).permissions == 0o600)
+    #expect(entry.documents.count == 1)
+    try scratch.write("{ not json", to: escrow.folder.appending("0000000000000000.json"))
+    let (entries, problems) = escrow.entries()
+    #expect(entries.count == 1)
+    #expect(problems.count == 1)
+    #expect(problems.first?.reason.contains("malformed") == true)
+  }
+
+  @Test("concurrent writers never corrupt the escrow")
+  func concurrentEscrow() async throws {
+    let documents = try (0..<16).map { try scratch.file("many/doc\($0).json", "{}") }
+    let target = try scratch.file("many/target.png")
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for document in documents {
+        group.addTask { _ = try service.documents(anchoredOn: document).makeBookmark(to: target) }
+      }
+      try await group.waitForAll()
+    }
+    let (entries, problems) = escrow.entries()
+    #expect(problems.isEmpty)
+    #expect(entries.count == 16)
+  }
+
+  @Test("a tree check finds every document, reports unreadable entries, and never loops")
+  func treeCheck() throws {
+    let (good, _) = try makeDocument("good.json")
+    let (bad, _) = try makeDocument("bad.json")
+    try scratch.replaceAtomically(bad, with: try String(contentsOf: bad.url, encoding: .utf8))
+    try scratch.symlink("..", at: scratch.path("project/loop"))
+    var verdicts: [FilePath: CheckVerdict] = [:]
+    let unreadable = TreeChecker(checker: DocumentChecker(escrow: escrow)).check(scratch.path("project")) {
+      verdicts[$0.document] = $0.verdict
+    }
+    #expect(verdicts[good] == .ok)
+    #expect(verdicts[bad] == .keyLost)
+    #expect(unreadable.isEmpty)
+    #expect(verdicts.keys.allSatisfy { !$0.description.contains("/loop/") })
+  }
+}
