@@ -155,6 +155,32 @@ const int DOCBM_LOCK_UN = LOCK_UN;
 
 int docbm_flock(int fd, int operation) { return flock(fd, operation); }
 
+ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
+                           size_t needle_length, size_t key_index) {
+  if (needle_length == 0) {
+    return 0;
+  }
+  if (needle_length > haystack_length || key_index >= needle_length) {
+    return -1;
+  }
+  const unsigned char *base = haystack;
+  const unsigned char *pattern = needle;
+  const unsigned char key = pattern[key_index];
+  const unsigned char *position = base + key_index;
+  const unsigned char *last = base + (haystack_length - needle_length) + key_index;
+  while (position <= last) {
+    const unsigned char *found = memchr(position, key, (size_t)(last - position) + 1);
+    if (found == NULL) {
+      return -1;
+    }
+    if (memcmp(found - key_index, pattern, needle_length) == 0) {
+      return (found - key_index) - base;
+    }
+    position = found + 1;
+  }
+  return -1;
+}
+
 ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind) {
   if (rewind && lseek(fd, 0, SEEK_SET) < 0) {
     return -1;

@@ -1,6 +1,7 @@
 // C shim for what Glibc's Swift module does not expose: extended attributes, statx,
-// file handles, renameat2, the generation ioctl and statfs's filesystem id.
-// Every function returns -1 and sets errno on failure, like the call it wraps.
+// file handles, renameat2, the generation ioctl, statfs's filesystem id, and a byte search.
+// Every function returns -1 and sets errno on failure, like the call it wraps (the byte
+// search returns -1 for "not found").
 #ifndef DOCBM_SHIMS_H
 #define DOCBM_SHIMS_H
 
@@ -88,5 +89,12 @@ int docbm_flock(int fd, int operation);
 extern const int DOCBM_LOCK_EX;
 extern const int DOCBM_LOCK_NB;
 extern const int DOCBM_LOCK_UN;
+
+/// The index of the first occurrence of `needle` in `haystack`, or -1 when there is none
+/// (errno is not set). memchr(3) looks for `needle[key_index]`, which the caller picks
+/// rare in the data, and memcmp(3) checks each hit: many times faster than glibc's memmem
+/// on zeros and text, since memchr is vectorized.
+ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
+                           size_t needle_length, size_t key_index);
 
 #endif

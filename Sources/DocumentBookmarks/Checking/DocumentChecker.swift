@@ -24,20 +24,14 @@ public struct DocumentChecker: Sendable {
     do {
       key = try anchored.keyFingerprint()
     } catch {
-      switch error.code {
-      case .unsupportedFilesystem:
-        return DocumentCheck(
-          document: path, verdict: .unsupportedFilesystem, keyFingerprint: nil, escrowedFingerprint: escrowed,
-          bookmarks: [], message: "the filesystem has no user extended attributes, so the document can hold no key")
-      case .keyMalformed, .unsupportedVersion:
-        return DocumentCheck(
-          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed, bookmarks: [],
-          message: error.message)
-      default:
+      guard error.code == .unsupportedFilesystem else {
         return DocumentCheck(
           document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed, bookmarks: [],
           message: error.message)
       }
+      return DocumentCheck(
+        document: path, verdict: .unsupportedFilesystem, keyFingerprint: nil, escrowedFingerprint: escrowed,
+        bookmarks: [], message: "the filesystem has no user extended attributes, so the document can hold no key")
     }
 
     var found: [FoundBookmark] = []
@@ -56,7 +50,7 @@ public struct DocumentChecker: Sendable {
           offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint, recordedTarget: recorded,
           verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
       }
-      do {
+      do throws(DocbmError) {
         _ = try anchored.resolve(item.bookmark)
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: true,

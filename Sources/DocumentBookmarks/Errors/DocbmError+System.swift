@@ -8,6 +8,7 @@ extension DocbmError {
     case writeKey
     case inspectTarget
     case search
+    case scan
     case save(SaveStep)
   }
 
@@ -51,6 +52,9 @@ extension DocbmError {
     case .nameTooLong:
       code = .notFound
       message = "\(path) is too long a path"
+    case .isDirectory where operation == .scan:
+      code = .unsupportedFileType
+      message = "\(path) is a folder; scan the files in it"
     default:
       code = .systemFailure
       message = "\(failure.call) failed \(what) \(path)"
@@ -69,6 +73,7 @@ extension DocbmError {
     case .writeKey: "writing the key to"
     case .inspectTarget: "inspecting"
     case .search: "searching"
+    case .scan: "scanning"
     case .save: "while saving"
     }
   }

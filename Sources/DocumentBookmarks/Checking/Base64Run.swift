@@ -1,0 +1,147 @@
+/// Decodes base64 found in a document's bytes, for the scanner: either alphabet (never
+/// both in one run), `\/` read as `/` (JSON's escaped slash), decoding stopped after a
+/// given number of bytes, and the facts the scanner needs to name the form.
+struct Base64Run {
+  /// Which characters may appear.
+  enum Alphabet {
+    /// `A–Z a–z 0–9 + /`, and `\/` for `/`.
+    case standard
+    /// The standard alphabet or the URL-safe one (`- _` for `+ /`), not both.
+    case either
+  }
+
+  /// What was decoded, and how it was written.
+  struct Decoded {
+    /// The decoded bytes, exactly as many as asked for.
+    var bytes: [UInt8]
+    /// Whether `+`, `/` or `\/` appeared.
+    var usesStandardCharacters: Bool
+    /// Whether `-` or `_` appeared.
+    var usesURLSafeCharacters: Bool
+    /// Whether the bits of the last character that the bytes did not use are zero, as in
+    /// a value that ends there (they carry the next byte in a longer value).
+    var unusedBitsAreZero: Bool
+    /// Whether `=` padding follows the last character.
+    var isPadded: Bool
+  }
+
+  enum Outcome {
+    case decoded(Decoded)
+    /// The window ended first; more bytes of the document may complete the run.
+    case needMore
+    /// A character outside the alphabet (or the run ended) before enough bytes.
+    case invalid
+  }
+
+  static let standardAlphabet = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+  /// Each byte's 6-bit value in either alphabet, or -1.
+  private static let values: [Int8] = {
+    var table = [Int8](repeating: -1, count: 256)
+    for (index, character) in standardAlphabet.enumerated() { table[Int(character)] = Int8(index) }
+    table[Int(UInt8(ascii: "-"))] = 62
+    table[Int(UInt8(ascii: "_"))] = 63
+    return table
+  }()
+
+  private static let backslash = UInt8(ascii: "\\")
+  private static let slash = UInt8(ascii: "/")
+  private static let plus = UInt8(ascii: "+")
+  private static let padding = UInt8(ascii: "=")
+
+  /// The largest number of document bytes one character can take (`\/`).
+  static let maximumCharacterWidth = 2
+
+  /// Whether `byte` is a character of the standard alphabet.
+  static func isStandardCharacter(_ byte: UInt8) -> Bool {
+    let value = values[Int(byte)]
+    return value >= 0 && (value < 62 || byte == plus || byte == slash)
+  }
+
+  /// Decodes `count` bytes from the characters starting at `start` in `window`.
+  ///
+  /// - Parameters:
+  ///   - isFinal: whether the window ends where the document ends; if not, running out of
+  ///     window is `needMore` rather than `invalid`.
+  ///   - checksPadding: whether to look past the last character for `=` (which may also
+  ///     need the next byte of the document).
+  static func decode(
+    _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Alphabet,
+    isFinal: Bool, checksPadding: Bool
+  ) -> Outcome {
+    let values = Self.values
+    var output: [UInt8] = []
+    output.reserveCapacity(count)
+    var accumulator: UInt32 = 0
+    var bits: UInt32 = 0
+    var characters = 0
+    var index = start
+    var usesStandard = false
+    var usesURLSafe = false
+    while output.count < count {
+      guard index < window.count else { return isFinal ? .invalid : .needMore }
+      var byte = window[index]
+      var width = 1
+      if byte == backslash {
+        guard index + 1 < window.count else { return isFinal ? .invalid : .needMore }
+        guard window[index + 1] == slash else { return .invalid }
+        byte = slash
+        width = 2
+      }
+      let value = values[Int(byte)]
+      guard value >= 0 else { return .invalid }
+      if value >= 62 {
+        if byte == plus || byte == slash { usesStandard = true } else { usesURLSafe = true }
+        if usesURLSafe && (usesStandard || alphabet == .standard) { return .invalid }
+      }
+      accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
+      }
+      characters += 1
+      index += width
+    }
+    var isPadded = false
+    if checksPadding && characters % 4 != 0 {
+      if index < window.count {
+        isPadded = window[index] == padding
+      } else if !isFinal {
+        return .needMore
+      }
+    }
+    return .decoded(
+      Decoded(
+        bytes: output, usesStandardCharacters: usesStandard, usesURLSafeCharacters: usesURLSafe,
+        unusedBitsAreZero: accumulator & ((1 << bits) - 1) == 0, isPadded: isPadded))
+  }
+
+  /// Where the character that ends just before `end` starts, reading `\/` as one
+  /// character; `nil` when the byte before `end` is not a standard base64 character.
+  static func standardCharacterStart(before end: Int, in window: UnsafeRawBufferPointer) -> Int? {
+    guard end > 0 else { return nil }
+    let byte = window[end - 1]
+    guard isStandardCharacter(byte) else { return nil }
+    if byte == slash && end >= 2 && window[end - 2] == backslash { return end - 2 }
+    return end - 1
+  }
+
+  /// Standard base64 of `bytes`, without padding (enough for the scanner's patterns).
+  static func encodeStandard(_ bytes: [UInt8]) -> [UInt8] {
+    var output: [UInt8] = []
+    var accumulator: UInt32 = 0
+    var bits: UInt32 = 0
+    for byte in bytes {
+      accumulator = (accumulator << 8 | UInt32(byte)) & 0xFFFF
+      bits += 8
+      while bits >= 6 {
+        bits -= 6
+        output.append(standardAlphabet[Int((accumulator >> bits) & 0x3F)])
+      }
+    }
+    if bits > 0 { output.append(standardAlphabet[Int((accumulator << (6 - bits)) & 0x3F)]) }
+    return output
+  }
+}

@@ -1,0 +1,17 @@
+/// What one streaming scan did with its memory, for tests and benchmarks.
+package struct BookmarkScanStatistics: Sendable, Equatable {
+  /// Bytes read from the file.
+  package var bytesRead: UInt64 = 0
+  /// Windows scanned (one per chunk, plus the final one).
+  package var windows = 0
+  /// The most bytes kept from one window for the next (the carry-over). Never above
+  /// ``BookmarkScanner/maximumCarry``.
+  package var maximumCarriedBytes = 0
+  /// The most bytes held at once: the carry-over plus a chunk. Never above the chunk size
+  /// plus ``BookmarkScanner/maximumCarry``.
+  package var maximumBufferedBytes = 0
+  /// The size of the one buffer the scan allocated.
+  package var bufferCapacity = 0
+
+  package init() {}
+}

@@ -1,0 +1,131 @@
+/// Finds docbm bookmarks inside a document's bytes, whatever the document's format, so a
+/// checker can list and resolve the bookmarks of any document without knowing where the
+/// app stored them.
+///
+/// It finds the three ways apps store bookmarks (``BookmarkForm``):
+///
+/// - **binary**: the record's bytes, which start with the magic `76 87 1B 99 17 9C`;
+/// - **text**: the text form, URL-safe base64 starting with `docbmRec`, as `Codable`
+///   writes a ``Bookmark``;
+/// - **base64**: standard base64 as `JSONEncoder` writes `Data` (`\/` is read as `/`),
+///   whether the record is the whole value (its base64 starts with `docbmRec`) or lies at
+///   any byte inside a larger value (the magic's base64 is then `aHG5kXn` or `2hxuZF5`,
+///   depending on where the record falls in a 3-byte group).
+///
+/// Every candidate must pass ``Bookmark/init(bytes:)``, which checks the magic, version,
+/// flags and exact length, so random or text bytes do not produce bookmarks. Signatures
+/// are not checked (there is no key here): ``AnchoredDocument/resolve(_:)`` does that.
+///
+/// A record is reported once, in the one form it is written in. Base64 that begins with
+/// `docbmRec` is the text form or standard base64 by the characters it uses: `+`, `/` or
+/// `\/` make it base64, `-` or `_` the text form; with none of these, `=` padding (or
+/// unused bits that are not zero, the encoded value going on) makes it base64, and
+/// otherwise it is exactly a text form and is reported as ``BookmarkForm/text``.
+///
+/// Streaming scans read the file in chunks of ``chunkSize`` bytes and keep at most
+/// ``maximumCarry`` bytes between chunks, so memory stays the same whatever the file's
+/// size. Time is linear in the file's size: the search for each pattern runs the C
+/// library's vectorized `memchr` for one rare byte of it.
+public struct BookmarkScanner: Sendable {
+  /// Bytes read at a time by ``scan(fileAt:_:)``.
+  public let chunkSize: Int
+
+  /// The most bytes kept from one chunk for the next: enough for a candidate record of
+  /// the largest length (10 240 bytes) in base64 with every character written `\/`
+  /// (about 27 KiB).
+  public static let maximumCarry = BookmarkScanEngine.maximumCarry
+
+  /// Makes a scanner that reads `chunkSize` bytes at a time (1 MiB by default).
+  ///
+  /// - Precondition: `chunkSize` is positive. Small chunks work, but a candidate that
+  ///   does not fit in one is decoded again as each chunk arrives; keep chunks at a few
+  ///   KiB or more.
+  public init(chunkSize: Int = 1 << 20) {
+    precondition(chunkSize > 0, "the chunk size must be positive")
+    self.chunkSize = chunkSize
+  }
+
+  /// Every bookmark in `bytes`, in the order of their offsets (counted from the
+  /// collection's first element).
+  public func scan(_ bytes: some Collection<UInt8>) -> [FoundBookmark] {
+    var results: [FoundBookmark] = []
+    let report = { (found: FoundBookmark) in results.append(found) }
+    let scanned: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      Self.scanWhole(UnsafeRawBufferPointer(buffer), report)
+    }
+    if scanned == nil {
+      Array(bytes).withUnsafeBytes { Self.scanWhole($0, report) }
+    }
+    return results
+  }
+
+  /// Reads the file at `path` chunk by chunk and calls `found` with each bookmark, in the
+  /// order of their offsets, as soon as it is found.
+  ///
+  /// - Throws: ``DocbmError`` when the file cannot be opened or read: `notFound`,
+  ///   `permissionDenied`, `unsupportedFileType` (a folder), `ioError` or `systemFailure`.
+  ///   Bookmarks reported before a read failure stay reported.
+  public func scan(fileAt path: FilePath, _ found: (FoundBookmark) -> Void) throws(DocbmError) {
+    var statistics = BookmarkScanStatistics()
+    try scan(fileAt: path, statistics: &statistics, found)
+  }
+
+  /// ``scan(fileAt:_:)``, recording how much memory the scan held in `statistics`.
+  package func scan(
+    fileAt path: FilePath, statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
+  ) throws(DocbmError) {
+    let fd = try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+      try FileDescriptor.open(path, .readOnly)
+    }
+    try fd.closeAfter { fd throws(DocbmError) in
+      try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+        try scan(fd, statistics: &statistics, found)
+      }
+    }
+  }
+
+  private static func scanWhole(_ bytes: UnsafeRawBufferPointer, _ found: (FoundBookmark) -> Void) {
+    var engine = BookmarkScanEngine()
+    _ = engine.scan(bytes, origin: 0, isFinal: true, found: found)
+  }
+
+  /// The streaming loop: one buffer of a chunk plus the largest carry-over; each round
+  /// fills a chunk after the bytes kept from the last one, scans, and keeps the tail.
+  private func scan(
+    _ fd: FileDescriptor, statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
+  ) throws(SystemCallError) {
+    let capacity = chunkSize + Self.maximumCarry
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+    defer { buffer.deallocate() }
+    statistics.bufferCapacity = capacity
+    var engine = BookmarkScanEngine()
+    var origin: UInt64 = 0
+    var carried = 0
+    while true {
+      var filled = carried
+      var atEnd = false
+      while filled < carried + chunkSize {
+        let count = try fd.read(
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(carried + chunkSize)]))
+        if count == 0 {
+          atEnd = true
+          break
+        }
+        filled += count
+      }
+      statistics.bytesRead += UInt64(filled - carried)
+      statistics.windows += 1
+      statistics.maximumBufferedBytes = max(statistics.maximumBufferedBytes, filled)
+      let window = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
+      let keepFrom = engine.scan(window, origin: origin, isFinal: atEnd, found: found)
+      if atEnd { return }
+      carried = filled - keepFrom
+      precondition(carried <= Self.maximumCarry, "the scanner kept more than its bound")
+      statistics.maximumCarriedBytes = max(statistics.maximumCarriedBytes, carried)
+      if keepFrom > 0 {
+        buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + keepFrom, byteCount: carried)
+      }
+      origin += UInt64(keepFrom)
+    }
+  }
+}
