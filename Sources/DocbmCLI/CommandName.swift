@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, save, probe, demo, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, demo, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -9,6 +9,8 @@ enum CommandName: String, CaseIterable, Sendable {
     case .resolve: "resolve [--json] DOCUMENT BOOKMARK"
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
+    case .check: "check [--json] [--recursive] PATH..."
+    case .repair: "repair [--json] DOCUMENT..."
     case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
     case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
@@ -23,6 +25,8 @@ enum CommandName: String, CaseIterable, Sendable {
     case .resolve: "Verify a bookmark against its document and print its target's path."
     case .decode: "Show a bookmark's fields without verifying them."
     case .inspect: "Show a document's key fingerprint and extended attributes."
+    case .check: "Check whether the bookmarks in documents still work."
+    case .repair: "Put escrowed keys back on documents that lost them."
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
@@ -74,6 +78,33 @@ enum CommandName: String, CaseIterable, Sendable {
         --json      Print a JSON object (docs/cli.md).
 
       The key itself is never printed, only its fingerprint.
+      """
+    case .check:
+      """
+      ARGUMENTS:
+        PATH        A document, or with --recursive a folder to walk (symbolic links are
+                    never followed).
+
+      OPTIONS:
+        --recursive  Check every file under the folders given.
+        --json       Print a JSON object (docs/cli.md).
+
+      One verdict per document: ok, noBookmarks, keyLost, keyMismatch, mixed,
+      unsupportedFilesystem, unreadable. The escrow (DOCBM_ESCROW_DIR, XDG_STATE_HOME/docbm or
+      ~/.local/state/docbm) is used as evidence. Exit status: 0 when every document is fine,
+      2 when any has a problem, 1 when the check itself failed.
+      """
+    case .repair:
+      """
+      ARGUMENTS:
+        DOCUMENT    A document whose key was lost.
+
+      OPTIONS:
+        --json      Print a JSON object (docs/cli.md).
+
+      Puts back an escrowed key only when the document has none and its own bookmarks, or
+      the escrow's record of it, name that key. Never invents or replaces a key. Exit
+      status: 0 when nothing was refused, 2 when a repair was refused.
       """
     case .save:
       """

@@ -4,6 +4,8 @@ enum ParsedCommand: Equatable {
   case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
+  case check(paths: [[UInt8]], recursive: Bool, json: Bool)
+  case repair(documents: [[UInt8]], json: Bool)
   case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
   case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
   case demo
@@ -66,6 +68,7 @@ enum ParsedCommand: Equatable {
     var json = false
     var from: [UInt8]?
     var splitHardLinks = false
+    var recursive = false
     var optionsEnded = false
     var rest = arguments.dropFirst()[...]
     while let argument = rest.popFirst() {
@@ -79,6 +82,7 @@ enum ParsedCommand: Equatable {
       case "-h", "--help": return .help(name)
       case "--json" where name != .demo && name != .help: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
+      case "--recursive" where name == .check, "-r" where name == .check: recursive = true
       case "--from" where name == .save:
         guard let value = rest.popFirst() else {
           throw UsageError(message: "Missing value for '--from <file>'", command: name)
@@ -113,6 +117,16 @@ enum ParsedCommand: Equatable {
     case .inspect:
       try expect(1, "DOCUMENT")
       return .inspect(document: operands[0], json: json)
+    case .check:
+      guard !operands.isEmpty else {
+        throw UsageError(message: "Missing expected argument 'PATH'", command: name)
+      }
+      return .check(paths: operands, recursive: recursive, json: json)
+    case .repair:
+      guard !operands.isEmpty else {
+        throw UsageError(message: "Missing expected argument 'DOCUMENT'", command: name)
+      }
+      return .repair(documents: operands, json: json)
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .save:

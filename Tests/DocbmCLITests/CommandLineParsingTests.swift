@@ -22,6 +22,12 @@ struct CommandLineParsingTests {
     #expect(try parse("decode", "x", "--json") == .decode(bookmark: Array("x".utf8), json: true))
     #expect(try parse("inspect", "d") == .inspect(document: Array("d".utf8), json: false))
     #expect(try parse("demo") == .demo)
+    #expect(
+      try parse("check", "-r", "a", "b")
+        == .check(paths: [Array("a".utf8), Array("b".utf8)], recursive: true, json: false))
+    #expect(
+      try parse("check", "--json", "a") == .check(paths: [Array("a".utf8)], recursive: false, json: true))
+    #expect(try parse("repair", "a") == .repair(documents: [Array("a".utf8)], json: false))
   }
 
   @Test("help and version")
@@ -53,6 +59,9 @@ struct CommandLineParsingTests {
       (["inspect", "--color", "d"], "Unknown option '--color'", CommandName.inspect),
       (["demo", "--json"], "Unknown option '--json'", CommandName.demo),
       (["help", "nope"], "Unknown subcommand 'nope'", CommandName.help),
+      (["check"], "Missing expected argument 'PATH'", CommandName.check),
+      (["repair"], "Missing expected argument 'DOCUMENT'", CommandName.repair),
+      (["inspect", "--recursive", "d"], "Unknown option '--recursive'", CommandName.inspect),
     ] as [([String], String, CommandName?)])
   func usageErrors(arguments: [String], message: String, command: CommandName?) {
     #expect(throws: UsageError(message: message, command: command)) {

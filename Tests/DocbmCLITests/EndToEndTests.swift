@@ -236,7 +236,8 @@ struct EndToEndTests {
     #expect(result.status == 0, "\(result.error)")
     for expected in [
       "stale: targetMoved", "stale: documentMoved", "tampered", "keyMismatch", "missing",
-      "key after the save: none", "keyMissing",
+      "key after the save: none", "keyMissing", "keyLost: the document has no key", "restored: key",
+      "sources: resolved to",
     ] {
       #expect(result.output.contains(expected))
     }

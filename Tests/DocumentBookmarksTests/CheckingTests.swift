@@ -1,8 +1,9 @@
 import DocbmTestSupport
-@testable import DocumentBookmarks
 import Foundation
 import Glibc
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("Checking and repair")
 struct CheckingTests {
@@ -53,7 +54,9 @@ struct CheckingTests {
 
   @Test(
     "real programs' saves lose the key; the checker says keyLost and repair restores it",
-    arguments: ["Data.write(.atomic)", "sed -i", "python os.replace", "cp without --preserve", "zip and back"])
+    arguments: [
+      "Data.write(.atomic)", "sed -i", "python os.replace", "cp without --preserve", "zip and back",
+    ])
   func realLosses(program: String) throws {
     let (original, bookmarks) = try makeDocument()
     var path = original
@@ -64,7 +67,8 @@ struct CheckingTests {
     case "sed -i":
       #expect(run("/bin/sed", ["-i", "s/images/images/", path.description]).status == 0)
     case "python os.replace":
-      let script = "import os,sys; p=sys.argv[1]; d=open(p,'rb').read(); t=p+'.tmp'; open(t,'wb').write(d); os.replace(t,p)"
+      let script =
+        "import os,sys; p=sys.argv[1]; d=open(p,'rb').read(); t=p+'.tmp'; open(t,'wb').write(d); os.replace(t,p)"
       #expect(run("/usr/bin/python3", ["-c", script, path.description]).status == 0)
     case "cp without --preserve":
       path = scratch.path("project/copy.json")
@@ -102,7 +106,9 @@ struct CheckingTests {
     #expect(result.verdict == .keyMismatch, "\(result.message)")
     let repair = DocumentRepairer(escrow: escrow).repair(other)
     #expect(repair.action == .refused)
-    #expect(try BookmarkService().documents(anchoredOn: other).keyFingerprint() != result.bookmarks.first?.fingerprint)
+    #expect(
+      try BookmarkService().documents(anchoredOn: other).keyFingerprint()
+        != result.bookmarks.first?.fingerprint)
   }
 
   @Test("some bookmarks verify and some are tampered: mixed")

@@ -126,9 +126,13 @@ public func run(
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
-  if let environment {
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  // Children never write to the real user's escrow: unless a test names one, they share a
+  // scratch escrow of this test process.
+  var childEnvironment = ProcessInfo.processInfo.environment
+  if childEnvironment["DOCBM_ESCROW_DIR"] == nil {
+    childEnvironment["DOCBM_ESCROW_DIR"] = NSTemporaryDirectory() + "docbm-test-escrow-\(getpid())"
   }
+  process.environment = childEnvironment.merging(environment ?? [:]) { $1 }
   let output = Pipe()
   let error = Pipe()
   let inputPipe = Pipe()

@@ -18,6 +18,14 @@ struct BookmarkCommand {
   func run(_ console: Console) throws -> Int32 {
     let anchored = BookmarkService().documents(anchoredOn: document)
     let bookmark = try anchored.makeBookmark(to: target)
+    // The command line escrows the keys it uses, so that `docbm repair` can restore them.
+    // An escrow that cannot be written does not undo the bookmark: it is a warning.
+    do {
+      try KeyEscrow.default.escrowKey(of: document)
+    } catch {
+      console.printError(
+        "warning: the key of \(document) was not escrowed, so it could not be repaired: \(error)")
+    }
     if json {
       console.print(
         JSONReport.render(

@@ -38,7 +38,10 @@ struct DemoCommand {
     try scratch.write("int main() {}", to: project.appending("sources").appending("main.c"))
     let boardPath = project.appending("board.json")
     try scratch.write("{}", to: boardPath)
-    var document = BookmarkService().documents(anchoredOn: boardPath)
+    // The demo keeps its own escrow in the scratch folder, so it leaves nothing behind.
+    let escrow = KeyEscrow(folder: root.appending("escrow"))
+    let service = BookmarkService(escrow: escrow)
+    var document = service.documents(anchoredOn: boardPath)
     console.print(
       "   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
 
@@ -57,7 +60,12 @@ struct DemoCommand {
         "   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
     }
     console.print(
-      "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown)")
+      "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown);")
+    let escrowed = escrow.entries().entries.map {
+      FilePath(uncheckedDisplayBytes: $0.file.lastComponent).description
+    }
+    let names = escrowed.joined(separator: ", ")
+    console.print("   a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
     try save(board, in: document)
     console.print(
       "   board.json now stores the bookmarks' text forms in its JSON, saved with replaceDocument.")
@@ -76,7 +84,7 @@ struct DemoCommand {
     console.print("4. Move the whole project folder; the bookmarks travel with it.")
     let moved = root.appending("project-moved")
     try scratch.rename(project, to: moved)
-    document = BookmarkService().documents(anchoredOn: moved.appending("board.json"))
+    document = service.documents(anchoredOn: moved.appending("board.json"))
     board = try resolveAll(board, document: document, console: console, show: show)
 
     console.print()
@@ -86,7 +94,7 @@ struct DemoCommand {
     report("one bit flipped", try document.resolve(Bookmark(bytes: tampered)), console)
     let other = root.appending("other.json")
     try scratch.write("{}", to: other)
-    let foreign = try BookmarkService().documents(anchoredOn: other).makeBookmark(
+    let foreign = try service.documents(anchoredOn: other).makeBookmark(
       to: moved.appending("src"))
     report("a bookmark from another document", try document.resolve(foreign), console)
     try scratch.deleteFile(moved.appending("images").appending("kitten.png"))
@@ -106,9 +114,27 @@ struct DemoCommand {
     console.print()
     console.print("7. An editor's plain atomic save (write a temporary file, rename it over the")
     console.print("   document) drops every extended attribute, and with it the key:")
-    try scratch.atomicSave("{\"title\": \"Pets\"}", to: moved.appending("board.json"))
+    let saved = try String(decoding: readWholeFile(moved.appending("board.json")), as: UTF8.self)
+    try scratch.atomicSave(saved, to: moved.appending("board.json"))
     console.print("   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
     report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
+
+    console.print()
+    console.print("8. The checker finds the loss from evidence: the bookmarks in the document's bytes")
+    console.print("   name a key it no longer has:")
+    let check = DocumentChecker(escrow: escrow).check(document.path)
+    console.print("   \(check.verdict.rawValue): \(check.message)")
+
+    console.print()
+    console.print("9. Repair puts the escrowed key back (only a key the document's own bookmarks name):")
+    let repair = DocumentRepairer(escrow: escrow).repair(document.path)
+    console.print(
+      "   \(repair.action.rawValue): key \(repair.fingerprint.map(\.description) ?? "-"); now \(repair.after?.verdict.rawValue ?? "-")"
+    )
+    for item in board.items {
+      report(item.label, try document.resolve(item.bookmark), console)
+    }
+
     console.print()
     console.print("Done; the scratch folder is removed.")
     return DocbmCommandLine.ExitStatus.success
@@ -161,5 +187,12 @@ private struct FileStatusSummary {
       throw DocbmError(.notFound, path: path, message: "cannot stat \(path)")
     }
     inode = UInt64(status.st_ino)
+  }
+}
+
+extension FilePath {
+  /// Bytes from the filesystem, for display.
+  fileprivate init(uncheckedDisplayBytes bytes: [UInt8]) {
+    self = FilePath(bytes: bytes) ?? FilePath("")
   }
 }

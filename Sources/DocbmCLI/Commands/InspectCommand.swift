@@ -17,6 +17,8 @@ struct InspectCommand {
     let document: FilePath
     let key: KeyReport
     let attributes: [AttributeSummary]
+    let verdict: CheckVerdict
+    let bookmarks: [DocumentCheck.FoundEvidence]
   }
 
   func run(_ console: Console) throws -> Int32 {
@@ -33,8 +35,13 @@ struct InspectCommand {
       key = KeyReport(state: "malformed", fingerprint: nil, problem: error.message)
     }
     let attributes = try anchored.attributes()
+    let check = DocumentChecker(escrow: .default).check(document)
     if json {
-      console.print(JSONReport.render(Report(document: document, key: key, attributes: attributes)))
+      console.print(
+        JSONReport.render(
+          Report(
+            document: document, key: key, attributes: attributes, verdict: check.verdict,
+            bookmarks: check.bookmarks)))
       return DocbmCommandLine.ExitStatus.success
     }
     console.print("document:     \(document)")
@@ -47,6 +54,20 @@ struct InspectCommand {
     for attribute in attributes {
       console.print("  \(attribute.name)  \(attribute.size) bytes")
     }
+    console.print(
+      "bookmarks:    \(check.bookmarks.isEmpty ? "none found in the contents" : "\(check.bookmarks.count) found")"
+    )
+    for found in check.bookmarks {
+      let state =
+        found.verifies
+        ? (found.resolves
+          ? "verifies, resolves" : "verifies, does not resolve (\(found.problem?.rawValue ?? "?"))")
+        : "does not verify (\(found.problem?.rawValue ?? "?"))"
+      let target = found.recordedTarget.map { " → \($0)" } ?? ""
+      console.print(
+        "  \(found.form.rawValue) at \(found.offset), key \(found.fingerprint)\(target): \(state)")
+    }
+    console.print("verdict:      \(check.verdict.rawValue): \(check.message)")
     return DocbmCommandLine.ExitStatus.success
   }
 }

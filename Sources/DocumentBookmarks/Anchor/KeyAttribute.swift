@@ -126,7 +126,7 @@ package enum KeyAttribute {
       let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
       defer { fd.close() }
       try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(fd), mode: .createOnly)
-    } catch where error.errno == .fileExists {
+    } catch  where error.errno == .fileExists {
       throw DocbmError(.keyMismatch, path: path, message: "\(path) got a key meanwhile; it was left as it is")
     } catch {
       throw DocbmError(error, operation: .writeKey, path: path)

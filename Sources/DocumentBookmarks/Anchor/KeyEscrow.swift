@@ -67,8 +67,15 @@ public struct KeyEscrow: Hashable, Sendable {
       var contents: File
       switch readFile(path) {
       case .success(let existing?) where existing.fingerprint == key.fingerprint:
+        if existing.documents.contains(where: {
+          $0.path == record.path && $0.inode == record.inode && $0.fileHandle == record.fileHandle
+        }) {
+          return  // already recorded as it is
+        }
         contents = existing
-        contents.documents.removeAll { $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID) }
+        contents.documents.removeAll {
+          $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID)
+        }
       default:
         contents = File(
           format: KeyEscrow.format, version: KeyEscrow.version, fingerprint: key.fingerprint,
@@ -83,6 +90,22 @@ public struct KeyEscrow: Hashable, Sendable {
         throw DocbmError(.systemFailure, path: path, message: "cannot encode the escrow entry: \(error)")
       }
       try BookmarkService().documents(anchoredOn: path).replaceDocument(with: data)
+    }
+  }
+
+  /// Escrows the key the document at `document` carries (recording the document with it).
+  ///
+  /// - Returns: the key's fingerprint, or `nil` when the document has no key.
+  /// - Throws: ``DocbmError`` when the key cannot be read or the escrow cannot be written.
+  @discardableResult
+  public func escrowKey(of document: FilePath) throws(DocbmError) -> KeyFingerprint? {
+    switch try KeyAttribute.read(atPath: document) {
+    case .absent: return nil
+    case .malformed(let reason, let unsupported):
+      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: document)
+    case .key(let key):
+      try deposit(key, document: document)
+      return key.fingerprint
     }
   }
 
@@ -119,11 +142,14 @@ public struct KeyEscrow: Hashable, Sendable {
         return .failure(EscrowProblem(file: path, reason: "the key is not 32 bytes of URL-safe base64"))
       }
       guard key.fingerprint == contents.fingerprint else {
-        return .failure(EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)"))
+        return .failure(
+          EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)")
+        )
       }
       return .success(
         EscrowEntry(
-          fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents, file: path,
+          fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents,
+          file: path,
           key: key))
     }
   }
@@ -143,10 +169,12 @@ public struct KeyEscrow: Hashable, Sendable {
       return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (malformed JSON)"))
     }
     guard contents.format == KeyEscrow.format else {
-      return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (format \(contents.format))"))
+      return .failure(
+        EscrowProblem(file: path, reason: "not a docbm escrow entry (format \(contents.format))"))
     }
     guard contents.version == KeyEscrow.version else {
-      return .failure(EscrowProblem(file: path, reason: "escrow format version \(contents.version) is not supported"))
+      return .failure(
+        EscrowProblem(file: path, reason: "escrow format version \(contents.version) is not supported"))
     }
     return .success(contents)
   }
@@ -171,7 +199,7 @@ public struct KeyEscrow: Hashable, Sendable {
         current = current.appending(component)
         do throws(SystemCallError) {
           try FileDescriptor.currentWorkingDirectory.makeDirectory(current, permissions: 0o700)
-        } catch where error.errno == .fileExists {
+        } catch  where error.errno == .fileExists {
           continue
         }
       }
@@ -186,7 +214,7 @@ public struct KeyEscrow: Hashable, Sendable {
       do throws(SystemCallError) {
         let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive], permissions: 0o600)
         fd.close()
-      } catch where error.errno == .fileExists {
+      } catch  where error.errno == .fileExists {
         return
       }
     }

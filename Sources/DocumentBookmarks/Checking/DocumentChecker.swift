@@ -26,12 +26,14 @@ public struct DocumentChecker: Sendable {
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return DocumentCheck(
-          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed, bookmarks: [],
+          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed,
+          bookmarks: [],
           message: error.message)
       }
       return DocumentCheck(
         document: path, verdict: .unsupportedFilesystem, keyFingerprint: nil, escrowedFingerprint: escrowed,
-        bookmarks: [], message: "the filesystem has no user extended attributes, so the document can hold no key")
+        bookmarks: [],
+        message: "the filesystem has no user extended attributes, so the document can hold no key")
     }
 
     var found: [FoundBookmark] = []
@@ -39,7 +41,8 @@ public struct DocumentChecker: Sendable {
       try BookmarkScanner().scan(fileAt: path) { found.append($0) }
     } catch {
       return DocumentCheck(
-        document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
+        document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed,
+        bookmarks: [],
         message: error.message)
     }
 
@@ -47,7 +50,8 @@ public struct DocumentChecker: Sendable {
       let recorded = try? item.bookmark.decodeUnverified().absolutePath
       guard let key, item.bookmark.keyFingerprint == key else {
         return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint, recordedTarget: recorded,
+          offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
+          recordedTarget: recorded,
           verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
       }
       do throws(DocbmError) {
@@ -58,13 +62,15 @@ public struct DocumentChecker: Sendable {
       } catch {
         let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
         return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: verified,
+          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded,
+          verifies: verified,
           resolves: false, problem: error.code)
       }
     }
     let (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
     return DocumentCheck(
-      document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: evidence,
+      document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
+      bookmarks: evidence,
       message: message)
   }
 
@@ -86,7 +92,9 @@ public struct DocumentChecker: Sendable {
     let verifying = evidence.filter(\.verifies).count
     if verifying == evidence.count {
       let unresolved = evidence.filter { !$0.resolves }.count
-      let tail = unresolved == 0 ? "and resolves" : "(\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
+      let tail =
+        unresolved == 0
+        ? "and resolves" : "(\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
       return (.ok, "the document has key \(key); every bookmark in it verifies \(tail)")
     }
     if verifying == 0 && evidence.allSatisfy({ $0.fingerprint != key }) {
@@ -106,7 +114,8 @@ struct EscrowIndex: Sendable {
     for entry in entries.sorted(by: { $0.created < $1.created }) {
       for document in entry.documents {
         byPath[document.path] = entry.fingerprint
-        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] = entry.fingerprint
+        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
+          entry.fingerprint
       }
     }
   }
@@ -125,7 +134,9 @@ struct EscrowIndex: Sendable {
     if let fingerprint = byPath[real] { return fingerprint }
     guard let fd = try? FileDescriptor.open(path, [.path]) else { return nil }
     defer { fd.close() }
-    guard let status = try? FileStatus.of(fd), let filesystem = try? FileSystemIdentity.of(fd) else { return nil }
+    guard let status = try? FileStatus.of(fd), let filesystem = try? FileSystemIdentity.of(fd) else {
+      return nil
+    }
     let handle = try? KernelFileHandle.of(fd)
     return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, status.inode)]
   }

@@ -38,10 +38,14 @@ public struct DocumentRepairer: Sendable {
   /// Checks the document and, when its key was lost and the escrow has it, puts it back.
   public func repair(_ path: FilePath) -> Report {
     let before = checker.check(path)
-    func report(_ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String, after: DocumentCheck? = nil)
+    func report(
+      _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String, after: DocumentCheck? = nil
+    )
       -> Report
     {
-      Report(document: path, action: action, fingerprint: fingerprint, message: message, before: before, after: after)
+      Report(
+        document: path, action: action, fingerprint: fingerprint, message: message, before: before,
+        after: after)
     }
     switch before.verdict {
     case .ok, .noBookmarks:
@@ -49,7 +53,8 @@ public struct DocumentRepairer: Sendable {
     case .keyMismatch, .mixed:
       return report(
         .refused, nil,
-        "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)")
+        "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)"
+      )
     case .unsupportedFilesystem, .unreadable:
       return report(.refused, nil, "refused: \(before.message)")
     case .keyLost:
@@ -57,7 +62,8 @@ public struct DocumentRepairer: Sendable {
     }
     guard before.keyFingerprint == nil else {
       return report(
-        .refused, nil, "refused: \(before.message); the document carries another key now, and repair never replaces one")
+        .refused, nil,
+        "refused: \(before.message); the document carries another key now, and repair never replaces one")
     }
     let named = Set(before.bookmarks.map(\.fingerprint))
     let wanted: KeyFingerprint
@@ -72,7 +78,8 @@ public struct DocumentRepairer: Sendable {
     guard let entry = escrow.entry(for: wanted) else {
       return report(
         .refused, wanted,
-        "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)")
+        "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)"
+      )
     }
     do {
       try KeyAttribute.restore(entry.key, on: path)
@@ -80,6 +87,8 @@ public struct DocumentRepairer: Sendable {
       return report(.refused, wanted, "could not put key \(wanted) back: \(error)")
     }
     let after = checker.check(path)
-    return report(.restored, wanted, "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)", after: after)
+    return report(
+      .restored, wanted, "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)",
+      after: after)
   }
 }

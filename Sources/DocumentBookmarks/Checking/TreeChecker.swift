@@ -8,6 +8,11 @@ public struct TreeChecker: Sendable {
   public struct Unreadable: Hashable, Sendable, Codable {
     public let path: FilePath
     public let message: String
+
+    public init(path: FilePath, message: String) {
+      self.path = path
+      self.message = message
+    }
   }
 
   /// How far the walk has come, for progress displays.
@@ -39,7 +44,8 @@ public struct TreeChecker: Sendable {
       do {
         status = try FileStatus.of(path, followSymlinks: false)
       } catch {
-        unreadable.append(Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
+        unreadable.append(
+          Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
         continue
       }
       switch status.kind {
@@ -50,16 +56,20 @@ public struct TreeChecker: Sendable {
           progress(Progress(documentsChecked: documents, foldersListed: folders, current: path))
         }
       case .directory:
-        guard visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted else { continue }
+        guard visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted else {
+          continue
+        }
         do {
           let stream = try DirectoryStream(path)
           var children: [FilePath] = []
           while let entry = stream.next() { children.append(path.appending(entry.name)) }
           // Depth first, in name order.
-          stack.append(contentsOf: children.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.reversed())
+          stack.append(
+            contentsOf: children.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.reversed())
           folders += 1
         } catch {
-          unreadable.append(Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
+          unreadable.append(
+            Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
         }
       case .symbolicLink, .other:
         continue

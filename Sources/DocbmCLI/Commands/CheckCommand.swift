@@ -1,0 +1,75 @@
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// `docbm check PATH... [--recursive]`: one verdict per document.
+struct CheckCommand {
+  let paths: [FilePath]
+  let recursive: Bool
+  let json: Bool
+
+  private struct Report: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let documents: [DocumentCheck]
+    let unreadable: [TreeChecker.Unreadable]
+    let problems: Int
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let checker = DocumentChecker(escrow: .default)
+    let tree = TreeChecker(checker: checker)
+    let showProgress = !json && isatty(2) == 1 && getenv("NO_COLOR") == nil
+    // Text output streams: only JSON output keeps every check until the end.
+    var checks: [DocumentCheck] = []
+    var checked = 0
+    var problems = 0
+    var unreadable: [TreeChecker.Unreadable] = []
+    for path in paths {
+      let status = try? FileStatusProbe.kind(of: path)
+      if status == .folder && !recursive {
+        unreadable.append(
+          .init(path: path, message: "\(path) is a folder; use --recursive to check the documents in it"))
+        continue
+      }
+      unreadable += tree.check(
+        path,
+        progress: { progress in
+          if showProgress { console.writeError("\rchecked \(progress.documentsChecked) documents…") }
+        },
+        found: { check in
+          checked += 1
+          if check.verdict.isProblem { problems += 1 }
+          if json { checks.append(check) } else { console.print(line(for: check)) }
+        })
+    }
+    if showProgress { console.writeError("\r\u{1B}[K") }
+    if json {
+      console.print(JSONReport.render(Report(documents: checks, unreadable: unreadable, problems: problems)))
+    } else {
+      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
+      console.print("\(checked) documents checked, \(problems) with problems, \(unreadable.count) unreadable")
+    }
+    if !unreadable.isEmpty { return DocbmCommandLine.ExitStatus.failure }
+    return problems == 0 ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+  }
+
+  private func line(for check: DocumentCheck) -> String {
+    let verdict = check.verdict.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)
+    let count = check.bookmarks.count
+    if check.verdict == .ok || check.verdict == .noBookmarks {
+      return "\(verdict)\(check.document)"
+        + (count > 0 ? "  (\(count) bookmark\(count == 1 ? "" : "s"))" : "")
+    }
+    return "\(verdict)\(check.document): \(check.message)"
+  }
+}
+
+/// Whether a path is a folder, without following a final symbolic link.
+enum FileStatusProbe {
+  enum Kind { case folder, other }
+  static func kind(of path: FilePath) throws -> Kind {
+    var status = stat()
+    guard path.withCString({ lstat($0, &status) }) == 0 else { return .other }
+    return status.st_mode & S_IFMT == S_IFDIR ? .folder : .other
+  }
+}
