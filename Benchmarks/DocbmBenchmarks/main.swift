@@ -62,6 +62,13 @@ func run(_ tool: String, _ arguments: [String]) -> Int32 {
   return process.terminationStatus
 }
 
+if CommandLine.arguments.dropFirst().first == "checking" {
+  let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
+  let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 makeFolders("\(root)/project/images")
 makeFolders("\(root)/project/a/b")
 makeFolders("\(root)/project/c/d")

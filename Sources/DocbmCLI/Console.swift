@@ -1,10 +1,12 @@
 import Glibc
+import Synchronization
 
 /// Where a command writes: data to standard output, diagnostics to standard error.
 public struct Console: Sendable {
   let writeOutput: @Sendable (String) -> Void
   let writeError: @Sendable (String) -> Void
   let readInput: @Sendable () -> [UInt8]
+  let flushOutput: @Sendable () -> Void
 
   /// A console over arbitrary sinks, for running commands in-process.
   public init(
@@ -14,12 +16,27 @@ public struct Console: Sendable {
     self.writeOutput = output
     self.writeError = error
     self.readInput = input
+    self.flushOutput = {}
   }
 
-  /// The process's standard output, error and input.
+  private init(
+    output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
+    input: @escaping @Sendable () -> [UInt8], flush: @escaping @Sendable () -> Void
+  ) {
+    self.writeOutput = output
+    self.writeError = error
+    self.readInput = input
+    self.flushOutput = flush
+  }
+
+  /// The process's standard output (buffered, flushed before diagnostics and at the end),
+  /// standard error and standard input.
   public static let standard = Console(
-    output: { text in writeAll(text, to: 1) },
-    error: { text in writeAll(text, to: 2) },
+    output: { text in standardOutput.append(text) },
+    error: { text in
+      standardOutput.flush()
+      writeAll(text, to: 2)
+    },
     input: {
       var bytes: [UInt8] = []
       var buffer = [UInt8](repeating: 0, count: 4096)
@@ -29,15 +46,48 @@ public struct Console: Sendable {
         bytes += buffer[..<count]
       }
       return bytes
-    })
+    },
+    flush: { standardOutput.flush() })
+
+  /// Writes out what is buffered for standard output.
+  public func flush() { flushOutput() }
 
   func print(_ line: String = "") { writeOutput(line + "\n") }
   func printError(_ line: String) { writeError(line + "\n") }
 }
 
+/// Standard output's buffer: one write per 64 KiB instead of one per line.
+private let standardOutput = OutputBuffer()
+
+private final class OutputBuffer: Sendable {
+  private let pending = Mutex<[UInt8]>([])
+
+  func append(_ text: String) {
+    let full = pending.withLock { bytes -> [UInt8]? in
+      bytes.append(contentsOf: text.utf8)
+      guard bytes.count >= 65536 else { return nil }
+      defer { bytes.removeAll(keepingCapacity: true) }
+      return bytes
+    }
+    if let full { writeAll(full, to: 1) }
+  }
+
+  func flush() {
+    let bytes = pending.withLock { bytes -> [UInt8] in
+      defer { bytes.removeAll(keepingCapacity: true) }
+      return bytes
+    }
+    if !bytes.isEmpty { writeAll(bytes, to: 1) }
+  }
+}
+
 /// Writes every byte of `text` to a descriptor, looping over short writes and EINTR.
 private func writeAll(_ text: String, to descriptor: Int32) {
-  var bytes = Array(text.utf8)[...]
+  writeAll(Array(text.utf8), to: descriptor)
+}
+
+private func writeAll(_ text: [UInt8], to descriptor: Int32) {
+  var bytes = text[...]
   while !bytes.isEmpty {
     let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     if written < 0 {

@@ -32,6 +32,7 @@ public enum DocbmCommandLine {
       console.printError("  See '\(helpHint)' for more information.")
       return ExitStatus.usage
     }
+    defer { console.flush() }
     do {
       return try execute(command, console: console)
     } catch {

@@ -31,12 +31,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// - Throws: ``DocbmError`` (`notFound`, `permissionDenied`, `keyMalformed`,
   ///   `unsupportedVersion`, …) when the key cannot be read.
   public func keyFingerprint() throws(DocbmError) -> KeyFingerprint? {
-    switch try KeyAttribute.read(atPath: path) {
-    case .absent: return nil
-    case .key(let key): return key.fingerprint
-    case .malformed(let reason, let unsupported):
-      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
-    }
+    try readKey()?.fingerprint
   }
 
   /// Makes a bookmark to `target` (a regular file or a folder), creating the document's key
@@ -81,7 +76,36 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   `volumeUnavailable`, `notFound` (the document itself).
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
-    let key = try verifiedKey(for: header.fingerprint)
+    return try resolve(bookmark, header: header, key: try verifiedKey(for: header.fingerprint))
+  }
+
+  /// Resolves with a key already read from the document (the checker reads it once for
+  /// all the bookmarks in a document). `key` must be the document's.
+  package func resolve(_ bookmark: Bookmark, key: DocumentKey) throws(DocbmError) -> Resolution {
+    let header = try BookmarkRecord.header(of: bookmark.bytes).get()
+    guard header.fingerprint == key.fingerprint else {
+      throw DocbmError(
+        .keyMismatch, path: path,
+        message:
+          "the bookmark was signed with key \(header.fingerprint), but \(path) carries key \(key.fingerprint)"
+      )
+    }
+    return try resolve(bookmark, header: header, key: key)
+  }
+
+  /// The document's key, or `nil` when it has none.
+  package func readKey() throws(DocbmError) -> DocumentKey? {
+    switch try KeyAttribute.read(atPath: path) {
+    case .absent: return nil
+    case .key(let key): return key
+    case .malformed(let reason, let unsupported):
+      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+    }
+  }
+
+  private func resolve(
+    _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey
+  ) throws(DocbmError) -> Resolution {
     guard BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
         .tampered, path: path,

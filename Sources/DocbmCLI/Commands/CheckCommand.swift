@@ -54,7 +54,8 @@ struct CheckCommand {
   }
 
   private func line(for check: DocumentCheck) -> String {
-    let verdict = check.verdict.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)
+    let name = check.verdict.rawValue
+    let verdict = name + String(repeating: " ", count: max(1, 22 - name.count))
     let count = check.bookmarks.count
     if check.verdict == .ok || check.verdict == .noBookmarks {
       return "\(verdict)\(check.document)"

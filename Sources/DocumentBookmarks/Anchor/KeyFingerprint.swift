@@ -30,11 +30,15 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
   public var description: String {
-    let hex = bytes.map { byte in
-      let text = String(byte, radix: 16)
-      return byte < 16 ? "0" + text : text
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(17)
+    for (index, byte) in bytes.enumerated() {
+      if index == 4 { text.append(UInt8(ascii: "-")) }
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
     }
-    return hex[0..<4].joined() + "-" + hex[4..<8].joined()
+    return String(decoding: text, as: UTF8.self)
   }
 
   public init(from decoder: any Decoder) throws {

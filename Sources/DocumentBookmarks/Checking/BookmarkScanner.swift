@@ -74,13 +74,40 @@ public struct BookmarkScanner: Sendable {
   package func scan(
     fileAt path: FilePath, statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
   ) throws(DocbmError) {
-    let fd = try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
-      try FileDescriptor.open(path, .readOnly)
-    }
+    let fd = try BookmarkScanner.openForReading(path)
     try fd.closeAfter { fd throws(DocbmError) in
-      try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
-        try scan(fd, statistics: &statistics, found)
+      try scan(descriptor: fd, path: path, statistics: &statistics, found)
+    }
+  }
+
+  /// Opens a document for scanning: non-blocking (a FIFO given by mistake is refused, not
+  /// waited on) and, where permitted, without updating its access time (checking reads;
+  /// it changes nothing about the document).
+  package static func openForReading(_ path: FilePath) throws(DocbmError) -> FileDescriptor {
+    try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+      do throws(SystemCallError) {
+        return try FileDescriptor.open(path, [.readOnly, .nonBlocking, .noAccessTime])
+      } catch  where error.errno == .notPermitted {
+        return try FileDescriptor.open(path, [.readOnly, .nonBlocking])
       }
+    }
+  }
+
+  /// Scans an open document from its current offset (the start, for a fresh descriptor).
+  package func scan(
+    descriptor fd: FileDescriptor, path: FilePath, statistics: inout BookmarkScanStatistics,
+    _ found: (FoundBookmark) -> Void
+  ) throws(DocbmError) {
+    let status = try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+      try FileStatus.of(fd)
+    }
+    guard status.kind == .regular else {
+      throw DocbmError(
+        .unsupportedFileType, path: path,
+        message: "\(path) is not a regular file, so there are no document bytes to scan")
+    }
+    try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+      try scan(fd, expectedSize: status.size, statistics: &statistics, found)
     }
   }
 
@@ -92,8 +119,12 @@ public struct BookmarkScanner: Sendable {
   /// The streaming loop: one buffer of a chunk plus the largest carry-over; each round
   /// fills a chunk after the bytes kept from the last one, scans, and keeps the tail.
   private func scan(
-    _ fd: FileDescriptor, statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
+    _ fd: FileDescriptor, expectedSize: UInt64, statistics: inout BookmarkScanStatistics,
+    _ found: (FoundBookmark) -> Void
   ) throws(SystemCallError) {
+    // A small file gets a small buffer (no large allocation per document in a tree check);
+    // a file that grows while it is read is still read whole, window after window.
+    let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, expectedSize + 1)))
     let capacity = chunkSize + Self.maximumCarry
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
     defer { buffer.deallocate() }
@@ -112,6 +143,12 @@ public struct BookmarkScanner: Sendable {
           break
         }
         filled += count
+        // A regular file read up to its size, with room to spare: the end. (A file that
+        // grows while it is checked is checked as it was.)
+        if count < carried + chunkSize - (filled - count), origin + UInt64(filled) >= expectedSize {
+          atEnd = true
+          break
+        }
       }
       statistics.bytesRead += UInt64(filled - carried)
       statistics.windows += 1

@@ -18,11 +18,29 @@ public struct DocumentChecker: Sendable {
   /// Checks the document (a regular file) at `path`.
   public func check(_ path: FilePath) -> DocumentCheck {
     let anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
-    let escrowed = index.fingerprint(for: path)
+    var escrowed: KeyFingerprint?
 
-    let key: KeyFingerprint?
+    // One descriptor for the key and the bytes: no second path lookup, no access-time update.
+    let fd: FileDescriptor
     do {
-      key = try anchored.keyFingerprint()
+      fd = try BookmarkScanner.openForReading(path)
+    } catch {
+      return DocumentCheck(
+        document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed,
+        bookmarks: [],
+        message: error.message)
+    }
+    defer { fd.close() }
+    escrowed = index.fingerprint(for: path, descriptor: fd)
+
+    let documentKey: DocumentKey?
+    do throws(DocbmError) {
+      switch try KeyAttribute.read(from: fd, path: path) {
+      case .absent: documentKey = nil
+      case .key(let key): documentKey = key
+      case .malformed(let reason, let unsupported):
+        throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+      }
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return DocumentCheck(
@@ -36,9 +54,11 @@ public struct DocumentChecker: Sendable {
         message: "the filesystem has no user extended attributes, so the document can hold no key")
     }
 
+    let key = documentKey?.fingerprint
     var found: [FoundBookmark] = []
     do {
-      try BookmarkScanner().scan(fileAt: path) { found.append($0) }
+      var statistics = BookmarkScanStatistics()
+      try BookmarkScanner().scan(descriptor: fd, path: path, statistics: &statistics) { found.append($0) }
     } catch {
       return DocumentCheck(
         document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed,
@@ -48,14 +68,14 @@ public struct DocumentChecker: Sendable {
 
     let evidence = found.map { item -> DocumentCheck.FoundEvidence in
       let recorded = try? item.bookmark.decodeUnverified().absolutePath
-      guard let key, item.bookmark.keyFingerprint == key else {
+      guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
           recordedTarget: recorded,
           verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
       }
       do throws(DocbmError) {
-        _ = try anchored.resolve(item.bookmark)
+        _ = try anchored.resolve(item.bookmark, key: documentKey)
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: true,
           resolves: true, problem: nil)
@@ -127,13 +147,11 @@ struct EscrowIndex: Sendable {
 
   var isEmpty: Bool { byPath.isEmpty }
 
-  /// The key recorded for the document at `path`: by its real path, else by its identity.
-  func fingerprint(for path: FilePath) -> KeyFingerprint? {
+  /// The key recorded for the document at `path`, open as `fd`: by its path, else by its
+  /// identity (which also finds it after a move, or through a link).
+  func fingerprint(for path: FilePath, descriptor fd: FileDescriptor) -> KeyFingerprint? {
     guard !isEmpty else { return nil }
-    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
-    if let fingerprint = byPath[real] { return fingerprint }
-    guard let fd = try? FileDescriptor.open(path, [.path]) else { return nil }
-    defer { fd.close() }
+    if let fingerprint = byPath[path.absolute] { return fingerprint }
     guard let status = try? FileStatus.of(fd), let filesystem = try? FileSystemIdentity.of(fd) else {
       return nil
     }

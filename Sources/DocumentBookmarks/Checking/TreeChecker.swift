@@ -1,3 +1,5 @@
+import Glibc
+
 /// Checks every regular file in a folder tree.
 ///
 /// It never follows symbolic links (so never loops), never lists a folder twice, and goes on
@@ -36,19 +38,30 @@ public struct TreeChecker: Sendable {
   ) -> [Unreadable] {
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
-    var stack: [FilePath] = [root]
+    // Each entry carries the type `readdir` gave, so regular files need no `statx`.
+    var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
     var documents = 0
     var folders = 0
-    while let path = stack.popLast() {
-      let status: FileStatus
-      do {
-        status = try FileStatus.of(path, followSymlinks: false)
-      } catch {
-        unreadable.append(
-          Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
-        continue
+    while let (path, listedType) = stack.popLast() {
+      var type = listedType
+      var status: FileStatus?
+      if type == .unknown || type == .directory {
+        do {
+          let current = try FileStatus.of(path, followSymlinks: false)
+          status = current
+          switch current.kind {
+          case .regular: type = .regular
+          case .directory: type = .directory
+          case .symbolicLink: type = .symbolicLink
+          case .other: type = .other
+          }
+        } catch {
+          unreadable.append(
+            Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
+          continue
+        }
       }
-      switch status.kind {
+      switch type {
       case .regular:
         found(checker.check(path))
         documents += 1
@@ -56,25 +69,38 @@ public struct TreeChecker: Sendable {
           progress(Progress(documentsChecked: documents, foldersListed: folders, current: path))
         }
       case .directory:
-        guard visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted else {
-          continue
-        }
+        guard let status,
+          visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted
+        else { continue }
         do {
           let stream = try DirectoryStream(path)
-          var children: [FilePath] = []
-          while let entry = stream.next() { children.append(path.appending(entry.name)) }
-          // Depth first, in name order.
-          stack.append(
-            contentsOf: children.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }.reversed())
+          var children: [DirectoryStream.Entry] = []
+          while let entry = stream.next() { children.append(entry) }
+          // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts).
+          children.sort { TreeChecker.precedes($0.name, $1.name) }
+          stack.append(contentsOf: children.reversed().map { (path.appending($0.name), $0.type) })
           folders += 1
         } catch {
           unreadable.append(
             Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
         }
-      case .symbolicLink, .other:
+      case .symbolicLink, .other, .unknown:
         continue
       }
     }
     return unreadable
+  }
+
+  /// Bytewise order of two names.
+  static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    a.withUnsafeBufferPointer { left in
+      b.withUnsafeBufferPointer { right in
+        guard let leftBytes = left.baseAddress, let rightBytes = right.baseAddress else {
+          return left.count < right.count
+        }
+        let order = memcmp(leftBytes, rightBytes, min(left.count, right.count))
+        return order != 0 ? order < 0 : left.count < right.count
+      }
+    }
   }
 }

@@ -73,9 +73,13 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
 
   /// The path without its last component: `/a/b` gives `/a`, `/a` gives `/`, `a` gives `.`.
   public var removingLastComponent: FilePath {
-    let parts = components
-    if parts.count <= 1 { return isAbsolute ? FilePath("/") : FilePath(".") }
-    return FilePath(components: parts.dropLast(), absolute: isAbsolute)
+    let slash = UInt8(ascii: "/")
+    var end = bytes.count
+    while end > 0, bytes[end - 1] == slash { end -= 1 }  // trailing slashes
+    while end > 0, bytes[end - 1] != slash { end -= 1 }  // the last component
+    while end > 0, bytes[end - 1] == slash { end -= 1 }  // the slashes before it
+    if end == 0 { return isAbsolute ? FilePath("/") : FilePath(".") }
+    return FilePath(uncheckedBytes: Array(bytes[..<end]))
   }
 
   /// This path with one more component.
@@ -184,6 +188,10 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// Escapes bytes for display: valid UTF-8 stays as it is, except backslashes and control
   /// characters; every other byte becomes `\xNN`.
   static func escape(_ bytes: [UInt8]) -> String {
+    // Most paths are printable ASCII without backslashes: nothing to escape.
+    if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) {
+      return String(decoding: bytes, as: UTF8.self)
+    }
     var output = ""
     var index = 0
     while index < bytes.count {
