@@ -4,12 +4,15 @@
 #   make test    install what is missing, build, run the test suite
 #   make bench   run the benchmarks (release build)
 #   make docs    build the DocC archives, warnings as errors
+#   make install install docbm, its manual page and completions under PREFIX
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev attr acl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup build demo test bench docs format lint clean
+PREFIX ?= /usr/local
+
+.PHONY: setup build demo test bench bench-check docs install format lint clean
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -31,7 +34,20 @@ test: setup
 	$(SWIFT) test --skip-build
 
 bench: setup
-	$(SWIFT) run -c release DocbmBenchmarks
+	$(SWIFT) build -c release
+	.build/release/DocbmBenchmarks
+
+bench-check: setup
+	$(SWIFT) build -c release
+	.build/release/DocbmBenchmarks checking
+
+install: setup
+	$(SWIFT) build -c release --product docbm
+	install -D -m 0755 .build/release/docbm $(DESTDIR)$(PREFIX)/bin/docbm
+	install -D -m 0644 docs/docbm.1 $(DESTDIR)$(PREFIX)/share/man/man1/docbm.1
+	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	.build/release/docbm completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm
+	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
 
 docs: setup
 	bash .ci/docs

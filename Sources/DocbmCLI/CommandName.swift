@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, demo, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, demo, completions, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -14,6 +14,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
     case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
+    case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
     }
   }
@@ -30,6 +31,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
+    case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
     }
   }
@@ -145,11 +147,39 @@ enum CommandName: String, CaseIterable, Sendable {
       Makes a scratch project, anchors bookmarks to files and a folder on a document,
       renames and moves the targets and the whole project, and resolves everything again.
       """
+    case .completions:
+      """
+      ARGUMENTS:
+        SHELL       bash or zsh.
+
+      Install with: docbm completions bash > /usr/share/bash-completion/completions/docbm
+                    docbm completions zsh > /usr/share/zsh/site-functions/_docbm
+      ('make install' does both.)
+      """
     case .help:
       """
       ARGUMENTS:
         SUBCOMMAND  The subcommand to describe.
       """
+    }
+  }
+
+  /// The options the subcommand takes (for completion scripts).
+  var options: [String] {
+    switch self {
+    case .bookmark, .resolve, .decode, .inspect, .repair: ["--json", "--help"]
+    case .check: ["--json", "--recursive", "--help"]
+    case .save: ["--json", "--from", "--split-hard-links", "--help"]
+    case .probe: ["--json", "--through-link", "--without-hard-link", "--help"]
+    case .demo, .completions, .help: ["--help"]
+    }
+  }
+
+  /// Whether the subcommand's operands are paths (for completion scripts).
+  var takesPaths: Bool {
+    switch self {
+    case .bookmark, .resolve, .inspect, .check, .repair, .save: true
+    case .decode, .probe, .demo, .completions, .help: false
     }
   }
 }

@@ -80,6 +80,9 @@ public enum DocbmCommandLine {
       ).run(console)
     case .demo:
       return try DemoCommand().run(console)
+    case .completions(let shell):
+      console.print(shell == "bash" ? CompletionScript.bash : CompletionScript.zsh)
+      return ExitStatus.success
     }
   }
 

@@ -9,6 +9,7 @@ enum ParsedCommand: Equatable {
   case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
   case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
   case demo
+  case completions(shell: String)
   case help(CommandName?)
   case version
 
@@ -80,7 +81,7 @@ enum ParsedCommand: Equatable {
       switch text {
       case "--": optionsEnded = true
       case "-h", "--help": return .help(name)
-      case "--json" where name != .demo && name != .help: json = true
+      case "--json" where name != .demo && name != .help && name != .completions: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
       case "--recursive" where name == .check, "-r" where name == .check: recursive = true
       case "--from" where name == .save:
@@ -135,6 +136,13 @@ enum ParsedCommand: Equatable {
     case .demo:
       try expect(0, "")
       return .demo
+    case .completions:
+      try expect(1, "SHELL")
+      let shell = String(decoding: operands[0], as: UTF8.self)
+      guard shell == "bash" || shell == "zsh" else {
+        throw UsageError(message: "Unknown shell '\(shell)' (bash or zsh)", command: name)
+      }
+      return .completions(shell: shell)
     case .help:
       guard let topic = operands.first else { return .help(nil) }
       try expect(1, "SUBCOMMAND")

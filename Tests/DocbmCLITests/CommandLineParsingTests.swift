@@ -60,6 +60,7 @@ struct CommandLineParsingTests {
       (["demo", "--json"], "Unknown option '--json'", CommandName.demo),
       (["help", "nope"], "Unknown subcommand 'nope'", CommandName.help),
       (["check"], "Missing expected argument 'PATH'", CommandName.check),
+      (["completions", "fish"], "Unknown shell 'fish' (bash or zsh)", CommandName.completions),
       (["repair"], "Missing expected argument 'DOCUMENT'", CommandName.repair),
       (["inspect", "--recursive", "d"], "Unknown option '--recursive'", CommandName.inspect),
     ] as [([String], String, CommandName?)])

@@ -243,3 +243,57 @@ struct EndToEndTests {
     }
   }
 }
+
+@Suite("Completions and the manual page")
+struct CompletionAndManualTests {
+  let docbm = Capabilities.docbmExecutable
+
+  @Test("the bash completion script parses and completes subcommands and options")
+  func bashCompletion() throws {
+    let scratch = try Scratch()
+    let script = run(docbm, ["completions", "bash"])
+    #expect(script.status == 0)
+    let path = try scratch.file("docbm.bash", script.output)
+    let probe = """
+      source '\(path)'
+      COMP_WORDS=(docbm che); COMP_CWORD=1; _docbm; echo "${COMPREPLY[@]}"
+      COMP_WORDS=(docbm check --rec); COMP_CWORD=2; _docbm; echo "${COMPREPLY[@]}"
+      COMP_WORDS=(docbm probe --th); COMP_CWORD=2; _docbm; echo "${COMPREPLY[@]}"
+      """
+    let result = run("/bin/bash", ["-c", probe])
+    #expect(result.status == 0, "\(result.error)")
+    #expect(result.output == "check\n--recursive\n--through-link\n")
+  }
+
+  @Test("the zsh completion script parses")
+  func zshCompletion() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") else {
+      print("skipped: zsh is not installed")
+      return
+    }
+    let scratch = try Scratch()
+    let path = try scratch.file("_docbm", run(docbm, ["completions", "zsh"]).output)
+    #expect(run("/usr/bin/zsh", ["-n", path.description]).status == 0)
+  }
+
+  @Test("the manual page names every subcommand and renders without warnings")
+  func manualPage() throws {
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("docs/docbm.1")
+    let text = try String(contentsOf: source, encoding: .utf8)
+    for name in [
+      "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "demo", "completions",
+    ] {
+      #expect(text.contains(".BI \"\(name)") || text.contains(".B \(name)"), "\(name) is missing")
+    }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else {
+      print("skipped: man is not installed, the page was not rendered")
+      return
+    }
+    let rendered = run(
+      "/usr/bin/man", ["--warnings", "-l", source.path], environment: ["MANWIDTH": "80", "LC_ALL": "C.UTF-8"])
+    #expect(rendered.status == 0)
+    #expect(rendered.error.isEmpty, "\(rendered.error)")
+    #expect(rendered.output.contains("EXIT STATUS"))
+  }
+}
