@@ -52,7 +52,7 @@ func makeFolders(_ path: String) {
 var template = Array(
   "\(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")/docbm-bench-XXXXXX".utf8CString)
 let root = String(cString: realpath(mkdtemp(&template)!, nil)!)
-defer { _ = run("/bin/rm", ["-rf", root]) }
+
 func run(_ tool: String, _ arguments: [String]) -> Int32 {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: tool)
@@ -242,4 +242,5 @@ for row in rows + saveRows {
     "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
   )
 }
+_ = run("/bin/rm", ["-rf", root])
 exit(failedGoal ? 1 : 0)
