@@ -1,3 +1,4 @@
+import DocumentBookmarks
 import Glibc
 import Synchronization
 
@@ -5,13 +6,14 @@ import Synchronization
 public struct Console: Sendable {
   let writeOutput: @Sendable (String) -> Void
   let writeError: @Sendable (String) -> Void
-  let readInput: @Sendable () -> [UInt8]
+  /// All of standard input, or `nil` when reading it failed.
+  let readInput: @Sendable () -> [UInt8]?
   let flushOutput: @Sendable () -> Void
 
   /// A console over arbitrary sinks, for running commands in-process.
   public init(
     output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-    input: @escaping @Sendable () -> [UInt8] = { [] }
+    input: @escaping @Sendable () -> [UInt8]? = { [] }
   ) {
     self.writeOutput = output
     self.writeError = error
@@ -21,7 +23,7 @@ public struct Console: Sendable {
 
   private init(
     output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-    input: @escaping @Sendable () -> [UInt8], flush: @escaping @Sendable () -> Void
+    input: @escaping @Sendable () -> [UInt8]?, flush: @escaping @Sendable () -> Void
   ) {
     self.writeOutput = output
     self.writeError = error
@@ -39,13 +41,24 @@ public struct Console: Sendable {
     },
     input: {
       var bytes: [UInt8] = []
-      var buffer = [UInt8](repeating: 0, count: 4096)
+      var buffer = [UInt8](repeating: 0, count: 65536)
       while true {
         let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if count <= 0 { break }
-        bytes += buffer[..<count]
+        if count > 0 {
+          bytes += buffer[..<count]
+          continue
+        }
+        if count == 0 { return bytes }
+        switch errno {
+        case EINTR: continue
+        case EAGAIN:
+          // A non-blocking standard input: wait until it is readable.
+          var request = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+          _ = poll(&request, 1, -1)
+        default:
+          return nil  // a read error: never take part of the input for all of it
+        }
       }
-      return bytes
     },
     flush: { standardOutput.flush() })
 
@@ -53,6 +66,15 @@ public struct Console: Sendable {
   public func flush() { flushOutput() }
 
   func print(_ line: String = "") { writeOutput(line + "\n") }
+
+  /// All of standard input; a read error is an `ioError`, so that a partial input is never
+  /// taken for the whole (a save would write it).
+  func readAllInput() throws(DocbmError) -> [UInt8] {
+    guard let bytes = readInput() else {
+      throw DocbmError(.ioError, message: "standard input could not be read to its end; nothing was done")
+    }
+    return bytes
+  }
   func printError(_ line: String) { writeError(line + "\n") }
 }
 

@@ -34,7 +34,7 @@ struct ErrorReport: Encodable {
 extension Bookmark {
   /// A bookmark from a command-line operand: its text form, or `-` for standard input.
   static func operand(_ bytes: [UInt8], console: Console) throws(DocbmError) -> Bookmark {
-    let text = bytes == [UInt8(ascii: "-")] ? console.readInput() : bytes
+    let text = bytes == [UInt8(ascii: "-")] ? try console.readAllInput() : bytes
     return try Bookmark(text: String(decoding: text, as: UTF8.self))
   }
 }

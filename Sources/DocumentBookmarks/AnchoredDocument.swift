@@ -56,7 +56,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     if let escrow, created || !escrow.contains(key.fingerprint) {
       try escrow.deposit(key, document: path)
     }
-    return sign(snapshot, key: key)
+    return try sign(snapshot, key: key)
   }
 
   /// Makes a bookmark to the file or folder at a file URL.
@@ -117,7 +117,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     let location = try locator.locate()
     var refreshed: Bookmark?
     if !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
-      refreshed = sign(snapshot, key: key)
+      refreshed = try? sign(snapshot, key: key)
     }
     return Resolution(
       path: location.path, kind: contents.kind, staleReasons: location.reasons,
@@ -147,14 +147,24 @@ public struct AnchoredDocument: Hashable, Sendable {
   }
 
   /// A new record for `snapshot`, relative to the document's folder, signed with `key`.
-  private func sign(_ snapshot: TargetSnapshot, key: DocumentKey) -> Bookmark {
+  ///
+  /// - Throws: ``DocbmError`` `unsupportedFileType` when the paths make the record longer
+  ///   than a decoder accepts (``BookmarkRecord/maximumLength``).
+  private func sign(_ snapshot: TargetSnapshot, key: DocumentKey) throws(DocbmError) -> Bookmark {
     let realFolder = (try? TargetSnapshot.canonicalPath(folder)) ?? folder
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,
       createdAt: .now, identity: snapshot.identity, volume: snapshot.volume)
-    return Bookmark(
-      verifiedBytes: BookmarkRecord.encode(contents, key: key), fingerprint: key.fingerprint)
+    let bytes = BookmarkRecord.encode(contents, key: key)
+    guard bytes.count <= BookmarkRecord.maximumLength else {
+      throw DocbmError(
+        .unsupportedFileType, path: snapshot.path,
+        message:
+          "the paths of \(snapshot.path) make a bookmark of \(bytes.count) bytes, more than the \(BookmarkRecord.maximumLength) a bookmark may have",
+        recommendation: .useAnotherLocation)
+    }
+    return Bookmark(verifiedBytes: bytes, fingerprint: key.fingerprint)
   }
 
   /// Opens the document (following a symbolic link to it) and checks that it is a regular

@@ -160,6 +160,21 @@ struct CheckingTests {
     #expect(refused.message.contains("escrow has no key"))
   }
 
+  @Test("a forged record naming an escrowed key's fingerprint does not get that key")
+  func forgedFingerprint() throws {
+    let (_, bookmarks) = try makeDocument()
+    // Anyone can read a fingerprint; a record with it in its header and a made-up tag
+    // must not earn the key.
+    var forged = bookmarks[0].bytes
+    forged[forged.count - 1] ^= 0xFF
+    let victim = try scratch.file("elsewhere/forged.json", try Bookmark(bytes: forged).text)
+    #expect(check(victim).verdict == .keyLost)
+    let repair = DocumentRepairer(escrow: escrow).repair(victim)
+    #expect(repair.action == .refused)
+    #expect(repair.message.contains("do not verify"))
+    #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
+  }
+
   @Test("escrow files: 0600 in a 0700 folder; a corrupt entry is reported, not fatal")
   func escrowFiles() throws {
     let (_, bookmarks) = try makeDocument()

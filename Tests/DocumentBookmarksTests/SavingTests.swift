@@ -228,8 +228,8 @@ struct SavingTests {
       #expect(utimensat(AT_FDCWD, version.path.description, &times, 0) == 0)
       return version
     }
-    let crashed = try leftover("half", age: 60)
-    let live = try leftover("being saved", age: 60)
+    let crashed = try leftover("half", age: 3600)
+    let live = try leftover("being saved", age: 3600)
     let liveLock = try FileDescriptor.open(live.path, .readOnly)
     defer { liveLock.close() }
     #expect(try liveLock.lockExclusively(wait: false))

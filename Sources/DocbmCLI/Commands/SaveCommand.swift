@@ -40,13 +40,10 @@ struct SaveCommand {
   }
 
   private func readContents(_ console: Console) throws(DocbmError) -> Data {
-    guard let source else { return Data(console.readInput()) }
-    do {
-      return Data(try readWholeFile(source, limit: .max))
-    } catch {
-      throw DocbmError(
-        .notFound, path: source, message: "cannot read the new contents from \(source): \(error.errno)",
-        recommendation: .pickAgain)
-    }
+    guard let source else { return Data(try console.readAllInput()) }
+    return Data(
+      try mappingSystemErrors(.scan, path: source) { () throws(SystemCallError) in
+        try readWholeFile(source, limit: .max)
+      })
   }
 }

@@ -51,9 +51,9 @@ public struct KeyEscrow: Hashable, Sendable {
     folder.appending(fingerprint.description + ".json")
   }
 
-  /// Whether the escrow has a file for `fingerprint` (one `statx`).
+  /// Whether the escrow has a readable entry for `fingerprint`.
   func contains(_ fingerprint: KeyFingerprint) -> Bool {
-    (try? FileStatus.of(file(for: fingerprint), followSymlinks: false)) != nil
+    entry(for: fingerprint) != nil
   }
 
   /// Records `key` as made on (or seen on) the document at `document`.
@@ -73,6 +73,7 @@ public struct KeyEscrow: Hashable, Sendable {
           return  // already recorded as it is
         }
         contents = existing
+        contents.key = Base64URL.encode(key.bytes)  // never keep a damaged copy
         contents.documents.removeAll {
           $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID)
         }
@@ -225,7 +226,12 @@ public struct KeyEscrow: Hashable, Sendable {
     let lockPath = folder.appending(".lock")
     let lock = try mappingSystemErrors(.writeKey, path: lockPath) { () throws(SystemCallError) in
       let fd = try FileDescriptor.open(lockPath, [.readWrite, .create], permissions: 0o600)
-      _ = try fd.lockExclusively(wait: true)
+      do throws(SystemCallError) {
+        _ = try fd.lockExclusively(wait: true)
+      } catch {
+        fd.close()
+        throw error
+      }
       return fd
     }
     defer { lock.close() }

@@ -15,7 +15,8 @@ enum BookmarkRecord {
   static let headerLength = 18
   static let tagLength = 16
   static let minimumLength = headerLength + tagLength
-  /// The largest record a decoder accepts; two `PATH_MAX` paths fit.
+  /// The largest record a decoder accepts (the relative, absolute and mount-point paths
+  /// share it; `makeBookmark` refuses a record that would be longer).
   static let maximumLength = 10_240
   static let macContext: [UInt8] = Array("docbm.bookmark.v1".utf8) + [0]
 

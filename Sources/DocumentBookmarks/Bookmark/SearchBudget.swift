@@ -12,10 +12,11 @@ public struct SearchBudget: Hashable, Sendable, Codable {
   /// How many folders above the recorded folder are also searched from.
   public var ascent: Int
 
+  /// Negative values count as zero.
   public init(maximumEntries: Int = 10_000, maximumDepth: Int = 4, ascent: Int = 2) {
-    self.maximumEntries = maximumEntries
-    self.maximumDepth = maximumDepth
-    self.ascent = ascent
+    self.maximumEntries = max(0, maximumEntries)
+    self.maximumDepth = max(0, maximumDepth)
+    self.ascent = max(0, ascent)
   }
 
   /// The default: 10,000 entries, 4 folders deep, 2 folders up.

@@ -78,7 +78,7 @@ struct TargetLocator {
       folder = folder.removingLastComponent
     }
     roots.append(folder)
-    for _ in 0..<budget.ascent where folder.bytes != [UInt8(ascii: "/")] {
+    for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
       folder = folder.removingLastComponent
       roots.append(folder)
     }
@@ -93,6 +93,11 @@ struct TargetLocator {
     guard let mountPoint = contents.volume.mountPoint, mountPoint.bytes != [UInt8(ascii: "/")],
       let recordedID = contents.volume.filesystemID
     else { return nil }
+    // f_fsid is a hint: it differs on btrfs subvolumes and after device renumbering. The
+    // volume counts as unavailable only when its mount point is gone, or is now a plain
+    // folder of another filesystem (not the root of a mount) with another id.
+    let status = try? FileStatus.of(mountPoint, followSymlinks: false)
+    if let status, status.isMountRoot || !status.knowsMountRoot { return nil }
     let current = try? FileSystemIdentity.of(path: mountPoint)
     guard current?.fsid != recordedID else { return nil }
     let fsid = String(recordedID, radix: 16)

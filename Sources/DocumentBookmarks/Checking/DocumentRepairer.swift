@@ -81,6 +81,25 @@ public struct DocumentRepairer: Sendable {
         "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)"
       )
     }
+    // Fingerprints are public: a forged header could name any key. Every bookmark that
+    // names the key must verify with it before the key goes on the document.
+    if !named.isEmpty {
+      var records: [Bookmark] = []
+      do {
+        try BookmarkScanner().scan(fileAt: path) { records.append($0.bookmark) }
+      } catch {
+        return report(.refused, wanted, "refused: \(error.message)")
+      }
+      let forged = records.filter {
+        $0.keyFingerprint == wanted && !BookmarkRecord.verify($0.bytes, key: entry.key)
+      }
+      guard forged.isEmpty, !records.isEmpty else {
+        return report(
+          .refused, wanted,
+          "refused: \(forged.count) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)"
+        )
+      }
+    }
     do {
       try KeyAttribute.restore(entry.key, on: path)
     } catch {

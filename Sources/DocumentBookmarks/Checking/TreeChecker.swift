@@ -65,7 +65,7 @@ public struct TreeChecker: Sendable {
       case .regular:
         found(checker.check(path))
         documents += 1
-        if documents % progressInterval == 0 {
+        if documents % max(1, progressInterval) == 0 {
           progress(Progress(documentsChecked: documents, foldersListed: folders, current: path))
         }
       case .directory:
@@ -76,6 +76,14 @@ public struct TreeChecker: Sendable {
           let stream = try DirectoryStream(path)
           var children: [DirectoryStream.Entry] = []
           while let entry = stream.next() { children.append(entry) }
+          if let failure = stream.failure {
+            unreadable.append(
+              Unreadable(
+                path: path,
+                message: DocbmError(
+                  SystemCallError("readdir", failure, path: path), operation: .search, path: path
+                ).message))
+          }
           // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts).
           children.sort { TreeChecker.precedes($0.name, $1.name) }
           stack.append(contentsOf: children.reversed().map { (path.appending($0.name), $0.type) })
@@ -84,6 +92,10 @@ public struct TreeChecker: Sendable {
           unreadable.append(
             Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
         }
+      case .symbolicLink where path == root:
+        unreadable.append(
+          Unreadable(
+            path: path, message: "\(path) is a symbolic link, which is never followed; check its target"))
       case .symbolicLink, .other, .unknown:
         continue
       }

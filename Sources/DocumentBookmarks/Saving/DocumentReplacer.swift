@@ -28,18 +28,25 @@ struct DocumentReplacer {
   func replace(_ write: (FilePath) throws -> Void) throws(DocbmError) {
     var (folderPath, name) = try locate()
     var folder = try openFolder(folderPath)
-    defer { folder.close() }
-    var existing = try openExisting(name, in: folder, folderPath: folderPath)
-    if existing == nil,
-      (try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false))?.kind
-        == .symbolicLink
-    {
-      // A symbolic link: the link stays, the file it leads to is replaced.
-      folder.close()
-      (folderPath, name) = try locate(followingLink: true)
-      folder = try openFolder(folderPath)
+    var existing: Original?
+    do throws(DocbmError) {
       existing = try openExisting(name, in: folder, folderPath: folderPath)
+      if existing == nil,
+        (try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false))?.kind
+          == .symbolicLink
+      {
+        // A symbolic link: the link stays, the file it leads to is replaced.
+        let linkFolder = folder
+        (folderPath, name) = try locate(followingLink: true)
+        folder = try openFolder(folderPath)
+        linkFolder.close()
+        existing = try openExisting(name, in: folder, folderPath: folderPath)
+      }
+    } catch {
+      folder.close()
+      throw error
     }
+    defer { folder.close() }
     let source: Original?
     if let metadataSource {
       do throws(DocbmError) {

@@ -14,7 +14,7 @@ final class TemporaryVersion {
   static let marker = Array(".docbm-save-".utf8)
   static let suffixLength = 8
   /// How long an unlocked leftover must have stayed unmodified before a sweep removes it.
-  static let sweepAge: Int64 = 2
+  static let sweepAge: Int64 = 600
 
   let folder: FileDescriptor
   let name: FilePath

@@ -46,8 +46,13 @@ package final class DirectoryStream {
   /// The descriptor of the open folder, for `…at` calls on its entries.
   package var descriptor: FileDescriptor { FileDescriptor(rawValue: dirfd(stream)) }
 
-  /// The next entry other than `.` and `..`, or `nil` at the end (or on a read error).
+  /// The error that ended the listing early, if one did (``next()`` then returned `nil`).
+  package private(set) var failure: Errno?
+
+  /// The next entry other than `.` and `..`, or `nil` at the end or on a read error
+  /// (see ``failure``).
   package func next() -> Entry? {
+    errno = 0
     while let pointer = readdir(stream) {
       let entry = pointer.pointee
       let name = withUnsafeBytes(of: entry.d_name) { raw -> [UInt8] in
@@ -58,6 +63,7 @@ package final class DirectoryStream {
       if name == [0x2E] || name == [0x2E, 0x2E] { continue }
       return Entry(name: name, inode: UInt64(entry.d_ino), type: EntryType(entry.d_type))
     }
+    if errno != 0 { failure = Errno.current }
     return nil
   }
 

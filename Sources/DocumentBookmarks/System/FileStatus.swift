@@ -123,7 +123,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
       let text = String(value)
       return String(repeating: "0", count: max(0, width - text.count)) + text
     }
-    let fraction = String(nanoseconds)
+    let fraction = String(min(nanoseconds, 999_999_999))
     let nanos = String(repeating: "0", count: 9 - fraction.count) + fraction
     return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
       + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(nanos)Z"
