@@ -12,7 +12,8 @@ public enum DocbmCommandLine {
     public static let success: Int32 = 0
     /// The command ran but failed (the bookmark did not resolve, the document has no key…).
     public static let failure: Int32 = 1
-    /// A check found a problem: `probe` saw a save lose something.
+    /// A check found a problem: `check` found a document with one, `repair` refused one,
+    /// `probe` saw a save lose something.
     public static let problem: Int32 = 2
     /// The command line was wrong (`EX_USAGE`).
     public static let usage: Int32 = 64

@@ -39,7 +39,8 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// A symbolic link as target is followed: the bookmark refers to what the link leads to.
   ///
-  /// With an escrow (``BookmarkService/escrow``), a new key is escrowed first.
+  /// With an escrow (``BookmarkService/escrow``), the key is escrowed (a new one, or one the
+  /// escrow has no entry for) before the bookmark is returned.
   ///
   /// - Throws: ``DocbmError``: `notFound` (document or target), `unsupportedFileType`,
   ///   `permissionDenied`; and when the key cannot be stored, `unsupportedFilesystem`,

@@ -93,7 +93,7 @@ struct BookmarkFormatTests {
     _ = try other.makeBookmark(to: fixture.target)
     let error = #expect(throws: DocbmError.self) { try other.resolve(fixture.bookmark) }
     #expect(error?.code == .keyMismatch)
-    #expect(error?.recommendation == .repairKey)
+    #expect(error?.recommendation == .pickAgain)
   }
 
   @Test("a document without a key gives keyMissing")

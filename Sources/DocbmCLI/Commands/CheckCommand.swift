@@ -17,6 +17,7 @@ struct CheckCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let checker = DocumentChecker(escrow: .default)
+    for problem in checker.escrowProblems { console.printError("warning: escrow entry skipped: \(problem)") }
     let tree = TreeChecker(checker: checker)
     let showProgress = !json && isatty(2) == 1 && getenv("NO_COLOR") == nil
     // Text output streams: only JSON output keeps every check until the end.
@@ -25,8 +26,8 @@ struct CheckCommand {
     var problems = 0
     var unreadable: [TreeChecker.Unreadable] = []
     for path in paths {
-      let status = try? FileStatusProbe.kind(of: path)
-      if status == .folder && !recursive {
+      let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
+      if kind == .directory && !recursive {
         unreadable.append(
           .init(path: path, message: "\(path) is a folder; use --recursive to check the documents in it"))
         continue
@@ -62,15 +63,5 @@ struct CheckCommand {
         + (count > 0 ? "  (\(count) bookmark\(count == 1 ? "" : "s"))" : "")
     }
     return "\(verdict)\(check.document): \(check.message)"
-  }
-}
-
-/// Whether a path is a folder, without following a final symbolic link.
-enum FileStatusProbe {
-  enum Kind { case folder, other }
-  static func kind(of path: FilePath) throws -> Kind {
-    var status = stat()
-    guard path.withCString({ lstat($0, &status) }) == 0 else { return .other }
-    return status.st_mode & S_IFMT == S_IFDIR ? .folder : .other
   }
 }

@@ -62,7 +62,7 @@ struct DemoCommand {
     console.print(
       "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown);")
     let escrowed = escrow.entries().entries.map {
-      FilePath(uncheckedDisplayBytes: $0.file.lastComponent).description
+      FilePath(displayBytes: $0.file.lastComponent).description
     }
     let names = escrowed.joined(separator: ", ")
     console.print("   a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
@@ -103,9 +103,9 @@ struct DemoCommand {
     console.print()
     console.print("6. A safe save: replaceDocument writes a new version beside the document, gives it")
     console.print("   the document's key, attributes and mode, flushes it and renames it into place:")
-    let before = try FileStatusSummary(document.path)
+    let before = try FileStatus.of(document.path, followSymlinks: true)
     try save(board, in: document)
-    let after = try FileStatusSummary(document.path)
+    let after = try FileStatus.of(document.path, followSymlinks: true)
     console.print(
       "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none"); new inode: \(before.inode != after.inode)"
     )
@@ -174,25 +174,5 @@ struct DemoCommand {
     } catch {
       console.print("   \(what): \(error)")
     }
-  }
-}
-
-/// The identity of a file, to show that a safe save makes a new inode.
-private struct FileStatusSummary {
-  let inode: UInt64
-
-  init(_ path: FilePath) throws {
-    var status = stat()
-    guard path.withCString({ stat($0, &status) }) == 0 else {
-      throw DocbmError(.notFound, path: path, message: "cannot stat \(path)")
-    }
-    inode = UInt64(status.st_ino)
-  }
-}
-
-extension FilePath {
-  /// Bytes from the filesystem, for display.
-  fileprivate init(uncheckedDisplayBytes bytes: [UInt8]) {
-    self = FilePath(bytes: bytes) ?? FilePath("")
   }
 }

@@ -84,7 +84,7 @@ struct ProbeCommand {
   }
 
   private func printable(_ bytes: [UInt8]) -> String {
-    FilePath(uncheckedBytesForDisplay: bytes).description
+    FilePath(displayBytes: bytes).description
   }
 
   private func replacing(_ pattern: [UInt8], with replacement: [UInt8], in bytes: [UInt8]) -> [UInt8] {
@@ -109,12 +109,5 @@ extension Array where Element == UInt8 {
     return (0...(count - subsequence.count)).contains {
       Array(self[$0..<($0 + subsequence.count)]) == subsequence
     }
-  }
-}
-
-extension FilePath {
-  /// Any bytes, for printing escaped (a NUL cannot reach here from argv).
-  fileprivate init(uncheckedBytesForDisplay bytes: [UInt8]) {
-    self = FilePath(bytes: bytes) ?? FilePath("")
   }
 }

@@ -140,6 +140,6 @@ package enum KeyAttribute {
     DocbmError(
       unsupportedVersion ? .unsupportedVersion : .keyMalformed, path: path,
       message: "the key attribute \(name) of \(path) cannot be used: \(reason)",
-      recommendation: unsupportedVersion ? .pickAgain : .repairKey)
+      recommendation: .pickAgain)
   }
 }

@@ -11,7 +11,7 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   public let kind: TargetKind
   /// The target's path relative to the document's folder, e.g. `../images/cat.png`.
   public let relativePath: FilePath
-  /// The target's absolute path (folders resolved, the target itself as named).
+  /// The target's absolute path, with every symbolic link resolved (`realpath`).
   public let absolutePath: FilePath
   /// When the bookmark was made.
   public let createdAt: Timestamp

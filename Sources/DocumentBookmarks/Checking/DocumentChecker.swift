@@ -7,12 +7,17 @@ public struct DocumentChecker: Sendable {
   public let escrow: KeyEscrow?
   /// How far bookmarks' targets are searched for when checking that they resolve.
   public let searchBudget: SearchBudget
+  /// The escrow files that could not be read when the checker was made (reported, not
+  /// fatal: the other entries are used).
+  public let escrowProblems: [EscrowProblem]
   private let index: EscrowIndex
 
   public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
     self.escrow = escrow
     self.searchBudget = searchBudget
-    self.index = EscrowIndex(escrow?.entries().entries ?? [])
+    let (entries, problems) = escrow?.entries() ?? ([], [])
+    self.index = EscrowIndex(entries)
+    self.escrowProblems = problems
   }
 
   /// Checks the document (a regular file) at `path`.

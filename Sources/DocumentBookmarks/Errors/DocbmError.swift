@@ -84,7 +84,7 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     self.step = step
   }
 
-  /// `code: message (path) [call: errno]`, on one line.
+  /// `code: message (step: …) [call: errno]`, on one line; the message names the path.
   public var description: String {
     var text = "\(code.rawValue): \(message)"
     if let step { text += " (step: \(step.rawValue))" }
@@ -102,8 +102,9 @@ extension DocbmError.Code {
   /// The recommendation that goes with the code when nothing more specific is known.
   public var defaultRecommendation: Recommendation {
     switch self {
-    case .keyMissing, .keyMismatch, .keyMalformed: .repairKey
-    case .tampered, .corrupt, .unsupportedVersion, .notFound, .unsupportedFileType,
+    case .keyMissing: .repairKey
+    case .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .notFound,
+      .unsupportedFileType,
       .permissionDenied:
       .pickAgain
     case .missing: .forget

@@ -7,8 +7,9 @@ public enum Recommendation: String, Hashable, Sendable, Codable, CaseIterable {
   case pickAgain
   /// The target is gone for good: remove the bookmark.
   case forget
-  /// The document lost its key or carries another one: restore the key from the escrow
-  /// (`docbm repair`), or ask the user to pick the targets again.
+  /// The document lost its key: restore it from the escrow (`docbm repair`), or ask the user
+  /// to pick the targets again. (A document that carries another key cannot be repaired:
+  /// that is `pickAgain`.)
   case repairKey
   /// The document's location cannot hold a key (no user extended attributes, read-only
   /// or immutable): move or copy the document somewhere that can, or change its flags.

@@ -12,7 +12,7 @@ extension AnchoredDocument {
   ///
   /// - A crash at any instant leaves the complete old or the complete new version.
   /// - A failure at any step leaves the document byte for byte as it was, removes the
-  ///   temporary folder, and throws an error that names the step.
+  ///   new version's temporary entry, and throws an error that names the step.
   /// - A document that does not exist yet is created (first save). A document reached
   ///   through a symbolic link: the link stays, its target is replaced. A folder document
   ///   (a package) is swapped whole with `renameat2(RENAME_EXCHANGE)`.

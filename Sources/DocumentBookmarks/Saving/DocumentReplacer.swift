@@ -2,12 +2,12 @@ import CDocbmShims
 import Foundation
 import Glibc
 
-/// The safe save: a new version written in a private temporary folder beside the document,
+/// The safe save: a new version written at a fresh hidden name beside the document,
 /// given the document's owner, attributes (the key among them), mode and ACLs, flushed, and
 /// renamed over the document, whose folder is then flushed too.
 ///
 /// Every failure before the rename leaves the document byte for byte as it was and removes
-/// the temporary folder. The order of the steps, and why, is in docs/design.md ("Saving").
+/// the temporary entry. The order of the steps, and why, is in docs/design.md ("Saving").
 struct DocumentReplacer {
   /// The path to replace, as the caller gave it (a symbolic link is followed).
   let destination: FilePath

@@ -4,7 +4,7 @@
 public enum SaveStep: String, Hashable, Sendable, Codable, CaseIterable {
   /// Finding the document, its folder, and what to keep of it.
   case inspectDocument
-  /// Making the private temporary folder beside the document (and sweeping leftovers).
+  /// Checking the folder is writable, sweeping leftovers, naming the new version's entry.
   case prepareTemporary
   /// The caller's writer producing the new contents.
   case write

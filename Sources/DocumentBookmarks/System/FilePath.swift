@@ -165,6 +165,12 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     }
   }
 
+  /// Bytes as they came from the system (a name from `readdir`, an argument), for display;
+  /// a NUL, which no path holds, ends the name.
+  package init(displayBytes bytes: some Sequence<UInt8>) {
+    self.bytes = Array(bytes.prefix { $0 != 0 })
+  }
+
   init(uncheckedBytes: [UInt8]) {
     self.bytes = uncheckedBytes
   }
