@@ -27,8 +27,6 @@ const uint32_t DOCBM_STATX_MNT_ID = STATX_MNT_ID;
 #else
 const uint32_t DOCBM_STATX_MNT_ID = 0x00001000U;
 #endif
-const uint64_t DOCBM_STATX_ATTR_IMMUTABLE = STATX_ATTR_IMMUTABLE;
-const uint64_t DOCBM_STATX_ATTR_APPEND = STATX_ATTR_APPEND;
 #ifdef STATX_ATTR_MOUNT_ROOT
 const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT = STATX_ATTR_MOUNT_ROOT;
 #else
@@ -38,11 +36,8 @@ const int DOCBM_AT_EMPTY_PATH = AT_EMPTY_PATH;
 const int DOCBM_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
 const int DOCBM_AT_SYMLINK_FOLLOW = AT_SYMLINK_FOLLOW;
 const int DOCBM_XATTR_CREATE = XATTR_CREATE;
-const int DOCBM_XATTR_REPLACE = XATTR_REPLACE;
 const int DOCBM_MAX_HANDLE_SZ = MAX_HANDLE_SZ;
 const unsigned int DOCBM_RENAME_EXCHANGE = RENAME_EXCHANGE;
-const unsigned int DOCBM_RENAME_NOREPLACE = RENAME_NOREPLACE;
-const int DOCBM_O_TMPFILE = O_TMPFILE;
 const int DOCBM_O_PATH = O_PATH;
 const int DOCBM_O_NOATIME = O_NOATIME;
 
@@ -146,12 +141,16 @@ ssize_t docbm_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd
 ssize_t docbm_llistxattr(const char *path, char *list, size_t size) {
   return llistxattr(path, list, size);
 }
+int docbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
+  return setxattr(path, name, value, size, flags);
+}
+ssize_t docbm_listxattr(const char *path, char *list, size_t size) { return listxattr(path, list, size); }
+int docbm_removexattr(const char *path, const char *name) { return removexattr(path, name); }
 int docbm_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
 int docbm_lremovexattr(const char *path, const char *name) { return lremovexattr(path, name); }
 
 const int DOCBM_LOCK_EX = LOCK_EX;
 const int DOCBM_LOCK_NB = LOCK_NB;
-const int DOCBM_LOCK_UN = LOCK_UN;
 
 int docbm_flock(int fd, int operation) { return flock(fd, operation); }
 

@@ -84,24 +84,13 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// all the bookmarks in a document). `key` must be the document's.
   package func resolve(_ bookmark: Bookmark, key: DocumentKey) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
-    guard header.fingerprint == key.fingerprint else {
-      throw DocbmError(
-        .keyMismatch, path: path,
-        message:
-          "the bookmark was signed with key \(header.fingerprint), but \(path) carries key \(key.fingerprint)"
-      )
-    }
+    try checkFingerprint(header.fingerprint, against: key)
     return try resolve(bookmark, header: header, key: key)
   }
 
   /// The document's key, or `nil` when it has none.
   package func readKey() throws(DocbmError) -> DocumentKey? {
-    switch try KeyAttribute.read(atPath: path) {
-    case .absent: return nil
-    case .key(let key): return key
-    case .malformed(let reason, let unsupported):
-      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
-    }
+    try KeyAttribute.read(atPath: path).key(of: path)
   }
 
   private func resolve(
@@ -127,23 +116,24 @@ public struct AnchoredDocument: Hashable, Sendable {
 
   /// The document's key, checked against the fingerprint a bookmark names.
   private func verifiedKey(for fingerprint: KeyFingerprint) throws(DocbmError) -> DocumentKey {
-    switch try KeyAttribute.read(atPath: path) {
-    case .absent:
+    guard let key = try readKey() else {
       throw DocbmError(
         .keyMissing, path: path,
         message:
           "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it"
       )
-    case .malformed(let reason, let unsupported):
-      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
-    case .key(let key):
-      guard key.fingerprint == fingerprint else {
-        throw DocbmError(
-          .keyMismatch, path: path,
-          message:
-            "the bookmark was signed with key \(fingerprint), but \(path) carries key \(key.fingerprint)")
-      }
-      return key
+    }
+    try checkFingerprint(fingerprint, against: key)
+    return key
+  }
+
+  /// Throws `keyMismatch` unless a bookmark signed with `fingerprint` belongs to `key`.
+  private func checkFingerprint(_ fingerprint: KeyFingerprint, against key: DocumentKey) throws(DocbmError) {
+    guard key.fingerprint == fingerprint else {
+      throw DocbmError(
+        .keyMismatch, path: path,
+        message: "the bookmark was signed with key \(fingerprint), but \(path) carries key \(key.fingerprint)"
+      )
     }
   }
 

@@ -33,18 +33,13 @@ typedef struct docbm_file_status {
 
 extern const uint32_t DOCBM_STATX_BTIME;
 extern const uint32_t DOCBM_STATX_MNT_ID;
-extern const uint64_t DOCBM_STATX_ATTR_IMMUTABLE;
-extern const uint64_t DOCBM_STATX_ATTR_APPEND;
 extern const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT;
 extern const int DOCBM_AT_EMPTY_PATH;
 extern const int DOCBM_AT_SYMLINK_NOFOLLOW;
 extern const int DOCBM_AT_SYMLINK_FOLLOW;
 extern const int DOCBM_XATTR_CREATE;
-extern const int DOCBM_XATTR_REPLACE;
 extern const int DOCBM_MAX_HANDLE_SZ;
 extern const unsigned int DOCBM_RENAME_EXCHANGE;
-extern const unsigned int DOCBM_RENAME_NOREPLACE;
-extern const int DOCBM_O_TMPFILE;
 extern const int DOCBM_O_PATH;
 extern const int DOCBM_O_NOATIME;
 
@@ -70,6 +65,9 @@ int docbm_lsetxattr(const char *path, const char *name, const void *value, size_
                     int flags);
 ssize_t docbm_flistxattr(int fd, char *list, size_t size);
 ssize_t docbm_llistxattr(const char *path, char *list, size_t size);
+int docbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
+ssize_t docbm_listxattr(const char *path, char *list, size_t size);
+int docbm_removexattr(const char *path, const char *name);
 int docbm_fremovexattr(int fd, const char *name);
 int docbm_lremovexattr(const char *path, const char *name);
 
@@ -88,7 +86,6 @@ ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind);
 int docbm_flock(int fd, int operation);
 extern const int DOCBM_LOCK_EX;
 extern const int DOCBM_LOCK_NB;
-extern const int DOCBM_LOCK_UN;
 
 /// The index of the first occurrence of `needle` in `haystack`, or -1 when there is none
 /// (errno is not set). memchr(3) looks for `needle[key_index]`, which the caller picks

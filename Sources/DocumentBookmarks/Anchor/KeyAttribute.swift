@@ -143,3 +143,18 @@ package enum KeyAttribute {
       recommendation: .pickAgain)
   }
 }
+
+extension KeyAttribute.Found {
+  /// The key, or `nil` when the document has none.
+  ///
+  /// - Throws: ``DocbmError`` `keyMalformed` or `unsupportedVersion` for a value that cannot
+  ///   be used.
+  package func key(of path: FilePath) throws(DocbmError) -> DocumentKey? {
+    switch self {
+    case .absent: return nil
+    case .key(let key): return key
+    case .malformed(let reason, let unsupported):
+      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
+    }
+  }
+}

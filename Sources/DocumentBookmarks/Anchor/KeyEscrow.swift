@@ -100,14 +100,9 @@ public struct KeyEscrow: Hashable, Sendable {
   /// - Throws: ``DocbmError`` when the key cannot be read or the escrow cannot be written.
   @discardableResult
   public func escrowKey(of document: FilePath) throws(DocbmError) -> KeyFingerprint? {
-    switch try KeyAttribute.read(atPath: document) {
-    case .absent: return nil
-    case .malformed(let reason, let unsupported):
-      throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: document)
-    case .key(let key):
-      try deposit(key, document: document)
-      return key.fingerprint
-    }
+    guard let key = try KeyAttribute.read(atPath: document).key(of: document) else { return nil }
+    try deposit(key, document: document)
+    return key.fingerprint
   }
 
   /// Every entry, and the files that could not be read.

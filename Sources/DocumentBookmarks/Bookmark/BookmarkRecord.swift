@@ -40,7 +40,6 @@ enum BookmarkRecord {
   /// The clear header, readable before verification (and trusted only after it).
   struct Header {
     let version: UInt8
-    let length: Int
     let fingerprint: KeyFingerprint
   }
 
@@ -120,7 +119,7 @@ enum BookmarkRecord {
       return .failure(corrupt("the bookmark records \(length) bytes but has \(bytes.count)"))
     }
     return .success(
-      Header(version: bytes[6], length: length, fingerprint: KeyFingerprint(bytes: bytes[10..<18])!))
+      Header(version: bytes[6], fingerprint: KeyFingerprint(bytes: bytes[10..<18])!))
   }
 
   /// Whether the record's tag verifies under `key`, compared in constant time.

@@ -40,12 +40,7 @@ public struct DocumentChecker: Sendable {
 
     let documentKey: DocumentKey?
     do throws(DocbmError) {
-      switch try KeyAttribute.read(from: fd, path: path) {
-      case .absent: documentKey = nil
-      case .key(let key): documentKey = key
-      case .malformed(let reason, let unsupported):
-        throw KeyAttribute.malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
-      }
+      documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return DocumentCheck(

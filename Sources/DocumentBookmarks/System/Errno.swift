@@ -21,10 +21,8 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let ioError = Errno(rawValue: EIO)
   package static let permissionDenied = Errno(rawValue: EACCES)
   package static let fileExists = Errno(rawValue: EEXIST)
-  package static let crossDevice = Errno(rawValue: EXDEV)
   package static let notDirectory = Errno(rawValue: ENOTDIR)
   package static let isDirectory = Errno(rawValue: EISDIR)
-  package static let invalidArgument = Errno(rawValue: EINVAL)
   package static let noSpace = Errno(rawValue: ENOSPC)
   package static let readOnlyFileSystem = Errno(rawValue: EROFS)
   package static let outOfRange = Errno(rawValue: ERANGE)
@@ -36,8 +34,6 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let quotaExceeded = Errno(rawValue: EDQUOT)
   package static let overflow = Errno(rawValue: EOVERFLOW)
   package static let notImplemented = Errno(rawValue: ENOSYS)
-  package static let staleHandle = Errno(rawValue: ESTALE)
-  package static let notATerminal = Errno(rawValue: ENOTTY)
 
   /// The symbolic name (`ENOENT`) followed by the C library's message.
   package var description: String {

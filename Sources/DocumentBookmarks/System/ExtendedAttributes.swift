@@ -5,7 +5,8 @@ import Glibc
 ///
 /// Absent attributes read as `nil` (ENODATA), buffers grow on ERANGE (the value can change
 /// between the size query and the read), and every other failure is a ``SystemCallError``.
-/// Path-based calls never follow a final symbolic link (the `l…` variants).
+/// Path-based calls follow a final symbolic link or not (the `l…` variants), as the subject
+/// says.
 package enum ExtendedAttributes {
   /// Where the calls act: an open descriptor or a path.
   package enum Subject: Sendable {
@@ -66,8 +67,6 @@ package enum ExtendedAttributes {
     case any
     /// Fail with EEXIST when the name exists (XATTR_CREATE).
     case createOnly
-    /// Fail with ENODATA when the name does not exist (XATTR_REPLACE).
-    case replaceOnly
   }
 
   /// Sets `name` to `value`.
@@ -79,7 +78,6 @@ package enum ExtendedAttributes {
       switch mode {
       case .any: 0
       case .createOnly: DOCBM_XATTR_CREATE
-      case .replaceOnly: DOCBM_XATTR_REPLACE
       }
     _ = try retryingOnInterrupt(subject.call("setxattr"), path: subject.path) {
       value.withUnsafeBytes { raw in
@@ -87,8 +85,12 @@ package enum ExtendedAttributes {
           switch subject {
           case .descriptor(let fd):
             return docbm_fsetxattr(fd.rawValue, cName, raw.baseAddress, raw.count, flags)
-          case .path(let path, _):
-            return path.withCString { docbm_lsetxattr($0, cName, raw.baseAddress, raw.count, flags) }
+          case .path(let path, let follow):
+            return path.withCString {
+              follow
+                ? docbm_setxattr($0, cName, raw.baseAddress, raw.count, flags)
+                : docbm_lsetxattr($0, cName, raw.baseAddress, raw.count, flags)
+            }
           }
         }
       }
@@ -105,7 +107,10 @@ package enum ExtendedAttributes {
         let pointer = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
         switch subject {
         case .descriptor(let fd): return docbm_flistxattr(fd.rawValue, pointer, raw.count)
-        case .path(let path, _): return path.withCString { docbm_llistxattr($0, pointer, raw.count) }
+        case .path(let path, let follow):
+          return path.withCString {
+            follow ? docbm_listxattr($0, pointer, raw.count) : docbm_llistxattr($0, pointer, raw.count)
+          }
         }
       }
       if result >= 0 {
@@ -131,7 +136,8 @@ package enum ExtendedAttributes {
         name.withCString { cName in
           switch subject {
           case .descriptor(let fd): return docbm_fremovexattr(fd.rawValue, cName)
-          case .path(let path, _): return path.withCString { docbm_lremovexattr($0, cName) }
+          case .path(let path, let follow):
+            return path.withCString { follow ? docbm_removexattr($0, cName) : docbm_lremovexattr($0, cName) }
           }
         }
       }

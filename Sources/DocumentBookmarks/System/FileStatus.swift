@@ -24,8 +24,6 @@ package struct FileStatus: Hashable, Sendable {
   package let changeTime: Timestamp
   /// The mount's ID (`stx_mnt_id`), when the kernel reports one.
   package let mountID: UInt64?
-  package let isImmutable: Bool
-  package let isAppendOnly: Bool
   /// Whether the file is the root of a mount.
   package let isMountRoot: Bool
   /// Whether the kernel reported ``isMountRoot`` at all (Linux 5.8 and later).
@@ -85,8 +83,6 @@ package struct FileStatus: Hashable, Sendable {
     changeTime = Timestamp(seconds: raw.ctime_sec, nanoseconds: raw.ctime_nsec)
     mountID = raw.mask & DOCBM_STATX_MNT_ID != 0 ? raw.mnt_id : nil
     let known = raw.attributes_mask
-    isImmutable = known & DOCBM_STATX_ATTR_IMMUTABLE != 0 && raw.attributes & DOCBM_STATX_ATTR_IMMUTABLE != 0
-    isAppendOnly = known & DOCBM_STATX_ATTR_APPEND != 0 && raw.attributes & DOCBM_STATX_ATTR_APPEND != 0
     knowsMountRoot = known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
     isMountRoot =
       known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0 && raw.attributes & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
