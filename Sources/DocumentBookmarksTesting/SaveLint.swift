@@ -25,16 +25,8 @@ public func expectSafeSave(
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
   column: UInt = #column, _ save: (URL) throws -> Void
 ) -> SaveProbeReport? {
-  do {
-    let report = try SaveProbe.lint(options: options, save)
-    reportFindings(report, fileID: fileID, filePath: filePath, line: line, column: column)
-    return report
-  } catch {
-    IssueReporter.fail(
-      "the save-safety lint could not make its scratch document: \(error)", fileID: fileID,
-      filePath: filePath, line: line, column: column)
-    return nil
-  }
+  let outcome = Result { () throws(DocbmError) in try SaveProbe.lint(options: options, save) }
+  return reportOutcome(outcome, fileID: fileID, filePath: filePath, line: line, column: column)
 }
 
 /// Fails the current test when the async `save` does not keep what a safe save keeps; see
@@ -45,16 +37,13 @@ public func expectSafeSave(
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
   column: UInt = #column, _ save: (URL) async throws -> Void
 ) async -> SaveProbeReport? {
-  do {
-    let report = try await SaveProbe.lint(options: options, save)
-    reportFindings(report, fileID: fileID, filePath: filePath, line: line, column: column)
-    return report
+  let outcome: Result<SaveProbeReport, DocbmError>
+  do throws(DocbmError) {
+    outcome = .success(try await SaveProbe.lint(options: options, save))
   } catch {
-    IssueReporter.fail(
-      "the save-safety lint could not make its scratch document: \(error)", fileID: fileID,
-      filePath: filePath, line: line, column: column)
-    return nil
+    outcome = .failure(error)
   }
+  return reportOutcome(outcome, fileID: fileID, filePath: filePath, line: line, column: column)
 }
 
 /// The XCTest spelling of `expectSafeSave`.
@@ -75,11 +64,23 @@ public func XCTAssertSafeSave(
   await expectSafeSave(options: options, fileID: (file), filePath: file, line: line, column: 1, save)
 }
 
-private func reportFindings(
-  _ report: SaveProbeReport, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
-) {
-  guard !report.isSafe else { return }
-  IssueReporter.fail(
-    "The save is not safe for documents with bookmarks:\n\(report.summary)", fileID: fileID,
-    filePath: filePath, line: line, column: column)
+/// Reports the findings, or the lint's own failure, at the caller's location.
+private func reportOutcome(
+  _ outcome: Result<SaveProbeReport, DocbmError>, fileID: StaticString, filePath: StaticString, line: UInt,
+  column: UInt
+) -> SaveProbeReport? {
+  switch outcome {
+  case .success(let report):
+    if !report.isSafe {
+      IssueReporter.fail(
+        "The save is not safe for documents with bookmarks:\n\(report.summary)", fileID: fileID,
+        filePath: filePath, line: line, column: column)
+    }
+    return report
+  case .failure(let error):
+    IssueReporter.fail(
+      "the save-safety lint could not make its scratch document: \(error)", fileID: fileID,
+      filePath: filePath, line: line, column: column)
+    return nil
+  }
 }
