@@ -82,10 +82,14 @@ public struct AnchoredDocument: Hashable, Sendable {
 
   /// Resolves with a key already read from the document (the checker reads it once for
   /// all the bookmarks in a document). `key` must be the document's.
-  package func resolve(_ bookmark: Bookmark, key: DocumentKey) throws(DocbmError) -> Resolution {
+  /// With `refreshing` false, a stale result carries no refreshed bookmark (the checker
+  /// needs none, and making one costs a dozen system calls).
+  package func resolve(_ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true) throws(DocbmError)
+    -> Resolution
+  {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     try checkFingerprint(header.fingerprint, against: key)
-    return try resolve(bookmark, header: header, key: key)
+    return try resolve(bookmark, header: header, key: key, refreshing: refreshing)
   }
 
   /// The document's key, or `nil` when it has none.
@@ -94,7 +98,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   }
 
   private func resolve(
-    _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey
+    _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true
   ) throws(DocbmError) -> Resolution {
     guard BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
@@ -106,7 +110,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
     let location = try locator.locate()
     var refreshed: Bookmark?
-    if !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
+    if refreshing, !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
       refreshed = try? sign(snapshot, key: key)
     }
     return Resolution(

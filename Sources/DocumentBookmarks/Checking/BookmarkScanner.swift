@@ -94,20 +94,27 @@ public struct BookmarkScanner: Sendable {
   }
 
   /// Scans an open document from its current offset (the start, for a fresh descriptor).
+  ///
+  /// - Parameter knownRegular: the caller already knows the descriptor is a regular file
+  ///   (a tree walk read it from `readdir`), which saves an `fstat`.
   package func scan(
-    descriptor fd: FileDescriptor, path: FilePath, statistics: inout BookmarkScanStatistics,
-    _ found: (FoundBookmark) -> Void
+    descriptor fd: FileDescriptor, path: FilePath, knownRegular: Bool = false,
+    statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
   ) throws(DocbmError) {
-    let status = try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
-      try FileStatus.of(fd)
-    }
-    guard status.kind == .regular else {
-      throw DocbmError(
-        .unsupportedFileType, path: path,
-        message: "\(path) is not a regular file, so there are no document bytes to scan")
+    var expectedSize: UInt64?
+    if !knownRegular {
+      let status = try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+        try FileStatus.of(fd)
+      }
+      guard status.kind == .regular else {
+        throw DocbmError(
+          .unsupportedFileType, path: path,
+          message: "\(path) is not a regular file, so there are no document bytes to scan")
+      }
+      expectedSize = status.size
     }
     try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
-      try scan(fd, expectedSize: status.size, statistics: &statistics, found)
+      try scan(fd, expectedSize: expectedSize, statistics: &statistics, found)
     }
   }
 
@@ -119,12 +126,12 @@ public struct BookmarkScanner: Sendable {
   /// The streaming loop: one buffer of a chunk plus the largest carry-over; each round
   /// fills a chunk after the bytes kept from the last one, scans, and keeps the tail.
   private func scan(
-    _ fd: FileDescriptor, expectedSize: UInt64, statistics: inout BookmarkScanStatistics,
+    _ fd: FileDescriptor, expectedSize: UInt64?, statistics: inout BookmarkScanStatistics,
     _ found: (FoundBookmark) -> Void
   ) throws(SystemCallError) {
     // A small file gets a small buffer (no large allocation per document in a tree check);
     // a file that grows while it is read is still read whole, window after window.
-    let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, expectedSize + 1)))
+    let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, (expectedSize ?? 65535) + 1)))
     let capacity = chunkSize + Self.maximumCarry
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
     defer { buffer.deallocate() }
@@ -143,9 +150,9 @@ public struct BookmarkScanner: Sendable {
           break
         }
         filled += count
-        // A regular file read up to its size, with room to spare: the end. (A file that
-        // grows while it is checked is checked as it was.)
-        if count < carried + chunkSize - (filled - count), origin + UInt64(filled) >= expectedSize {
+        // A short read of a regular file is its end: no extra read to be told so. (A file
+        // that grows while it is checked is checked as it was.)
+        if count < carried + chunkSize - (filled - count) {
           atEnd = true
           break
         }

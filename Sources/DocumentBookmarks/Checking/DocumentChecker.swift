@@ -22,6 +22,11 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document (a regular file) at `path`.
   public func check(_ path: FilePath) -> DocumentCheck {
+    check(path, knownRegular: false)
+  }
+
+  /// ``check(_:)`` for a path a tree walk already knows to be a regular file.
+  package func check(_ path: FilePath, knownRegular: Bool) -> DocumentCheck {
     let anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
     var escrowed: KeyFingerprint?
 
@@ -58,7 +63,11 @@ public struct DocumentChecker: Sendable {
     var found: [FoundBookmark] = []
     do {
       var statistics = BookmarkScanStatistics()
-      try BookmarkScanner().scan(descriptor: fd, path: path, statistics: &statistics) { found.append($0) }
+      try BookmarkScanner().scan(
+        descriptor: fd, path: path, knownRegular: knownRegular, statistics: &statistics
+      ) {
+        found.append($0)
+      }
     } catch {
       return DocumentCheck(
         document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed,
@@ -75,7 +84,7 @@ public struct DocumentChecker: Sendable {
           verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
       }
       do throws(DocbmError) {
-        _ = try anchored.resolve(item.bookmark, key: documentKey)
+        _ = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: true,
           resolves: true, problem: nil)

@@ -63,7 +63,7 @@ public struct TreeChecker: Sendable {
       }
       switch type {
       case .regular:
-        found(checker.check(path))
+        found(checker.check(path, knownRegular: listedType == .regular))
         documents += 1
         if documents % max(1, progressInterval) == 0 {
           progress(Progress(documentsChecked: documents, foldersListed: folders, current: path))
