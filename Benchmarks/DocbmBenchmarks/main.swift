@@ -62,6 +62,16 @@ func run(_ tool: String, _ arguments: [String]) -> Int32 {
   return process.terminationStatus
 }
 
+// `DocbmBenchmarks checking-tree FOLDER COUNT` only builds a tree, for profiling by hand.
+if CommandLine.arguments.dropFirst().first == "checking-tree", CommandLine.arguments.count == 4,
+  let count = Int(CommandLine.arguments[3])
+{
+  mkdir(CommandLine.arguments[2], 0o755)
+  try buildDocumentTree(CommandLine.arguments[2], count: count)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)

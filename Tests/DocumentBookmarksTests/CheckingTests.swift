@@ -205,6 +205,29 @@ struct CheckingTests {
     #expect(entries.count == 16)
   }
 
+  @Test("checking a folder's documents side by side gives the same answers, in the same order")
+  func concurrentTreeCheck() throws {
+    for index in 0..<12 {
+      let (path, _) = try makeDocument("doc\(index).json")
+      if index % 3 == 0 {
+        try scratch.replaceAtomically(path, with: try String(contentsOf: path.url, encoding: .utf8))
+      }
+    }
+    func run(_ concurrency: Int) -> [String] {
+      var lines: [String] = []
+      _ = TreeChecker(checker: DocumentChecker(escrow: escrow), concurrency: concurrency).check(
+        scratch.path("project")
+      ) {
+        lines.append("\($0.document) \($0.verdict.rawValue) \($0.bookmarks.count)")
+      }
+      return lines
+    }
+    let alone = run(1)
+    #expect(alone.count == 12 + 36)  // the documents and their images
+    #expect(alone.filter { $0.hasSuffix("keyLost 3") }.count == 4)
+    #expect(run(4) == alone)
+  }
+
   @Test("a tree check finds every document, reports unreadable entries, and never loops")
   func treeCheck() throws {
     let (good, _) = try makeDocument("good.json")

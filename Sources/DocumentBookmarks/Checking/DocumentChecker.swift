@@ -76,7 +76,8 @@ public struct DocumentChecker: Sendable {
     }
 
     let evidence = found.map { item -> DocumentCheck.FoundEvidence in
-      let recorded = try? item.bookmark.decodeUnverified().absolutePath
+      // The recorded target, unverified: parsed here only when resolution did not.
+      var recorded: FilePath? { try? item.bookmark.decodeUnverified().absolutePath }
       guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
@@ -84,10 +85,10 @@ public struct DocumentChecker: Sendable {
           verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
       }
       do throws(DocbmError) {
-        _ = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
+        let resolution = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
         return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded, verifies: true,
-          resolves: true, problem: nil)
+          offset: item.offset, form: item.form, fingerprint: key,
+          recordedTarget: resolution.recorded.absolutePath, verifies: true, resolves: true, problem: nil)
       } catch {
         let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
         return DocumentCheck.FoundEvidence(

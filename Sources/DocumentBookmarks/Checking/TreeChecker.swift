@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 
 /// Checks every regular file in a folder tree.
@@ -25,9 +27,14 @@ public struct TreeChecker: Sendable {
   }
 
   public let checker: DocumentChecker
+  /// How many documents are checked at once (the files of one folder at a time).
+  public let concurrency: Int
 
-  public init(checker: DocumentChecker) {
+  /// - Parameter concurrency: documents checked at once; `nil` (the default) is one per
+  ///   active core.
+  public init(checker: DocumentChecker, concurrency: Int? = nil) {
     self.checker = checker
+    self.concurrency = max(1, concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
   }
 
   /// Checks `root` (a file or a folder tree), calling `found` for each document checked and
@@ -84,10 +91,22 @@ public struct TreeChecker: Sendable {
                   SystemCallError("readdir", failure, path: path), operation: .search, path: path
                 ).message))
           }
-          // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts).
+          // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
+          // first, checked side by side on every core, then its folders.
           children.sort { TreeChecker.precedes($0.name, $1.name) }
-          stack.append(contentsOf: children.reversed().map { (path.appending($0.name), $0.type) })
           folders += 1
+          let files = children.filter { $0.type == .regular }.map { path.appending($0.name) }
+          for check in checkAll(files) {
+            found(check)
+            documents += 1
+            if documents % max(1, progressInterval) == 0 {
+              progress(Progress(documentsChecked: documents, foldersListed: folders, current: check.document))
+            }
+          }
+          stack.append(
+            contentsOf: children.reversed().filter { $0.type != .regular }.map {
+              (path.appending($0.name), $0.type)
+            })
         } catch {
           unreadable.append(
             Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))
@@ -103,6 +122,21 @@ public struct TreeChecker: Sendable {
     return unreadable
   }
 
+  /// Checks regular files, on up to ``concurrency`` threads, and returns the checks in the
+  /// order of `paths`.
+  private func checkAll(_ paths: [FilePath]) -> [DocumentCheck] {
+    let workers = min(concurrency, paths.count)
+    let checker = self.checker
+    guard workers > 1 else { return paths.map { checker.check($0, knownRegular: true) } }
+    let results = CheckResults(count: paths.count)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      for index in stride(from: worker, to: paths.count, by: workers) {
+        results.store(checker.check(paths[index], knownRegular: true), at: index)
+      }
+    }
+    return results.all
+  }
+
   /// Bytewise order of two names.
   static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     a.withUnsafeBufferPointer { left in
@@ -115,4 +149,20 @@ public struct TreeChecker: Sendable {
       }
     }
   }
+}
+
+/// Slots for checks made on several threads: each index is written by exactly one of them,
+/// and read only after `concurrentPerform` has returned.
+private final class CheckResults: @unchecked Sendable {
+  private var slots: [DocumentCheck?]
+
+  init(count: Int) {
+    slots = Array(repeating: nil, count: count)
+  }
+
+  func store(_ check: DocumentCheck, at index: Int) {
+    slots.withUnsafeMutableBufferPointer { $0[index] = check }
+  }
+
+  var all: [DocumentCheck] { slots.map { $0! } }
 }
