@@ -30,8 +30,9 @@ public struct TreeChecker: Sendable {
   /// How many documents are checked at once (the files of one folder at a time).
   public let concurrency: Int
 
-  /// - Parameter concurrency: documents checked at once; `nil` (the default) is one per
-  ///   active core.
+  /// - Parameters:
+  ///   - checker: the checker applied to each document.
+  ///   - concurrency: documents checked at once; `nil` (the default) is one per active core.
   public init(checker: DocumentChecker, concurrency: Int? = nil) {
     self.checker = checker
     self.concurrency = max(1, concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
