@@ -84,7 +84,7 @@ func runCheckingBenchmark(root: String, counts: [Int]) throws -> Bool {
     var checkTimes: [Double] = []
     var getfattrTimes: [Double] = []
     var peak = 0
-    for round in 0..<5 {
+    for round in 0..<11 {
       // Alternate which runs first; the first round only warms the caches.
       let order = round % 2 == 0 ? [0, 1] : [1, 0]
       for which in order {
