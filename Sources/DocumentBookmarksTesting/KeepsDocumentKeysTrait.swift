@@ -25,7 +25,10 @@ public struct KeepsDocumentKeysTrait: TestTrait, SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    try await expectDocumentKeysKept(function)
+    // Issues point at the test the trait is attached to.
+    try await recordingLostKeys(function) { message in
+      Issue.record(Comment(rawValue: message), sourceLocation: test.sourceLocation)
+    }
   }
 }
 
@@ -39,6 +42,16 @@ extension Trait where Self == KeepsDocumentKeysTrait {
 public func expectDocumentKeysKept(
   fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line,
   column: UInt = #column, _ body: () async throws -> Void
+) async rethrows {
+  try await recordingLostKeys(body) { message in
+    IssueReporter.fail(message, fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+}
+
+/// Runs `body` with a recorder installed, then calls `fail` for each document it saw that
+/// no longer carries the key it had.
+private func recordingLostKeys(
+  _ body: () async throws -> Void, fail: (String) -> Void
 ) async rethrows {
   let recorder = AnchoredDocumentRecorder()
   try await AnchoredDocumentRecorder.$current.withValue(recorder) {
@@ -62,9 +75,5 @@ public func expectDocumentKeysKept(
     case .failure(let error):
       fail("\(path) cannot be checked at the end of the test: \(error)")
     }
-  }
-
-  func fail(_ message: String) {
-    IssueReporter.fail(message, fileID: fileID, filePath: filePath, line: line, column: column)
   }
 }

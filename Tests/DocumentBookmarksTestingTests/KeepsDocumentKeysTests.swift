@@ -6,9 +6,12 @@ import Testing
 
 @Suite("The keepsDocumentKeys trait")
 struct KeepsDocumentKeysTests {
+  /// Outlives each test, so that the trait still finds the documents when the test ends.
+  static let lasting = try? Scratch()
+
   @Test("a test whose saves keep the key passes under the trait", .keepsDocumentKeys)
   func safeSavesPass() throws {
-    let scratch = try Scratch()
+    let scratch = try #require(KeepsDocumentKeysTests.lasting)
     let path = try scratch.file("doc.json", "{}")
     let document = BookmarkService().documents(anchoredOn: path)
     _ = try document.makeBookmark(to: try scratch.file("image.png"))

@@ -28,35 +28,36 @@ public struct DocumentChecker: Sendable {
   /// ``check(_:)`` for a path a tree walk already knows to be a regular file.
   package func check(_ path: FilePath, knownRegular: Bool) -> DocumentCheck {
     let anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
-    var escrowed: KeyFingerprint?
+    func without(
+      _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String
+    )
+      -> DocumentCheck
+    {
+      DocumentCheck(
+        document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
+        message: message)
+    }
 
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
     let fd: FileDescriptor
     do {
       fd = try BookmarkScanner.openForReading(path)
     } catch {
-      return DocumentCheck(
-        document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed,
-        bookmarks: [],
-        message: error.message)
+      return without(.unreadable, error.message)
     }
     defer { fd.close() }
-    escrowed = index.fingerprint(for: path, descriptor: fd)
+    let escrowed = index.fingerprint(for: path, descriptor: fd)
 
     let documentKey: DocumentKey?
     do throws(DocbmError) {
       documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
-        return DocumentCheck(
-          document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: escrowed,
-          bookmarks: [],
-          message: error.message)
+        return without(.unreadable, escrowed: escrowed, error.message)
       }
-      return DocumentCheck(
-        document: path, verdict: .unsupportedFilesystem, keyFingerprint: nil, escrowedFingerprint: escrowed,
-        bookmarks: [],
-        message: "the filesystem has no user extended attributes, so the document can hold no key")
+      return without(
+        .unsupportedFilesystem, escrowed: escrowed,
+        "the filesystem has no user extended attributes, so the document can hold no key")
     }
 
     let key = documentKey?.fingerprint
@@ -69,10 +70,7 @@ public struct DocumentChecker: Sendable {
         found.append($0)
       }
     } catch {
-      return DocumentCheck(
-        document: path, verdict: .unreadable, keyFingerprint: key, escrowedFingerprint: escrowed,
-        bookmarks: [],
-        message: error.message)
+      return without(.unreadable, key: key, escrowed: escrowed, error.message)
     }
 
     let evidence = found.map { item -> DocumentCheck.FoundEvidence in

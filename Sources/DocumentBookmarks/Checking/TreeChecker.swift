@@ -50,6 +50,13 @@ public struct TreeChecker: Sendable {
     var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
     var documents = 0
     var folders = 0
+    func report(_ check: DocumentCheck) {
+      found(check)
+      documents += 1
+      if documents % max(1, progressInterval) == 0 {
+        progress(Progress(documentsChecked: documents, foldersListed: folders, current: check.document))
+      }
+    }
     while let (path, listedType) = stack.popLast() {
       var type = listedType
       var status: FileStatus?
@@ -71,11 +78,8 @@ public struct TreeChecker: Sendable {
       }
       switch type {
       case .regular:
-        found(checker.check(path, knownRegular: listedType == .regular))
-        documents += 1
-        if documents % max(1, progressInterval) == 0 {
-          progress(Progress(documentsChecked: documents, foldersListed: folders, current: path))
-        }
+        // The root, or an entry whose type `readdir` did not give.
+        report(checker.check(path))
       case .directory:
         guard let status,
           visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted
@@ -97,13 +101,7 @@ public struct TreeChecker: Sendable {
           children.sort { TreeChecker.precedes($0.name, $1.name) }
           folders += 1
           let files = children.filter { $0.type == .regular }.map { path.appending($0.name) }
-          for check in checkAll(files) {
-            found(check)
-            documents += 1
-            if documents % max(1, progressInterval) == 0 {
-              progress(Progress(documentsChecked: documents, foldersListed: folders, current: check.document))
-            }
-          }
+          checkAll(files).forEach(report)
           stack.append(
             contentsOf: children.reversed().filter { $0.type != .regular }.map {
               (path.appending($0.name), $0.type)
@@ -152,17 +150,23 @@ public struct TreeChecker: Sendable {
   }
 }
 
-/// Slots for checks made on several threads: each index is written by exactly one of them,
+/// Slots for checks made on several threads: each slot is written by exactly one of them,
 /// and read only after `concurrentPerform` has returned.
 private final class CheckResults: @unchecked Sendable {
-  private var slots: [DocumentCheck?]
+  private let slots: UnsafeMutableBufferPointer<DocumentCheck?>
 
   init(count: Int) {
-    slots = Array(repeating: nil, count: count)
+    slots = .allocate(capacity: count)
+    slots.initialize(repeating: nil)
+  }
+
+  deinit {
+    _ = slots.deinitialize()
+    slots.deallocate()
   }
 
   func store(_ check: DocumentCheck, at index: Int) {
-    slots.withUnsafeMutableBufferPointer { $0[index] = check }
+    slots[index] = check
   }
 
   var all: [DocumentCheck] { slots.map { $0! } }

@@ -140,10 +140,7 @@ public struct ScratchDocument: Sendable {
     try mappingSystemErrors(.save(.write), path: path) { () throws(SystemCallError) in
       let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate], permissions: 0o644)
       defer { fd.close() }
-      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
-      defer { buffer.deallocate() }
-      buffer.copyBytes(from: bytes)
-      try fd.writeAll(UnsafeRawBufferPointer(rebasing: buffer[..<bytes.count]))
+      try fd.writeAll(bytes)
     }
   }
 

@@ -80,10 +80,6 @@ extension AnchoredDocument {
     // 0600 while it is written: the document's own mode is applied before it is renamed.
     let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive], permissions: 0o600)
     defer { fd.close() }
-    var failure: SystemCallError?
-    data.withUnsafeBytes { buffer in
-      do throws(SystemCallError) { try fd.writeAll(buffer) } catch { failure = error }
-    }
-    if let failure { throw failure }
+    try fd.writeAll(data)
   }
 }

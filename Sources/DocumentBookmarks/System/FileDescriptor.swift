@@ -1,4 +1,5 @@
 import CDocbmShims
+package import Foundation
 import Glibc
 
 /// An open file descriptor. The owner closes it, usually through ``closeAfter(_:)``.
@@ -85,6 +86,16 @@ package struct FileDescriptor: Hashable, Sendable {
       }
       offset += written
     }
+  }
+
+  /// Writes every byte of `bytes` (an array, `Data`, …).
+  package func writeAll(_ bytes: some ContiguousBytes) throws(SystemCallError) {
+    // `withUnsafeBytes` rethrows untyped errors; carry the typed one out by hand.
+    var failure: SystemCallError?
+    bytes.withUnsafeBytes { buffer in
+      do throws(SystemCallError) { try writeAll(buffer) } catch { failure = error }
+    }
+    if let failure { throw failure }
   }
 
   /// The inode generation number, where the filesystem keeps one (ext2/3/4, btrfs, f2fs);
