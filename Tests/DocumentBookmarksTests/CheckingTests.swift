@@ -228,6 +228,73 @@ struct CheckingTests {
     #expect(run(4) == alone)
   }
 
+  @Test(
+    "a tree larger than the checks in flight, in more folders than are kept open, is checked whole, in order, with no descriptor left open"
+  )
+  func largeTreeCheck() throws {
+    let (source, _) = try makeDocument("source.json")
+    let signed = try String(contentsOf: source.url, encoding: .utf8)
+    // 90 folders (more than the open-folder limit) nested three deep, 1,080 documents (more
+    // than two workers keep in flight); every ninth holds bookmarks signed with another
+    // document's key.
+    var expected: [String] = []
+    for outer in 0..<10 {
+      for inner in 0..<9 {
+        for index in 0..<12 {
+          let name = "tree/o\(outer)/i\(inner)/doc\(String(format: "%02d", index)).json"
+          let signedHere = (outer + inner + index) % 9 == 0
+          _ = try scratch.file(name, signedHere ? signed : "{\"index\": \(index)}")
+          expected.append("\(scratch.path(name)) \(signedHere ? "keyLost" : "noBookmarks")")
+        }
+      }
+    }
+    #expect(expected.count > 2 * TreeChecker.documentsInFlight)
+    #expect(90 > TreeChecker.openFolderLimit)
+    // Descriptors open on the tree's folders (other tests run beside this one, so only
+    // these are counted; documents being read are not).
+    func descriptorsOnTree() throws -> Int {
+      let tree = URL(fileURLWithPath: scratch.path("tree").description).resolvingSymlinksInPath().path
+      return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+        else { return false }
+        return target.hasPrefix(tree) && !target.hasSuffix(".json")
+      }.count
+    }
+    func run(_ concurrency: Int) throws -> [String] {
+      var lines: [String] = []
+      var mostOpen = 0
+      let unreadable = TreeChecker(checker: DocumentChecker(escrow: escrow), concurrency: concurrency).check(
+        scratch.path("tree")
+      ) {
+        lines.append("\($0.document) \($0.verdict.rawValue)")
+        if lines.count % 20 == 0 { mostOpen = max(mostOpen, (try? descriptorsOnTree()) ?? 0) }
+      }
+      #expect(unreadable.isEmpty)
+      // The folders kept open, and the one being listed.
+      #expect(mostOpen <= TreeChecker.openFolderLimit + 1)
+      return lines
+    }
+    #expect(try run(1) == expected)
+    #expect(try run(2) == expected)
+    #expect(try run(5) == expected)
+    #expect(try descriptorsOnTree() == 0)
+  }
+
+  @Test("a tree check opens a listed document by name and never through a link put in its place")
+  func listedEntryReplacedByLink() throws {
+    let (document, _) = try makeDocument("listed.json")
+    let folder = try FileDescriptor.open(scratch.path("project"), [.directory])
+    defer { folder.close() }
+    let checker = DocumentChecker(escrow: escrow)
+    #expect(checker.check(document, in: folder, named: Array("listed.json".utf8)).verdict == .ok)
+    try scratch.symlink("listed.json", at: scratch.path("project/swapped.json"))
+    let swapped = checker.check(
+      scratch.path("project/swapped.json"), in: folder, named: Array("swapped.json".utf8))
+    #expect(swapped.verdict == .unreadable)
+    #expect(swapped.document == scratch.path("project/swapped.json"))
+    #expect(swapped.message.contains("swapped.json"), "\(swapped.message)")
+  }
+
   @Test("a tree check finds every document, reports unreadable entries, and never loops")
   func treeCheck() throws {
     let (good, _) = try makeDocument("good.json")

@@ -83,12 +83,19 @@ public struct BookmarkScanner: Sendable {
   /// Opens a document for scanning: non-blocking (a FIFO given by mistake is refused, not
   /// waited on) and, where permitted, without updating its access time (checking reads;
   /// it changes nothing about the document).
-  package static func openForReading(_ path: FilePath) throws(DocbmError) -> FileDescriptor {
-    try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+  ///
+  /// A tree walk passes the folder it listed, open, and the entry's `name` in it (opened
+  /// without following a symbolic link); `path` then only names the document in errors.
+  package static func openForReading(
+    _ path: FilePath, named name: FilePath? = nil, in folder: FileDescriptor = .currentWorkingDirectory
+  ) throws(DocbmError) -> FileDescriptor {
+    let options: FileDescriptor.Options =
+      name == nil ? [.readOnly, .nonBlocking] : [.readOnly, .nonBlocking, .noFollow]
+    return try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
       do throws(SystemCallError) {
-        return try FileDescriptor.open(path, [.readOnly, .nonBlocking, .noAccessTime])
+        return try FileDescriptor.open(name ?? path, options.union(.noAccessTime), relativeTo: folder)
       } catch  where error.errno == .notPermitted {
-        return try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+        return try FileDescriptor.open(name ?? path, options, relativeTo: folder)
       }
     }
   }

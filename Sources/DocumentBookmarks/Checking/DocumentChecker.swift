@@ -27,7 +27,25 @@ public struct DocumentChecker: Sendable {
 
   /// ``check(_:)`` for a path a tree walk already knows to be a regular file.
   package func check(_ path: FilePath, knownRegular: Bool) -> DocumentCheck {
-    let anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
+    check(path, knownRegular: knownRegular) { () throws(DocbmError) in
+      try BookmarkScanner.openForReading(path)
+    }
+  }
+
+  /// ``check(_:)`` for a regular file that a tree walk listed in `folder` (open) as `name`:
+  /// it is opened by name relative to the folder, never through a symbolic link (an entry
+  /// replaced by a link since it was listed is reported unreadable, not followed).
+  /// `path` is the folder's path with `name` appended, for reports and relative targets.
+  package func check(_ path: FilePath, in folder: FileDescriptor?, named name: [UInt8]) -> DocumentCheck {
+    guard let folder else { return check(path, knownRegular: true) }
+    return check(path, knownRegular: true) { () throws(DocbmError) in
+      try BookmarkScanner.openForReading(path, named: FilePath(uncheckedBytes: name), in: folder)
+    }
+  }
+
+  private func check(
+    _ path: FilePath, knownRegular: Bool, opening open: () throws(DocbmError) -> FileDescriptor
+  ) -> DocumentCheck {
     func without(
       _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String
     )
@@ -41,7 +59,7 @@ public struct DocumentChecker: Sendable {
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
     let fd: FileDescriptor
     do {
-      fd = try BookmarkScanner.openForReading(path)
+      fd = try open()
     } catch {
       return without(.unreadable, error.message)
     }
@@ -73,10 +91,13 @@ public struct DocumentChecker: Sendable {
       return without(.unreadable, key: key, escrowed: escrowed, error.message)
     }
 
+    // Made only when there are bookmarks to resolve: it computes the document's folder.
+    let anchored =
+      found.isEmpty ? nil : BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
     let evidence = found.map { item -> DocumentCheck.FoundEvidence in
       // The recorded target, unverified: parsed here only when resolution did not.
       var recorded: FilePath? { try? item.bookmark.decodeUnverified().absolutePath }
-      guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
+      guard let anchored, let documentKey, let key, item.bookmark.keyFingerprint == key else {
         return DocumentCheck.FoundEvidence(
           offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
           recordedTarget: recorded,

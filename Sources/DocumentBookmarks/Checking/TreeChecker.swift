@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 
@@ -38,8 +37,13 @@ public struct TreeChecker: Sendable {
     self.concurrency = max(1, concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
   }
 
-  /// Checks `root` (a file or a folder tree), calling `found` for each document checked and
-  /// `progress` every `progressInterval` documents.
+  /// Checks `root` (a file or a folder tree), calling `found` for each document checked, in
+  /// walk order, and `progress` every `progressInterval` documents; both are called on the
+  /// calling thread.
+  ///
+  /// With ``concurrency`` above one, documents are checked on that many worker threads while
+  /// the calling thread lists folders and delivers the checks (at most
+  /// ``documentsInFlight`` per worker at a time, so memory stays flat).
   public func check(
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck) -> Void
@@ -50,6 +54,11 @@ public struct TreeChecker: Sendable {
     var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
     var documents = 0
     var folders = 0
+    var pipeline: CheckPipeline?
+    // Listed folders kept open while their documents are checked (opened by name in them),
+    // oldest first, with the number of the last document submitted from each.
+    var openFolders: [(folder: CheckPipeline.OpenFolder, last: Int)] = []
+    var submitted = 0
     func report(_ check: DocumentCheck) {
       found(check)
       documents += 1
@@ -57,6 +66,7 @@ public struct TreeChecker: Sendable {
         progress(Progress(documentsChecked: documents, foldersListed: folders, current: check.document))
       }
     }
+    defer { pipeline?.finish(deliver: report) }
     while let (path, listedType) = stack.popLast() {
       var type = listedType
       var status: FileStatus?
@@ -79,6 +89,8 @@ public struct TreeChecker: Sendable {
       switch type {
       case .regular:
         // The root, or an entry whose type `readdir` did not give.
+        pipeline?.finish(deliver: report)
+        pipeline = nil
         report(checker.check(path))
       case .directory:
         guard let status,
@@ -97,11 +109,38 @@ public struct TreeChecker: Sendable {
                 ).message))
           }
           // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
-          // first, checked side by side on every core, then its folders.
+          // first, then its folders.
           children.sort { TreeChecker.precedes($0.name, $1.name) }
           folders += 1
-          let files = children.filter { $0.type == .regular }.map { path.appending($0.name) }
-          checkAll(files).forEach(report)
+          let files = children.filter { $0.type == .regular }
+          if !files.isEmpty {
+            if concurrency == 1 {
+              for file in files {
+                report(checker.check(path.appending(file.name), in: stream.descriptor, named: file.name))
+              }
+            } else {
+              let active =
+                pipeline
+                ?? CheckPipeline(
+                  checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
+              pipeline = active
+              // Folders whose documents have all been delivered are closed; past a bound
+              // (small folders, deep trees) documents are opened by their whole path instead,
+              // so the walk never runs out of descriptors.
+              openFolders.removeAll { $0.last < documents }
+              let folder =
+                openFolders.count < TreeChecker.openFolderLimit ? CheckPipeline.OpenFolder(stream) : nil
+              if let folder {
+                openFolders.append((folder, submitted + files.count - 1))
+              }
+              active.submit(
+                files.map {
+                  CheckPipeline.Document(path: path.appending($0.name), folder: folder, name: $0.name)
+                },
+                deliver: report)
+              submitted += files.count
+            }
+          }
           stack.append(
             contentsOf: children.reversed().filter { $0.type != .regular }.map {
               (path.appending($0.name), $0.type)
@@ -121,20 +160,12 @@ public struct TreeChecker: Sendable {
     return unreadable
   }
 
-  /// Checks regular files, on up to ``concurrency`` threads, and returns the checks in the
-  /// order of `paths`.
-  private func checkAll(_ paths: [FilePath]) -> [DocumentCheck] {
-    let workers = min(concurrency, paths.count)
-    let checker = self.checker
-    guard workers > 1 else { return paths.map { checker.check($0, knownRegular: true) } }
-    let results = CheckResults(count: paths.count)
-    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-      for index in stride(from: worker, to: paths.count, by: workers) {
-        results.store(checker.check(paths[index], knownRegular: true), at: index)
-      }
-    }
-    return results.all
-  }
+  /// Documents in flight per worker thread: enough that no worker waits for the walk, few
+  /// enough that memory stays flat.
+  static let documentsInFlight = 256
+
+  /// Listed folders kept open at once for opening their documents by name.
+  static let openFolderLimit = 64
 
   /// Bytewise order of two names.
   static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -148,26 +179,4 @@ public struct TreeChecker: Sendable {
       }
     }
   }
-}
-
-/// Slots for checks made on several threads: each slot is written by exactly one of them,
-/// and read only after `concurrentPerform` has returned.
-private final class CheckResults: @unchecked Sendable {
-  private let slots: UnsafeMutableBufferPointer<DocumentCheck?>
-
-  init(count: Int) {
-    slots = .allocate(capacity: count)
-    slots.initialize(repeating: nil)
-  }
-
-  deinit {
-    _ = slots.deinitialize()
-    slots.deallocate()
-  }
-
-  func store(_ check: DocumentCheck, at index: Int) {
-    slots[index] = check
-  }
-
-  var all: [DocumentCheck] { slots.map { $0! } }
 }
