@@ -54,9 +54,12 @@ struct CheckCommand {
     return problems == 0 ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
   }
 
+  /// The spaces that align the paths after the verdicts.
+  private static let padding = Substring(String(repeating: " ", count: 22))
+
   private func line(for check: DocumentCheck) -> String {
     let name = check.verdict.rawValue
-    let verdict = name + String(repeating: " ", count: max(1, 22 - name.count))
+    let verdict = name + CheckCommand.padding.dropFirst(min(name.utf8.count, 21))
     let count = check.bookmarks.count
     if check.verdict == .ok || check.verdict == .noBookmarks {
       return "\(verdict)\(check.document)"

@@ -113,7 +113,7 @@ public struct KeyEscrow: Hashable, Sendable {
     var entries: [EscrowEntry] = []
     var problems: [EscrowProblem] = []
     for name in names.map(\.name).sorted(by: { $0.lexicographicallyPrecedes($1) })
-    where name.count > 5 && name.suffix(5).elementsEqual(".json".utf8) && name.first != UInt8(ascii: ".") {
+    where KeyEscrow.isEntryFileName(name) {
       let path = folder.appending(name)
       switch readEntry(path) {
       case .success(let entry?): entries.append(entry)
@@ -129,7 +129,14 @@ public struct KeyEscrow: Hashable, Sendable {
     try? readEntry(file(for: fingerprint)).get()
   }
 
-  private func readEntry(_ path: FilePath) -> Result<EscrowEntry?, EscrowProblem> {
+  /// Whether a name in the escrow folder is an entry file's: `*.json`, not hidden (the
+  /// lock, the catalog and unfinished saves are).
+  static func isEntryFileName(_ name: [UInt8]) -> Bool {
+    name.count > 5 && name.suffix(5).elementsEqual(".json".utf8) && name.first != UInt8(ascii: ".")
+  }
+
+  /// The entry in the file at `path`: `nil` when there is no such file.
+  func readEntry(_ path: FilePath) -> Result<EscrowEntry?, EscrowProblem> {
     switch readFile(path) {
     case .failure(let problem): return .failure(problem)
     case .success(nil): return .success(nil)
@@ -202,6 +209,16 @@ public struct KeyEscrow: Hashable, Sendable {
       let fd = try FileDescriptor.open(folder, [.directory])
       defer { fd.close() }
       if try FileStatus.of(fd).permissions != 0o700 { try fd.changeMode(0o700) }
+    }
+  }
+
+  /// Writes `contents` to the file `name` in the escrow folder, mode 0600, holding the
+  /// folder's lock, through a safe save (never half written).
+  func writePrivateFile(_ name: String, contents: [UInt8]) throws(DocbmError) {
+    let path = folder.appending(name)
+    try locked { () throws(DocbmError) in
+      try createPrivateFile(path)
+      try BookmarkService().documents(anchoredOn: path).replaceDocument(with: Data(contents))
     }
   }
 

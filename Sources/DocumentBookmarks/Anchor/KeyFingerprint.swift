@@ -17,14 +17,9 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Parses the printed form (`3f2a9c0e-5b7d1e04`, the dash optional).
   public init?(_ text: String) {
-    let digits = text.filter { $0 != "-" }
-    guard digits.count == 16 else { return nil }
-    var bytes: [UInt8] = []
-    var iterator = digits.makeIterator()
-    while let high = iterator.next(), let low = iterator.next() {
-      guard let byte = UInt8(String([high, low]), radix: 16) else { return nil }
-      bytes.append(byte)
-    }
+    guard let bytes = Hex.decode(text.utf8.filter { $0 != UInt8(ascii: "-") }),
+      bytes.count == KeyFingerprint.byteCount
+    else { return nil }
     self.bytes = bytes
   }
 

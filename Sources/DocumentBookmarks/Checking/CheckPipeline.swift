@@ -20,6 +20,8 @@ final class CheckPipeline: @unchecked Sendable {
     let path: FilePath
     let folder: OpenFolder?
     let name: [UInt8]
+    /// The inode number `readdir` gave.
+    let inode: UInt64
   }
 
   /// A listed folder, kept open until every document listed in it has been checked and the
@@ -162,7 +164,9 @@ final class CheckPipeline: @unchecked Sendable {
       pending[index % window] = nil
       pthread_mutex_unlock(lock)
 
-      let check = document.map { checker.check($0.path, in: $0.folder?.descriptor, named: $0.name) }!
+      let check = document.map {
+        checker.check($0.path, in: $0.folder?.descriptor, named: $0.name, inode: $0.inode)
+      }!
       // Let go of the folder before the check is handed over: once the caller has every
       // check, no worker keeps a folder open.
       document = nil

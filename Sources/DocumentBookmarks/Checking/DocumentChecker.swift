@@ -12,12 +12,17 @@ public struct DocumentChecker: Sendable {
   public let escrowProblems: [EscrowProblem]
   private let index: EscrowIndex
 
+  /// Makes a checker; with an escrow, its records are read now (from its catalog, brought
+  /// up to date first, so without reading every entry file each time).
   public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
     self.escrow = escrow
     self.searchBudget = searchBudget
-    let (entries, problems) = escrow?.entries() ?? ([], [])
-    self.index = EscrowIndex(entries)
-    self.escrowProblems = problems
+    let records = escrow.map { EscrowCatalog.load($0).records } ?? []
+    self.index = EscrowIndex(records)
+    self.escrowProblems = records.compactMap { record in
+      guard case .problem(let reason) = record.outcome, let escrow else { return nil }
+      return EscrowProblem(file: escrow.folder.appending(record.name), reason: reason)
+    }
   }
 
   /// Checks the document (a regular file) at `path`.
@@ -36,15 +41,20 @@ public struct DocumentChecker: Sendable {
   /// it is opened by name relative to the folder, never through a symbolic link (an entry
   /// replaced by a link since it was listed is reported unreadable, not followed).
   /// `path` is the folder's path with `name` appended, for reports and relative targets.
-  package func check(_ path: FilePath, in folder: FileDescriptor?, named name: [UInt8]) -> DocumentCheck {
-    guard let folder else { return check(path, knownRegular: true) }
-    return check(path, knownRegular: true) { () throws(DocbmError) in
-      try BookmarkScanner.openForReading(path, named: FilePath(uncheckedBytes: name), in: folder)
+  /// `inode` is the one `readdir` gave, which spares most documents the system calls that
+  /// look them up in the escrow by identity.
+  package func check(
+    _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil
+  ) -> DocumentCheck {
+    check(path, knownRegular: true, inode: inode) { () throws(DocbmError) in
+      guard let folder else { return try BookmarkScanner.openForReading(path) }
+      return try BookmarkScanner.openForReading(path, named: FilePath(uncheckedBytes: name), in: folder)
     }
   }
 
   private func check(
-    _ path: FilePath, knownRegular: Bool, opening open: () throws(DocbmError) -> FileDescriptor
+    _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil,
+    opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
     func without(
       _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String
@@ -64,7 +74,7 @@ public struct DocumentChecker: Sendable {
       return without(.unreadable, error.message)
     }
     defer { fd.close() }
-    let escrowed = index.fingerprint(for: path, descriptor: fd)
+    let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
 
     let documentKey: DocumentKey?
     do throws(DocbmError) {
@@ -134,13 +144,14 @@ public struct DocumentChecker: Sendable {
       }
       return (.noBookmarks, "no bookmark was found in the document")
     }
-    let named = Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ")
+    // The keys the bookmarks name, as text: only the problem verdicts' messages need it.
+    var named: String { Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ") }
     guard let key else {
       return (.keyLost, "the document has no key, but \(evidence.count) bookmark(s) in it name key \(named)")
     }
-    let verifying = evidence.filter(\.verifies).count
+    let verifying = evidence.count(where: \.verifies)
     if verifying == evidence.count {
-      let unresolved = evidence.filter { !$0.resolves }.count
+      let unresolved = evidence.count(where: { !$0.resolves })
       let tail =
         unresolved == 0
         ? "and resolves" : "(\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
@@ -150,41 +161,5 @@ public struct DocumentChecker: Sendable {
       return (.keyMismatch, "the document carries key \(key), but its bookmarks name key \(named)")
     }
     return (.mixed, "\(verifying) of \(evidence.count) bookmarks verify with the document's key \(key)")
-  }
-}
-
-/// The escrow's records by document path and by identity (filesystem and file handle, or
-/// inode where there is no handle: inode numbers alone are reused), for quick lookups.
-struct EscrowIndex: Sendable {
-  private var byPath: [FilePath: KeyFingerprint] = [:]
-  private var byIdentity: [String: KeyFingerprint] = [:]
-
-  init(_ entries: [EscrowEntry]) {
-    for entry in entries.sorted(by: { $0.created < $1.created }) {
-      for document in entry.documents {
-        byPath[document.path] = entry.fingerprint
-        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
-          entry.fingerprint
-      }
-    }
-  }
-
-  static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> String {
-    if let handle { return "\(filesystem ?? 0):h\(handle.type):\(handle.bytes)" }
-    return "\(filesystem ?? 0):i\(inode)"
-  }
-
-  var isEmpty: Bool { byPath.isEmpty }
-
-  /// The key recorded for the document at `path`, open as `fd`: by its path, else by its
-  /// identity (which also finds it after a move, or through a link).
-  func fingerprint(for path: FilePath, descriptor fd: FileDescriptor) -> KeyFingerprint? {
-    guard !isEmpty else { return nil }
-    if let fingerprint = byPath[path.absolute] { return fingerprint }
-    guard let status = try? FileStatus.of(fd), let filesystem = try? FileSystemIdentity.of(fd) else {
-      return nil
-    }
-    let handle = try? KernelFileHandle.of(fd)
-    return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, status.inode)]
   }
 }

@@ -116,7 +116,9 @@ public struct TreeChecker: Sendable {
           if !files.isEmpty {
             if concurrency == 1 {
               for file in files {
-                report(checker.check(path.appending(file.name), in: stream.descriptor, named: file.name))
+                report(
+                  checker.check(
+                    path.appending(file.name), in: stream.descriptor, named: file.name, inode: file.inode))
               }
             } else {
               let active =
@@ -135,7 +137,8 @@ public struct TreeChecker: Sendable {
               }
               active.submit(
                 files.map {
-                  CheckPipeline.Document(path: path.appending($0.name), folder: folder, name: $0.name)
+                  CheckPipeline.Document(
+                    path: path.appending($0.name), folder: folder, name: $0.name, inode: $0.inode)
                 },
                 deliver: report)
               submitted += files.count

@@ -1,0 +1,229 @@
+/// What the checker needs from the escrow, without reading every entry file each time: a
+/// summary file, `.catalog`, kept in the escrow folder beside the entries.
+///
+/// The entry files stay the only source of truth (and the only place keys are kept). The
+/// catalog holds, for each entry file, its name and inode number as the folder lists them,
+/// and either the entry's fingerprint, creation time and document records, or why the file
+/// could not be read. Loading lists the folder and takes from the catalog every entry whose
+/// name and inode still match; a file added, removed or rewritten (entries are rewritten by
+/// rename, so a rewrite has a new inode) is read again, and the catalog rewritten. A
+/// catalog that is missing, damaged or of another version is rebuilt from the entries, so
+/// losing it costs time, never answers. The format is in docs/format.md §6.
+///
+/// Without it, a check reads and decodes every entry file before its first document: tens
+/// of milliseconds per thousand keys.
+struct EscrowCatalog: Sendable {
+  /// One entry file, as last read.
+  struct Record: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable {
+      case entry(fingerprint: KeyFingerprint, created: Timestamp, documents: [EscrowEntry.Document])
+      case problem(reason: String)
+    }
+
+    /// The file's name in the escrow folder.
+    let name: [UInt8]
+    /// Its inode number, as `readdir` gave it when the file was read.
+    let inode: UInt64
+    let outcome: Outcome
+  }
+
+  static let fileName = ".catalog"
+  static let header = Array("docbm-escrow-catalog\t1\n".utf8)
+
+  let records: [Record]
+
+  /// The catalog of `escrow`, brought up to date with its folder; rewritten when it was
+  /// not (best effort: a folder that cannot be written only makes the next load slower).
+  static func load(_ escrow: KeyEscrow) -> EscrowCatalog {
+    guard let fd = try? FileDescriptor.open(escrow.folder, [.directory]) else {
+      return EscrowCatalog(records: [])
+    }
+    defer { fd.close() }
+    guard let listed = try? DirectoryStream.entries(of: fd) else { return EscrowCatalog(records: []) }
+    // Saved records are in name order, as the listing is sorted here: one merge pass.
+    let saved =
+      (try? readWholeFile(escrow.folder.appending(fileName), limit: 256 << 20)).flatMap(decode) ?? []
+    var next = saved.startIndex
+    var records: [Record] = []
+    records.reserveCapacity(listed.count)
+    var changed = false
+    for entry in listed.sorted(by: { TreeChecker.precedes($0.name, $1.name) })
+    where KeyEscrow.isEntryFileName(entry.name) {
+      while next < saved.endIndex && TreeChecker.precedes(saved[next].name, entry.name) { next += 1 }
+      if next < saved.endIndex, saved[next].name == entry.name, saved[next].inode == entry.inode {
+        records.append(saved[next])
+        next += 1
+        continue
+      }
+      changed = true
+      let outcome: Record.Outcome
+      switch escrow.readEntry(escrow.folder.appending(entry.name)) {
+      case .success(let read?):
+        outcome = .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents)
+      case .success(nil): continue  // removed since it was listed
+      case .failure(let problem): outcome = .problem(reason: problem.reason)
+      }
+      records.append(Record(name: entry.name, inode: entry.inode, outcome: outcome))
+    }
+    let catalog = EscrowCatalog(records: records)
+    if changed || records.count != saved.count {
+      try? escrow.writePrivateFile(fileName, contents: catalog.encoded())
+    }
+    return catalog
+  }
+
+  // MARK: - The file
+
+  /// The catalog as text: a header line, then one line per entry file, each followed by one
+  /// line per document record. Fields are separated by tabs; names and paths are URL-safe
+  /// base64 (they are bytes), numbers decimal, file handles hex, `-` for none.
+  ///
+  ///     E <name> <inode> <fingerprint> <created s> <created ns> <document count>
+  ///     D <path> <inode> <filesystem id|-> <handle type|-> <handle hex|-> <recorded s> <recorded ns>
+  ///     P <name> <inode> <reason>
+  ///     end <entry count>
+  func encoded() -> [UInt8] {
+    var text = ""
+    for record in records {
+      let name = Base64URL.encode(record.name)
+      switch record.outcome {
+      case .entry(let fingerprint, let created, let documents):
+        text +=
+          "E\t\(name)\t\(record.inode)\t\(fingerprint)\t\(created.seconds)\t\(created.nanoseconds)\t\(documents.count)\n"
+        for document in documents {
+          let filesystem = document.filesystemID.map(String.init) ?? "-"
+          let handleType = document.fileHandle.map { String($0.type) } ?? "-"
+          let handle = document.fileHandle.map { Hex.encode($0.bytes) } ?? "-"
+          text +=
+            "D\t\(Base64URL.encode(document.path.bytes))\t\(document.inode)\t\(filesystem)\t\(handleType)\t\(handle)"
+            + "\t\(document.recorded.seconds)\t\(document.recorded.nanoseconds)\n"
+        }
+      case .problem(let reason):
+        text += "P\t\(name)\t\(record.inode)\t\(Base64URL.encode(Array(reason.utf8)))\n"
+      }
+    }
+    text += "end\t\(records.count)\n"
+    return EscrowCatalog.header + Array(text.utf8)
+  }
+
+  /// The records of a catalog file, or `nil` when it is not one this version wrote whole.
+  static func decode(_ bytes: [UInt8]) -> [Record]? {
+    guard bytes.starts(with: header), bytes.last == UInt8(ascii: "\n") else { return nil }
+    var reader = LineReader(bytes: bytes, position: header.count)
+    var records: [Record] = []
+    while let fields = reader.nextLine() {
+      switch (reader.text(fields[0]), fields.count) {
+      case ("E", 7):
+        guard let name = Base64URL.decode(bytes[fields[1]]),
+          let inode = reader.number(fields[2], UInt64.self),
+          let fingerprint = KeyFingerprint(String(reader.text(fields[3]))),
+          let seconds = reader.number(fields[4], Int64.self),
+          let nanoseconds = reader.number(fields[5], UInt32.self),
+          let count = reader.number(fields[6], Int.self)
+        else { return nil }
+        var documents: [EscrowEntry.Document] = []
+        documents.reserveCapacity(min(count, 64))
+        for _ in 0..<count {
+          guard let line = reader.nextLine(), let document = decodeDocument(line, reader) else { return nil }
+          documents.append(document)
+        }
+        records.append(
+          Record(
+            name: name, inode: inode,
+            outcome: .entry(
+              fingerprint: fingerprint, created: Timestamp(seconds: seconds, nanoseconds: nanoseconds),
+              documents: documents)))
+      case ("P", 4):
+        guard let name = Base64URL.decode(bytes[fields[1]]),
+          let inode = reader.number(fields[2], UInt64.self),
+          let reason = Base64URL.decode(bytes[fields[3]])
+        else { return nil }
+        records.append(
+          Record(name: name, inode: inode, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
+        )
+      case ("end", 2):
+        guard reader.nextLine() == nil, reader.number(fields[1], Int.self) == records.count else {
+          return nil
+        }
+        return records
+      default:
+        return nil
+      }
+    }
+    return nil  // no end line: cut short
+  }
+
+  private static func decodeDocument(_ fields: [Range<Int>], _ reader: LineReader) -> EscrowEntry.Document? {
+    guard fields.count == 8, reader.text(fields[0]) == "D",
+      let pathBytes = Base64URL.decode(reader.bytes[fields[1]]), let path = FilePath(bytes: pathBytes),
+      let inode = reader.number(fields[2], UInt64.self),
+      let seconds = reader.number(fields[6], Int64.self),
+      let nanoseconds = reader.number(fields[7], UInt32.self)
+    else { return nil }
+    var filesystem: UInt64?
+    if reader.text(fields[3]) != "-" {
+      guard let value = reader.number(fields[3], UInt64.self) else { return nil }
+      filesystem = value
+    }
+    var handle: KernelFileHandle?
+    if reader.text(fields[4]) != "-" {
+      guard let type = reader.number(fields[4], Int32.self), let bytes = Hex.decode(reader.bytes[fields[5]])
+      else {
+        return nil
+      }
+      handle = KernelFileHandle(type: type, bytes: bytes)
+    }
+    return EscrowEntry.Document(
+      path: path, inode: inode, fileHandle: handle, filesystemID: filesystem,
+      recorded: Timestamp(seconds: seconds, nanoseconds: nanoseconds))
+  }
+
+  /// Reads the catalog's lines as ranges of tab-separated fields.
+  private struct LineReader {
+    let bytes: [UInt8]
+    var position: Int
+
+    /// The fields of the next line, or `nil` at the end.
+    mutating func nextLine() -> [Range<Int>]? {
+      guard position < bytes.count else { return nil }
+      var fields: [Range<Int>] = []
+      var start = position
+      while position < bytes.count {
+        let byte = bytes[position]
+        if byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") {
+          fields.append(start..<position)
+          start = position + 1
+          if byte == UInt8(ascii: "\n") { break }
+        }
+        position += 1
+      }
+      position += 1
+      return fields
+    }
+
+    func text(_ field: Range<Int>) -> Substring {
+      Substring(decoding: bytes[field], as: UTF8.self)
+    }
+
+    /// A decimal number, digits only (and a leading `-` for signed types).
+    func number<Value: FixedWidthInteger>(_ field: Range<Int>, _: Value.Type) -> Value? {
+      guard !field.isEmpty, field.count <= 20 else { return nil }
+      var value: Value = 0
+      var index = field.lowerBound
+      let negative = Value.isSigned && bytes[index] == UInt8(ascii: "-") && field.count > 1
+      if negative { index += 1 }
+      while index < field.upperBound {
+        let digit = bytes[index] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+        let (added, overflowB) =
+          negative
+          ? shifted.subtractingReportingOverflow(Value(digit)) : shifted.addingReportingOverflow(Value(digit))
+        guard !overflowA && !overflowB else { return nil }
+        value = added
+        index += 1
+      }
+      return value
+    }
+  }
+}

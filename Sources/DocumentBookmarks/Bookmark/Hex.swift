@@ -1,0 +1,43 @@
+/// Lowercase hexadecimal text for bytes, and back: fingerprints, file handles in the escrow
+/// catalog.
+enum Hex {
+  private static let digits = Array("0123456789abcdef".utf8)
+
+  /// Two lowercase digits per byte.
+  static func encode(_ bytes: some Collection<UInt8>) -> String {
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The bytes of an even number of hex digits (either case); `nil` for anything else.
+  static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    guard text.count % 2 == 0 else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.count / 2)
+    var high: UInt8?
+    for character in text {
+      guard let value = value(of: character) else { return nil }
+      if let pending = high {
+        bytes.append(pending << 4 | value)
+        high = nil
+      } else {
+        high = value
+      }
+    }
+    return bytes
+  }
+
+  private static func value(of character: UInt8) -> UInt8? {
+    switch character {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/// The escrow's records by document path and by identity (filesystem and file handle, or
+/// inode where there is no handle: inode numbers alone are reused), for quick lookups.
+struct EscrowIndex: Sendable {
+  private var byPath: [FilePath: KeyFingerprint] = [:]
+  private var byIdentity: [Identity: KeyFingerprint] = [:]
+  /// Every inode number recorded: a document whose inode is not here has no record by
+  /// identity.
+  private var inodes: Set<UInt64> = []
+
+  /// A document's identity: its filesystem, and its file handle or, without one, its inode.
+  struct Identity: Hashable {
+    let filesystem: UInt64
+    let handleType: Int32?
+    let handle: [UInt8]
+    let inode: UInt64?
+  }
+
+  /// The index of the catalog's entries; where two keys claim one document, the one
+  /// escrowed last wins.
+  init(_ records: [EscrowCatalog.Record]) {
+    var entries: [(fingerprint: KeyFingerprint, created: Timestamp, documents: [EscrowEntry.Document])] = []
+    for record in records {
+      if case .entry(let fingerprint, let created, let documents) = record.outcome {
+        entries.append((fingerprint, created, documents))
+      }
+    }
+    for entry in entries.sorted(by: { $0.created < $1.created }) {
+      for document in entry.documents {
+        byPath[document.path] = entry.fingerprint
+        inodes.insert(document.inode)
+        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
+          entry.fingerprint
+      }
+    }
+  }
+
+  static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> Identity {
+    if let handle {
+      return Identity(filesystem: filesystem ?? 0, handleType: handle.type, handle: handle.bytes, inode: nil)
+    }
+    return Identity(filesystem: filesystem ?? 0, handleType: nil, handle: [], inode: inode)
+  }
+
+  var isEmpty: Bool { byPath.isEmpty }
+
+  /// The key recorded for the document at `path`, open as `fd`: by its path, else by its
+  /// identity (which also finds it after a move, or through a link).
+  ///
+  /// Only a document whose inode number some record names is looked up by identity (two
+  /// more system calls); `inode`, when the caller has it from `readdir`, spares the `statx`.
+  func fingerprint(for path: FilePath, descriptor fd: FileDescriptor, inode: UInt64? = nil) -> KeyFingerprint?
+  {
+    guard !isEmpty else { return nil }
+    if let fingerprint = byPath[path.absolute] { return fingerprint }
+    guard let inode = inode ?? (try? FileStatus.of(fd))?.inode, inodes.contains(inode),
+      let filesystem = try? FileSystemIdentity.of(fd)
+    else { return nil }
+    let handle = try? KernelFileHandle.of(fd)
+    return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, inode)]
+  }
+}

@@ -1,0 +1,149 @@
+import DocbmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarks
+
+@Suite("Escrow catalog")
+struct EscrowCatalogTests {
+  let scratch: Scratch
+  let escrow: KeyEscrow
+  let service: BookmarkService
+
+  init() throws {
+    scratch = try Scratch()
+    escrow = KeyEscrow(folder: scratch.path("state/docbm"))
+    service = BookmarkService(escrow: escrow)
+  }
+
+  /// A document with one bookmark, its key escrowed.
+  @discardableResult
+  private func anchoredDocument(_ name: String) throws -> (FilePath, Bookmark) {
+    let path = try scratch.file("project/\(name)", "{}")
+    let bookmark = try service.documents(anchoredOn: path).makeBookmark(
+      to: try scratch.file("project/\(name).png"))
+    return (path, bookmark)
+  }
+
+  /// What the entry files themselves say: fingerprint and document paths, by file name.
+  private func fromEntryFiles() -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    for entry in escrow.entries().entries {
+      result[String(decoding: entry.file.lastComponent, as: UTF8.self)] = entry.documents.map(
+        \.path.description)
+    }
+    return result
+  }
+
+  private func fromCatalog(_ catalog: EscrowCatalog) -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    for record in catalog.records {
+      if case .entry(_, _, let documents) = record.outcome {
+        result[String(decoding: record.name, as: UTF8.self)] = documents.map(\.path.description)
+      }
+    }
+    return result
+  }
+
+  private var catalogFile: FilePath { escrow.folder.appending(EscrowCatalog.fileName) }
+
+  private func savedCatalog() throws -> [EscrowCatalog.Record]? {
+    EscrowCatalog.decode(try readWholeFile(catalogFile))
+  }
+
+  @Test(
+    "the catalog says what the entry files say, and follows them as they are added, rewritten and removed")
+  func followsEntries() throws {
+    let (first, _) = try anchoredDocument("a.json")
+    try anchoredDocument("b.json")
+    try anchoredDocument("c.json")
+    var catalog = EscrowCatalog.load(escrow)
+    #expect(catalog.records.count == 3)
+    #expect(fromCatalog(catalog) == fromEntryFiles())
+    #expect(try savedCatalog() == catalog.records)
+    #expect(try FileStatus.of(catalogFile, followSymlinks: false).permissions == 0o600)
+    #expect(EscrowCatalog.decode(catalog.encoded()) == catalog.records)
+
+    // Added.
+    try anchoredDocument("d.json")
+    catalog = EscrowCatalog.load(escrow)
+    #expect(catalog.records.count == 4)
+    #expect(try savedCatalog() == catalog.records)
+
+    // Rewritten: the same key recorded on a second document (a copy that kept it).
+    let copy = scratch.path("project/a-copy.json")
+    #expect(run("/bin/cp", ["--preserve=xattr", first.description, copy.description]).status == 0)
+    #expect(try escrow.escrowKey(of: copy) != nil)
+    catalog = EscrowCatalog.load(escrow)
+    #expect(fromCatalog(catalog) == fromEntryFiles())
+    #expect(fromCatalog(catalog).values.contains { $0.count == 2 })
+
+    // Removed.
+    let entry = try #require(escrow.entries().entries.first)
+    try scratch.remove(entry.file)
+    catalog = EscrowCatalog.load(escrow)
+    #expect(catalog.records.count == 3)
+    #expect(fromCatalog(catalog) == fromEntryFiles())
+  }
+
+  @Test("a damaged, cut-short or foreign catalog is rebuilt from the entries")
+  func damagedCatalog() throws {
+    try anchoredDocument("a.json")
+    try anchoredDocument("b.json")
+    let good = EscrowCatalog.load(escrow)
+    let bytes = try readWholeFile(catalogFile)
+    let damaged: [[UInt8]] = [
+      Array("not a catalog\n".utf8),
+      Array(bytes.dropLast(12)),  // cut short: no end line
+      bytes.map { $0 == UInt8(ascii: "\t") ? UInt8(ascii: " ") : $0 },
+      Array("docbm-escrow-catalog\t2\n".utf8) + bytes.dropFirst(EscrowCatalog.header.count),
+      [],
+    ]
+    for contents in damaged {
+      #expect(EscrowCatalog.decode(contents) == nil)
+      try Data(contents).write(to: catalogFile.url)
+      let rebuilt = EscrowCatalog.load(escrow)
+      #expect(rebuilt.records == good.records)
+      #expect(try savedCatalog() == good.records)
+    }
+  }
+
+  @Test("a corrupt entry is reported from the catalog as from the file, every time")
+  func problemsKept() throws {
+    try anchoredDocument("a.json")
+    try scratch.write("{ not json", to: escrow.folder.appending("0000000000000000.json"))
+    for _ in 0..<2 {
+      let checker = DocumentChecker(escrow: escrow)
+      #expect(checker.escrowProblems.count == 1)
+      #expect(checker.escrowProblems.first?.reason.contains("malformed") == true)
+      #expect(checker.escrowProblems.first?.file == escrow.folder.appending("0000000000000000.json"))
+    }
+    #expect(try savedCatalog()?.count == 2)
+  }
+
+  @Test("a moved document whose key was stripped is found in the escrow by its identity, alone or in a tree")
+  func identityEvidence() throws {
+    let (path, bookmark) = try anchoredDocument("drawing.bin")
+    // Nothing of the bookmark in the bytes; then moved (same inode) and stripped in place.
+    try scratch.write("compressed", to: path)
+    let moved = scratch.path("project/moved/drawing.bin")
+    try scratch.makeParents(of: moved)
+    try scratch.move(path, moved)
+    #expect(run("/usr/bin/setfattr", ["-x", KeyAttribute.name, moved.description]).status == 0)
+    let alone = DocumentChecker(escrow: escrow).check(moved)
+    #expect(alone.verdict == .keyLost, "\(alone.message)")
+    #expect(alone.escrowedFingerprint == bookmark.keyFingerprint)
+    var inTree: DocumentCheck?
+    _ = TreeChecker(checker: DocumentChecker(escrow: escrow), concurrency: 2).check(
+      scratch.path("project/moved")
+    ) {
+      if $0.document == moved { inTree = $0 }
+    }
+    #expect(inTree?.verdict == .keyLost)
+    #expect(inTree?.escrowedFingerprint == bookmark.keyFingerprint)
+    // Another file with no record is not mistaken for it.
+    let other = try scratch.file("project/moved/other.bin", "compressed")
+    #expect(DocumentChecker(escrow: escrow).check(other).verdict == .noBookmarks)
+  }
+}
