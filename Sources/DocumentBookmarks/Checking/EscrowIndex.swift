@@ -13,6 +13,13 @@ struct EscrowIndex: Sendable {
     let handleType: Int32?
     let handle: [UInt8]
     let inode: UInt64?
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(filesystem)
+      hasher.combine(handleType)
+      handle.withUnsafeBytes { hasher.combine(bytes: $0) }
+      hasher.combine(inode)
+    }
   }
 
   /// The index of the catalog's entries; where two keys claim one document, the one
@@ -24,6 +31,10 @@ struct EscrowIndex: Sendable {
         entries.append((fingerprint, created, documents))
       }
     }
+    let documents = entries.reduce(0) { $0 + $1.documents.count }
+    byPath.reserveCapacity(documents)
+    byIdentity.reserveCapacity(documents)
+    inodes.reserveCapacity(documents)
     for entry in entries.sorted(by: { $0.created < $1.created }) {
       for document in entry.documents {
         byPath[document.path] = entry.fingerprint

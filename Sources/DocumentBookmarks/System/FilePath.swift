@@ -17,6 +17,16 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     self.bytes = bytes
   }
 
+  /// Hashes the bytes as one block (an array of bytes hashes them one at a time), which
+  /// matters for the escrow's and the checker's tables of paths.
+  public func hash(into hasher: inout Hasher) {
+    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+  }
+
+  public static func == (lhs: FilePath, rhs: FilePath) -> Bool {
+    lhs.bytes == rhs.bytes
+  }
+
   /// Makes a path from text. NUL characters, which no Linux path can hold, are dropped.
   public init(_ string: String) {
     self.bytes = Array(string.utf8).filter { $0 != 0 }
