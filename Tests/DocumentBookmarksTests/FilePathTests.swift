@@ -42,6 +42,32 @@ struct FilePathTests {
     #expect(FilePath("../a/../../b").lexicallyNormalized.description == "../../b")
   }
 
+  @Test("normalization agrees with a plain reference on every short path of /, ., .. and names")
+  func normalizationReference() {
+    // Reference: split on "/", drop empty and ".", let ".." remove the last kept name.
+    func reference(_ text: String) -> String {
+      let absolute = text.hasPrefix("/")
+      var kept: [Substring] = []
+      var parents = 0
+      for part in text.split(separator: "/", omittingEmptySubsequences: true) where part != "." {
+        if part == ".." {
+          if kept.popLast() == nil && !absolute { parents += 1 }
+        } else {
+          kept.append(part)
+        }
+      }
+      let joined = (Array(repeating: "..", count: parents) + kept.map(String.init)).joined(separator: "/")
+      if absolute { return "/" + joined }
+      return joined.isEmpty ? "." : joined
+    }
+    let pieces = ["/", ".", "..", "a", ".b", "c."]
+    var paths = [""]
+    for _ in 0..<4 { paths = paths + paths.flatMap { path in pieces.map { path + $0 } } }
+    for path in Set(paths) where !path.isEmpty {
+      #expect(FilePath(path).lexicallyNormalized.description == reference(path), "\(path)")
+    }
+  }
+
   @Test("a path survives the trip through a file URL")
   func url() {
     let path = FilePath("/tmp/with space/ünï.txt")
