@@ -80,11 +80,34 @@ package struct FileSystemIdentity: Hashable, Sendable {
   }
 }
 
-/// Reads a whole (small) file, such as a `/proc` table.
+/// Reads a whole (small) file, such as a `/proc` table or the escrow's catalog, up to
+/// `limit` bytes. A file whose size is known is read straight into a buffer of that size
+/// (plus one byte, to notice growth); `/proc` files, which report no size, in chunks.
 package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
   let fd = try FileDescriptor.open(path, .readOnly)
   return try fd.closeAfter { fd throws(SystemCallError) in
     var result: [UInt8] = []
+    let size = (try? FileStatus.of(fd)).map { Int(clamping: $0.size) } ?? 0
+    if size > 0 {
+      let capacity = min(size + 1, limit)
+      var failure: SystemCallError?
+      result = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        while initialized < capacity {
+          do throws(SystemCallError) {
+            let count = try fd.read(
+              into: UnsafeMutableRawBufferPointer(
+                UnsafeMutableBufferPointer(rebasing: buffer[initialized...])))
+            if count == 0 { return }
+            initialized += count
+          } catch {
+            failure = error
+            return
+          }
+        }
+      }
+      if let failure { throw failure }
+      if result.count < capacity || result.count >= limit { return result }
+    }
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
     defer { chunk.deallocate() }
     while result.count < limit {
