@@ -43,7 +43,7 @@ public struct TreeChecker: Sendable {
   ///
   /// With ``concurrency`` above one, documents are checked on that many worker threads while
   /// the calling thread lists folders and delivers the checks (at most
-  /// ``documentsInFlight`` per worker at a time, so memory stays flat).
+  /// 256 documents per worker at a time, so memory stays flat).
   public func check(
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck) -> Void
