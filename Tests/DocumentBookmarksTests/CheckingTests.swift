@@ -293,6 +293,10 @@ struct CheckingTests {
     #expect(swapped.verdict == .unreadable)
     #expect(swapped.document == scratch.path("project/swapped.json"))
     #expect(swapped.message.contains("swapped.json"), "\(swapped.message)")
+    // Without the folder (past the open-folder bound), by its whole path: the same.
+    #expect(
+      checker.check(swapped.document, in: nil, named: Array("swapped.json".utf8)).verdict == .unreadable)
+    #expect(checker.check(document, in: nil, named: Array("listed.json".utf8)).verdict == .ok)
   }
 
   @Test("a tree check finds every document, reports unreadable entries, and never loops")

@@ -47,7 +47,9 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil
   ) -> DocumentCheck {
     check(path, knownRegular: true, inode: inode) { () throws(DocbmError) in
-      guard let folder else { return try BookmarkScanner.openForReading(path) }
+      // Without the folder (past the open-folder bound), by its whole path, still never
+      // through a link in the last component.
+      guard let folder else { return try BookmarkScanner.openForReading(path, named: path) }
       return try BookmarkScanner.openForReading(path, named: FilePath(uncheckedBytes: name), in: folder)
     }
   }
