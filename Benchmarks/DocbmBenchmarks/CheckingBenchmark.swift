@@ -27,7 +27,7 @@ func measureChild(_ arguments: [String], environment: [String] = []) -> ChildRun
     index += 1
   }
   let names = Set(environment.map { $0.prefix { $0 != "=" } })
-  var envp: [UnsafeMutablePointer<CChar>?] =
+  let envp: [UnsafeMutablePointer<CChar>?] =
     (inherited.filter { !names.contains($0.prefix { $0 != "=" }) } + environment).map { strdup($0) } + [nil]
   defer { envp.forEach { free($0) } }
   var pid: pid_t = 0

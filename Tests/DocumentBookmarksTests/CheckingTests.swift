@@ -12,9 +12,7 @@ struct CheckingTests {
   let service: BookmarkService
 
   init() throws {
-    scratch = try Scratch()
-    escrow = KeyEscrow(folder: scratch.path("state/docbm"))
-    service = BookmarkService(escrow: escrow)
+    (scratch, escrow, service) = try EscrowScratch.make()
   }
 
   /// A JSON document holding its bookmarks as text forms and one as base64 `Data`.

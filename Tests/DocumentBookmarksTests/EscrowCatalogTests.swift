@@ -12,9 +12,7 @@ struct EscrowCatalogTests {
   let service: BookmarkService
 
   init() throws {
-    scratch = try Scratch()
-    escrow = KeyEscrow(folder: scratch.path("state/docbm"))
-    service = BookmarkService(escrow: escrow)
+    (scratch, escrow, service) = try EscrowScratch.make()
   }
 
   /// A document with one bookmark, its key escrowed.

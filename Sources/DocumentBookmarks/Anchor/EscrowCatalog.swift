@@ -47,9 +47,9 @@ struct EscrowCatalog: Sendable {
     var records: [Record] = []
     records.reserveCapacity(listed.count)
     var changed = false
-    for entry in listed.sorted(by: { TreeChecker.precedes($0.name, $1.name) })
+    for entry in listed.sorted(by: { ByteOrder.precedes($0.name, $1.name) })
     where KeyEscrow.isEntryFileName(entry.name) {
-      while next < saved.endIndex && TreeChecker.precedes(saved[next].name, entry.name) { next += 1 }
+      while next < saved.endIndex && ByteOrder.precedes(saved[next].name, entry.name) { next += 1 }
       if next < saved.endIndex, saved[next].name == entry.name, saved[next].inode == entry.inode {
         records.append(saved[next])
         next += 1

@@ -27,14 +27,7 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document (a regular file) at `path`.
   public func check(_ path: FilePath) -> DocumentCheck {
-    check(path, knownRegular: false)
-  }
-
-  /// ``check(_:)`` for a path a tree walk already knows to be a regular file.
-  package func check(_ path: FilePath, knownRegular: Bool) -> DocumentCheck {
-    check(path, knownRegular: knownRegular) { () throws(DocbmError) in
-      try BookmarkScanner.openForReading(path)
-    }
+    check(path, knownRegular: false) { () throws(DocbmError) in try BookmarkScanner.openForReading(path) }
   }
 
   /// ``check(_:)`` for a regular file that a tree walk listed in `folder` (open) as `name`:

@@ -110,7 +110,7 @@ public struct TreeChecker: Sendable {
           }
           // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
           // first, then its folders.
-          children.sort { TreeChecker.precedes($0.name, $1.name) }
+          children.sort { ByteOrder.precedes($0.name, $1.name) }
           folders += 1
           let files = children.filter { $0.type == .regular }
           if !files.isEmpty {
@@ -169,17 +169,4 @@ public struct TreeChecker: Sendable {
 
   /// Listed folders kept open at once for opening their documents by name.
   static let openFolderLimit = 64
-
-  /// Bytewise order of two names.
-  static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    a.withUnsafeBufferPointer { left in
-      b.withUnsafeBufferPointer { right in
-        guard let leftBytes = left.baseAddress, let rightBytes = right.baseAddress else {
-          return left.count < right.count
-        }
-        let order = memcmp(leftBytes, rightBytes, min(left.count, right.count))
-        return order != 0 ? order < 0 : left.count < right.count
-      }
-    }
-  }
 }
