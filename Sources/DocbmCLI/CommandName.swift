@@ -10,7 +10,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
     case .check: "check [--json] [--recursive] PATH..."
-    case .repair: "repair [--json] DOCUMENT..."
+    case .repair: "repair [--json] [--allow-unrecorded] DOCUMENT..."
     case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
     case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
@@ -99,14 +99,21 @@ enum CommandName: String, CaseIterable, Sendable {
     case .repair:
       """
       ARGUMENTS:
-        DOCUMENT    A document whose key was lost.
+        DOCUMENT    A document of yours whose key was lost.
 
       OPTIONS:
-        --json      Print a JSON object (docs/cli.md).
+        --allow-unrecorded   Also repair a file the escrow never recorded for the key (a
+                             copy of yours made without the key), when its own bookmarks
+                             name the key and verify with it. This gives the key away:
+                             anyone who can read that file can then forge bookmarks for
+                             every document that carries the key.
+        --json               Print a JSON object (docs/cli.md).
 
-      Puts back an escrowed key only when the document has none and its own bookmarks, or
-      the escrow's record of it, name that key. Never invents or replaces a key. Exit
-      status: 0 when nothing was refused, 2 when a repair was refused.
+      Puts back an escrowed key only when the document has none, belongs to you, its own
+      bookmarks (or the escrow's record of it) name that key, and the escrow recorded the
+      key for this very document (its path, or the file itself). A pasted bookmark or a
+      copy without its key is refused. Never invents or replaces a key. Exit status: 0
+      when nothing was refused, 2 when a repair was refused.
       """
     case .save:
       """
@@ -167,7 +174,8 @@ enum CommandName: String, CaseIterable, Sendable {
   /// The options the subcommand takes (for completion scripts).
   var options: [String] {
     switch self {
-    case .bookmark, .resolve, .decode, .inspect, .repair: ["--json", "--help"]
+    case .bookmark, .resolve, .decode, .inspect: ["--json", "--help"]
+    case .repair: ["--json", "--allow-unrecorded", "--help"]
     case .check: ["--json", "--recursive", "--help"]
     case .save: ["--json", "--from", "--split-hard-links", "--help"]
     case .probe: ["--json", "--through-link", "--without-hard-link", "--help"]

@@ -68,8 +68,10 @@ public enum DocbmCommandLine {
       return try InspectCommand(document: path(document), json: json).run(console)
     case .check(let paths, let recursive, let json):
       return try CheckCommand(paths: paths.map(path), recursive: recursive, json: json).run(console)
-    case .repair(let documents, let json):
-      return try RepairCommand(documents: documents.map(path), json: json).run(console)
+    case .repair(let documents, let allowUnrecorded, let json):
+      return try RepairCommand(documents: documents.map(path), allowUnrecorded: allowUnrecorded, json: json)
+        .run(
+          console)
     case .save(let document, let from, let split, let json):
       return try SaveCommand(
         document: path(document), source: try from.map(path), splitHardLinks: split, json: json

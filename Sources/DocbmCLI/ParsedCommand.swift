@@ -5,7 +5,7 @@ enum ParsedCommand: Equatable {
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
   case check(paths: [[UInt8]], recursive: Bool, json: Bool)
-  case repair(documents: [[UInt8]], json: Bool)
+  case repair(documents: [[UInt8]], allowUnrecorded: Bool, json: Bool)
   case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
   case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
   case demo
@@ -70,6 +70,7 @@ enum ParsedCommand: Equatable {
     var from: [UInt8]?
     var splitHardLinks = false
     var recursive = false
+    var allowUnrecorded = false
     var optionsEnded = false
     var rest = arguments.dropFirst()[...]
     while let argument = rest.popFirst() {
@@ -84,6 +85,7 @@ enum ParsedCommand: Equatable {
       case "--json" where name != .demo && name != .help && name != .completions: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
       case "--recursive" where name == .check, "-r" where name == .check: recursive = true
+      case "--allow-unrecorded" where name == .repair: allowUnrecorded = true
       case "--from" where name == .save:
         guard let value = rest.popFirst() else {
           throw UsageError(message: "Missing value for '--from <file>'", command: name)
@@ -127,7 +129,7 @@ enum ParsedCommand: Equatable {
       guard !operands.isEmpty else {
         throw UsageError(message: "Missing expected argument 'DOCUMENT'", command: name)
       }
-      return .repair(documents: operands, json: json)
+      return .repair(documents: operands, allowUnrecorded: allowUnrecorded, json: json)
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .save:

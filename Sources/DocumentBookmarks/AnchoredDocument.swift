@@ -47,17 +47,59 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   `readOnlyFilesystem`, `immutable` or `noSpace`, naming the document; the escrow's
   ///   own errors when it cannot be written.
   public func makeBookmark(to target: FilePath) throws(DocbmError) -> Bookmark {
-    let snapshot = try TargetSnapshot.read(target)
-    let (key, created) = try openDocument { fd throws(DocbmError) in
-      try KeyAttribute.readOrCreate(on: fd, path: path)
-    }
-    AnchoredDocumentRecorder.note(path, key.fingerprint)
-    // A key made now, or one the escrow has never seen, is escrowed before the bookmark
-    // is handed out; a failure here leaves the key in place and the next call retries.
-    if let escrow, created || !escrow.contains(key.fingerprint) {
+    let (bookmark, key) = try makeSignedBookmark(to: target)
+    // The key signed with, made now or not, is escrowed (with this document, when the
+    // escrow does not record it yet) before the bookmark is handed out; a failure here
+    // leaves the key in place and the next call retries.
+    if let escrow {
       try escrow.deposit(key, document: path)
     }
-    return try sign(snapshot, key: key)
+    return bookmark
+  }
+
+  /// ``makeBookmark(to:)-(FilePath)`` without the escrow, returning the key that signed the
+  /// bookmark (for a caller that escrows it itself, as the `docbm` command does).
+  package func makeSignedBookmark(to target: FilePath) throws(DocbmError) -> (
+    bookmark: Bookmark, key: DocumentKey
+  ) {
+    let snapshot = try TargetSnapshot.read(target)
+    let key = try anchorKey()
+    AnchoredDocumentRecorder.note(path, key.fingerprint)
+    return (try sign(snapshot, key: key), key)
+  }
+
+  /// The document's key, created when it has none, and still the key of the file at the
+  /// document's path when this returns.
+  ///
+  /// A save that replaces the document while the key is created may have copied the old
+  /// version's attributes before the key existed. So after reading or creating the key, the
+  /// path must still lead to the file that carries it; if a save replaced it meanwhile, the
+  /// same key goes on the new version (or the key found there is used), and so on until
+  /// the path holds still. The save carries a key that appeared late from its side too
+  /// (``DocumentReplacer``).
+  private func anchorKey() throws(DocbmError) -> DocumentKey {
+    var preferred: DocumentKey?
+    for _ in 0..<16 {
+      let (key, isInPlace) = try openDocument { fd throws(DocbmError) in
+        let key = try KeyAttribute.readOrCreate(on: fd, path: path, preferring: preferred).key
+        return (key, try isStillAtPath(fd))
+      }
+      if isInPlace { return key }
+      preferred = key
+    }
+    throw DocbmError(
+      .systemFailure, path: path,
+      message: "\(path) kept being replaced while its key was being created; try again",
+      recommendation: .retryLater)
+  }
+
+  /// Whether the document's path still leads to the file open as `fd`.
+  private func isStillAtPath(_ fd: FileDescriptor) throws(DocbmError) -> Bool {
+    try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
+      let open = try FileStatus.of(fd)
+      guard let now = try? FileStatus.of(path, followSymlinks: true) else { return false }
+      return now.inode == open.inode && now.device == open.device
+    }
   }
 
   /// Makes a bookmark to the file or folder at a file URL.
@@ -109,6 +151,10 @@ public struct AnchoredDocument: Hashable, Sendable {
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
     let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
     let location = try locator.locate()
+    // The escrow follows documents: one that moved is recorded where it is now.
+    if let escrow, location.reasons.contains(.documentMoved) {
+      _ = try? escrow.recordSighting(of: key.fingerprint, on: path)
+    }
     var refreshed: Bookmark?
     if refreshing, !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
       refreshed = try? sign(snapshot, key: key)

@@ -27,7 +27,11 @@ struct CommandLineParsingTests {
         == .check(paths: [Array("a".utf8), Array("b".utf8)], recursive: true, json: false))
     #expect(
       try parse("check", "--json", "a") == .check(paths: [Array("a".utf8)], recursive: false, json: true))
-    #expect(try parse("repair", "a") == .repair(documents: [Array("a".utf8)], json: false))
+    #expect(
+      try parse("repair", "a") == .repair(documents: [Array("a".utf8)], allowUnrecorded: false, json: false))
+    #expect(
+      try parse("repair", "--allow-unrecorded", "a")
+        == .repair(documents: [Array("a".utf8)], allowUnrecorded: true, json: false))
   }
 
   @Test("help and version")

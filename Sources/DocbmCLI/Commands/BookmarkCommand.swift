@@ -17,11 +17,12 @@ struct BookmarkCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let anchored = BookmarkService().documents(anchoredOn: document)
-    let bookmark = try anchored.makeBookmark(to: target)
-    // The command line escrows the keys it uses, so that `docbm repair` can restore them.
-    // An escrow that cannot be written does not undo the bookmark: it is a warning.
+    let (bookmark, key) = try anchored.makeSignedBookmark(to: target)
+    // The command line escrows the key it signed with (never the one the path carries
+    // afterwards, which a racing save could have changed), so that `docbm repair` can
+    // restore it. An escrow that cannot be written does not undo the bookmark: a warning.
     do {
-      try KeyEscrow.default.escrowKey(of: document)
+      try KeyEscrow.default.deposit(key, document: document)
     } catch {
       console.printError(
         "warning: the key of \(document) was not escrowed, so it could not be repaired: \(error)")

@@ -25,6 +25,9 @@ struct CheckCommand {
     var checked = 0
     var problems = 0
     var unreadable: [TreeChecker.Unreadable] = []
+    // Documents seen with an escrowed key where the escrow does not know them (moved, or
+    // copies that kept their key): recorded at the end, so that repair can find them.
+    var sightings: [DocumentCheck] = []
     for path in paths {
       let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
       if kind == .directory && !recursive {
@@ -40,10 +43,14 @@ struct CheckCommand {
         found: { check in
           checked += 1
           if check.verdict.isProblem { problems += 1 }
+          if checker.isUnrecordedSighting(check) { sightings.append(check) }
           if json { checks.append(check) } else { console.print(line(for: check)) }
         })
     }
     if showProgress { console.writeError("\r\u{1B}[K") }
+    for failure in checker.recordSightings(sightings) {
+      console.printError("warning: the escrow could not record a document: \(failure)")
+    }
     if json {
       console.print(JSONReport.render(Report(documents: checks, unreadable: unreadable, problems: problems)))
     } else {

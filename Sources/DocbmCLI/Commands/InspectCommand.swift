@@ -35,7 +35,11 @@ struct InspectCommand {
       key = KeyReport(state: "malformed", fingerprint: nil, problem: error.message)
     }
     let attributes = try anchored.attributes()
-    let check = DocumentChecker(escrow: .default).check(document)
+    let checker = DocumentChecker(escrow: .default)
+    let check = checker.check(document)
+    for failure in checker.recordSightings([check]) {
+      console.printError("warning: the escrow could not record the document: \(failure)")
+    }
     if json {
       console.print(
         JSONReport.render(

@@ -4,6 +4,8 @@ import Foundation
 /// `docbm repair DOCUMENT...`: put escrowed keys back; report exactly what was done.
 struct RepairCommand {
   let documents: [FilePath]
+  /// `--allow-unrecorded`: also repair the user's own copies the escrow never recorded.
+  let allowUnrecorded: Bool
   let json: Bool
 
   private struct Report: Encodable {
@@ -12,7 +14,8 @@ struct RepairCommand {
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let repairer = DocumentRepairer(escrow: .default)
+    let repairer = DocumentRepairer(
+      escrow: .default, policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: allowUnrecorded))
     let repairs = documents.map(repairer.repair)
     if json {
       console.print(JSONReport.render(Report(repairs: repairs)))

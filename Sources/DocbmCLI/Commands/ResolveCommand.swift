@@ -23,6 +23,13 @@ struct ResolveCommand {
     do {
       let bookmark = try Bookmark.operand(self.bookmark, console: console)
       let resolution = try anchored.resolve(bookmark)
+      // The escrow follows documents: this one, verified to carry the key, is recorded
+      // where it is now if the escrow holds the key but not this document.
+      do {
+        try KeyEscrow.default.recordSighting(of: bookmark.keyFingerprint, on: document)
+      } catch {
+        console.printError("warning: the escrow could not record \(document): \(error)")
+      }
       if json {
         console.print(
           JSONReport.render(

@@ -19,7 +19,7 @@ struct SaveCommand {
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
     let options = ReplaceOptions(hardLinks: splitHardLinks ? .split : .refuse)
     do {
       let contents = try readContents(console)

@@ -31,18 +31,29 @@ struct EscrowCatalog: Sendable {
   static let header = Array("docbm-escrow-catalog\t1\n".utf8)
 
   let records: [Record]
+  /// Why the folder's entries were not used, when it cannot be trusted.
+  var folderProblem: EscrowProblem? = nil
 
   /// The catalog of `escrow`, brought up to date with its folder; rewritten when it was
   /// not (best effort: a folder that cannot be written only makes the next load slower).
+  /// A folder that cannot be trusted (``EscrowFolder``) gives no records, and the problem.
   static func load(_ escrow: KeyEscrow) -> EscrowCatalog {
-    guard let fd = try? FileDescriptor.open(escrow.folder, [.directory]) else {
+    let folder: EscrowFolder
+    do {
+      guard let opened = try EscrowFolder.open(escrow.folder) else { return EscrowCatalog(records: []) }
+      folder = opened
+    } catch {
+      return EscrowCatalog(
+        records: [], folderProblem: EscrowProblem(file: escrow.folder, reason: error.message))
+    }
+    defer { folder.close() }
+    guard let listed = try? DirectoryStream.entries(of: folder.descriptor) else {
       return EscrowCatalog(records: [])
     }
-    defer { fd.close() }
-    guard let listed = try? DirectoryStream.entries(of: fd) else { return EscrowCatalog(records: []) }
     // Saved records are in name order, as the listing is sorted here: one merge pass.
+    // A catalog that is not a regular file of the user's is ignored (and rewritten).
     let saved =
-      (try? readWholeFile(escrow.folder.appending(fileName), limit: 256 << 20)).flatMap(decode) ?? []
+      (try? folder.read(Array(fileName.utf8), limit: 256 << 20).get()).flatMap { $0 }.flatMap(decode) ?? []
     var next = saved.startIndex
     var records: [Record] = []
     records.reserveCapacity(listed.count)
@@ -57,7 +68,7 @@ struct EscrowCatalog: Sendable {
       }
       changed = true
       let outcome: Record.Outcome
-      switch escrow.readEntry(escrow.folder.appending(entry.name)) {
+      switch escrow.readEntry(entry.name, in: folder) {
       case .success(let read?):
         outcome = .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents)
       case .success(nil): continue  // removed since it was listed

@@ -13,6 +13,20 @@ public struct EscrowEntry: Hashable, Sendable {
     public let filesystemID: UInt64?
     /// When it was recorded.
     public let recorded: Timestamp
+
+    /// Whether `other` records the same file at the same path (only its time may differ).
+    func describesSameDocument(as other: Document) -> Bool {
+      path == other.path && inode == other.inode && fileHandle == other.fileHandle
+        && filesystemID == other.filesystemID
+    }
+
+    /// Whether `other`, a file as it is now, is the file this record names: the same
+    /// filesystem and file handle or, where the filesystem gives no handles, inode.
+    func hasSameIdentity(as other: Document) -> Bool {
+      guard filesystemID == other.filesystemID else { return false }
+      if let fileHandle, let otherHandle = other.fileHandle { return fileHandle == otherHandle }
+      return fileHandle == nil && other.fileHandle == nil && inode == other.inode
+    }
   }
 
   /// The key's fingerprint.

@@ -93,8 +93,10 @@ package enum KeyAttribute {
   ///   cannot be used (it is never overwritten), and the codes of ``DocbmError/Operation``
   ///   `writeKey` (`unsupportedFilesystem`, `readOnlyFilesystem`, `immutable`,
   ///   `permissionDenied`, `noSpace`) when a new key cannot be stored.
+  /// `preferred`, when given, is the key stored if the document has none (a key made for
+  /// an earlier version of the document that a save replaced meanwhile).
   package static func readOrCreate(
-    on document: FileDescriptor, path: FilePath
+    on document: FileDescriptor, path: FilePath, preferring preferred: DocumentKey? = nil
   ) throws(DocbmError) -> (key: DocumentKey, created: Bool) {
     for _ in 0..<3 {
       switch try read(from: document, path: path) {
@@ -102,7 +104,7 @@ package enum KeyAttribute {
       case .malformed(let reason, let unsupported):
         throw malformedError(reason: reason, unsupportedVersion: unsupported, path: path)
       case .absent:
-        let key = DocumentKey.random()
+        let key = preferred ?? DocumentKey.random()
         do {
           try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(document), mode: .createOnly)
           return (key, true)
@@ -118,13 +120,12 @@ package enum KeyAttribute {
       message: "the key of \(path) kept changing while it was being created")
   }
 
-  /// Puts `key` on a document that has none (`XATTR_CREATE`: never replaces a key).
+  /// Puts `key` on a document that has none (`XATTR_CREATE`: never replaces a key),
+  /// through a descriptor the caller opened and checked.
   ///
   /// - Throws: ``DocbmError``; `keyMismatch` when the document got a key meanwhile.
-  static func restore(_ key: DocumentKey, on path: FilePath) throws(DocbmError) {
+  static func restore(_ key: DocumentKey, on fd: FileDescriptor, path: FilePath) throws(DocbmError) {
     do {
-      let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
-      defer { fd.close() }
       try ExtendedAttributes.set(name, to: encode(key), on: .descriptor(fd), mode: .createOnly)
     } catch  where error.errno == .fileExists {
       throw DocbmError(.keyMismatch, path: path, message: "\(path) got a key meanwhile; it was left as it is")

@@ -56,48 +56,79 @@ public struct KeyEscrow: Hashable, Sendable {
     entry(for: fingerprint) != nil
   }
 
+  /// The most document records an entry keeps; the oldest go first. Records are evidence for
+  /// repair, and a copy made many times over must not grow an entry without bound.
+  static let maximumDocumentsPerEntry = 64
+
   /// Records `key` as made on (or seen on) the document at `document`.
   ///
-  /// - Throws: ``DocbmError`` when the folder or the file cannot be written.
-  func deposit(_ key: DocumentKey, document: FilePath) throws(DocbmError) {
+  /// Only a document owned by the user is recorded: repair puts keys back only on the
+  /// user's own files, so a record of anyone else's would never be used. Nothing is written
+  /// when the entry already records the document as it is (same path, inode and handle).
+  ///
+  /// - Throws: ``DocbmError`` when the folder or the file cannot be written, and
+  ///   `escrowUntrusted` when the folder or the entry could be changed by someone else.
+  package func deposit(_ key: DocumentKey, document: FilePath) throws(DocbmError) {
+    guard let record = try documentRecord(document) else { return }
+    try deposit(key, record: record)
+  }
+
+  /// ``deposit(_:document:)`` for a document already opened and checked.
+  func deposit(_ key: DocumentKey, record: EscrowEntry.Document) throws(DocbmError) {
+    let name = Array((key.fingerprint.description + ".json").utf8)
+    // The common case, a document already recorded, reads one file and takes no lock.
+    if let folder = try EscrowFolder.open(self.folder) {
+      defer { folder.close() }
+      if case .success(let existing?) = readFile(name, in: folder), existing.fingerprint == key.fingerprint,
+        existing.documents.contains(where: { $0.describesSameDocument(as: record) })
+      {
+        return
+      }
+    }
     try prepareFolder()
-    let record = try documentRecord(document)
-    try locked { () throws(DocbmError) in
-      let path = file(for: key.fingerprint)
+    try locked { (folder) throws(DocbmError) in
       var contents: File
-      switch readFile(path) {
+      switch readFile(name, in: folder) {
       case .success(let existing?) where existing.fingerprint == key.fingerprint:
-        if existing.documents.contains(where: {
-          $0.path == record.path && $0.inode == record.inode && $0.fileHandle == record.fileHandle
-        }) {
-          return  // already recorded as it is
+        if existing.documents.contains(where: { $0.describesSameDocument(as: record) }) {
+          return  // recorded meanwhile
         }
         contents = existing
         contents.key = Base64URL.encode(key.bytes)  // never keep a damaged copy
         contents.documents.removeAll {
           $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID)
         }
+      case .failure(let problem) where problem.reason.contains("refused"):
+        throw DocbmError(
+          .escrowUntrusted, path: problem.file,
+          message: "the escrow entry \(problem); remove it and bookmark the document again")
       default:
         contents = File(
           format: KeyEscrow.format, version: KeyEscrow.version, fingerprint: key.fingerprint,
           key: Base64URL.encode(key.bytes), created: .now, documents: [])
-        try createPrivateFile(path)
       }
       contents.documents.append(record)
+      if contents.documents.count > KeyEscrow.maximumDocumentsPerEntry {
+        contents.documents.sort { $0.recorded < $1.recorded }
+        contents.documents.removeFirst(contents.documents.count - KeyEscrow.maximumDocumentsPerEntry)
+      }
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
       let data: Data
       do { data = try encoder.encode(contents) } catch {
-        throw DocbmError(.systemFailure, path: path, message: "cannot encode the escrow entry: \(error)")
+        throw DocbmError(
+          .systemFailure, path: folder.path.appending(name),
+          message: "cannot encode the escrow entry: \(error)")
       }
-      try BookmarkService().documents(anchoredOn: path).replaceDocument(with: data)
+      try writePrivateFile(name, contents: Array(data), in: folder)
     }
   }
 
   /// Escrows the key the document at `document` carries (recording the document with it).
   ///
   /// - Returns: the key's fingerprint, or `nil` when the document has no key.
-  /// - Throws: ``DocbmError`` when the key cannot be read or the escrow cannot be written.
+  /// - Throws: ``DocbmError`` when the key cannot be read or the escrow cannot be written
+  ///   (`escrowUntrusted` for a folder someone else could change).
   @discardableResult
   public func escrowKey(of document: FilePath) throws(DocbmError) -> KeyFingerprint? {
     guard let key = try KeyAttribute.read(atPath: document).key(of: document) else { return nil }
@@ -105,17 +136,41 @@ public struct KeyEscrow: Hashable, Sendable {
     return key.fingerprint
   }
 
-  /// Every entry, and the files that could not be read.
+  /// Records that the document at `document` carries the escrowed key `fingerprint`, when
+  /// the escrow has that key but no record of the document as it is now (it moved, or is a
+  /// copy of the user's own that kept its key). The key is read from the escrow, never
+  /// from the document: a document cannot add a key to the escrow this way.
+  ///
+  /// - Returns: whether a record was written.
+  /// - Throws: ``DocbmError`` when the escrow cannot be written.
+  @discardableResult
+  public func recordSighting(of fingerprint: KeyFingerprint, on document: FilePath) throws(DocbmError) -> Bool
+  {
+    guard case .success(let entry?) = lookup(fingerprint),
+      let record = try documentRecord(document, requiring: fingerprint)
+    else { return false }
+    if entry.documents.contains(where: { $0.describesSameDocument(as: record) }) { return false }
+    try deposit(entry.key, record: record)
+    return true
+  }
+
+  /// Every entry, and the files that could not be read (or the folder, when it cannot be
+  /// trusted: then there are no entries).
   public func entries() -> (entries: [EscrowEntry], problems: [EscrowProblem]) {
-    guard let fd = try? FileDescriptor.open(folder, [.directory]) else { return ([], []) }
-    defer { fd.close() }
-    guard let names = try? DirectoryStream.entries(of: fd) else { return ([], []) }
+    let folder: EscrowFolder
+    do {
+      guard let opened = try EscrowFolder.open(self.folder) else { return ([], []) }
+      folder = opened
+    } catch {
+      return ([], [EscrowProblem(file: self.folder, reason: error.message)])
+    }
+    defer { folder.close() }
+    guard let names = try? DirectoryStream.entries(of: folder.descriptor) else { return ([], []) }
     var entries: [EscrowEntry] = []
     var problems: [EscrowProblem] = []
     for name in names.map(\.name).sorted(by: { $0.lexicographicallyPrecedes($1) })
     where KeyEscrow.isEntryFileName(name) {
-      let path = folder.appending(name)
-      switch readEntry(path) {
+      switch readEntry(name, in: folder) {
       case .success(let entry?): entries.append(entry)
       case .success(nil): continue
       case .failure(let problem): problems.append(problem)
@@ -126,7 +181,21 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// The entry for `fingerprint`, if the escrow has one that reads.
   public func entry(for fingerprint: KeyFingerprint) -> EscrowEntry? {
-    try? readEntry(file(for: fingerprint)).get()
+    try? lookup(fingerprint).get()
+  }
+
+  /// The entry for `fingerprint`: `nil` when there is none, a problem when its file (or
+  /// the folder) cannot be trusted or read.
+  func lookup(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
+    let folder: EscrowFolder
+    do {
+      guard let opened = try EscrowFolder.open(self.folder) else { return .success(nil) }
+      folder = opened
+    } catch {
+      return .failure(EscrowProblem(file: self.folder, reason: error.message))
+    }
+    defer { folder.close() }
+    return readEntry(Array((fingerprint.description + ".json").utf8), in: folder)
   }
 
   /// Whether a name in the escrow folder is an entry file's: `*.json`, not hidden (the
@@ -135,9 +204,10 @@ public struct KeyEscrow: Hashable, Sendable {
     name.count > 5 && name.suffix(5).elementsEqual(".json".utf8) && name.first != UInt8(ascii: ".")
   }
 
-  /// The entry in the file at `path`: `nil` when there is no such file.
-  func readEntry(_ path: FilePath) -> Result<EscrowEntry?, EscrowProblem> {
-    switch readFile(path) {
+  /// The entry in the file `name` of the open folder: `nil` when there is no such file.
+  func readEntry(_ name: [UInt8], in folder: EscrowFolder) -> Result<EscrowEntry?, EscrowProblem> {
+    let path = folder.path.appending(name)
+    switch readFile(name, in: folder) {
     case .failure(let problem): return .failure(problem)
     case .success(nil): return .success(nil)
     case .success(let contents?):
@@ -149,6 +219,11 @@ public struct KeyEscrow: Hashable, Sendable {
           EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)")
         )
       }
+      guard Array((contents.fingerprint.description + ".json").utf8) == name else {
+        return .failure(
+          EscrowProblem(
+            file: path, reason: "the file name does not match the key's fingerprint (damaged entry)"))
+      }
       return .success(
         EscrowEntry(
           fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents,
@@ -157,16 +232,13 @@ public struct KeyEscrow: Hashable, Sendable {
     }
   }
 
-  private func readFile(_ path: FilePath) -> Result<File?, EscrowProblem> {
+  private func readFile(_ name: [UInt8], in folder: EscrowFolder) -> Result<File?, EscrowProblem> {
+    let path = folder.path.appending(name)
     let bytes: [UInt8]
-    do {
-      bytes = try readWholeFile(path, limit: KeyEscrow.maximumFileSize + 1)
-    } catch {
-      if error.errno == .noSuchFile { return .success(nil) }
-      return .failure(EscrowProblem(file: path, reason: "cannot be read: \(error.errno)"))
-    }
-    guard bytes.count <= KeyEscrow.maximumFileSize else {
-      return .failure(EscrowProblem(file: path, reason: "larger than \(KeyEscrow.maximumFileSize) bytes"))
+    switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
+    case .failure(let problem): return .failure(problem)
+    case .success(nil): return .success(nil)
+    case .success(let read?): bytes = read
     }
     guard let contents = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
       return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (malformed JSON)"))
@@ -182,20 +254,43 @@ public struct KeyEscrow: Hashable, Sendable {
     return .success(contents)
   }
 
-  private func documentRecord(_ document: FilePath) throws(DocbmError) -> EscrowEntry.Document {
+  /// The record of the document at `document` as it is now, or `nil` when it is not the
+  /// user's own (not recorded: see ``deposit(_:document:)``), or when `fingerprint` is given
+  /// and the document does not carry that key.
+  private func documentRecord(
+    _ document: FilePath, requiring fingerprint: KeyFingerprint? = nil
+  ) throws(DocbmError) -> EscrowEntry.Document? {
     try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(document, [.path])
+      let fd = try FileDescriptor.open(document, [.readOnly, .nonBlocking])
       defer { fd.close() }
       let status = try FileStatus.of(fd)
+      guard status.owner == ProcessCredentials.effectiveUser,
+        status.kind == .regular || status.kind == .directory
+      else { return nil }
+      if let fingerprint {
+        guard case .key(let key)? = try? KeyAttribute.read(from: fd, path: document),
+          key.fingerprint == fingerprint
+        else { return nil }
+      }
       let real = (try? TargetSnapshot.canonicalPath(document)) ?? document.absolute
       return EscrowEntry.Document(
-        path: real, inode: status.inode, fileHandle: try KernelFileHandle.of(fd),
+        path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
         filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, recorded: .now)
     }
   }
 
-  /// Makes the folder (and its parents) and gives it mode 0700.
+  /// Makes the folder (and its parents) when it is missing, mode 0700; refuses a folder
+  /// that someone else could change, and narrows an own folder's mode to 0700.
   private func prepareFolder() throws(DocbmError) {
+    if let existing = try EscrowFolder.open(folder) {
+      defer { existing.close() }
+      try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
+        if try FileStatus.of(existing.descriptor).permissions & 0o7777 != 0o700 {
+          try existing.descriptor.changeMode(0o700)
+        }
+      }
+      return
+    }
     try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
       var current = FilePath("/")
       for component in folder.absolute.components {
@@ -206,39 +301,61 @@ public struct KeyEscrow: Hashable, Sendable {
           continue
         }
       }
-      let fd = try FileDescriptor.open(folder, [.directory])
-      defer { fd.close() }
-      if try FileStatus.of(fd).permissions != 0o700 { try fd.changeMode(0o700) }
     }
+    guard let made = try EscrowFolder.open(folder) else {
+      throw DocbmError(
+        .notFound, path: folder, message: "the escrow folder \(folder) vanished as it was made")
+    }
+    made.close()
   }
 
   /// Writes `contents` to the file `name` in the escrow folder, mode 0600, holding the
   /// folder's lock, through a safe save (never half written).
   func writePrivateFile(_ name: String, contents: [UInt8]) throws(DocbmError) {
-    let path = folder.appending(name)
-    try locked { () throws(DocbmError) in
-      try createPrivateFile(path)
-      try BookmarkService().documents(anchoredOn: path).replaceDocument(with: Data(contents))
+    try prepareFolder()
+    try locked { (folder) throws(DocbmError) in
+      try writePrivateFile(Array(name.utf8), contents: contents, in: folder)
     }
   }
 
-  private func createPrivateFile(_ path: FilePath) throws(DocbmError) {
+  /// ``writePrivateFile(_:contents:)`` with the lock held: the file is made (or found)
+  /// without following a link, must be a regular file of the user's, and is given mode
+  /// 0600 before the new version (which takes its mode) is written.
+  private func writePrivateFile(_ name: [UInt8], contents: [UInt8], in folder: EscrowFolder)
+    throws(DocbmError)
+  {
+    let path = folder.path.appending(name)
     try mappingSystemErrors(.writeKey, path: path) { () throws(SystemCallError) in
-      do throws(SystemCallError) {
-        let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive], permissions: 0o600)
-        fd.close()
-      } catch  where error.errno == .fileExists {
-        return
+      let fd = try FileDescriptor.open(
+        FilePath(uncheckedBytes: name), [.writeOnly, .create, .noFollow, .nonBlocking], permissions: 0o600,
+        relativeTo: folder.descriptor)
+      defer { fd.close() }
+      let status = try FileStatus.of(fd)
+      guard status.kind == .regular, EscrowFolder.ownershipProblem(status, what: "file") == nil else {
+        throw SystemCallError("open", .permissionDenied, path: path)
       }
+      if status.permissions & 0o7777 != 0o600 { try fd.changeMode(0o600) }
     }
+    try BookmarkService().documents(anchoredOn: path).replaceDocument(with: Data(contents))
   }
 
-  /// Runs `body` holding the escrow folder's lock.
-  private func locked<Value>(_ body: () throws(DocbmError) -> Value) throws(DocbmError) -> Value {
-    let lockPath = folder.appending(".lock")
+  /// Runs `body` holding the escrow folder's lock (`.lock`, a regular file of the user's,
+  /// opened without following a link and without blocking on a FIFO).
+  private func locked<Value>(_ body: (EscrowFolder) throws(DocbmError) -> Value) throws(DocbmError) -> Value {
+    guard let folder = try EscrowFolder.open(self.folder) else {
+      throw DocbmError(.notFound, path: self.folder, message: "the escrow folder \(self.folder) is missing")
+    }
+    defer { folder.close() }
+    let lockPath = folder.path.appending(".lock")
     let lock = try mappingSystemErrors(.writeKey, path: lockPath) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(lockPath, [.readWrite, .create], permissions: 0o600)
+      let fd = try FileDescriptor.open(
+        FilePath(".lock"), [.readWrite, .create, .noFollow, .nonBlocking], permissions: 0o600,
+        relativeTo: folder.descriptor)
       do throws(SystemCallError) {
+        let status = try FileStatus.of(fd)
+        guard status.kind == .regular, EscrowFolder.ownershipProblem(status, what: "file") == nil else {
+          throw SystemCallError("open", .permissionDenied, path: lockPath)
+        }
         _ = try fd.lockExclusively(wait: true)
       } catch {
         fd.close()
@@ -247,6 +364,6 @@ public struct KeyEscrow: Hashable, Sendable {
       return fd
     }
     defer { lock.close() }
-    return try body()
+    return try body(folder)
   }
 }

@@ -17,12 +17,41 @@ public struct DocumentChecker: Sendable {
   public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
     self.escrow = escrow
     self.searchBudget = searchBudget
-    let records = escrow.map { EscrowCatalog.load($0).records } ?? []
+    let catalog = escrow.map { EscrowCatalog.load($0) }
+    let records = catalog?.records ?? []
     self.index = EscrowIndex(records)
-    self.escrowProblems = records.compactMap { record in
+    var problems = records.compactMap { record -> EscrowProblem? in
       guard case .problem(let reason) = record.outcome, let escrow else { return nil }
       return EscrowProblem(file: escrow.folder.appending(record.name), reason: reason)
     }
+    if let folderProblem = catalog?.folderProblem { problems.insert(folderProblem, at: 0) }
+    self.escrowProblems = problems
+  }
+
+  /// Whether `check` saw a document carrying a key the escrow holds, at a path the escrow
+  /// has no record of for that key (the document moved, or is a copy that kept its key).
+  /// ``recordSightings(_:)`` records such documents, so that a later repair finds them.
+  public func isUnrecordedSighting(_ check: DocumentCheck) -> Bool {
+    guard escrow != nil, let key = check.keyFingerprint else { return false }
+    return index.isUnrecordedSighting(of: key, at: check.document)
+  }
+
+  /// Records in the escrow each checked document that ``isUnrecordedSighting(_:)``: only
+  /// documents owned by the user that still carry the escrowed key (the key is taken from
+  /// the escrow, never from the document).
+  ///
+  /// - Returns: the errors of records that could not be written (warnings: the checks stand).
+  public func recordSightings(_ checks: [DocumentCheck]) -> [DocbmError] {
+    guard let escrow else { return [] }
+    var failures: [DocbmError] = []
+    for check in checks where isUnrecordedSighting(check) {
+      do {
+        try escrow.recordSighting(of: check.keyFingerprint!, on: check.document)
+      } catch {
+        failures.append(error)
+      }
+    }
+    return failures
   }
 
   /// Checks the document (a regular file) at `path`.

@@ -1,9 +1,20 @@
 /// Puts an escrowed key back on a document that lost it.
 ///
-/// Only when the document has no key, and only the key that the document's own bookmarks
-/// name, or that the escrow recorded for this very document. It never invents a key, never
-/// replaces a key a document carries, and never attaches a key to a document that did not
-/// have it.
+/// A key is a secret: whoever can read a file that carries it can forge bookmarks for every
+/// document that carries it. So repair puts a key back only when all of these hold:
+///
+/// - the document has no key (repair never replaces one);
+/// - its own bookmarks name exactly that key and verify with it, or it holds none and the
+///   escrow recorded that key for it;
+/// - the escrow recorded the key for *this* document: its real path, or its identity
+///   (filesystem and file handle), as docbm last saw it carrying the key. Bookmarks found in
+///   a file are evidence of which key it lost, never a licence to give it one: a file with a
+///   pasted bookmark, or a copy saved without its key, is refused, unless the caller passes
+///   ``Policy/allowsUnrecordedDocuments`` for a copy it knows to be the user's own;
+/// - the document is owned by the user who repairs (never a stranger's file, whatever the
+///   policy).
+///
+/// Refusals carry a ``Report/Refusal`` that says what the document is not.
 public struct DocumentRepairer: Sendable {
   /// What repair did to one document.
   public struct Report: Hashable, Sendable, Codable {
@@ -16,36 +27,79 @@ public struct DocumentRepairer: Sendable {
       /// Repair was possible in principle but not done; ``Report/message`` says why.
       case refused
     }
+
+    /// Why a repair was refused. Names are frozen: they appear in JSON output.
+    public enum Refusal: String, Hashable, Sendable, Codable {
+      /// The document carries a key (another one, or bookmarks that do not match it).
+      case carriesKey
+      /// The document cannot be read, or is on a filesystem that holds no keys.
+      case unreadable
+      /// Its bookmarks name several keys.
+      case severalKeys
+      /// The escrow has no key for it (made on another account, or before the escrow).
+      case notEscrowed
+      /// The escrow's entry for the key, or its folder, cannot be read or trusted.
+      case escrowDamaged
+      /// Bookmarks in it name the key but do not verify with it (forged or damaged).
+      case forgedBookmarks
+      /// The escrow never recorded this document (its path or identity) for the key: a
+      /// file with a pasted bookmark, or a copy saved without its key.
+      case notRecorded
+      /// The document belongs to another user.
+      case notOwned
+      /// Putting the key back failed (see the message).
+      case writeFailed
+    }
+
     public let document: FilePath
     public let action: Action
     /// The key put back (or that would have been).
     public let fingerprint: KeyFingerprint?
     public let message: String
+    /// Why repair was refused, for ``Action/refused``.
+    public let refusal: Refusal?
     /// The check before.
     public let before: DocumentCheck
     /// The check after, when a key was put back.
     public let after: DocumentCheck?
   }
 
+  /// What repair may do beyond its rules.
+  public struct Policy: Hashable, Sendable {
+    /// Also put the key on a document the escrow never recorded for it, when the document's
+    /// own bookmarks name the key and verify with it, and the document is the user's (for a
+    /// copy the user made without its key, such as `cp` or a stripped Save As).
+    ///
+    /// This gives the key to everyone who can read that file: they can then forge
+    /// bookmarks for every document that carries the key. Off by default.
+    public var allowsUnrecordedDocuments: Bool
+
+    public init(allowsUnrecordedDocuments: Bool = false) {
+      self.allowsUnrecordedDocuments = allowsUnrecordedDocuments
+    }
+  }
+
   public let escrow: KeyEscrow
+  public let policy: Policy
   private let checker: DocumentChecker
 
-  public init(escrow: KeyEscrow, searchBudget: SearchBudget = .standard) {
+  public init(escrow: KeyEscrow, searchBudget: SearchBudget = .standard, policy: Policy = Policy()) {
     self.escrow = escrow
+    self.policy = policy
     self.checker = DocumentChecker(escrow: escrow, searchBudget: searchBudget)
   }
 
-  /// Checks the document and, when its key was lost and the escrow has it, puts it back.
+  /// Checks the document and, when its key was lost and the rules above allow it, puts the
+  /// escrowed key back (and records the document in the escrow as it is now).
   public func repair(_ path: FilePath) -> Report {
     let before = checker.check(path)
     func report(
-      _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String, after: DocumentCheck? = nil
-    )
-      -> Report
-    {
+      _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String,
+      refusal: Report.Refusal? = nil, after: DocumentCheck? = nil
+    ) -> Report {
       Report(
-        document: path, action: action, fingerprint: fingerprint, message: message, before: before,
-        after: after)
+        document: path, action: action, fingerprint: fingerprint, message: message, refusal: refusal,
+        before: before, after: after)
     }
     switch before.verdict {
     case .ok, .noBookmarks:
@@ -53,17 +107,18 @@ public struct DocumentRepairer: Sendable {
     case .keyMismatch, .mixed:
       return report(
         .refused, nil,
-        "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)"
-      )
+        "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)",
+        refusal: .carriesKey)
     case .unsupportedFilesystem, .unreadable:
-      return report(.refused, nil, "refused: \(before.message)")
+      return report(.refused, nil, "refused: \(before.message)", refusal: .unreadable)
     case .keyLost:
       break
     }
     guard before.keyFingerprint == nil else {
       return report(
         .refused, nil,
-        "refused: \(before.message); the document carries another key now, and repair never replaces one")
+        "refused: \(before.message); the document carries another key now, and repair never replaces one",
+        refusal: .carriesKey)
     }
     let named = Set(before.bookmarks.map(\.fingerprint))
     let wanted: KeyFingerprint
@@ -73,41 +128,120 @@ public struct DocumentRepairer: Sendable {
       wanted = escrowed
     } else {
       let list = named.map(\.description).sorted().joined(separator: ", ")
-      return report(.refused, nil, "refused: the bookmarks in the document name several keys (\(list))")
+      return report(
+        .refused, nil, "refused: the bookmarks in the document name several keys (\(list))",
+        refusal: .severalKeys)
     }
-    guard let entry = escrow.entry(for: wanted) else {
+    let entry: EscrowEntry
+    switch escrow.lookup(wanted) {
+    case .success(let found?): entry = found
+    case .success(nil):
       return report(
         .refused, wanted,
-        "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)"
-      )
+        "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)",
+        refusal: .notEscrowed)
+    case .failure(let problem):
+      return report(
+        .refused, wanted, "refused: the escrow's entry for key \(wanted) cannot be used: \(problem)",
+        refusal: .escrowDamaged)
     }
     // Fingerprints are public: a forged header could name any key. Every bookmark that
     // names the key must verify with it before the key goes on the document.
     if !named.isEmpty {
-      var records: [Bookmark] = []
+      var forged = 0
+      var verified = 0
       do {
-        try BookmarkScanner().scan(fileAt: path) { records.append($0.bookmark) }
+        try BookmarkScanner().scan(fileAt: path) { found in
+          guard found.bookmark.keyFingerprint == wanted else { return }
+          if BookmarkRecord.verify(found.bookmark.bytes, key: entry.key) {
+            verified += 1
+          } else {
+            forged += 1
+          }
+        }
       } catch {
-        return report(.refused, wanted, "refused: \(error.message)")
+        return report(.refused, wanted, "refused: \(error.message)", refusal: .unreadable)
       }
-      let forged = records.filter {
-        $0.keyFingerprint == wanted && !BookmarkRecord.verify($0.bytes, key: entry.key)
-      }
-      guard forged.isEmpty, !records.isEmpty else {
+      guard forged == 0, verified > 0 else {
         return report(
           .refused, wanted,
-          "refused: \(forged.count) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)"
-        )
+          "refused: \(forged) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)",
+          refusal: .forgedBookmarks)
       }
     }
-    do {
-      try KeyAttribute.restore(entry.key, on: path)
-    } catch {
-      return report(.refused, wanted, "could not put key \(wanted) back: \(error)")
+    let outcome = DocumentRepairer.restore(entry, on: path, policy: policy)
+    switch outcome {
+    case .refused(let refusal, let message):
+      return report(.refused, wanted, "refused: \(message)", refusal: refusal)
+    case .restored(let record):
+      // The document is recorded as it is now (a save that dropped the key gave it a new
+      // inode), so that the next repair knows it by identity too.
+      try? escrow.deposit(entry.key, record: record)
+      let after = checker.check(path)
+      return report(
+        .restored, wanted, "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)",
+        after: after)
     }
-    let after = checker.check(path)
-    return report(
-      .restored, wanted, "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)",
-      after: after)
+  }
+
+  private enum Outcome {
+    case restored(EscrowEntry.Document)
+    case refused(Report.Refusal, String)
+  }
+
+  /// Opens the document once and decides on that very file (no swapping it between the
+  /// checks and the write): owned by the user, recorded for the key (or allowed by
+  /// `policy`), then the key goes on with `XATTR_CREATE`.
+  private static func restore(_ entry: EscrowEntry, on path: FilePath, policy: Policy) -> Outcome {
+    let opened: (FileDescriptor, FileStatus)
+    do {
+      opened = try mappingSystemErrors(.writeKey, path: path) { () throws(SystemCallError) in
+        let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+        do throws(SystemCallError) {
+          return (fd, try FileStatus.of(fd))
+        } catch {
+          fd.close()
+          throw error
+        }
+      }
+    } catch {
+      return .refused(.writeFailed, "could not open \(path): \(error)")
+    }
+    let (fd, status) = opened
+    defer { fd.close() }
+    let user = ProcessCredentials.effectiveUser
+    guard status.owner == user else {
+      return .refused(
+        .notOwned,
+        "\(path) belongs to user \(status.owner), not to you (\(user)); repair never puts a key on another user's file, since whoever can read it could then forge bookmarks for your documents"
+      )
+    }
+    guard status.kind == .regular || status.kind == .directory else {
+      return .refused(.unreadable, "\(path) is neither a regular file nor a folder")
+    }
+    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    let now = EscrowEntry.Document(
+      path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
+      filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, recorded: .now)
+    // The real path must still lead to the file opened (a link swapped meanwhile fails).
+    let pathLeadsHere =
+      (try? FileStatus.of(real, followSymlinks: false)).map {
+        $0.inode == status.inode && $0.device == status.device
+      } ?? false
+    let recorded = entry.documents.contains { record in
+      (pathLeadsHere && record.path == real) || record.hasSameIdentity(as: now)
+    }
+    guard recorded || policy.allowsUnrecordedDocuments else {
+      return .refused(
+        .notRecorded,
+        "the escrow never recorded \(real) for key \(entry.fingerprint), neither at this path nor as this file: it may be another user's file holding a pasted bookmark, or a copy made without the key. If it is your own copy, repair it with --allow-unrecorded (then anyone who can read it can forge bookmarks for every document that carries this key)"
+      )
+    }
+    do {
+      try KeyAttribute.restore(entry.key, on: fd, path: path)
+    } catch {
+      return .refused(.writeFailed, "could not put key \(entry.fingerprint) back: \(error)")
+    }
+    return .restored(now)
   }
 }

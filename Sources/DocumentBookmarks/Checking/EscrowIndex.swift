@@ -23,26 +23,35 @@ struct EscrowIndex: Sendable {
   }
 
   /// The index of the catalog's entries; where two keys claim one document, the one
-  /// escrowed last wins.
+  /// recorded for it last wins (a document that lost a key and got a new one is recorded
+  /// with the new one later).
   init(_ records: [EscrowCatalog.Record]) {
-    var entries: [(fingerprint: KeyFingerprint, created: Timestamp, documents: [EscrowEntry.Document])] = []
+    var documents: [(fingerprint: KeyFingerprint, document: EscrowEntry.Document)] = []
     for record in records {
-      if case .entry(let fingerprint, let created, let documents) = record.outcome {
-        entries.append((fingerprint, created, documents))
+      if case .entry(let fingerprint, _, let recorded) = record.outcome {
+        fingerprints.insert(fingerprint)
+        for document in recorded { documents.append((fingerprint, document)) }
       }
     }
-    let documents = entries.reduce(0) { $0 + $1.documents.count }
-    byPath.reserveCapacity(documents)
-    byIdentity.reserveCapacity(documents)
-    inodes.reserveCapacity(documents)
-    for entry in entries.sorted(by: { $0.created < $1.created }) {
-      for document in entry.documents {
-        byPath[document.path] = entry.fingerprint
-        inodes.insert(document.inode)
-        byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
-          entry.fingerprint
-      }
+    byPath.reserveCapacity(documents.count)
+    byIdentity.reserveCapacity(documents.count)
+    inodes.reserveCapacity(documents.count)
+    for (fingerprint, document) in documents.sorted(by: { $0.document.recorded < $1.document.recorded }) {
+      byPath[document.path] = fingerprint
+      inodes.insert(document.inode)
+      byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
+        fingerprint
     }
+  }
+
+  /// Every key the escrow holds.
+  private(set) var fingerprints: Set<KeyFingerprint> = []
+
+  /// Whether the escrow holds `fingerprint` but records no document at `path` with it: a
+  /// document seen carrying an escrowed key where the escrow does not know it (moved, or a
+  /// copy that kept its key), which the escrow should record.
+  func isUnrecordedSighting(of fingerprint: KeyFingerprint, at path: FilePath) -> Bool {
+    fingerprints.contains(fingerprint) && byPath[path.absolute] != fingerprint
   }
 
   static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> Identity {

@@ -48,6 +48,10 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case hardLinked
     /// A save could not copy the document's extended attributes to the new version.
     case attributeCopyFailed
+    /// The escrow folder, or a file in it, could belong to or be changed by someone else
+    /// (another owner, writable by others, a symbolic link, not a regular file), so its
+    /// keys are not used.
+    case escrowUntrusted
   }
 
   /// What happened.
@@ -111,7 +115,7 @@ extension DocbmError.Code {
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
     case .hardLinked, .attributeCopyFailed: .useAnotherLocation
-    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable: .useAnotherLocation
+    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .escrowUntrusted: .useAnotherLocation
     }
   }
 }

@@ -33,6 +33,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
     ).replace { path in try write(path.url) }
+    recordInEscrow(path)
   }
 
   /// Saves `data` as the document's new contents; see ``replaceDocument(options:_:)``.
@@ -41,6 +42,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
+    recordInEscrow(path)
   }
 
   /// Writes a copy of the document under a new name ("Save As"): `write` writes the copy's
@@ -60,6 +62,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
     ).replace { path in try write(path.url) }
+    if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
 
@@ -72,7 +75,16 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
+    if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
+  }
+
+  /// With an escrow: records the saved document with its key when the escrow holds the key
+  /// but does not know the document where it is now (moved, or a copy that kept the key),
+  /// so that a later repair finds it. Best effort: the save has succeeded either way.
+  func recordInEscrow(_ saved: FilePath) {
+    guard let escrow, case .key(let key)? = try? KeyAttribute.read(atPath: saved) else { return }
+    _ = try? escrow.recordSighting(of: key.fingerprint, on: saved)
   }
 
   /// Creates the file at `path` (which must not exist) and writes `data` into it.

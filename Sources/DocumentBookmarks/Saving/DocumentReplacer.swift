@@ -60,9 +60,14 @@ struct DocumentReplacer {
     }
     // The old version's descriptors are closed as soon as its metadata is copied, as the
     // minimal sequence does, so the old inode is freed by the rename, not after the flush.
+    // When the key is carried, the document's own descriptor stays open until just after
+    // the rename: a key created on the old version after its attributes were copied (the
+    // first bookmark, made while this save runs) is read from it then and carried too.
+    let watchesLateKey = existing != nil && metadataSource == nil && key == .carry
     var originalsOpen = true
-    func closeOriginals() {
+    func closeOriginals(exceptWatched: Bool = false) {
       guard originalsOpen else { return }
+      if exceptWatched && watchesLateKey { return }
       originalsOpen = false
       existing?.descriptor.close()
       if metadataSource != nil { source?.descriptor.close() }
@@ -118,7 +123,7 @@ struct DocumentReplacer {
         try written.descriptor.changeMode(base & ~FileModeCreationMask.current)
       }
     }
-    closeOriginals()
+    closeOriginals(exceptWatched: true)
     try sync(written)
 
     // Another save may have replaced the document while this one ran. Its version carried
@@ -136,6 +141,10 @@ struct DocumentReplacer {
         try folder.rename(temporary.name, to: documentName, in: folder)
         renamedIntoPlace = true
       }
+    }
+    if watchesLateKey, let existing {
+      try carryLateKey(from: existing, into: written)
+      closeOriginals()
     }
     do {
       try SaveFaults.check(.syncFolder, call: "fsync")
@@ -382,6 +391,25 @@ struct DocumentReplacer {
           try ExtendedAttributes.set(KeyAttribute.name, to: key, on: .descriptor(written.descriptor))
           try written.descriptor.sync()
         }
+      }
+    }
+  }
+
+  /// After the rename: a key that appeared on the old version after its attributes were
+  /// copied (a first bookmark made during the save) goes on the new version, unless that
+  /// has a key already. The key's creator checks afterwards that the document's path still
+  /// leads to the file it put the key on, so between the two no key is lost.
+  private func carryLateKey(from existing: Original, into written: Original) throws(DocbmError) {
+    try step(.copyAttributes, destination) { () throws(SystemCallError) in
+      guard let late = try optionalAttribute(KeyAttribute.name, of: existing.descriptor),
+        try optionalAttribute(KeyAttribute.name, of: written.descriptor) == nil
+      else { return }
+      do throws(SystemCallError) {
+        try ExtendedAttributes.set(
+          KeyAttribute.name, to: late, on: .descriptor(written.descriptor), mode: .createOnly)
+        try written.descriptor.sync()
+      } catch  where error.errno == .fileExists {
+        return  // the key's creator put it there first
       }
     }
   }

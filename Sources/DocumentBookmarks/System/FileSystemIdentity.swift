@@ -85,7 +85,13 @@ package struct FileSystemIdentity: Hashable, Sendable {
 /// (plus one byte, to notice growth); `/proc` files, which report no size, in chunks.
 package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
   let fd = try FileDescriptor.open(path, .readOnly)
-  return try fd.closeAfter { fd throws(SystemCallError) in
+  return try fd.closeAfter { fd throws(SystemCallError) in try fd.readWhole(limit: limit) }
+}
+
+extension FileDescriptor {
+  /// Reads from the current offset to the end, up to `limit` bytes (see ``readWholeFile(_:limit:)``).
+  package func readWhole(limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
+    let fd = self
     var result: [UInt8] = []
     let size = (try? FileStatus.of(fd)).map { Int(clamping: $0.size) } ?? 0
     if size > 0 {

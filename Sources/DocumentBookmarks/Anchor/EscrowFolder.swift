@@ -1,0 +1,152 @@
+/// The escrow folder, opened and found trustworthy: every read and write of the escrow goes
+/// through one of these.
+///
+/// The escrow holds keys, so whoever can change its files can make `repair` put a key of
+/// their choosing on a document (and read keys back). A folder is trusted only when:
+///
+/// - it is a folder, not a symbolic link to one, owned by the user docbm runs as, and not
+///   writable by group or others;
+/// - each folder above it (after resolving links) is owned by that user or by root, and is
+///   not writable by others unless it is sticky (as `/tmp` is), nor by a group other than
+///   the user's own.
+///
+/// Files in it are opened by name relative to the open folder, never through a link, and
+/// read only when they are regular files owned by the user and writable by nobody else
+/// (a FIFO there is refused, never waited on).
+struct EscrowFolder {
+  /// The folder's path, as the escrow names it.
+  let path: FilePath
+  /// The open folder.
+  let descriptor: FileDescriptor
+
+  /// Opens and checks the escrow folder at `path`.
+  ///
+  /// - Returns: `nil` when there is no folder there yet (an escrow nobody wrote to).
+  /// - Throws: ``DocbmError`` `escrowUntrusted` naming what is wrong; the `openDocument`
+  ///   codes (`permissionDenied`, `ioError`, …) when it cannot be opened.
+  static func open(_ path: FilePath) throws(DocbmError) -> EscrowFolder? {
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(path, [.directory, .noFollow, .readOnly])
+    } catch {
+      switch error.errno {
+      case .noSuchFile: return nil
+      case .tooManySymbolicLinks, .notDirectory:
+        throw untrusted(path, "is a symbolic link or not a folder; the escrow must be a real folder of yours")
+      default: throw DocbmError(error, operation: .openDocument, path: path)
+      }
+    }
+    do throws(DocbmError) {
+      let status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
+        try FileStatus.of(fd)
+      }
+      try checkOwned(status, path, what: "folder")
+      try checkAncestors(of: path)
+    } catch {
+      fd.close()
+      throw error
+    }
+    return EscrowFolder(path: path, descriptor: fd)
+  }
+
+  func close() { descriptor.close() }
+
+  /// The bytes of the file `name` in the folder, or `nil` when there is none.
+  ///
+  /// - Throws: ``EscrowProblem`` when the file is not a regular file owned by the user and
+  ///   writable by nobody else, when it is larger than `limit` bytes, or cannot be read.
+  func read(_ name: [UInt8], limit: Int) -> Result<[UInt8]?, EscrowProblem> {
+    let file = path.appending(name)
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(
+        FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: descriptor)
+    } catch {
+      switch error.errno {
+      case .noSuchFile: return .success(nil)
+      case .tooManySymbolicLinks:
+        return .failure(
+          EscrowProblem(file: file, reason: "is a symbolic link (refused: links are never followed)"))
+      default: return .failure(EscrowProblem(file: file, reason: "cannot be opened: \(error.errno)"))
+      }
+    }
+    defer { fd.close() }
+    let bytes: [UInt8]
+    do {
+      let status = try FileStatus.of(fd)
+      guard status.kind == .regular else {
+        return .failure(EscrowProblem(file: file, reason: "is not a regular file (refused, never read)"))
+      }
+      if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
+        return .failure(EscrowProblem(file: file, reason: reason))
+      }
+      guard status.size <= UInt64(limit) else {
+        return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))
+      }
+      bytes = try fd.readWhole(limit: limit + 1)
+    } catch {
+      return .failure(EscrowProblem(file: file, reason: "cannot be read: \(error.errno)"))
+    }
+    guard bytes.count <= limit else {
+      return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))
+    }
+    return .success(bytes)
+  }
+
+  /// Why a file or folder with `status` cannot be trusted, or `nil` when it can.
+  static func ownershipProblem(_ status: FileStatus, what: String) -> String? {
+    let user = ProcessCredentials.effectiveUser
+    guard status.owner == user else {
+      return "the \(what) belongs to user \(status.owner), not to you (\(user)); refused"
+    }
+    guard status.permissions & 0o022 == 0 else {
+      let mode = String(status.permissions & 0o777, radix: 8)
+      return "the \(what) is writable by group or others (mode \(mode)); refused"
+    }
+    return nil
+  }
+
+  private static func checkOwned(_ status: FileStatus, _ path: FilePath, what: String) throws(DocbmError) {
+    guard status.kind == .directory else {
+      throw untrusted(path, "is not a folder")
+    }
+    if let reason = ownershipProblem(status, what: what) { throw untrusted(path, reason) }
+  }
+
+  /// Every folder above the escrow folder must be one that no other user can rename
+  /// entries in: owned by the user or root, not writable by others unless sticky, and not
+  /// writable by a group other than the user's own.
+  private static func checkAncestors(of path: FilePath) throws(DocbmError) {
+    let real =
+      (try? TargetSnapshot.canonicalPath(path.absolute.removingLastComponent))
+      ?? path.absolute.removingLastComponent
+    var current = FilePath("/")
+    var chain = [current]
+    for component in real.components {
+      current = current.appending(component)
+      chain.append(current)
+    }
+    let user = ProcessCredentials.effectiveUser
+    for folder in chain {
+      guard let status = try? FileStatus.of(folder, followSymlinks: false) else { continue }
+      let sticky = status.permissions & 0o1000 != 0
+      guard status.owner == user || status.owner == 0 else {
+        throw untrusted(path, "the folder above it, \(folder), belongs to user \(status.owner); refused")
+      }
+      if status.permissions & 0o002 != 0 && !sticky {
+        throw untrusted(path, "the folder above it, \(folder), is writable by everyone; refused")
+      }
+      if status.permissions & 0o020 != 0 && !sticky && status.group != ProcessCredentials.effectiveGroup {
+        throw untrusted(path, "the folder above it, \(folder), is writable by group \(status.group); refused")
+      }
+    }
+  }
+
+  static func untrusted(_ path: FilePath, _ reason: String) -> DocbmError {
+    DocbmError(
+      .escrowUntrusted, path: path,
+      message:
+        "the escrow folder \(path) \(reason). docbm reads keys only from a folder that no one else can change: remove it, or set DOCBM_ESCROW_DIR to a folder of your own (mode 0700)"
+    )
+  }
+}
