@@ -151,8 +151,11 @@ public struct AnchoredDocument: Hashable, Sendable {
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
     let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
     let location = try locator.locate()
-    // The escrow follows documents: one that moved is recorded where it is now.
-    if let escrow, location.reasons.contains(.documentMoved) {
+    // The escrow follows documents: one that moved (with its targets, or alone) is
+    // recorded where it is now.
+    if let escrow,
+      location.reasons.contains(.documentMoved) || location.reasons.contains(.relativePathChanged)
+    {
       _ = try? escrow.recordSighting(of: key.fingerprint, on: path)
     }
     var refreshed: Bookmark?

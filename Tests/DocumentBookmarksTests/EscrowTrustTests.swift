@@ -1,0 +1,267 @@
+import DocbmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarks
+
+/// The attacks on the escrow and on repair (docs/security.md), each run for real: files
+/// owned by another user, planted entries, links, oversized entries, stripped copies.
+@Suite("Escrow and repair under attack")
+struct EscrowTrustTests {
+  let scratch: Scratch
+  let escrow: KeyEscrow
+  let service: BookmarkService
+
+  init() throws {
+    (scratch, escrow, service) = try EscrowScratch.make()
+  }
+
+  /// A document holding one bookmark (as its text form), saved safely, with its key escrowed.
+  private func makeBoard(_ relative: String = "a/board.json") throws -> (FilePath, Bookmark) {
+    let path = try scratch.file(relative, "{}")
+    let document = service.documents(anchoredOn: path)
+    let bookmark = try document.makeBookmark(to: try scratch.file("a/images/cat.png"))
+    try document.replaceDocument(with: Data("{\"cat\":\"\(bookmark.text)\"}".utf8))
+    return (path, bookmark)
+  }
+
+  private func key(of path: FilePath) throws -> KeyFingerprint? {
+    try BookmarkService().documents(anchoredOn: path).keyFingerprint()
+  }
+
+  @Test("a file holding a pasted bookmark is refused: the escrow never recorded it")
+  func pastedBookmark() throws {
+    let (_, bookmark) = try makeBoard()
+    let pasted = try scratch.file("shared/notes.json", "notes: \(bookmark.text)\n")
+    let before = DocumentChecker(escrow: escrow).check(pasted)
+    #expect(before.verdict == .keyLost)
+    let repair = DocumentRepairer(escrow: escrow).repair(pasted)
+    #expect(repair.action == .refused)
+    #expect(repair.refusal == .notRecorded, "\(repair.message)")
+    #expect(repair.message.contains("never recorded"))
+    #expect(try key(of: pasted) == nil)
+  }
+
+  @Test("a copy saved without its key, and a plain cp copy, are refused unless allowed")
+  func strippedCopies() throws {
+    let (path, bookmark) = try makeBoard()
+    let stripped = scratch.path("a/stripped.json")
+    try service.documents(anchoredOn: path).saveCopy(
+      to: stripped, key: .strip, data: try Data(contentsOf: path.url))
+    let copied = scratch.path("a/copied.json")
+    #expect(run("/bin/sh", ["-c", "cat '\(path)' > '\(copied)'"]).status == 0)
+    for copy in [stripped, copied] {
+      #expect(try key(of: copy) == nil)
+      let refused = DocumentRepairer(escrow: escrow).repair(copy)
+      #expect(refused.refusal == .notRecorded, "\(refused.message)")
+      #expect(try key(of: copy) == nil)
+      // The user's own copy, said so explicitly: restored, and its bookmark resolves.
+      let allowed = DocumentRepairer(escrow: escrow, policy: .init(allowsUnrecordedDocuments: true)).repair(
+        copy)
+      #expect(allowed.action == .restored, "\(allowed.message)")
+      #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: copy).resolve(bookmark) }
+    }
+  }
+
+  @Test("a document moved, then checked, then saved by sed -i is repairable; unchecked, it is not")
+  func movedThenSaved() throws {
+    for checksAfterMoving in [true, false] {
+      let (path, bookmark) = try makeBoard("a/\(checksAfterMoving)/board.json")
+      let moved = scratch.path("b/\(checksAfterMoving)/board.json")
+      try scratch.move(path, moved)
+      if checksAfterMoving {
+        let checker = DocumentChecker(escrow: escrow)
+        let check = checker.check(moved)
+        #expect(check.verdict == .ok)
+        #expect(checker.isUnrecordedSighting(check))
+        #expect(checker.recordSightings([check]).isEmpty)
+        // Recorded now: seeing it again writes nothing.
+        #expect(!DocumentChecker(escrow: escrow).isUnrecordedSighting(check))
+      }
+      #expect(run("/bin/sed", ["-i", "s/cat/cat/", moved.description]).status == 0)
+      #expect(try key(of: moved) == nil)
+      let repair = DocumentRepairer(escrow: escrow).repair(moved)
+      if checksAfterMoving {
+        #expect(repair.action == .restored, "\(repair.message)")
+        #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: moved).resolve(bookmark) }
+      } else {
+        #expect(repair.refusal == .notRecorded, "\(repair.message)")
+      }
+    }
+  }
+
+  @Test("a save and a resolve that sees the document moved record it where it is now")
+  func savesAndResolvesRecord() throws {
+    let (path, bookmark) = try makeBoard()
+    let moved = scratch.path("c/board.json")
+    try scratch.move(path, moved)
+    let resolved = try service.documents(anchoredOn: moved).resolve(bookmark)
+    #expect(resolved.staleReasons == [.relativePathChanged])
+    let entry = try #require(escrow.entry(for: bookmark.keyFingerprint))
+    #expect(entry.documents.contains { $0.path == moved })
+
+    let again = scratch.path("d/board.json")
+    try scratch.move(moved, again)
+    try service.documents(anchoredOn: again).replaceDocument(
+      with: Data("{\"cat\":\"\(bookmark.text)\"}".utf8))
+    #expect(try #require(escrow.entry(for: bookmark.keyFingerprint)).documents.contains { $0.path == again })
+  }
+
+  @Test("another user's file is never given a key, even when allowed and recorded by path")
+  func strangersFile() throws {
+    guard Capabilities.isRoot else {
+      print("skipped: files of another user need root to make")
+      return
+    }
+    let (path, bookmark) = try makeBoard()
+    // The document is deleted and a stranger's file takes its path (a shared folder).
+    try scratch.remove(path)
+    try scratch.write("{\"cat\":\"\(bookmark.text)\"}", to: path)
+    chown(path.description, 65534, 65534)
+    for policy in [DocumentRepairer.Policy(), .init(allowsUnrecordedDocuments: true)] {
+      let repair = DocumentRepairer(escrow: escrow, policy: policy).repair(path)
+      #expect(repair.refusal == .notOwned, "\(repair.message)")
+      #expect(repair.message.contains("belongs to user 65534"))
+    }
+    #expect(try key(of: path) == nil)
+  }
+
+  @Test("repair restores the key the bookmarks name, never an older key recorded for the path")
+  func namedKeyWins() throws {
+    let path = try scratch.file("a/board.json", "{}")
+    let first = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("a/one.png"))
+    // The key is lost, and the next bookmark makes a new one on the same path.
+    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
+    let second = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("a/two.png"))
+    #expect(first.keyFingerprint != second.keyFingerprint)
+    // Without bookmarks in the document, the key recorded for it last is the one.
+    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
+    let bare = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(bare.action == .restored, "\(bare.message)")
+    #expect(bare.fingerprint == second.keyFingerprint)
+    // With bookmarks in it, their key; an older key recorded for the path is never used.
+    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
+    try scratch.write("{\"one\":\"\(first.text)\"}", to: path)
+    let named = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(named.fingerprint == first.keyFingerprint, "\(named.message)")
+  }
+
+  /// Writes an escrow entry by hand, as an attacker would plant one.
+  private func plant(_ key: DocumentKey, naming document: FilePath, in folder: FilePath) throws -> FilePath {
+    let file = KeyEscrow.File(
+      format: KeyEscrow.format, version: KeyEscrow.version, fingerprint: key.fingerprint,
+      key: Base64URL.encode(key.bytes), created: .now,
+      documents: [
+        EscrowEntry.Document(path: document, inode: 1, fileHandle: nil, filesystemID: nil, recorded: .now)
+      ])
+    let path = folder.appending(key.fingerprint.description + ".json")
+    try scratch.write(String(decoding: try JSONEncoder().encode(file), as: UTF8.self), to: path)
+    return path
+  }
+
+  @Test("an escrow folder or entry someone else can change is refused by readers and writers")
+  func foreignEscrow() throws {
+    guard Capabilities.isRoot else {
+      print("skipped: files of another user need root to make")
+      return
+    }
+    let victim = try scratch.file("a/victim.json", "{}")
+    let strangerKey = DocumentKey.random()
+    let cases: [(String, (FilePath) throws -> Void)] = [
+      (
+        "a folder of another user, mode 0777",
+        { folder in
+          chown(folder.description, 65534, 65534)
+          chmod(folder.description, 0o777)
+        }
+      ),
+      ("a folder of the user's, writable by others", { folder in chmod(folder.description, 0o757) }),
+      (
+        "an entry of another user",
+        { folder in
+          chown(folder.appending(strangerKey.fingerprint.description + ".json").description, 65534, 65534)
+        }
+      ),
+    ]
+    for (index, (name, corrupt)) in cases.enumerated() {
+      let folder = try scratch.folder("planted\(index)")
+      chmod(folder.description, 0o700)
+      _ = try plant(strangerKey, naming: victim, in: folder)
+      try corrupt(folder)
+      let planted = KeyEscrow(folder: folder)
+      let checker = DocumentChecker(escrow: planted)
+      #expect(!checker.escrowProblems.isEmpty, "\(name)")
+      let check = checker.check(victim)
+      #expect(check.verdict == .noBookmarks, "\(name): \(check.message)")
+      #expect(check.escrowedFingerprint == nil)
+      let repair = DocumentRepairer(escrow: planted).repair(victim)
+      #expect(repair.action != .restored, "\(name): \(repair.message)")
+      #expect(try key(of: victim) == nil, "\(name)")
+      // Writers refuse a folder like that too, with a typed error that names the problem.
+      guard index < 2 else { continue }
+      let other = try scratch.file("a/other\(index).json", "{}")
+      #expect(
+        throws: DocbmError.self, "\(name)",
+        performing: {
+          try BookmarkService(escrow: planted).documents(anchoredOn: other).makeBookmark(to: victim)
+        })
+    }
+    let foreign = scratch.path("planted0")
+    do {
+      try KeyEscrow(folder: foreign).deposit(DocumentKey.random(), document: victim)
+      Issue.record("a deposit into a foreign folder succeeded")
+    } catch {
+      #expect(error.code == .escrowUntrusted)
+      #expect(error.message.contains("belongs to user 65534"), "\(error.message)")
+    }
+  }
+
+  @Test("links are never followed: a linked escrow folder or entry is refused")
+  func linkedEscrow() throws {
+    let victim = try scratch.file("a/victim.json", "{}")
+    let strangerKey = DocumentKey.random()
+    // A folder reached through a link.
+    let real = try scratch.folder("real-escrow")
+    chmod(real.description, 0o700)
+    _ = try plant(strangerKey, naming: victim, in: real)
+    try scratch.symlink(real.description, at: scratch.path("linked-escrow"))
+    let linked = KeyEscrow(folder: scratch.path("linked-escrow"))
+    #expect(DocumentChecker(escrow: linked).escrowProblems.first?.reason.contains("symbolic link") == true)
+    #expect(DocumentChecker(escrow: linked).check(victim).escrowedFingerprint == nil)
+    // An entry that is a link to a file elsewhere.
+    let folder = try scratch.folder("escrow-with-link")
+    chmod(folder.description, 0o700)
+    let elsewhere = try plant(strangerKey, naming: victim, in: try scratch.folder("elsewhere"))
+    try scratch.symlink(
+      elsewhere.description, at: folder.appending(strangerKey.fingerprint.description + ".json"))
+    let withLink = KeyEscrow(folder: folder)
+    #expect(withLink.entries().problems.first?.reason.contains("symbolic link") == true)
+    #expect(DocumentChecker(escrow: withLink).check(victim).escrowedFingerprint == nil)
+    #expect(DocumentRepairer(escrow: withLink).repair(victim).action != .restored)
+    #expect(try key(of: victim) == nil)
+  }
+
+  @Test("an oversized entry is reported as a damaged entry, not as a missing key")
+  func oversizedEntry() throws {
+    let (path, bookmark) = try makeBoard()
+    let entry = escrow.file(for: bookmark.keyFingerprint)
+    try scratch.write(String(repeating: " ", count: KeyEscrow.maximumFileSize + 10), to: entry)
+    #expect(run("/bin/sed", ["-i", "s/cat/cat/", path.description]).status == 0)
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.refusal == .escrowDamaged, "\(repair.message)")
+    #expect(repair.message.contains("larger than"))
+  }
+
+  @Test("an entry whose mode was widened is written back with mode 0600")
+  func entryModeRestored() throws {
+    let (path, bookmark) = try makeBoard()
+    let entry = escrow.file(for: bookmark.keyFingerprint)
+    chmod(entry.description, 0o644)
+    // A copy that kept its key, seen by the escrow: the entry is rewritten.
+    let copy = scratch.path("a/copy.json")
+    try service.documents(anchoredOn: path).saveCopy(to: copy, data: try Data(contentsOf: path.url))
+    #expect(try #require(escrow.entry(for: bookmark.keyFingerprint)).documents.contains { $0.path == copy })
+    #expect(try FileStatus.of(entry, followSymlinks: false).permissions & 0o777 == 0o600)
+  }
+}
