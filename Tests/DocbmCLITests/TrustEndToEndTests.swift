@@ -1,0 +1,124 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+/// The attacks of docs/security.md run with the built `docbm`, by two users: the owner
+/// (the test, as root) and a stranger (`nobody`, through `setpriv`).
+@Suite("docbm under attack")
+struct TrustEndToEndTests {
+  let docbm = Capabilities.docbmExecutable
+
+  private var canDropPrivileges: Bool {
+    Capabilities.isRoot && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+  }
+
+  private func asNobody(_ executable: String, _ arguments: [String], escrow: String) -> ProcessResult {
+    run(
+      "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
+      environment: ["DOCBM_ESCROW_DIR": escrow, "HOME": "/nonexistent"])
+  }
+
+  @Test("a stranger pastes the owner's bookmark into a shared file: check finds it, repair refuses it")
+  func pastedIntoSharedFile() throws {
+    guard canDropPrivileges else {
+      print("skipped: a second user needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let escrow = scratch.path("escrow").description
+    let mine = ["DOCBM_ESCROW_DIR": escrow]
+    let home = try scratch.folder("a")
+    chmod(home.description, 0o700)
+    let board = try scratch.file("a/board.json", "{}")
+    chmod(board.description, 0o600)
+    let image = try scratch.file("a/img.png")
+    let made = run(docbm, ["bookmark", board.description, image.description], environment: mine)
+    try #require(made.status == 0, "\(made.error)")
+    let text = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+
+    let shared = try scratch.folder("shared")
+    chmod(shared.description, 0o1777)
+    let notes = shared.appending("notes.json")
+    let pasted = asNobody(
+      "/bin/sh",
+      ["-c", "printf '{\"img\":\"%s\"}' \"$1\" > \"$2\" && chmod 666 \"$2\"", "sh", text, notes.description],
+      escrow: "/nonexistent")
+    try #require(pasted.status == 0, "\(pasted.error)")
+
+    let check = run(docbm, ["check", "--recursive", shared.description], environment: mine)
+    #expect(check.status == 2)
+    #expect(check.output.contains("keyLost"))
+    for arguments in [
+      ["repair", "--json", notes.description], ["repair", "--json", "--allow-unrecorded", notes.description],
+    ] {
+      let repair = run(docbm, arguments, environment: mine)
+      #expect(repair.status == 2, "\(repair.output)")
+      let json = try #require(
+        try JSONSerialization.jsonObject(with: Data(repair.output.utf8)) as? [String: Any])
+      let report = try #require((json["repairs"] as? [[String: Any]])?.first)
+      #expect(report["action"] as? String == "refused")
+      #expect(report["refusal"] as? String == "notOwned")
+    }
+    #expect(try BookmarkService().documents(anchoredOn: notes).keyFingerprint() == nil)
+    // The stranger reads no key from the file: there is none to read.
+    let read = asNobody(
+      "/usr/bin/getfattr", ["-n", "user.docbm.key", notes.description], escrow: "/nonexistent")
+    #expect(read.status != 0)
+  }
+
+  @Test("a stranger's escrow folder is refused by check and repair, with a typed message")
+  func strangersEscrowFolder() throws {
+    guard canDropPrivileges else {
+      print("skipped: a second user needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let strangersHome = try scratch.folder("stranger")
+    chown(strangersHome.description, 65534, 65534)
+    let planted = strangersHome.appending("escrow").description
+    // The stranger makes an escrow of its own, with a key for its own document, and opens
+    // the folder to everyone.
+    let theirs = try scratch.file("theirs/doc.json", "{}")
+    let target = try scratch.file("theirs/t")
+    chown(scratch.path("theirs").description, 65534, 65534)
+    chown(theirs.description, 65534, 65534)
+    let made = asNobody(docbm, ["bookmark", theirs.description, target.description], escrow: planted)
+    try #require(made.status == 0, "\(made.error)")
+    #expect(asNobody("/bin/chmod", ["0777", planted], escrow: planted).status == 0)
+
+    let victim = try scratch.file("victim.json", "{}")
+    let environment = ["DOCBM_ESCROW_DIR": planted]
+    let check = run(docbm, ["check", victim.description], environment: environment)
+    #expect(check.error.contains("belongs to user 65534"), "\(check.error)")
+    #expect(!check.error.contains("immutable"))
+    let save = run(docbm, ["bookmark", victim.description, target.description], environment: environment)
+    #expect(save.error.contains("escrowUntrusted"), "\(save.error)")
+  }
+
+  @Test("a FIFO in the escrow, as an entry or as the catalog, never blocks check or repair")
+  func fifoInEscrow() throws {
+    let scratch = try Scratch()
+    let escrow = scratch.path("escrow")
+    let environment = ["DOCBM_ESCROW_DIR": escrow.description]
+    let document = try scratch.file("doc.json", "{}")
+    let made = run(
+      docbm, ["bookmark", document.description, try scratch.file("t").description], environment: environment)
+    try #require(made.status == 0, "\(made.error)")
+    for name in ["00000009-00000009.json", ".catalog"] {
+      #expect(mkfifo(escrow.appending(name).description, 0o600) == 0)
+    }
+    for arguments in [["check", document.description], ["repair", document.description]] {
+      let result = run("/usr/bin/timeout", ["20", docbm] + arguments, environment: environment)
+      #expect(result.status != 124, "docbm \(arguments[0]) blocked on a FIFO")
+      #expect(result.status == 0, "\(result.output) \(result.error)")
+    }
+    let check = run(
+      "/usr/bin/timeout", ["20", docbm, "check", document.description], environment: environment)
+    #expect(check.error.contains("00000009-00000009.json"), "\(check.error)")
+    #expect(check.error.contains("not a regular file"))
+  }
+}
