@@ -39,7 +39,8 @@ extension AnchoredDocument {
   public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError)
   {
     try DocumentReplacer(
-      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
+      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options,
+      writesFile: true
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
   }
 
@@ -70,7 +71,8 @@ extension AnchoredDocument {
     data: Data
   ) throws(DocbmError) -> AnchoredDocument {
     try DocumentReplacer(
-      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
+      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options,
+      writesFile: true
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
