@@ -115,15 +115,15 @@ enum CommandName: String, CaseIterable, Sendable {
                     is followed: the link stays, its target is replaced.
 
       OPTIONS:
-        --from FILE          Read the new contents from FILE instead of standard input.
-        --split-hard-links   Save even when the document has other hard links (they keep
-                             the old version). Without it such a save is refused.
-        --allow-owner-change Save even when the new version cannot keep the document's
-                             owner or group (another user's document in a folder you may
-                             write): the document becomes yours, and its owner loses the
-                             owner's permissions and the right to change its mode. Without
-                             it such a save is refused before anything is written.
-        --json               Print a JSON object (docs/cli.md).
+        --from FILE           Read the new contents from FILE instead of standard input.
+        --split-hard-links    Save even when the document has other hard links (they keep
+                              the old version). Without it such a save is refused.
+        --allow-owner-change  Save even when the new version cannot keep the document's
+                              owner or group (another user's document in a folder you may
+                              write): the document becomes yours, and its owner loses the
+                              owner's permissions and the right to change its mode. Without
+                              it such a save is refused before anything is written.
+        --json                Print a JSON object (docs/cli.md).
 
       The new version gets the document's key, other extended attributes, owner, mode and
       ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On

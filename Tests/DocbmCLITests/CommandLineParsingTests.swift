@@ -28,6 +28,15 @@ struct CommandLineParsingTests {
     #expect(
       try parse("check", "--json", "a") == .check(paths: [Array("a".utf8)], recursive: false, json: true))
     #expect(try parse("repair", "a") == .repair(documents: [Array("a".utf8)], json: false))
+    #expect(
+      try parse("save", "--allow-owner-change", "d")
+        == .save(
+          document: Array("d".utf8), from: nil, splitHardLinks: false, allowOwnerChange: true, json: false))
+    #expect(
+      try parse("save", "--from=f", "--split-hard-links", "d")
+        == .save(
+          document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowOwnerChange: false,
+          json: false))
   }
 
   @Test("help and version")

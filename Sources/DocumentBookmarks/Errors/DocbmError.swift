@@ -7,8 +7,8 @@
 /// ## Recommendations
 ///
 /// The recommendation follows from the code and from what failed. Resolving, inspecting and
-/// checking use ``Code/defaultRecommendation``. A failed save (its ``step`` is set) uses
-/// ``Code/saveRecommendation``, which says what to do about the save rather than about a
+/// checking use ``DocbmError/Code/defaultRecommendation``. A failed save (its ``step`` is set) uses
+/// ``DocbmError/Code/saveRecommendation``, which says what to do about the save rather than about a
 /// bookmark:
 ///
 /// | code | after a save | otherwise |
