@@ -29,6 +29,9 @@ enum Handling {
     case .retryLater: self = .retryLater
     case .repairKey: self = .repairKey
     case .useAnotherLocation: self = .saveElsewhere
+    // What failed saves recommend; resolving an image never does.
+    case .saveElsewhere, .confirmSave, .clearFlags: self = .saveElsewhere
+    case .freeSpace: self = .retryLater
     }
   }
 
@@ -62,9 +65,15 @@ func save(_ board: Board, to document: AnchoredDocument) throws {
   do {
     try document.replaceDocument(with: encoder.encode(board))
   } catch let error as DocbmError {
-    fail(
-      "not saved (\(error.code.rawValue) at \(error.step?.rawValue ?? "?")): \(error.message); \(error.isTransient ? "retry later" : "save elsewhere")"
-    )
+    let advice =
+      switch error.recommendation {
+      case .freeSpace: "free some space and save again"
+      case .confirmSave: "the save would give something up; save a copy elsewhere"
+      case .clearFlags: "clear the board's immutable flag (chattr -i) or save elsewhere"
+      case .retryLater: "retry later"
+      default: "save elsewhere"
+      }
+    fail("not saved (\(error.code.rawValue) at \(error.step?.rawValue ?? "?")): \(error.message); \(advice)")
   }
 }
 

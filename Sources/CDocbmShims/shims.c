@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <sys/file.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +108,35 @@ int docbm_inode_generation(int fd, uint32_t *generation) {
   }
   *generation = (uint32_t)value;
   return 0;
+}
+
+const uint32_t DOCBM_FS_IMMUTABLE_FL = FS_IMMUTABLE_FL;
+const uint32_t DOCBM_FS_APPEND_FL = FS_APPEND_FL;
+
+int docbm_inode_flags(int fd, uint32_t *flags) {
+  // The kernel reads and writes an int, whatever the ioctl's declared type says.
+  int value = 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &value) != 0) {
+    return -1;
+  }
+  *flags = (uint32_t)value;
+  return 0;
+}
+
+const int DOCBM_CAP_CHOWN = CAP_CHOWN;
+
+int docbm_has_effective_capability(int capability) {
+  if (capability < 0 || capability >= 64) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+  memset(data, 0, sizeof(data));
+  if (syscall(SYS_capget, &header, data) != 0) {
+    return -1;
+  }
+  return (data[capability / 32].effective >> (capability % 32)) & 1U ? 1 : 0;
 }
 
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype) {

@@ -11,7 +11,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .inspect: "inspect [--json] DOCUMENT"
     case .check: "check [--json] [--recursive] PATH..."
     case .repair: "repair [--json] [--allow-unrecorded] DOCUMENT..."
-    case .save: "save [--json] [--from FILE] [--split-hard-links] DOCUMENT"
+    case .save: "save [--json] [--from FILE] [--split-hard-links] [--allow-owner-change] DOCUMENT"
     case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
     case .completions: "completions bash|zsh"
@@ -122,14 +122,20 @@ enum CommandName: String, CaseIterable, Sendable {
                     is followed: the link stays, its target is replaced.
 
       OPTIONS:
-        --from FILE          Read the new contents from FILE instead of standard input.
-        --split-hard-links   Save even when the document has other hard links (they keep
-                             the old version). Without it such a save is refused.
-        --json               Print a JSON object (docs/cli.md).
+        --from FILE           Read the new contents from FILE instead of standard input.
+        --split-hard-links    Save even when the document has other hard links (they keep
+                              the old version). Without it such a save is refused.
+        --allow-owner-change  Save even when the new version cannot keep the document's
+                              owner or group (another user's document in a folder you may
+                              write): the document becomes yours, and its owner loses the
+                              owner's permissions and the right to change its mode. Without
+                              it such a save is refused before anything is written.
+        --json                Print a JSON object (docs/cli.md).
 
       The new version gets the document's key, other extended attributes, owner, mode and
       ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On
-      failure the document is untouched. Exit status: 0 saved, 1 not saved.
+      failure the document is untouched. Immutable and append-only documents and folders
+      are refused before anything is written. Exit status: 0 saved, 1 not saved.
       """
     case .probe:
       """
@@ -177,7 +183,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .bookmark, .resolve, .decode, .inspect: ["--json", "--help"]
     case .repair: ["--json", "--allow-unrecorded", "--help"]
     case .check: ["--json", "--recursive", "--help"]
-    case .save: ["--json", "--from", "--split-hard-links", "--help"]
+    case .save: ["--json", "--from", "--split-hard-links", "--allow-owner-change", "--help"]
     case .probe: ["--json", "--through-link", "--without-hard-link", "--help"]
     case .demo, .completions, .help: ["--help"]
     }

@@ -72,9 +72,10 @@ public enum DocbmCommandLine {
       return try RepairCommand(documents: documents.map(path), allowUnrecorded: allowUnrecorded, json: json)
         .run(
           console)
-    case .save(let document, let from, let split, let json):
+    case .save(let document, let from, let split, let allowOwnerChange, let json):
       return try SaveCommand(
-        document: path(document), source: try from.map(path), splitHardLinks: split, json: json
+        document: path(document), source: try from.map(path), splitHardLinks: split,
+        allowOwnerChange: allowOwnerChange, json: json
       ).run(console)
     case .probe(let command, let throughLink, let hardLink, let json):
       return try ProbeCommand(

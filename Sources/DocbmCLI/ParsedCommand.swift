@@ -6,7 +6,7 @@ enum ParsedCommand: Equatable {
   case inspect(document: [UInt8], json: Bool)
   case check(paths: [[UInt8]], recursive: Bool, json: Bool)
   case repair(documents: [[UInt8]], allowUnrecorded: Bool, json: Bool)
-  case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, json: Bool)
+  case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, allowOwnerChange: Bool, json: Bool)
   case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
   case demo
   case completions(shell: String)
@@ -69,6 +69,7 @@ enum ParsedCommand: Equatable {
     var json = false
     var from: [UInt8]?
     var splitHardLinks = false
+    var allowOwnerChange = false
     var recursive = false
     var allowUnrecorded = false
     var optionsEnded = false
@@ -84,6 +85,7 @@ enum ParsedCommand: Equatable {
       case "-h", "--help": return .help(name)
       case "--json" where name != .demo && name != .help && name != .completions: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
+      case "--allow-owner-change" where name == .save: allowOwnerChange = true
       case "--recursive" where name == .check, "-r" where name == .check: recursive = true
       case "--allow-unrecorded" where name == .repair: allowUnrecorded = true
       case "--from" where name == .save:
@@ -134,7 +136,9 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .save:
       try expect(1, "DOCUMENT")
-      return .save(document: operands[0], from: from, splitHardLinks: splitHardLinks, json: json)
+      return .save(
+        document: operands[0], from: from, splitHardLinks: splitHardLinks, allowOwnerChange: allowOwnerChange,
+        json: json)
     case .demo:
       try expect(0, "")
       return .demo

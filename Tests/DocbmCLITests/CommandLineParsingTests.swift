@@ -32,6 +32,15 @@ struct CommandLineParsingTests {
     #expect(
       try parse("repair", "--allow-unrecorded", "a")
         == .repair(documents: [Array("a".utf8)], allowUnrecorded: true, json: false))
+    #expect(
+      try parse("save", "--allow-owner-change", "d")
+        == .save(
+          document: Array("d".utf8), from: nil, splitHardLinks: false, allowOwnerChange: true, json: false))
+    #expect(
+      try parse("save", "--from=f", "--split-hard-links", "d")
+        == .save(
+          document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowOwnerChange: false,
+          json: false))
   }
 
   @Test("help and version")

@@ -259,10 +259,11 @@ struct CompletionAndManualTests {
       COMP_WORDS=(docbm che); COMP_CWORD=1; _docbm; echo "${COMPREPLY[@]}"
       COMP_WORDS=(docbm check --rec); COMP_CWORD=2; _docbm; echo "${COMPREPLY[@]}"
       COMP_WORDS=(docbm probe --th); COMP_CWORD=2; _docbm; echo "${COMPREPLY[@]}"
+      COMP_WORDS=(docbm save --allow); COMP_CWORD=2; _docbm; echo "${COMPREPLY[@]}"
       """
     let result = run("/bin/bash", ["-c", probe])
     #expect(result.status == 0, "\(result.error)")
-    #expect(result.output == "check\n--recursive\n--through-link\n")
+    #expect(result.output == "check\n--recursive\n--through-link\n--allow-owner-change\n")
   }
 
   @Test("the zsh completion script parses")

@@ -203,4 +203,90 @@ struct SaveEndToEndTests {
     #expect(contents(ownDocument) == "new")
     #expect(try BookmarkService().documents(anchoredOn: ownDocument).keyFingerprint() != nil)
   }
+
+  /// Runs docbm as nobody (65534) with `groups` as its supplementary groups.
+  private func asNobody(_ arguments: [String], input: String, groups: [Int] = []) -> ProcessResult {
+    let groupOption =
+      groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"
+    return run(
+      "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", groupOption, docbm] + arguments, input: input)
+  }
+
+  private func owner(_ path: FilePath) throws -> (user: Int, group: Int) {
+    let status = try FileManager.default.attributesOfItem(atPath: path.description)
+    return (
+      (status[.ownerAccountID] as? NSNumber)?.intValue ?? -1,
+      (status[.groupOwnerAccountID] as? NSNumber)?.intValue ?? -1
+    )
+  }
+
+  @Test(
+    "another user's document in a shared folder: refused before writing, unless the owner change is allowed")
+  func ownerChange() throws {
+    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+      print("skipped: dropping privileges needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let shared = try scratch.folder("shared")
+    chmod(shared.description, 0o777)
+    let document = try scratch.file("shared/doc", "original")
+    chmod(document.description, 0o666)
+    #expect(run(docbm, ["bookmark", document.description, try scratch.file("t").description]).status == 0)
+
+    let refused = asNobody(["save", "--json", document.description], input: "new")
+    #expect(refused.status == 1, "\(refused.output)")
+    #expect(refused.output.contains("\"code\" : \"ownerChanged\""), "\(refused.output)")
+    #expect(refused.output.contains("\"recommendation\" : \"confirmSave\""))
+    #expect(refused.output.contains("\"step\" : \"inspectDocument\""))
+    #expect(contents(document) == "original")
+    #expect(try owner(document) == (0, 0))
+    let left = try FileManager.default.contentsOfDirectory(atPath: shared.description)
+    #expect(left == ["doc"], "\(left)")
+
+    let allowed = asNobody(["save", "--allow-owner-change", document.description], input: "new")
+    #expect(allowed.status == 0, "\(allowed.error)")
+    #expect(contents(document) == "new")
+    #expect(try owner(document) == (65534, 65534))
+    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() != nil)
+  }
+
+  @Test("the group is kept only by a member of it, or through a set-group-ID folder")
+  func groupChange() throws {
+    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+      print("skipped: dropping privileges needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let shared = try scratch.folder("shared")
+    chmod(shared.description, 0o777)
+    // nobody's own document, in a group it does not belong to.
+    let document = try scratch.file("shared/doc", "original")
+    chown(document.description, 65534, 100)
+    chmod(document.description, 0o664)
+
+    let refused = asNobody(["save", document.description], input: "new")
+    #expect(refused.status == 1)
+    #expect(refused.error.hasPrefix("Error: ownerChanged:"), "\(refused.error)")
+    #expect(refused.error.contains("group 100"))
+    #expect(contents(document) == "original")
+
+    // A member of the group (a supplementary group) keeps it.
+    let member = asNobody(["save", document.description], input: "by a member", groups: [100])
+    #expect(member.status == 0, "\(member.error)")
+    #expect(contents(document) == "by a member")
+    #expect(try owner(document) == (65534, 100))
+
+    // In a set-group-ID folder of that group the new version gets the group anyway.
+    let project = try scratch.folder("project")
+    chown(project.description, 0, 100)
+    chmod(project.description, 0o2777)
+    let inherited = try scratch.file("project/doc", "original")
+    chown(inherited.description, 65534, 100)
+    let saved = asNobody(["save", inherited.description], input: "new")
+    #expect(saved.status == 0, "\(saved.error)")
+    #expect(try owner(inherited) == (65534, 100))
+  }
 }

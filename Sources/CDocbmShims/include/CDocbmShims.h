@@ -1,5 +1,6 @@
 // C shim for what Glibc's Swift module does not expose: extended attributes, statx,
-// file handles, renameat2, the generation ioctl, statfs's filesystem id, and a byte search.
+// file handles, renameat2, the generation and inode-flags ioctls, statfs's filesystem id, the
+// caller's capabilities, and a byte search.
 // Every function returns -1 and sets errno on failure, like the call it wraps (the byte
 // search returns -1 for "not found").
 #ifndef DOCBM_SHIMS_H
@@ -53,6 +54,16 @@ int docbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char 
 
 /// The inode generation (FS_IOC_GETVERSION), where the filesystem keeps one.
 int docbm_inode_generation(int fd, uint32_t *generation);
+
+/// The inode flags (FS_IOC_GETFLAGS, what lsattr shows), where the filesystem keeps them.
+int docbm_inode_flags(int fd, uint32_t *flags);
+extern const uint32_t DOCBM_FS_IMMUTABLE_FL;
+extern const uint32_t DOCBM_FS_APPEND_FL;
+
+/// Whether the calling thread has `capability` (CAP_CHOWN, …) in its effective set: 1 or 0,
+/// or -1 with errno set when capget(2) fails.
+int docbm_has_effective_capability(int capability);
+extern const int DOCBM_CAP_CHOWN;
 
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);

@@ -7,6 +7,7 @@ struct SaveCommand {
   let document: FilePath
   let source: FilePath?
   let splitHardLinks: Bool
+  let allowOwnerChange: Bool
   let json: Bool
 
   private struct Report: Encodable {
@@ -20,7 +21,8 @@ struct SaveCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
-    let options = ReplaceOptions(hardLinks: splitHardLinks ? .split : .refuse)
+    let options = ReplaceOptions(
+      hardLinks: splitHardLinks ? .split : .refuse, ownerChange: allowOwnerChange ? .allow : .refuse)
     do {
       let contents = try readContents(console)
       try anchored.replaceDocument(with: contents, options: options)

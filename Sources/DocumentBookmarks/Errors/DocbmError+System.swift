@@ -1,3 +1,5 @@
+import Glibc
+
 /// The one place where `errno` values become ``DocbmError`` codes.
 extension DocbmError {
   /// What docbm was doing when a system call failed; the same errno means different
@@ -50,8 +52,13 @@ extension DocbmError {
       code = .unsupportedFileType
       message = "\(path) is a symbolic link where a file or folder was expected"
     case .nameTooLong:
-      code = .notFound
-      message = "\(path) is too long a path"
+      code = .pathTooLong
+      if path.components.contains(where: { $0.count > Int(NAME_MAX) }) {
+        message = "a name in \(path) is longer than the \(NAME_MAX) bytes a file name may have"
+      } else {
+        message =
+          "\(path) is too long a path for the kernel (\(path.absolute.bytes.count) bytes with its folders; at most \(PATH_MAX - 1))"
+      }
     case .isDirectory where operation == .scan:
       code = .unsupportedFileType
       message = "\(path) is a folder; scan the files in it"

@@ -3,6 +3,24 @@
 ///
 /// Error values never contain key bytes. Their ``description`` is one readable line;
 /// the individual fields are there for programs.
+///
+/// ## Recommendations
+///
+/// The recommendation follows from the code and from what failed. Resolving, inspecting and
+/// checking use ``DocbmError/Code/defaultRecommendation``. A failed save (its ``step`` is set) uses
+/// ``DocbmError/Code/saveRecommendation``, which says what to do about the save rather than about a
+/// bookmark:
+///
+/// | code | after a save | otherwise |
+/// |---|---|---|
+/// | `notFound`, `pathTooLong`, `permissionDenied`, `readOnlyFilesystem`, `unsupportedFileType` | ``Recommendation/saveElsewhere`` | `pickAgain` (`pathTooLong`, `readOnlyFilesystem`: `useAnotherLocation`) |
+/// | `hardLinked`, `ownerChanged`, `attributeCopyFailed` | ``Recommendation/confirmSave`` | `useAnotherLocation` |
+/// | `immutable` | ``Recommendation/clearFlags`` | `useAnotherLocation` |
+/// | `noSpace` | ``Recommendation/freeSpace`` | `retryLater` |
+/// | `ioError`, `systemFailure`, `writerFailed`, `nothingWritten` | `retryLater` | `retryLater` |
+///
+/// A save whose new version is in place but whose folder could not be flushed
+/// (``SaveStep/syncFolder``) recommends `retryLater` whatever its code.
 public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The kind of failure. Names are frozen: they appear in JSON output and in app logic.
   public enum Code: String, Hashable, Sendable, Codable, CaseIterable {
@@ -24,6 +42,9 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case volumeUnavailable
     /// A path given to docbm (document or target) does not exist.
     case notFound
+    /// A path is longer than the kernel takes (`PATH_MAX`, 4096 bytes), or one of its
+    /// names longer than a file name may be (`NAME_MAX`, 255 bytes).
+    case pathTooLong
     /// The path is neither a regular file nor a folder (a device, socket, FIFO, …).
     case unsupportedFileType
     /// The filesystem does not support user extended attributes (ramfs, FAT, older tmpfs).
@@ -52,6 +73,9 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (another owner, writable by others, a symbolic link, not a regular file), so its
     /// keys are not used.
     case escrowUntrusted
+    /// A save could not give the new version the document's owner or group, and was not
+    /// allowed to change them (``ReplaceOptions/ownerChange``).
+    case ownerChanged
   }
 
   /// What happened.
@@ -81,7 +105,8 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     self.code = code
     self.path = path
     self.message = message
-    self.recommendation = recommendation ?? code.defaultRecommendation
+    self.recommendation =
+      recommendation ?? (step == nil ? code.defaultRecommendation : code.saveRecommendation)
     self.systemCall = systemCall
     self.errno = errno
     self.lastKnownPath = lastKnownPath
@@ -98,12 +123,23 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     return text
   }
 
-  /// Whether trying the same operation again later may succeed.
-  public var isTransient: Bool { recommendation == .retryLater }
+  /// Whether trying the same operation again may succeed: later (``Recommendation/retryLater``),
+  /// or once there is room (``Recommendation/freeSpace``).
+  public var isTransient: Bool { recommendation == .retryLater || recommendation == .freeSpace }
+
+  /// This error as part of a save at `step`: itself when it names a step already, else the
+  /// same failure with the step and a save's recommendation.
+  package func duringSave(_ step: SaveStep) -> DocbmError {
+    guard self.step == nil else { return self }
+    return DocbmError(
+      code, path: path, message: message, systemCall: systemCall, errno: errno,
+      lastKnownPath: lastKnownPath, step: step)
+  }
 }
 
 extension DocbmError.Code {
-  /// The recommendation that goes with the code when nothing more specific is known.
+  /// The recommendation that goes with the code when nothing more specific is known (for
+  /// resolving, inspecting, checking and making bookmarks).
   public var defaultRecommendation: Recommendation {
     switch self {
     case .keyMissing: .repairKey
@@ -114,8 +150,25 @@ extension DocbmError.Code {
     case .missing: .forget
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
-    case .hardLinked, .attributeCopyFailed: .useAnotherLocation
-    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .escrowUntrusted: .useAnotherLocation
+    case .hardLinked, .attributeCopyFailed, .ownerChanged: .useAnotherLocation
+    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted:
+      .useAnotherLocation
+    }
+  }
+
+  /// The recommendation that goes with the code when a save failed: what to do about the
+  /// save (the document itself is unchanged).
+  public var saveRecommendation: Recommendation {
+    switch self {
+    case .notFound, .pathTooLong, .permissionDenied, .readOnlyFilesystem, .unsupportedFileType:
+      .saveElsewhere
+    case .hardLinked, .ownerChanged, .attributeCopyFailed: .confirmSave
+    case .immutable: .clearFlags
+    case .noSpace: .freeSpace
+    case .unsupportedFilesystem: .useAnotherLocation
+    case .keyMissing, .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .missing,
+      .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted:
+      defaultRecommendation
     }
   }
 }

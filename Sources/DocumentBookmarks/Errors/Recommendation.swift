@@ -12,6 +12,27 @@ public enum Recommendation: String, Hashable, Sendable, Codable, CaseIterable {
   /// that is `pickAgain`.)
   case repairKey
   /// The document's location cannot hold a key (no user extended attributes, read-only
-  /// or immutable): move or copy the document somewhere that can, or change its flags.
+  /// or immutable, too long a path): move or copy the document somewhere that can, or
+  /// change its flags.
   case useAnotherLocation
+
+  // What to do about a failed save. The document is unchanged in every case; keep the
+  // user's work in memory.
+
+  /// The save cannot happen at this path (its folder is gone or not writable, the
+  /// filesystem is read-only, the path is too long, something that is not a document is
+  /// there): ask the user where to save instead.
+  case saveElsewhere
+  /// The save would give something up that a save in place keeps: the document's other
+  /// hard links (`hardLinked`), its owner or group (`ownerChanged`), extended attributes that
+  /// cannot be copied (`attributeCopyFailed`). Ask the user, then save again allowing it
+  /// (``ReplaceOptions/hardLinks``, ``ReplaceOptions/ownerChange``,
+  /// ``ReplaceOptions/requireEveryAttribute``), or save a copy elsewhere.
+  case confirmSave
+  /// The document or its folder is immutable or append-only (`chattr +i`, `+a`): whoever
+  /// set the flag (root) clears it with `chattr -i` (or `-a`) before the save is tried
+  /// again; or save elsewhere.
+  case clearFlags
+  /// The filesystem or the user's quota is full: free space, then save again.
+  case freeSpace
 }

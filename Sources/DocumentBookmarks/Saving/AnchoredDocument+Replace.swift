@@ -18,15 +18,22 @@ extension AnchoredDocument {
   ///   (a package) is swapped whole with `renameat2(RENAME_EXCHANGE)`.
   /// - A document with several hard links is refused (`hardLinked`) unless
   ///   `options.hardLinks` is ``ReplaceOptions/HardLinks/split``.
+  /// - Refused before `write` runs: a document whose owner or group the caller cannot keep
+  ///   (`ownerChanged`: another user's document in a folder the caller may write) unless
+  ///   `options.ownerChange` is ``ReplaceOptions/OwnerChange/allow``; an immutable or
+  ///   append-only document or folder (`immutable`); for ``replaceDocument(with:options:)``,
+  ///   a folder document (`unsupportedFileType`).
   /// - Works on documents without a key, too: it is the safe save.
   ///
   /// The call is synchronous and, once started, runs to completion: there is no point at
   /// which cancelling could leave a half state.
   ///
   /// - Throws: ``DocbmError`` with ``DocbmError/step`` set: `writerFailed` (your writer
-  ///   threw; its error is in the message), `nothingWritten`, `hardLinked`,
-  ///   `attributeCopyFailed`, `noSpace`, `ioError`, `readOnlyFilesystem`,
-  ///   `permissionDenied`, `unsupportedFileType`, `notFound`.
+  ///   threw; its error is in the message), `nothingWritten`, `hardLinked`, `ownerChanged`,
+  ///   `immutable`, `attributeCopyFailed`, `noSpace`, `ioError`, `readOnlyFilesystem`,
+  ///   `permissionDenied`, `unsupportedFileType`, `notFound`, `pathTooLong`. Its
+  ///   ``DocbmError/recommendation`` says what to do about the save (see
+  ///   ``DocbmError/Code/saveRecommendation``).
   public func replaceDocument(
     options: ReplaceOptions = ReplaceOptions(), _ write: (URL) throws -> Void
   ) throws(DocbmError) {
@@ -40,7 +47,8 @@ extension AnchoredDocument {
   public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError)
   {
     try DocumentReplacer(
-      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
+      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options,
+      writesFile: true
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
     recordInEscrow(path)
   }
@@ -73,7 +81,8 @@ extension AnchoredDocument {
     data: Data
   ) throws(DocbmError) -> AnchoredDocument {
     try DocumentReplacer(
-      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
+      destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options,
+      writesFile: true
     ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
     if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)

@@ -17,6 +17,9 @@ struct DocumentReplacer {
   let copiesOwner: Bool
   let key: CopyKey
   let options: ReplaceOptions
+  /// Whether the writer makes a file (a `Data` save), so that a folder document is refused
+  /// before anything is written.
+  var writesFile = false
 
   /// The document as it is before the save.
   private struct Original {
@@ -44,7 +47,7 @@ struct DocumentReplacer {
       }
     } catch {
       folder.close()
-      throw error
+      throw error.duringSave(.inspectDocument)
     }
     defer { folder.close() }
     let source: Original?
@@ -82,6 +85,7 @@ struct DocumentReplacer {
           "\(existing.path) has \(existing.status.linkCount) hard links; replacing it would leave the other names with the old version",
         step: .inspectDocument)
     }
+    try checkBeforeWriting(existing: existing, source: source, folder: folder, folderPath: folderPath)
 
     TemporaryVersion.sweep(in: folder, for: name)
     let kind = existing?.status.kind ?? source?.status.kind
@@ -160,13 +164,87 @@ struct DocumentReplacer {
     }
   }
 
+  /// Refusals that can be decided before the writer runs, so that it does no work for a
+  /// save that cannot succeed, or that would change what a save must keep.
+  private func checkBeforeWriting(
+    existing: Original?, source: Original?, folder: FileDescriptor, folderPath: FilePath
+  ) throws(DocbmError) {
+    if writesFile, (existing ?? source)?.status.kind == .directory {
+      throw DocbmError(
+        .unsupportedFileType, path: destination,
+        message:
+          "\(destination) is a folder document, and data saves a file: a folder document is saved with replaceDocument(_:) writing a folder at the URL it is given; \(destination) is unchanged",
+        step: .inspectDocument)
+    }
+    if let existing {
+      try checkFlags(of: existing.descriptor, path: existing.path, isFolder: false)
+    }
+    try checkFlags(of: folder, path: folderPath, isFolder: true)
+    if copiesOwner, options.ownerChange == .refuse, let source {
+      try checkOwner(source.status, folder: folder)
+    }
+  }
+
+  /// Refuses with `immutable` when the document or its folder is immutable or append-only:
+  /// the rename over the document (or out of the folder) would fail with EPERM, even as root.
+  private func checkFlags(of file: FileDescriptor, path: FilePath, isFolder: Bool) throws(DocbmError) {
+    guard let flags = (try? file.inodeFlags()) ?? nil else { return }
+    let what: String
+    let letter: String
+    if flags.contains(.immutable) {
+      (what, letter) = ("immutable (chattr +i)", "i")
+    } else if flags.contains(.appendOnly) {
+      (what, letter) = ("append-only (chattr +a)", "a")
+    } else {
+      return
+    }
+    let consequence =
+      isFolder
+      ? (letter == "i"
+        ? "no new version can be made in it"
+        : "a new version could be made in it but never renamed into place")
+      : "it cannot be replaced, not even by root"
+    let subject = isFolder ? "the folder \(path) of \(destination)" : "\(path)"
+    throw DocbmError(
+      .immutable, path: isFolder ? path : destination,
+      message:
+        "\(subject) is \(what): \(consequence). To save, clear the flag with 'chattr -\(letter) \(path)' (as root), or save elsewhere; \(destination) is unchanged",
+      step: isFolder ? .prepareTemporary : .inspectDocument)
+  }
+
+  /// Refuses with `ownerChanged` when the new version could not be given the document's
+  /// owner and group: root (CAP_CHOWN) can give any; anyone else keeps the owner only of a
+  /// document they own, and the group only when they belong to it (or the folder's set-group-ID
+  /// bit gives the new version that group anyway).
+  private func checkOwner(_ document: FileStatus, folder: FileDescriptor) throws(DocbmError) {
+    guard !ProcessCredentials.canChangeAnyOwner else { return }
+    let user = ProcessCredentials.effectiveUser
+    let groups = ProcessCredentials.groups
+    var newGroup = Glibc.getegid()
+    if let folderStatus = try? FileStatus.of(folder), folderStatus.permissions & UInt32(S_ISGID) != 0 {
+      newGroup = folderStatus.group
+    }
+    let keepsOwner = document.owner == user
+    let keepsGroup = groups.contains(document.group) || newGroup == document.group
+    guard !keepsOwner || !keepsGroup else { return }
+    let newOwner = keepsOwner ? document.owner : user
+    let finalGroup = keepsGroup ? document.group : newGroup
+    throw DocbmError(
+      .ownerChanged, path: destination,
+      message:
+        "\(destination) belongs to user \(document.owner), group \(document.group); saved by user \(user), the new version would belong to user \(newOwner), group \(finalGroup). Allow the change (ReplaceOptions.ownerChange = .allow, docbm save --allow-owner-change) or save a copy elsewhere; \(destination) is unchanged",
+      step: .inspectDocument)
+  }
+
   /// The folder and name to replace: the path itself, or a symbolic link's final target.
   /// The folder's own path may contain links: the kernel resolves them when it is opened.
   private func locate(followingLink: Bool = false) throws(DocbmError) -> (folder: FilePath, name: [UInt8]) {
     let real = followingLink ? try TargetSnapshot.canonicalPath(destination) : destination.absolute
     let name = real.lastComponent
     guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
-      throw DocbmError(.notFound, path: destination, message: "\(destination) does not name a document")
+      throw DocbmError(
+        .notFound, path: destination, message: "\(destination) does not name a document",
+        step: .inspectDocument)
     }
     return (real.removingLastComponent, name)
   }
@@ -276,12 +354,22 @@ struct DocumentReplacer {
     {
       try step(.changeOwner, destination) { () throws(SystemCallError) in
         try SaveFaults.check(.changeOwner, call: "fchown")
-        do throws(SystemCallError) {
-          try new.changeOwner(user: source.status.owner, group: source.status.group)
-        } catch  where error.errno == .notPermitted {
-          // Not root: keep at least the group when the caller belongs to it (as sed does).
-          try? new.changeOwner(user: UInt32.max, group: source.status.group)
-        }
+      }
+      do throws(SystemCallError) {
+        try new.changeOwner(user: source.status.owner, group: source.status.group)
+      } catch  where error.errno == .notPermitted && options.ownerChange == .allow {
+        // Allowed to change: keep at least the group when the caller belongs to it (as sed does).
+        try? new.changeOwner(user: UInt32.max, group: source.status.group)
+      } catch  where error.errno == .notPermitted {
+        // checkOwner said it could be kept, and the kernel disagrees (a user namespace
+        // without the IDs mapped, a filesystem with its own rules).
+        throw DocbmError(
+          .ownerChanged, path: destination,
+          message:
+            "\(destination) belongs to \(source.status.owner):\(source.status.group), and the new version could not be given that owner and group; \(destination) is unchanged",
+          systemCall: error.call, errno: error.errno.rawValue, step: .changeOwner)
+      } catch {
+        throw DocbmError(error, operation: .save(.changeOwner), path: destination)
       }
     }
 

@@ -9,15 +9,36 @@ public struct ReplaceOptions: Hashable, Sendable {
     case split
   }
 
+  /// What to do when the new version cannot keep the document's owner or group.
+  ///
+  /// Only root (or a process with CAP_CHOWN) can give a file any owner. Anyone else can keep
+  /// the owner only of a document they own, and the group only when they belong to it; so
+  /// saving another user's document in a folder one may write (a shared folder, `/tmp`) would
+  /// make the saver its owner. That is decided before anything is written.
+  public enum OwnerChange: Hashable, Sendable {
+    /// Refuse with `ownerChanged`, before writing: the document stays as it was, its owner's.
+    case refuse
+    /// Save anyway: the new version belongs to the saver (and keeps the document's group
+    /// when the saver belongs to it, else gets the saver's). The old owner loses what being
+    /// the owner gave: the owner's permission bits, and changing its mode and attributes.
+    case allow
+  }
+
   /// What to do when the document has more than one hard link. Default: ``HardLinks/refuse``.
   public var hardLinks: HardLinks
   /// Whether every extended attribute must be copied (like `cp --preserve=xattr`), or only
   /// the key (like `cp -a`, which copies what it can). Default: every attribute.
   public var requireEveryAttribute: Bool
+  /// What to do when the new version cannot keep the document's owner or group. Default:
+  /// ``OwnerChange/refuse``.
+  public var ownerChange: OwnerChange
 
-  public init(hardLinks: HardLinks = .refuse, requireEveryAttribute: Bool = true) {
+  public init(
+    hardLinks: HardLinks = .refuse, requireEveryAttribute: Bool = true, ownerChange: OwnerChange = .refuse
+  ) {
     self.hardLinks = hardLinks
     self.requireEveryAttribute = requireEveryAttribute
+    self.ownerChange = ownerChange
   }
 }
 

@@ -34,6 +34,9 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let quotaExceeded = Errno(rawValue: EDQUOT)
   package static let overflow = Errno(rawValue: EOVERFLOW)
   package static let notImplemented = Errno(rawValue: ENOSYS)
+  package static let invalidArgument = Errno(rawValue: EINVAL)
+  /// ENOTTY: the descriptor does not support the ioctl.
+  package static let inappropriateIoctl = Errno(rawValue: ENOTTY)
 
   /// The symbolic name (`ENOENT`) followed by the C library's message.
   package var description: String {
