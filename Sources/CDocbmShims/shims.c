@@ -123,6 +123,11 @@ int docbm_inode_flags(int fd, uint32_t *flags) {
   return 0;
 }
 
+int docbm_set_inode_flags(int fd, uint32_t flags) {
+  int value = (int)flags;
+  return ioctl(fd, FS_IOC_SETFLAGS, &value);
+}
+
 const int DOCBM_CAP_CHOWN = CAP_CHOWN;
 
 int docbm_has_effective_capability(int capability) {

@@ -98,3 +98,31 @@ struct ProbeEndToEndTests {
     #expect(usage.error.contains("Missing expected argument 'COMMAND'"))
   }
 }
+
+/// What a probed program leaves behind must not outlive the probe: its scratch document
+/// carries a key.
+@Suite("docbm probe cleans up")
+struct ProbeCleanupTests {
+  let docbm = Capabilities.docbmExecutable
+
+  @Test(
+    "the scratch folder is removed when the program made the document immutable or the folder mode 000",
+    arguments: [
+      "chattr +i \"$1\"", "chattr +a \"$1\"", "chmod 000 \"$(dirname \"$1\")\"",
+      "chattr +i \"$(dirname \"$1\")\"",
+    ])
+  func hostileProgram(script: String) throws {
+    guard Capabilities.isRoot else {
+      print("skipped: immutable files need root to make and to clear")
+      return
+    }
+    let scratch = try Scratch()
+    let result = run(
+      docbm, ["probe", "--", "/bin/sh", "-c", script, "sh", "{}"],
+      environment: ["TMPDIR": scratch.root.description])
+    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
+    #expect(left.isEmpty, "left behind: \(left); \(result.error)")
+    #expect(!result.error.contains("could not remove"), "\(result.error)")
+    if !left.isEmpty { _ = run("/usr/bin/chattr", ["-R", "-i", "-a", scratch.root.description]) }
+  }
+}

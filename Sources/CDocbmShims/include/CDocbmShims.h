@@ -57,6 +57,9 @@ int docbm_inode_generation(int fd, uint32_t *generation);
 
 /// The inode flags (FS_IOC_GETFLAGS, what lsattr shows), where the filesystem keeps them.
 int docbm_inode_flags(int fd, uint32_t *flags);
+/// Sets the inode flags (FS_IOC_SETFLAGS); clearing immutable or append-only needs
+/// CAP_LINUX_IMMUTABLE. Returns 0, or -1 with errno.
+int docbm_set_inode_flags(int fd, uint32_t flags);
 extern const uint32_t DOCBM_FS_IMMUTABLE_FL;
 extern const uint32_t DOCBM_FS_APPEND_FL;
 

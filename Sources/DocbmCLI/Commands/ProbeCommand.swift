@@ -20,7 +20,14 @@ struct ProbeCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let scratch = try ScratchDocument.make(options: options)
-    defer { scratch.remove() }
+    defer {
+      // The scratch document carries a key: whatever cannot be removed is named.
+      let left = scratch.remove()
+      if !left.isEmpty {
+        let list = left.map(\.description).joined(separator: ", ")
+        console.printError("warning: the probe could not remove its scratch files (they hold a key): \(list)")
+      }
+    }
     var arguments = command.map { argument -> [UInt8] in
       replacing(Array("{}".utf8), with: scratch.savePath.bytes, in: argument)
     }

@@ -105,9 +105,15 @@ public struct ScratchDocument: Sendable {
     return scratch
   }
 
-  /// Deletes the scratch folder and everything in it.
-  public func remove() {
-    try? FileDescriptor.currentWorkingDirectory.removeTree(folder)
+  /// Deletes the scratch folder and everything in it, including what the program under
+  /// test made hard to delete: folders it left without permissions, and files it made
+  /// immutable or append-only (clearing those flags needs root).
+  ///
+  /// - Returns: the paths that could not be removed (empty when the folder is gone); a
+  ///   caller says so, since the scratch document carries a key.
+  @discardableResult
+  public func remove() -> [FilePath] {
+    FileDescriptor.currentWorkingDirectory.removeTreeForcibly(folder)
   }
 
   static func snapshot(document: FilePath, folder: FilePath, fingerprint: KeyFingerprint) throws(DocbmError)

@@ -97,4 +97,57 @@ extension FileDescriptor {
       return
     }
   }
+
+  /// Removes `name` and everything under it like ``removeTree(_:)``, and also what a
+  /// program left hard to remove: folders without permissions (given mode 0700 first) and
+  /// immutable or append-only files and folders (their flags cleared, which needs root).
+  ///
+  /// - Returns: the names, relative to this folder, of what could not be removed.
+  package func removeTreeForcibly(_ name: FilePath) -> [FilePath] {
+    guard let status = try? FileStatus.of(name, relativeTo: self, followSymlinks: false) else { return [] }
+    if status.kind != .symbolicLink { clearRemovalObstacles(name, status) }
+    var left: [FilePath] = []
+    if status.kind == .directory {
+      do {
+        let stream = try DirectoryStream(name, relativeTo: self)
+        var children: [[UInt8]] = []
+        while let entry = stream.next() { children.append(entry.name) }
+        for child in children {
+          left += stream.descriptor.removeTreeForcibly(FilePath(uncheckedBytes: child)).map {
+            name.appending($0.bytes)
+          }
+        }
+      } catch {
+        return [name]
+      }
+    }
+    guard left.isEmpty else { return left }
+    do {
+      try removeEntry(name, isDirectory: status.kind == .directory)
+    } catch  where error.errno == .noSuchFile {
+    } catch {
+      return [name]
+    }
+    return []
+  }
+
+  /// Gives a folder its owner's permissions and clears immutable and append-only flags,
+  /// best effort (each may fail without privileges; the removal then reports what is left).
+  private func clearRemovalObstacles(_ name: FilePath, _ status: FileStatus) {
+    if status.kind == .directory, status.permissions & 0o700 != 0o700 {
+      // The corresponding C function is `fchmodat`.
+      _ = name.withCString { fchmodat(rawValue, $0, 0o700, 0) }
+    }
+    guard
+      let fd = try? FileDescriptor.open(
+        name,
+        status.kind == .directory
+          ? [.readOnly, .directory, .noFollow] : [.readOnly, .nonBlocking, .noFollow],
+        relativeTo: self)
+    else { return }
+    defer { fd.close() }
+    if let flags = (try? fd.inodeFlags()) ?? nil, !flags.isDisjoint(with: [.immutable, .appendOnly]) {
+      try? fd.setInodeFlags(flags.subtracting([.immutable, .appendOnly]))
+    }
+  }
 }

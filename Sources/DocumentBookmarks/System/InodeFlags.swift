@@ -27,4 +27,10 @@ extension FileDescriptor {
     }
     return InodeFlags(rawValue: flags)
   }
+
+  /// Sets the file's inode flags. Clearing `immutable` or `appendOnly` needs
+  /// CAP_LINUX_IMMUTABLE (root). The corresponding C call is `ioctl(FS_IOC_SETFLAGS)`.
+  package func setInodeFlags(_ flags: InodeFlags) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("ioctl(FS_IOC_SETFLAGS)") { docbm_set_inode_flags(rawValue, flags.rawValue) }
+  }
 }
