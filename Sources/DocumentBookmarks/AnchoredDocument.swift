@@ -149,7 +149,8 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
-    let locator = TargetLocator(contents: contents, documentFolder: folder, budget: searchBudget)
+    let locator = TargetLocator(
+      contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget)
     let location = try locator.locate()
     // The escrow follows documents: one that moved (with its targets, or alone) is
     // recorded where it is now.
@@ -159,12 +160,14 @@ public struct AnchoredDocument: Hashable, Sendable {
       _ = try? escrow.recordSighting(of: key.fingerprint, on: path)
     }
     var refreshed: Bookmark?
-    if refreshing, !location.reasons.isEmpty, let snapshot = try? TargetSnapshot.read(location.path) {
+    if refreshing, !location.reasons.isEmpty, !location.reasons.contains(.ambiguous),
+      let snapshot = try? TargetSnapshot.read(location.path)
+    {
       refreshed = try? sign(snapshot, key: key)
     }
     return Resolution(
       path: location.path, kind: contents.kind, staleReasons: location.reasons,
-      refreshed: refreshed, recorded: contents)
+      refreshed: refreshed, recorded: contents, candidates: location.candidates)
   }
 
   /// The document's key, checked against the fingerprint a bookmark names.
@@ -196,10 +199,11 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   than a decoder accepts (``BookmarkRecord/maximumLength``).
   private func sign(_ snapshot: TargetSnapshot, key: DocumentKey) throws(DocbmError) -> Bookmark {
     let realFolder = (try? TargetSnapshot.canonicalPath(folder)) ?? folder
+    let realDocument = (try? TargetSnapshot.canonicalPath(path)) ?? realFolder.appending(path.lastComponent)
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,
-      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume)
+      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: realDocument)
     let bytes = BookmarkRecord.encode(contents, key: key)
     guard bytes.count <= BookmarkRecord.maximumLength else {
       throw DocbmError(

@@ -19,10 +19,16 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   public let identity: TargetIdentity
   /// Where its filesystem was mounted.
   public let volume: VolumeHint
+  /// The document's real path when the bookmark was made (an optional field: `nil` in
+  /// bookmarks made before it existed). Resolution uses it as evidence to tell a document
+  /// moved alone from a copy of its project: a copy leaves the original, with the same
+  /// key, where the bookmark was made.
+  public let documentPath: FilePath?
 
   public init(
     version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
-    absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint
+    absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint,
+    documentPath: FilePath? = nil
   ) {
     self.version = version
     self.keyFingerprint = keyFingerprint
@@ -32,5 +38,6 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
     self.createdAt = createdAt
     self.identity = identity
     self.volume = volume
+    self.documentPath = documentPath
   }
 }

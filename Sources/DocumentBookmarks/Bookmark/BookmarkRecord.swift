@@ -35,6 +35,8 @@ enum BookmarkRecord {
     static let mountPoint: UInt8 = 0x21
     /// Tags from here up are optional: a decoder that does not know one skips it.
     static let firstOptional: UInt8 = 0x80
+    /// The document's real path when the bookmark was made (optional).
+    static let documentPath: UInt8 = 0x80
   }
 
   /// The clear header, readable before verification (and trusted only after it).
@@ -77,6 +79,9 @@ enum BookmarkRecord {
     }
     if let mountPoint = contents.volume.mountPoint {
       writer.field(Tag.mountPoint, mountPoint.bytes)
+    }
+    if let documentPath = contents.documentPath {
+      writer.field(Tag.documentPath, documentPath.bytes)
     }
     let total = writer.bytes.count + tagLength
     writer.patch(bigEndian: UInt16(total), at: 8)
@@ -145,6 +150,7 @@ enum BookmarkRecord {
     var modification: Timestamp?
     var fsid: UInt64?
     var mountPoint: FilePath?
+    var documentPath: FilePath?
     var previousTag: Int = -1
 
     while !reader.isAtEnd {
@@ -201,6 +207,10 @@ enum BookmarkRecord {
         mountPoint = FilePath(bytes: value)
         parsed = mountPoint?.isAbsolute == true
         field = ByteReader([])
+      case Tag.documentPath:
+        documentPath = FilePath(bytes: value)
+        parsed = documentPath?.isAbsolute == true
+        field = ByteReader([])
       case Tag.firstOptional...:
         parsed = true
         field = ByteReader([])
@@ -224,7 +234,7 @@ enum BookmarkRecord {
         identity: TargetIdentity(
           fileHandle: handle, inode: inode, generation: generation, birthTime: birthTime,
           size: size, modificationTime: modification),
-        volume: VolumeHint(filesystemID: fsid, mountPoint: mountPoint)))
+        volume: VolumeHint(filesystemID: fsid, mountPoint: mountPoint), documentPath: documentPath))
   }
 
   static func corrupt(_ message: String) -> DocbmError {

@@ -1,6 +1,24 @@
 /// A bookmark that resolved: where its target is now, and whether the app should store a
 /// refreshed bookmark.
 public struct Resolution: Hashable, Sendable {
+  /// One file that may be the target, when the evidence cannot decide (``StaleReason/ambiguous``).
+  public struct Candidate: Hashable, Sendable, Codable {
+    /// Why this file is a candidate. Names are frozen: they appear in JSON output.
+    public enum Basis: String, Hashable, Sendable, Codable {
+      /// It is the very file the bookmark recorded (same identity), at its absolute path.
+      case recordedIdentity
+      /// It stands at the recorded path relative to the document, which moved or was copied.
+      case relativePath
+    }
+
+    /// The file.
+    public let path: FilePath
+    /// Why it is a candidate.
+    public let basis: Basis
+    /// One sentence on the evidence for and against it.
+    public let note: String
+  }
+
   /// Where the target is now.
   public let path: FilePath
   /// What the target is.
@@ -8,11 +26,18 @@ public struct Resolution: Hashable, Sendable {
   /// Why the bookmark is stale; empty when it resolved exactly as recorded.
   public let staleReasons: [StaleReason]
   /// A new bookmark for the target as it is now, signed with the same key; present when the
-  /// bookmark is stale. Store it in place of the old one with the document's next save.
+  /// bookmark is stale (but not ``StaleReason/ambiguous``). Store it in place of the old one
+  /// with the document's next save.
   public let refreshed: Bookmark?
   /// What the verified bookmark recorded.
   public let recorded: BookmarkContents
+  /// For an ``StaleReason/ambiguous`` result, the files that may be the target (``path``
+  /// first); empty otherwise. To settle it, make a new bookmark to the one the user means.
+  public let candidates: [Candidate]
 
   /// Whether the bookmark resolved, but not the way it was recorded.
   public var isStale: Bool { !staleReasons.isEmpty }
+
+  /// Whether the evidence could not tell which file is the target.
+  public var isAmbiguous: Bool { staleReasons.contains(.ambiguous) }
 }

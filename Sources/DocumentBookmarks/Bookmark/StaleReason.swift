@@ -9,6 +9,12 @@ public enum StaleReason: String, Hashable, Sendable, Codable, CaseIterable {
   /// recorded relative path no longer leads there.
   case relativePathChanged
   /// Another file now stands at the target's path (another program's atomic save made a
-  /// new inode); resolved by path.
+  /// new inode), and the recorded file was not found anywhere within the search budget;
+  /// resolved by path.
   case identityChanged
+  /// The evidence cannot tell which of two files is the target: the recorded file is still
+  /// at its absolute path, and another file stands at the path relative to the moved or
+  /// copied document. ``Resolution/path`` is the recorded file, ``Resolution/candidates``
+  /// lists both with why, and no refreshed bookmark is made: the app (or its user) decides.
+  case ambiguous
 }

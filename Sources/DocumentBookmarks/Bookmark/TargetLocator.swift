@@ -1,25 +1,38 @@
-/// Finds a verified bookmark's target: the recorded paths first, then the bounded search.
+/// Finds a verified bookmark's target. The recorded identity wins whenever the very file
+/// still exists within the search budget; a file at a recorded path with another identity
+/// is the answer only when the original cannot be found.
 ///
-/// Order (docs/design.md, "Resolution"):
-/// 1. The absolute path, when the document has not moved (the relative path from the
-///    document's folder names the same place): found there with the recorded identity →
-///    not stale.
-/// 2. The document moved or was copied: the relative path from its folder, when something
-///    of the right kind is there → `documentMoved` (the project travelled together).
-/// 3. The absolute path: same identity → `relativePathChanged` if the document moved;
-///    another file of the right kind → `identityChanged` (the path wins, as with Apple's
-///    bookmarks).
-/// 4. The recorded volume is not mounted → `volumeUnavailable`.
-/// 5. The identity search within the ``SearchBudget`` → `targetMoved`.
-/// 6. Otherwise `missing`.
+/// Order (docs/design.md, "Resolution", with the table of situations):
+/// 1. The document has not moved (the relative path from its folder names the absolute
+///    path): the recorded identity at the absolute path → exact, not stale. This is the
+///    common case, and the only work it does.
+/// 2. The document moved or was copied, and the recorded identity is at the relative path
+///    → `documentMoved` (the project travelled together).
+/// 3. The recorded identity is still at the absolute path. When another file of the right
+///    kind stands at the relative path, evidence decides: the original document, with the
+///    same key, still where the bookmark was made, and a faithful copy (same size and
+///    modification time) at the relative path → a project copy, `documentMoved`; the
+///    original document gone (it was moved alone) → the absolute path,
+///    `relativePathChanged`; otherwise `ambiguous`, with both candidates. Without another
+///    file there → `relativePathChanged`.
+/// 4. Neither path holds the identity: a faithful copy at the relative path of a moved
+///    document is the copy's target (`documentMoved`), without a search.
+/// 5. The recorded volume is not mounted → `volumeUnavailable`.
+/// 6. The identity search within the ``SearchBudget`` → `targetMoved`.
+/// 7. A file of the right kind at the relative path (`documentMoved`, `identityChanged`)
+///    or at the absolute path (`identityChanged`): the original is gone, the path wins.
+/// 8. Otherwise `missing`.
 struct TargetLocator {
   let contents: BookmarkContents
   let documentFolder: FilePath
+  /// The document's path now (as the app gave it).
+  let documentPath: FilePath
   let budget: SearchBudget
 
   struct Location {
     let path: FilePath
     let reasons: [StaleReason]
+    var candidates: [Resolution.Candidate] = []
   }
 
   func locate() throws(DocbmError) -> Location {
@@ -28,31 +41,36 @@ struct TargetLocator {
     let relativeCandidate = documentFolder.appending(contents.relativePath.bytes)
     let documentMoved = relativeCandidate.lexicallyNormalized != absolute
     let absoluteStatus = try? FileStatus.of(absolute, followSymlinks: false)
+    let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
 
-    if !documentMoved {
-      if let status = absoluteStatus, matcher.isSameObject(status, at: absolute) {
-        return Location(path: absolute, reasons: [])
-      }
-    } else if let status = try? FileStatus.of(relativeCandidate, followSymlinks: false),
+    if !documentMoved && absoluteIsTarget {
+      return Location(path: absolute, reasons: [])
+    }
+
+    var relativeStatus: FileStatus?
+    if documentMoved, let status = try? FileStatus.of(relativeCandidate, followSymlinks: false),
       matcher.kindMatches(status)
     {
-      let samePlace = absoluteStatus.map { $0.device == status.device && $0.inode == status.inode } ?? false
-      let path = samePlace ? absolute : canonical(relativeCandidate)
+      // The same place by another name (the document opened through a linked folder).
+      if let absoluteStatus, absoluteStatus.device == status.device && absoluteStatus.inode == status.inode {
+        return Location(path: absolute, reasons: absoluteIsTarget ? [] : [.identityChanged])
+      }
       if matcher.isSameObject(status, at: relativeCandidate) {
-        return Location(path: path, reasons: samePlace ? [] : [.documentMoved])
+        return Location(path: canonical(relativeCandidate), reasons: [.documentMoved])
       }
-      return Location(path: path, reasons: samePlace ? [.identityChanged] : [.documentMoved])
+      relativeStatus = status
     }
 
-    if let status = absoluteStatus, matcher.kindMatches(status) {
-      let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
-      if matcher.isSameObject(status, at: absolute) {
-        return Location(path: absolute, reasons: moved)
-      }
-      return Location(path: absolute, reasons: moved + [.identityChanged])
+    if absoluteIsTarget {
+      guard let relativeStatus else { return Location(path: absolute, reasons: [.relativePathChanged]) }
+      return decide(absolute: absolute, relative: canonical(relativeCandidate), relativeStatus)
     }
 
-    if let volumeError = unavailableVolume() { throw volumeError }
+    if let relativeStatus, looksCopied(relativeStatus) {
+      return Location(path: canonical(relativeCandidate), reasons: [.documentMoved])
+    }
+
+    if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
     let search = IdentitySearch(matcher: matcher, budget: budget)
     if let found = search.find(roots: searchRoots()) {
@@ -60,11 +78,88 @@ struct TargetLocator {
       if documentMoved { reasons.append(.documentMoved) }
       return Location(path: found, reasons: reasons)
     }
+    if relativeStatus != nil {
+      return Location(path: canonical(relativeCandidate), reasons: [.documentMoved, .identityChanged])
+    }
+    if let absoluteStatus, matcher.kindMatches(absoluteStatus) {
+      let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
+      return Location(path: absolute, reasons: moved + [.identityChanged])
+    }
     throw DocbmError(
       .missing, path: absolute,
       message:
         "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and not found by identity within the search budget",
       lastKnownPath: absolute)
+  }
+
+  /// The recorded file is at its absolute path and another file stands at the relative
+  /// path of the moved (or copied) document: which one is the target?
+  private func decide(absolute: FilePath, relative: FilePath, _ relativeStatus: FileStatus) -> Location {
+    let copied = looksCopied(relativeStatus)
+    let originalRemains = originalDocumentRemains()
+    if originalRemains == true && copied {
+      return Location(path: relative, reasons: [.documentMoved])
+    }
+    if originalRemains == false {
+      return Location(path: absolute, reasons: [.relativePathChanged])
+    }
+    let why =
+      originalRemains == true
+      ? "the original document is still where the bookmark was made, but the file at the relative path is not a copy of the target (another size or modification time)"
+      : "the bookmark does not say where its document was, so a copy cannot be told from a move"
+    return Location(
+      path: absolute, reasons: [.relativePathChanged, .ambiguous],
+      candidates: [
+        Resolution.Candidate(
+          path: absolute, basis: .recordedIdentity,
+          note: "the very file the bookmark recorded, still at its absolute path; \(why)"),
+        Resolution.Candidate(
+          path: relative, basis: .relativePath,
+          note:
+            "another file, at the recorded path relative to the document\(copied ? ", with the target's size and modification time" : "")"
+        ),
+      ])
+  }
+
+  /// Whether a document with the bookmark's key is still where the bookmark was made
+  /// (then the document at hand is a copy); `nil` when the bookmark does not say where that
+  /// was and it cannot be worked out.
+  private func originalDocumentRemains() -> Bool? {
+    guard let original = originalDocumentPath() else { return nil }
+    guard let originalStatus = try? FileStatus.of(original, followSymlinks: true) else { return false }
+    // The document at hand itself, under another name: it did not leave.
+    if let current = try? FileStatus.of(documentPath, followSymlinks: true),
+      current.device == originalStatus.device && current.inode == originalStatus.inode
+    {
+      return false
+    }
+    guard case .key(let key)? = try? KeyAttribute.read(atPath: original) else { return false }
+    return key.fingerprint == contents.keyFingerprint
+  }
+
+  /// Where the document was when the bookmark was made: recorded (optional field), or, for
+  /// older bookmarks whose relative path only descends, the absolute path less the relative
+  /// one, with the document's current name.
+  private func originalDocumentPath() -> FilePath? {
+    if let recorded = contents.documentPath { return recorded }
+    let relative = contents.relativePath.components
+    let absolute = contents.absolutePath.components
+    guard !relative.isEmpty, relative.count < absolute.count,
+      !relative.contains(where: { $0 == [UInt8(ascii: ".")] || $0 == [UInt8(ascii: "."), UInt8(ascii: ".")] }
+      ),
+      Array(absolute.suffix(relative.count)) == relative
+    else { return nil }
+    var folder = FilePath("/")
+    for component in absolute.dropLast(relative.count) { folder = folder.appending(component) }
+    return folder.appending(documentPath.lastComponent)
+  }
+
+  /// Whether a file is a faithful copy of the target as recorded: the same size (for
+  /// files) and modification time, as `cp -a`, `rsync -a` and `tar` keep them.
+  private func looksCopied(_ status: FileStatus) -> Bool {
+    let identity = contents.identity
+    guard status.modificationTime == identity.modificationTime else { return false }
+    return status.kind == .directory || status.size == identity.size
   }
 
   /// The search roots: the recorded folder or its nearest existing ancestor, up to
