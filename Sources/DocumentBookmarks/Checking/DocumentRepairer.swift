@@ -1,7 +1,8 @@
 /// Puts an escrowed key back on a document that lost it.
 ///
 /// Only when the document has no key, and only the key that the document's own bookmarks
-/// name, or that the escrow recorded for this very document. It never invents a key, never
+/// name, or that the escrow recorded for this very document. A document whose check was
+/// ``CheckVerdict/incomplete`` is refused: not all its bookmarks could be verified. It never invents a key, never
 /// replaces a key a document carries, and never attaches a key to a document that did not
 /// have it.
 public struct DocumentRepairer: Sendable {
@@ -55,7 +56,7 @@ public struct DocumentRepairer: Sendable {
         .refused, nil,
         "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)"
       )
-    case .unsupportedFilesystem, .unreadable:
+    case .unsupportedFilesystem, .unreadable, .incomplete:
       return report(.refused, nil, "refused: \(before.message)")
     case .keyLost:
       break
@@ -83,20 +84,33 @@ public struct DocumentRepairer: Sendable {
     }
     // Fingerprints are public: a forged header could name any key. Every bookmark that
     // names the key must verify with it before the key goes on the document.
+    // Each record is verified as it is found (none is kept), within the scanner's limits:
+    // a scan that stopped early has not seen every bookmark, so it is no licence.
     if !named.isEmpty {
-      var records: [Bookmark] = []
+      var seen = 0
+      var forged = 0
+      let completion: BookmarkScanCompletion
       do {
-        try BookmarkScanner().scan(fileAt: path) { records.append($0.bookmark) }
+        completion = try BookmarkScanner().scan(fileAt: path) { found in
+          seen += 1
+          if found.bookmark.keyFingerprint == wanted
+            && !BookmarkRecord.verify(found.bookmark.bytes, key: entry.key)
+          {
+            forged += 1
+          }
+        }
       } catch {
         return report(.refused, wanted, "refused: \(error.message)")
       }
-      let forged = records.filter {
-        $0.keyFingerprint == wanted && !BookmarkRecord.verify($0.bytes, key: entry.key)
-      }
-      guard forged.isEmpty, !records.isEmpty else {
+      guard completion.isComplete else {
         return report(
           .refused, wanted,
-          "refused: \(forged.count) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)"
+          "refused: the document holds more bookmarks than a check examines, so not all could be verified")
+      }
+      guard forged == 0, seen > 0 else {
+        return report(
+          .refused, wanted,
+          "refused: \(forged) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)"
         )
       }
     }
