@@ -28,6 +28,9 @@ struct BookmarkScanEngine {
   private(set) var candidatesExamined = 0
   /// Bookmarks reported so far.
   private(set) var bookmarksFound = 0
+  /// Document bytes read by base64 decodes so far (a byte read by two decodes counts
+  /// twice): what bounds the scan's time on crafted base64.
+  private(set) var bytesDecoded = 0
   /// Whether the scan stopped at a limit, and where; `complete` until then.
   private(set) var completion = BookmarkScanCompletion.complete
 
@@ -169,7 +172,7 @@ struct BookmarkScanEngine {
     // A record mid-group can only be standard base64: the text form starts with docbmRec.
     let alphabet: Base64Run.Alphabet = shift == 0 ? .either : .standard
     let header: Base64Run.Decoded
-    switch Base64Run.decode(
+    switch decode(
       window, from: groupStart, count: shift + BookmarkRecord.headerLength, alphabet: alphabet,
       isFinal: isFinal, checksPadding: false)
     {
@@ -191,7 +194,7 @@ struct BookmarkScanEngine {
       : standardFailure.fails(from: start, characters: characters)
     if failureIsKnown { return .none }
     let record: Base64Run.Decoded
-    switch Base64Run.decode(
+    switch decode(
       window, from: groupStart, count: shift + length, alphabet: alphabet, isFinal: isFinal,
       checksPadding: shift == 0)
     {
@@ -214,6 +217,22 @@ struct BookmarkScanEngine {
     }
     guard let bookmark = try? Bookmark(bytes: Array(record.bytes[shift...])) else { return .none }
     return .found(FoundBookmark(offset: start, form: form, bookmark: bookmark), end: record.end)
+  }
+
+  /// ``Base64Run/decode(_:from:count:alphabet:isFinal:checksPadding:)``, counting the
+  /// bytes it read in ``bytesDecoded``.
+  private mutating func decode(
+    _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Base64Run.Alphabet,
+    isFinal: Bool, checksPadding: Bool
+  ) -> Base64Run.Outcome {
+    let outcome = Base64Run.decode(
+      window, from: start, count: count, alphabet: alphabet, isFinal: isFinal, checksPadding: checksPadding)
+    switch outcome {
+    case .decoded(let decoded): bytesDecoded += decoded.end - start
+    case .invalid(let failure): bytesDecoded += failure.position - start
+    case .needMore: bytesDecoded += window.count - start
+    }
+    return outcome
   }
 
   /// Text form or standard base64, for a record whose base64 starts with `docbmRec`;

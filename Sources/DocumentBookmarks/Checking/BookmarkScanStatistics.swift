@@ -17,6 +17,8 @@ package struct BookmarkScanStatistics: Sendable, Equatable {
   package var candidatesExamined = 0
   /// Bookmarks reported; never above ``BookmarkScanLimits/bookmarks``.
   package var bookmarksFound = 0
+  /// Document bytes read by base64 decodes (a byte read by two decodes counts twice).
+  package var bytesDecoded = 0
   /// Whether the scan reached the end or stopped at a limit.
   package var completion = BookmarkScanCompletion.complete
 

@@ -168,6 +168,7 @@ public struct BookmarkScanner: Sendable {
     defer {
       statistics.candidatesExamined = engine.candidatesExamined
       statistics.bookmarksFound = engine.bookmarksFound
+      statistics.bytesDecoded = engine.bytesDecoded
       statistics.completion = engine.completion
     }
     var origin: UInt64 = 0
