@@ -86,9 +86,7 @@ struct Base64Run {
     _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Alphabet,
     isFinal: Bool, checksPadding: Bool
   ) -> Outcome {
-    let values = Self.values
-    var output: [UInt8] = []
-    output.reserveCapacity(count)
+    var output = [UInt8](repeating: 0, count: count)
     var accumulator: UInt32 = 0
     var bits: UInt32 = 0
     var characters = 0
@@ -100,39 +98,49 @@ struct Base64Run {
     var lastURLSafe = 0
     /// A byte no decode can read as a character: every start before it fails there.
     func outside() -> Outcome { .invalid(Failure(position: index, startsThrough: index - 1)) }
-    while output.count < count {
-      guard index < window.count else { return isFinal ? outside() : .needMore }
-      var byte = window[index]
-      var width = 1
-      if byte == backslash {
-        guard index + 1 < window.count else { return isFinal ? outside() : .needMore }
-        guard window[index + 1] == slash else { return outside() }
-        byte = slash
-        width = 2
-      }
-      let value = values[Int(byte)]
-      guard value >= 0 else { return outside() }
-      if value >= 62 {
-        if byte == plus || byte == slash {
-          if usesURLSafe { return .invalid(Failure(position: index, startsThrough: lastURLSafe)) }
-          usesStandard = true
-          lastStandard = index
-        } else {
-          if alphabet == .standard { return outside() }
-          if usesStandard { return .invalid(Failure(position: index, startsThrough: lastStandard)) }
-          usesURLSafe = true
-          lastURLSafe = index
+    // Unsafe buffers: the loop runs once per character of records up to 13 657 characters.
+    let failed: Outcome? = output.withUnsafeMutableBufferPointer { output in
+      Self.values.withUnsafeBufferPointer { values in
+        var produced = 0
+        while produced < count {
+          guard index < window.count else { return isFinal ? outside() : .needMore }
+          var byte = window[index]
+          var width = 1
+          if byte == backslash {
+            guard index + 1 < window.count else { return isFinal ? outside() : .needMore }
+            guard window[index + 1] == slash else { return outside() }
+            byte = slash
+            width = 2
+          }
+          let value = values[Int(byte)]
+          guard value >= 0 else { return outside() }
+          if value >= 62 {
+            if byte == plus || byte == slash {
+              if usesURLSafe { return .invalid(Failure(position: index, startsThrough: lastURLSafe)) }
+              usesStandard = true
+              lastStandard = index
+            } else {
+              if alphabet == .standard { return outside() }
+              if usesStandard { return .invalid(Failure(position: index, startsThrough: lastStandard)) }
+              usesURLSafe = true
+              lastURLSafe = index
+            }
+          }
+          accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
+          bits += 6
+          if bits >= 8 {
+            bits -= 8
+            output[produced] = UInt8(truncatingIfNeeded: accumulator >> bits)
+            produced += 1
+          }
+          characters += 1
+          index += width
         }
+        return nil
       }
-      accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
-      }
-      characters += 1
-      index += width
     }
+    if let failed { return failed }
+    let values = Self.values
     var isPadded = false
     var continues = false
     if checksPadding && characters % 4 != 0 {

@@ -19,7 +19,7 @@ struct EvidenceCollector {
   private let searchBudget: SearchBudget
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
-  private var memo: [Bookmark: DocumentCheck.FoundEvidence] = [:]
+  private var memo: [RecordKey: DocumentCheck.FoundEvidence] = [:]
   private var memoBytes = 0
 
   /// The evidence so far, in the order the bookmarks were found.
@@ -40,7 +40,7 @@ struct EvidenceCollector {
   /// Judges one bookmark found in the document.
   mutating func add(_ item: FoundBookmark) {
     guard overBudgetAt == nil else { return }
-    if let known = memo[item.bookmark] {
+    if let known = memo[RecordKey(bytes: item.bookmark.bytes)] {
       memoHits += 1
       // The path's storage is shared with the remembered evidence: only the fixed part costs.
       keep(known.moved(to: item), pathBytes: 0)
@@ -49,7 +49,7 @@ struct EvidenceCollector {
     let judged = judge(item)
     keep(judged, pathBytes: judged.recordedTarget?.bytes.count ?? 0)
     if memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
-      memo[item.bookmark] = judged
+      memo[RecordKey(bytes: item.bookmark.bytes)] = judged
       memoBytes += item.bookmark.bytes.count
     }
   }
