@@ -72,6 +72,14 @@ if CommandLine.arguments.dropFirst().first == "checking-tree", CommandLine.argum
   exit(0)
 }
 
+// `DocbmBenchmarks crafted [MEGABYTES]`: check of crafted files against random bytes.
+if CommandLine.arguments.dropFirst().first == "crafted" {
+  let megabytes = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 64
+  let met = runCraftedBenchmark(root: root, megabytes: megabytes)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)

@@ -2,6 +2,7 @@ import DocbmCLI
 import DocbmTestSupport
 import DocumentBookmarks
 import Foundation
+import Glibc
 import Testing
 
 /// `docbm check` and `docbm repair` on real files, with a scratch escrow.
@@ -78,5 +79,88 @@ struct CheckEndToEndTests {
     #expect(inspected.contains("text at 2, key "))
     #expect(inspected.contains("→ \(target): verifies, resolves"))
     #expect(inspected.contains("verdict:      ok"))
+  }
+
+  @Test("an explicit FIFO or unix socket operand is unreadable (exit 2), never waited on")
+  func specialFileOperands() throws {
+    let scratch = try Scratch()
+    let fifo = scratch.path("pipe")
+    try #require(fifo.withCString { mkfifo($0, 0o644) } == 0)
+    let socketPath = scratch.path("sock")
+    let socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    defer { close(socket) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in socketPath.bytes.enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(bound == 0)
+    for operand in [fifo, socketPath] {
+      // A FIFO opened for reading would block until a writer came: the timeout says so.
+      let result = run("/usr/bin/timeout", ["10", docbm, "check", operand.description])
+      #expect(result.status == 2, "\(operand): \(result.output)\(result.error)")
+      #expect(result.output.hasPrefix("unreadable            \(operand): "), "\(result.output)")
+      #expect(result.output.contains("not a regular file"))
+      #expect(result.output.contains("1 documents checked, 1 with problems"))
+    }
+  }
+
+  @Test("a document past the bookmark limit is incomplete (exit 2) in check, inspect and repair")
+  func incompleteDocument() throws {
+    let scratch = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    // 10 001 records of the smallest length: framing only, back to back.
+    var record: [UInt8] = [0x76, 0x87, 0x1B, 0x99, 0x17, 0x9C, 1, 0, 0, 34]
+    record += [UInt8](repeating: 0xCD, count: 24)
+    let document = scratch.path("many.bin")
+    try Data(Array([[UInt8]](repeating: record, count: 10_001).joined())).write(
+      to: URL(fileURLWithPath: document.description))
+    let check = run(docbm, ["check", document.description], environment: environment)
+    #expect(check.status == 2)
+    #expect(check.output.hasPrefix("incomplete            \(document): checking stopped at byte 340000"))
+    let json = run(docbm, ["check", "--json", document.description], environment: environment)
+    #expect(json.output.contains("\"verdict\" : \"incomplete\""))
+    let inspect = run(docbm, ["inspect", document.description], environment: environment)
+    #expect(inspect.output.contains("verdict:      incomplete"))
+    let repair = run(docbm, ["repair", document.description], environment: environment)
+    #expect(repair.status == 2)
+    #expect(repair.output.hasPrefix("refused"))
+  }
+
+  @Test("on a filesystem without user xattrs (ramfs), only a document with bookmarks is a problem")
+  func ramfsDocuments() throws {
+    guard Capabilities.canMountPrivately else {
+      print("skipped: mounting test filesystems needs root and unshare -m")
+      return
+    }
+    let scratch = try Scratch()
+    let source = try scratch.file("source.json")
+    let target = try scratch.file("a.png")
+    let text = run(docbm, ["bookmark", source.description, target.description]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try #require(text.hasPrefix("docbmRec"))
+    let mountPoint = try scratch.folder("ram")
+    let script = """
+      m='\(mountPoint)'
+      mount -t ramfs none "$m" || exit 77
+      echo '{"title": "plain"}' > "$m/plain.json"
+      echo '["\(text)"]' > "$m/linked.json"
+      '\(docbm)' check "$m/plain.json"; echo "status $?"
+      '\(docbm)' check "$m/linked.json"; echo "status $?"
+      """
+    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
+    if result.status == 77 {
+      print("skipped: ramfs cannot be mounted here (\(result.error))")
+      return
+    }
+    #expect(result.output.contains("noBookmarks           \(mountPoint)/plain.json\n"), "\(result.output)")
+    #expect(result.output.contains("status 0\nunsupportedFilesystem \(mountPoint)/linked.json: "))
+    #expect(result.output.hasSuffix("status 2\n"))
   }
 }

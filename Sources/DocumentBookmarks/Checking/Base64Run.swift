@@ -23,14 +23,30 @@ struct Base64Run {
     var unusedBitsAreZero: Bool
     /// Whether `=` padding follows the last character.
     var isPadded: Bool
+    /// Whether another character of the alphabet (or a backslash) follows the last one:
+    /// the encoded value goes on past the bytes asked for.
+    var continues: Bool
+    /// The index in the window just past the last character.
+    var end: Int
+  }
+
+  /// Where a decode failed, for ``Base64FailureMemo``.
+  struct Failure {
+    /// The index of the character that failed (the window's count when the document
+    /// ended first).
+    var position: Int
+    /// The latest start from which a decode fails at ``position`` too: the character
+    /// before it for a byte outside the alphabet, or the last character of the other
+    /// alphabet for a mix of both.
+    var startsThrough: Int
   }
 
   enum Outcome {
     case decoded(Decoded)
     /// The window ended first; more bytes of the document may complete the run.
     case needMore
-    /// A character outside the alphabet (or the run ended) before enough bytes.
-    case invalid
+    /// A character outside the alphabet (or the document ended) before enough bytes.
+    case invalid(Failure)
   }
 
   static let standardAlphabet = Array(
@@ -64,50 +80,73 @@ struct Base64Run {
   /// - Parameters:
   ///   - isFinal: whether the window ends where the document ends; if not, running out of
   ///     window is `needMore` rather than `invalid`.
-  ///   - checksPadding: whether to look past the last character for `=` (which may also
-  ///     need the next byte of the document).
+  ///   - checksPadding: whether to look past the last character for `=` or a character
+  ///     that continues the value (which may also need the next byte of the document).
   static func decode(
     _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Alphabet,
     isFinal: Bool, checksPadding: Bool
   ) -> Outcome {
-    let values = Self.values
-    var output: [UInt8] = []
-    output.reserveCapacity(count)
+    var output = [UInt8](repeating: 0, count: count)
     var accumulator: UInt32 = 0
     var bits: UInt32 = 0
     var characters = 0
     var index = start
     var usesStandard = false
     var usesURLSafe = false
-    while output.count < count {
-      guard index < window.count else { return isFinal ? .invalid : .needMore }
-      var byte = window[index]
-      var width = 1
-      if byte == backslash {
-        guard index + 1 < window.count else { return isFinal ? .invalid : .needMore }
-        guard window[index + 1] == slash else { return .invalid }
-        byte = slash
-        width = 2
+    // The last character of each alphabet's own pair, for a failure on a mix of both.
+    var lastStandard = 0
+    var lastURLSafe = 0
+    /// A byte no decode can read as a character: every start before it fails there.
+    func outside() -> Outcome { .invalid(Failure(position: index, startsThrough: index - 1)) }
+    // Unsafe buffers: the loop runs once per character of records up to 13 657 characters.
+    let failed: Outcome? = output.withUnsafeMutableBufferPointer { output in
+      Self.values.withUnsafeBufferPointer { values in
+        var produced = 0
+        while produced < count {
+          guard index < window.count else { return isFinal ? outside() : .needMore }
+          var byte = window[index]
+          var width = 1
+          if byte == backslash {
+            guard index + 1 < window.count else { return isFinal ? outside() : .needMore }
+            guard window[index + 1] == slash else { return outside() }
+            byte = slash
+            width = 2
+          }
+          let value = values[Int(byte)]
+          guard value >= 0 else { return outside() }
+          if value >= 62 {
+            if byte == plus || byte == slash {
+              if usesURLSafe { return .invalid(Failure(position: index, startsThrough: lastURLSafe)) }
+              usesStandard = true
+              lastStandard = index
+            } else {
+              if alphabet == .standard { return outside() }
+              if usesStandard { return .invalid(Failure(position: index, startsThrough: lastStandard)) }
+              usesURLSafe = true
+              lastURLSafe = index
+            }
+          }
+          accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
+          bits += 6
+          if bits >= 8 {
+            bits -= 8
+            output[produced] = UInt8(truncatingIfNeeded: accumulator >> bits)
+            produced += 1
+          }
+          characters += 1
+          index += width
+        }
+        return nil
       }
-      let value = values[Int(byte)]
-      guard value >= 0 else { return .invalid }
-      if value >= 62 {
-        if byte == plus || byte == slash { usesStandard = true } else { usesURLSafe = true }
-        if usesURLSafe && (usesStandard || alphabet == .standard) { return .invalid }
-      }
-      accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        output.append(UInt8(truncatingIfNeeded: accumulator >> bits))
-      }
-      characters += 1
-      index += width
     }
+    if let failed { return failed }
+    let values = Self.values
     var isPadded = false
+    var continues = false
     if checksPadding && characters % 4 != 0 {
       if index < window.count {
         isPadded = window[index] == padding
+        continues = values[Int(window[index])] >= 0 || window[index] == backslash
       } else if !isFinal {
         return .needMore
       }
@@ -115,7 +154,8 @@ struct Base64Run {
     return .decoded(
       Decoded(
         bytes: output, usesStandardCharacters: usesStandard, usesURLSafeCharacters: usesURLSafe,
-        unusedBitsAreZero: accumulator & ((1 << bits) - 1) == 0, isPadded: isPadded))
+        unusedBitsAreZero: accumulator & ((1 << bits) - 1) == 0, isPadded: isPadded, continues: continues,
+        end: index))
   }
 
   /// Where the character that ends just before `end` starts, reading `\/` as one

@@ -14,22 +14,46 @@ struct BookmarkScanEngine {
     ScanAnchor.maximumBackContext + Base64Run.maximumCharacterWidth * maximumEncodedCharacters
 
   private let anchors = ScanAnchor.all
+  private let limits: BookmarkScanLimits
   /// For each anchor, the document offset from which it has not been searched yet.
   private var searchFrom: [UInt64]
+  /// The end of the last record reported: anchors before it lie inside a record, and are
+  /// not candidates of their own.
+  private var consumedUntil: UInt64 = 0
+  /// The last failed decode, for candidates in either alphabet and in the standard one.
+  private var eitherFailure = Base64FailureMemo()
+  private var standardFailure = Base64FailureMemo()
 
-  init() {
+  /// Candidates examined so far (a candidate deferred to the next window counts once).
+  private(set) var candidatesExamined = 0
+  /// Bookmarks reported so far.
+  private(set) var bookmarksFound = 0
+  /// Document bytes read by base64 decodes so far (a byte read by two decodes counts
+  /// twice): what bounds the scan's time on crafted base64.
+  private(set) var bytesDecoded = 0
+  /// Whether the scan stopped at a limit, and where; `complete` until then.
+  private(set) var completion = BookmarkScanCompletion.complete
+
+  init(limits: BookmarkScanLimits = .standard) {
+    self.limits = limits
     searchFrom = [UInt64](repeating: 0, count: anchors.count)
   }
 
   /// What looking at one candidate gave.
   private enum Examination {
     case none
-    case found(FoundBookmark)
+    /// A record, and the index in the window just past its last byte or character.
+    case found(FoundBookmark, end: Int)
     case needMore
   }
 
   /// Reports every bookmark whose anchor lies in `window` and has not been searched yet,
-  /// in the order of their offsets.
+  /// in the order of their offsets, until a limit is reached (``completion`` then says
+  /// which, and every later call reports nothing).
+  ///
+  /// A record found at `[p, p + n)` takes its bytes: an anchor inside them is not a
+  /// candidate of its own. So every byte belongs to at most one reported record, and a
+  /// file of overlapping fake headers costs what its size does.
   ///
   /// - Parameters:
   ///   - origin: the document offset of the window's first byte.
@@ -39,10 +63,11 @@ struct BookmarkScanEngine {
   mutating func scan(
     _ window: UnsafeRawBufferPointer, origin: UInt64, isFinal: Bool, found: (FoundBookmark) -> Void
   ) -> Int {
+    guard completion.isComplete else { return window.count }
     let end = origin + UInt64(window.count)
     var next: [Int?] = anchors.indices.map { anchor in
       precondition(searchFrom[anchor] >= origin, "the window starts after unsearched bytes")
-      return search(anchor, in: window, from: Int(min(searchFrom[anchor], end) - origin))
+      return search(anchor, in: window, from: Int(min(max(searchFrom[anchor], consumedUntil), end) - origin))
     }
     var deferredAt: Int?
     while deferredAt == nil {
@@ -53,12 +78,27 @@ struct BookmarkScanEngine {
         nearest = anchor
       }
       guard let anchor = nearest, let position = next[anchor] else { break }
+      guard candidatesExamined < limits.candidates else {
+        completion = .stoppedAtCandidateLimit(offset: origin + UInt64(position))
+        return window.count
+      }
+      candidatesExamined += 1
       switch examine(anchors[anchor], at: position, in: window, origin: origin, isFinal: isFinal) {
       case .needMore:
+        candidatesExamined -= 1
         deferredAt = position
-      case .found(let bookmark):
+      case .found(let bookmark, let recordEnd):
+        guard bookmarksFound < limits.bookmarks else {
+          completion = .stoppedAtBookmarkLimit(offset: bookmark.offset)
+          return window.count
+        }
+        bookmarksFound += 1
         found(bookmark)
-        next[anchor] = search(anchor, in: window, from: position + 1)
+        consumedUntil = origin + UInt64(recordEnd)
+        for other in anchors.indices {
+          guard let hit = next[other], hit < recordEnd else { continue }
+          next[other] = search(other, in: window, from: recordEnd)
+        }
       case .none:
         next[anchor] = search(anchor, in: window, from: position + 1)
       }
@@ -73,7 +113,7 @@ struct BookmarkScanEngine {
       } else {
         // A pattern that starts in the last bytes may continue in the next window.
         let unsearched = UInt64(min(window.count, anchors[anchor].pattern.count - 1))
-        searchFrom[anchor] = max(searchFrom[anchor], end - unsearched)
+        searchFrom[anchor] = max(searchFrom[anchor], end - unsearched, consumedUntil)
       }
     }
     if isFinal { return window.count }
@@ -87,7 +127,7 @@ struct BookmarkScanEngine {
     }
   }
 
-  private func examine(
+  private mutating func examine(
     _ anchor: ScanAnchor, at position: Int, in window: UnsafeRawBufferPointer, origin: UInt64,
     isFinal: Bool
   ) -> Examination {
@@ -111,12 +151,14 @@ struct BookmarkScanEngine {
     guard available >= length else { return isFinal ? .none : .needMore }
     let bytes = Array(window[position..<(position + length)])
     guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }
-    return .found(FoundBookmark(offset: origin + UInt64(position), form: .binary, bookmark: bookmark))
+    return .found(
+      FoundBookmark(offset: origin + UInt64(position), form: .binary, bookmark: bookmark),
+      end: position + length)
   }
 
   /// Base64 characters of the magic at `position`: find the group's first character,
   /// decode the header to learn the length, then decode the record.
-  private func examineBase64(
+  private mutating func examineBase64(
     _ anchor: ScanAnchor, shift: Int, at position: Int, in window: UnsafeRawBufferPointer,
     origin: UInt64, isFinal: Bool
   ) -> Examination {
@@ -130,7 +172,7 @@ struct BookmarkScanEngine {
     // A record mid-group can only be standard base64: the text form starts with docbmRec.
     let alphabet: Base64Run.Alphabet = shift == 0 ? .either : .standard
     let header: Base64Run.Decoded
-    switch Base64Run.decode(
+    switch decode(
       window, from: groupStart, count: shift + BookmarkRecord.headerLength, alphabet: alphabet,
       isFinal: isFinal, checksPadding: false)
     {
@@ -142,29 +184,72 @@ struct BookmarkScanEngine {
       Self.recordLength(header: UnsafeRawBufferPointer(rebasing: bytes[shift...]))
     }
     guard let length else { return .none }
+    // A candidate whose characters run into a place where an earlier decode failed fails
+    // there too: rejected without decoding again (see Base64FailureMemo).
+    let start = origin + UInt64(groupStart)
+    let characters = (8 * (shift + length) + 5) / 6
+    let failureIsKnown =
+      alphabet == .either
+      ? eitherFailure.fails(from: start, characters: characters)
+      : standardFailure.fails(from: start, characters: characters)
+    if failureIsKnown { return .none }
     let record: Base64Run.Decoded
-    switch Base64Run.decode(
+    switch decode(
       window, from: groupStart, count: shift + length, alphabet: alphabet, isFinal: isFinal,
       checksPadding: shift == 0)
     {
     case .needMore: return .needMore
-    case .invalid: return .none
+    case .invalid(let failure):
+      if alphabet == .either {
+        eitherFailure.record(failure, origin: origin)
+      } else {
+        standardFailure.record(failure, origin: origin)
+      }
+      return .none
     case .decoded(let decoded): record = decoded
     }
+    let form: BookmarkForm
+    if shift == 0 {
+      guard let aligned = Self.alignedForm(record) else { return .none }
+      form = aligned
+    } else {
+      form = .base64
+    }
     guard let bookmark = try? Bookmark(bytes: Array(record.bytes[shift...])) else { return .none }
-    let form: BookmarkForm = shift == 0 ? Self.alignedForm(record) : .base64
-    return .found(FoundBookmark(offset: origin + UInt64(groupStart), form: form, bookmark: bookmark))
+    return .found(FoundBookmark(offset: start, form: form, bookmark: bookmark), end: record.end)
   }
 
-  /// Text form or standard base64, for a record whose base64 starts with `docbmRec`.
+  /// ``Base64Run/decode(_:from:count:alphabet:isFinal:checksPadding:)``, counting the
+  /// bytes it read in ``bytesDecoded``.
+  private mutating func decode(
+    _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Base64Run.Alphabet,
+    isFinal: Bool, checksPadding: Bool
+  ) -> Base64Run.Outcome {
+    let outcome = Base64Run.decode(
+      window, from: start, count: count, alphabet: alphabet, isFinal: isFinal, checksPadding: checksPadding)
+    switch outcome {
+    case .decoded(let decoded): bytesDecoded += decoded.end - start
+    case .invalid(let failure): bytesDecoded += failure.position - start
+    case .needMore: bytesDecoded += window.count - start
+    }
+    return outcome
+  }
+
+  /// Text form or standard base64, for a record whose base64 starts with `docbmRec`;
+  /// `nil` when the characters are neither, as the app's own decoder would find.
   ///
-  /// The alphabet decides: `+`, `/` or `\/` is standard base64; `-` or `_` is the text
-  /// form. When the characters use neither, `=` padding after them, or unused bits that
-  /// are not zero (the encoded value goes on past the record), mean standard base64;
-  /// otherwise the characters are exactly the text form, and it is reported as such.
-  static func alignedForm(_ record: Base64Run.Decoded) -> BookmarkForm {
+  /// Unused bits of the last character that are not zero belong to a value that goes on
+  /// (another character follows) or, with `=` after it, to padded standard base64; a
+  /// value that ends there is neither form (``Bookmark/init(text:)`` and `Data`'s base64
+  /// decoding reject it). Then the alphabet decides: `+`, `/` or `\/` is standard base64;
+  /// `-` or `_` is the text form, which never goes on, so unused bits that are not zero
+  /// make it none. When the characters use neither, `=` padding or a value that goes on
+  /// means standard base64; otherwise the characters are exactly the text form, and it is
+  /// reported as such.
+  static func alignedForm(_ record: Base64Run.Decoded) -> BookmarkForm? {
+    if !record.unusedBitsAreZero && !record.isPadded && !record.continues { return nil }
     if record.usesStandardCharacters { return .base64 }
-    if record.usesURLSafeCharacters { return .text }
+    if record.usesURLSafeCharacters { return record.unusedBitsAreZero ? .text : nil }
     if record.isPadded || !record.unusedBitsAreZero { return .base64 }
     return .text
   }

@@ -1,4 +1,5 @@
-/// What one streaming scan did with its memory, for tests and benchmarks.
+/// What one streaming scan did with its memory and how much it examined, for tests,
+/// benchmarks and the checker.
 package struct BookmarkScanStatistics: Sendable, Equatable {
   /// Bytes read from the file.
   package var bytesRead: UInt64 = 0
@@ -12,6 +13,14 @@ package struct BookmarkScanStatistics: Sendable, Equatable {
   package var maximumBufferedBytes = 0
   /// The size of the one buffer the scan allocated.
   package var bufferCapacity = 0
+  /// Candidates (anchor hits) examined; never above ``BookmarkScanLimits/candidates``.
+  package var candidatesExamined = 0
+  /// Bookmarks reported; never above ``BookmarkScanLimits/bookmarks``.
+  package var bookmarksFound = 0
+  /// Document bytes read by base64 decodes (a byte read by two decodes counts twice).
+  package var bytesDecoded = 0
+  /// Whether the scan reached the end or stopped at a limit.
+  package var completion = BookmarkScanCompletion.complete
 
   package init() {}
 }

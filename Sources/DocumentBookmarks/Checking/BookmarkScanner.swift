@@ -26,35 +26,49 @@
 /// ``maximumCarry`` bytes between chunks, so memory stays the same whatever the file's
 /// size. Time is linear in the file's size: the search for each pattern runs the C
 /// library's vectorized `memchr` for one rare byte of it.
+///
+/// Crafted bytes cost no more. A record found at `[p, p + n)` takes those bytes: an
+/// anchor inside it is not a candidate of its own, so overlapping fake headers are
+/// decoded once per record's length, not once per header. A base64 decode that fails on a
+/// character is remembered, and later candidates that would run into that character are
+/// rejected without decoding. And a scan stops at its ``limits`` (bookmarks reported,
+/// candidates examined), saying so in its ``BookmarkScanCompletion``.
 public struct BookmarkScanner: Sendable {
   /// Bytes read at a time by ``scan(fileAt:_:)``.
   public let chunkSize: Int
+
+  /// The most bookmarks reported and candidates examined per document.
+  public let limits: BookmarkScanLimits
 
   /// The most bytes kept from one chunk for the next: enough for a candidate record of
   /// the largest length (10 240 bytes) in base64 with every character written `\/`
   /// (about 27 KiB).
   public static let maximumCarry = BookmarkScanEngine.maximumCarry
 
-  /// Makes a scanner that reads `chunkSize` bytes at a time (1 MiB by default).
+  /// Makes a scanner that reads `chunkSize` bytes at a time (1 MiB by default) and stops
+  /// at `limits`.
   ///
   /// - Precondition: `chunkSize` is positive. Small chunks work, but a candidate that
   ///   does not fit in one is decoded again as each chunk arrives; keep chunks at a few
   ///   KiB or more.
-  public init(chunkSize: Int = 1 << 20) {
+  public init(chunkSize: Int = 1 << 20, limits: BookmarkScanLimits = .standard) {
     precondition(chunkSize > 0, "the chunk size must be positive")
     self.chunkSize = chunkSize
+    self.limits = limits
   }
 
   /// Every bookmark in `bytes`, in the order of their offsets (counted from the
-  /// collection's first element).
+  /// collection's first element), up to the scanner's ``limits``: a scanner made with
+  /// ``BookmarkScanLimits/unlimited`` reports them all. Records never overlap, so the
+  /// result holds fewer bytes than `bytes` does.
   public func scan(_ bytes: some Collection<UInt8>) -> [FoundBookmark] {
     var results: [FoundBookmark] = []
     let report = { (found: FoundBookmark) in results.append(found) }
     let scanned: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-      Self.scanWhole(UnsafeRawBufferPointer(buffer), report)
+      scanWhole(UnsafeRawBufferPointer(buffer), report)
     }
     if scanned == nil {
-      Array(bytes).withUnsafeBytes { Self.scanWhole($0, report) }
+      Array(bytes).withUnsafeBytes { scanWhole($0, report) }
     }
     return results
   }
@@ -62,15 +76,22 @@ public struct BookmarkScanner: Sendable {
   /// Reads the file at `path` chunk by chunk and calls `found` with each bookmark, in the
   /// order of their offsets, as soon as it is found.
   ///
+  /// - Returns: whether the scan reached the end of the file, or stopped at one of its
+  ///   ``limits`` (and where): a caller that judges the document from its bookmarks must
+  ///   not take a stopped scan for all of them.
   /// - Throws: ``DocbmError`` when the file cannot be opened or read: `notFound`,
   ///   `permissionDenied`, `unsupportedFileType` (a folder), `ioError` or `systemFailure`.
   ///   Bookmarks reported before a read failure stay reported.
-  public func scan(fileAt path: FilePath, _ found: (FoundBookmark) -> Void) throws(DocbmError) {
+  @discardableResult
+  public func scan(fileAt path: FilePath, _ found: (FoundBookmark) -> Void) throws(DocbmError)
+    -> BookmarkScanCompletion
+  {
     var statistics = BookmarkScanStatistics()
     try scan(fileAt: path, statistics: &statistics, found)
+    return statistics.completion
   }
 
-  /// ``scan(fileAt:_:)``, recording how much memory the scan held in `statistics`.
+  /// ``scan(fileAt:_:)``, recording what the scan held and examined in `statistics`.
   package func scan(
     fileAt path: FilePath, statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void
   ) throws(DocbmError) {
@@ -125,8 +146,8 @@ public struct BookmarkScanner: Sendable {
     }
   }
 
-  private static func scanWhole(_ bytes: UnsafeRawBufferPointer, _ found: (FoundBookmark) -> Void) {
-    var engine = BookmarkScanEngine()
+  private func scanWhole(_ bytes: UnsafeRawBufferPointer, _ found: (FoundBookmark) -> Void) {
+    var engine = BookmarkScanEngine(limits: limits)
     _ = engine.scan(bytes, origin: 0, isFinal: true, found: found)
   }
 
@@ -143,7 +164,13 @@ public struct BookmarkScanner: Sendable {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
     defer { buffer.deallocate() }
     statistics.bufferCapacity = capacity
-    var engine = BookmarkScanEngine()
+    var engine = BookmarkScanEngine(limits: limits)
+    defer {
+      statistics.candidatesExamined = engine.candidatesExamined
+      statistics.bookmarksFound = engine.bookmarksFound
+      statistics.bytesDecoded = engine.bytesDecoded
+      statistics.completion = engine.completion
+    }
     var origin: UInt64 = 0
     var carried = 0
     while true {
@@ -169,7 +196,7 @@ public struct BookmarkScanner: Sendable {
       statistics.maximumBufferedBytes = max(statistics.maximumBufferedBytes, filled)
       let window = UnsafeRawBufferPointer(rebasing: buffer[0..<filled])
       let keepFrom = engine.scan(window, origin: origin, isFinal: atEnd, found: found)
-      if atEnd { return }
+      if atEnd || !engine.completion.isComplete { return }
       carried = filled - keepFrom
       precondition(carried <= Self.maximumCarry, "the scanner kept more than its bound")
       statistics.maximumCarriedBytes = max(statistics.maximumCarriedBytes, carried)

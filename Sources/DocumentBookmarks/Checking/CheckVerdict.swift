@@ -15,6 +15,11 @@ public enum CheckVerdict: String, Hashable, Sendable, Codable, CaseIterable {
   case unsupportedFilesystem
   /// The document or its key could not be read.
   case unreadable
+  /// Checking stopped before the end of the document: it holds more bookmarks, or more
+  /// places that look like bookmarks, than a check examines (``BookmarkScanLimits``), so
+  /// nothing can be said of the rest. Real documents do not; a crafted file does. The
+  /// check's message gives the verdict on the part that was checked.
+  case incomplete
 
   /// Whether the verdict is a problem worth reporting (exit status 2 in `docbm check`).
   public var isProblem: Bool {

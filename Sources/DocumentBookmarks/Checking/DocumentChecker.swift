@@ -100,61 +100,73 @@ public struct DocumentChecker: Sendable {
     defer { fd.close() }
     let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
 
+    // A filesystem without user extended attributes holds no key: that is a problem only
+    // for a document with bookmarks (or one the escrow recorded a key for), so scan first.
     let documentKey: DocumentKey?
+    var keyUnsupported = false
     do throws(DocbmError) {
       documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return without(.unreadable, escrowed: escrowed, error.message)
       }
-      return without(
-        .unsupportedFilesystem, escrowed: escrowed,
-        "the filesystem has no user extended attributes, so the document can hold no key")
+      documentKey = nil
+      keyUnsupported = true
     }
 
+    // Each bookmark becomes evidence as it is found; no record outlives its judgement.
     let key = documentKey?.fingerprint
-    var found: [FoundBookmark] = []
+    var collector = EvidenceCollector(path: path, documentKey: documentKey, searchBudget: searchBudget)
+    var statistics = BookmarkScanStatistics()
     do {
-      var statistics = BookmarkScanStatistics()
       try BookmarkScanner().scan(
         descriptor: fd, path: path, knownRegular: knownRegular, statistics: &statistics
       ) {
-        found.append($0)
+        collector.add($0)
       }
     } catch {
       return without(.unreadable, key: key, escrowed: escrowed, error.message)
     }
-
-    // Made only when there are bookmarks to resolve: it computes the document's folder.
-    let anchored =
-      found.isEmpty ? nil : BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
-    let evidence = found.map { item -> DocumentCheck.FoundEvidence in
-      // The recorded target, unverified: parsed here only when resolution did not.
-      var recorded: FilePath? { try? item.bookmark.decodeUnverified().absolutePath }
-      guard let anchored, let documentKey, let key, item.bookmark.keyFingerprint == key else {
-        return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
-          recordedTarget: recorded,
-          verifies: false, resolves: false, problem: key == nil ? .keyMissing : .keyMismatch)
-      }
-      do throws(DocbmError) {
-        let resolution = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
-        return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: key,
-          recordedTarget: resolution.recorded.absolutePath, verifies: true, resolves: true, problem: nil)
-      } catch {
-        let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
-        return DocumentCheck.FoundEvidence(
-          offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded,
-          verifies: verified,
-          resolves: false, problem: error.code)
+    let evidence = collector.evidence
+    var (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
+    if keyUnsupported {
+      if evidence.isEmpty && escrowed == nil && statistics.completion.isComplete {
+        (verdict, message) = (.noBookmarks, "no bookmark was found in the document")
+      } else {
+        let evidenceSays = evidence.isEmpty ? "the escrow recorded a key for it" : "it holds bookmarks"
+        (verdict, message) = (
+          .unsupportedFilesystem,
+          "the filesystem has no user extended attributes, so the document can hold no key, but \(evidenceSays)"
+        )
       }
     }
-    let (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
+    if let incomplete = DocumentChecker.incompleteness(
+      statistics.completion, overBudgetAt: collector.overBudgetAt)
+    {
+      (verdict, message) = (
+        .incomplete, "\(incomplete); of what was checked: \(verdict.rawValue): \(message)"
+      )
+    }
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
       message: message)
+  }
+
+  /// Why checking stopped before the end of the document, when it did.
+  static func incompleteness(_ completion: BookmarkScanCompletion, overBudgetAt: UInt64?) -> String? {
+    let limits = BookmarkScanLimits.standard
+    switch completion {
+    case .stoppedAtBookmarkLimit(let offset):
+      return "checking stopped at byte \(offset): the document holds more than \(limits.bookmarks) bookmarks"
+    case .stoppedAtCandidateLimit(let offset):
+      return
+        "checking stopped at byte \(offset): the document holds more than \(limits.candidates) places that look like bookmarks"
+    case .complete:
+      guard let overBudgetAt else { return nil }
+      return
+        "checking stopped at byte \(overBudgetAt): the bookmarks' evidence passed \(EvidenceCollector.evidenceBudget >> 20) MiB"
+    }
   }
 
   /// The verdict from the evidence.

@@ -14,7 +14,8 @@
 /// - the document is owned by the user who repairs (never a stranger's file, whatever the
 ///   policy).
 ///
-/// Refusals carry a ``Report/Refusal`` that says what the document is not.
+/// A document whose check was ``CheckVerdict/incomplete`` is refused: not all its bookmarks
+/// could be verified. Refusals carry a ``Report/Refusal`` that says what the document is not.
 public struct DocumentRepairer: Sendable {
   /// What repair did to one document.
   public struct Report: Hashable, Sendable, Codable {
@@ -34,6 +35,9 @@ public struct DocumentRepairer: Sendable {
       case carriesKey
       /// The document cannot be read, or is on a filesystem that holds no keys.
       case unreadable
+      /// The document holds more bookmarks than a check examines (``CheckVerdict/incomplete``),
+      /// so not all of them could be verified.
+      case incomplete
       /// Its bookmarks name several keys.
       case severalKeys
       /// The escrow has no key for it (made on another account, or before the escrow).
@@ -111,6 +115,8 @@ public struct DocumentRepairer: Sendable {
         refusal: .carriesKey)
     case .unsupportedFilesystem, .unreadable:
       return report(.refused, nil, "refused: \(before.message)", refusal: .unreadable)
+    case .incomplete:
+      return report(.refused, nil, "refused: \(before.message)", refusal: .incomplete)
     case .keyLost:
       break
     }
@@ -147,11 +153,14 @@ public struct DocumentRepairer: Sendable {
     }
     // Fingerprints are public: a forged header could name any key. Every bookmark that
     // names the key must verify with it before the key goes on the document.
+    // Each record is verified as it is found (none is kept), within the scanner's limits:
+    // a scan that stopped early has not seen every bookmark, so it is no licence.
     if !named.isEmpty {
       var forged = 0
       var verified = 0
+      let completion: BookmarkScanCompletion
       do {
-        try BookmarkScanner().scan(fileAt: path) { found in
+        completion = try BookmarkScanner().scan(fileAt: path) { found in
           guard found.bookmark.keyFingerprint == wanted else { return }
           if BookmarkRecord.verify(found.bookmark.bytes, key: entry.key) {
             verified += 1
@@ -161,6 +170,12 @@ public struct DocumentRepairer: Sendable {
         }
       } catch {
         return report(.refused, wanted, "refused: \(error.message)", refusal: .unreadable)
+      }
+      guard completion.isComplete else {
+        return report(
+          .refused, wanted,
+          "refused: the document holds more bookmarks than a check examines, so not all could be verified",
+          refusal: .incomplete)
       }
       guard forged == 0, verified > 0 else {
         return report(

@@ -5,7 +5,8 @@ import Glibc
 ///
 /// It never follows symbolic links (so never loops), never lists a folder twice, and goes on
 /// past entries it cannot read, reporting each. Folders are walked, not checked as
-/// documents.
+/// documents. FIFOs, sockets and devices in a tree are skipped; one given as the root is
+/// reported ``CheckVerdict/unreadable`` without being opened.
 public struct TreeChecker: Sendable {
   /// An entry the walk could not read.
   public struct Unreadable: Hashable, Sendable, Codable {
@@ -156,6 +157,16 @@ public struct TreeChecker: Sendable {
         unreadable.append(
           Unreadable(
             path: path, message: "\(path) is a symbolic link, which is never followed; check its target"))
+      case .other where path == root:
+        // Named by the caller: a FIFO, socket or device is never opened (a FIFO would
+        // block, a device may act on being opened), and is reported rather than skipped.
+        report(
+          DocumentCheck(
+            document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: nil,
+            bookmarks: [],
+            message:
+              "\(path) is not a regular file (a FIFO, socket or device), so there are no document bytes to check"
+          ))
       case .symbolicLink, .other, .unknown:
         continue
       }

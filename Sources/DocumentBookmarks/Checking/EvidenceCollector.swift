@@ -1,0 +1,101 @@
+/// Turns the bookmarks a scan finds into the checker's evidence as they arrive, in bounded
+/// memory: no record is kept once judged, identical records are verified and resolved
+/// once, and the evidence kept for one document has a budget.
+///
+/// A document may hold the same bookmark thousands of times (one image placed on every
+/// page); resolving it once is enough. Records are remembered with their outcome up to
+/// ``memoBudget`` bytes of records; past it, each is judged on its own.
+struct EvidenceCollector {
+  /// The bytes of records remembered with their outcome.
+  static let memoBudget = 1 << 20
+  /// The bytes of evidence kept for one document (each bookmark's fixed part and the path
+  /// it records): room for 10 000 bookmarks with paths of 700 bytes.
+  static let evidenceBudget = 8 << 20
+  /// What one bookmark's evidence costs besides its path.
+  static let evidenceOverhead = 128
+
+  private let path: FilePath
+  private let documentKey: DocumentKey?
+  private let searchBudget: SearchBudget
+  /// Made at the first bookmark: it computes the document's folder.
+  private var anchored: AnchoredDocument?
+  private var memo: [RecordKey: DocumentCheck.FoundEvidence] = [:]
+  private var memoBytes = 0
+
+  /// The evidence so far, in the order the bookmarks were found.
+  private(set) var evidence: [DocumentCheck.FoundEvidence] = []
+  /// The bytes of evidence kept, as counted against ``evidenceBudget``.
+  private(set) var evidenceBytes = 0
+  /// Whether a bookmark came after the budget was spent (it and later ones were dropped).
+  private(set) var overBudgetAt: UInt64?
+  /// How many bookmarks were judged from the memo rather than verified again.
+  private(set) var memoHits = 0
+
+  init(path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget) {
+    self.path = path
+    self.documentKey = documentKey
+    self.searchBudget = searchBudget
+  }
+
+  /// Judges one bookmark found in the document.
+  mutating func add(_ item: FoundBookmark) {
+    guard overBudgetAt == nil else { return }
+    if let known = memo[RecordKey(bytes: item.bookmark.bytes)] {
+      memoHits += 1
+      // The path's storage is shared with the remembered evidence: only the fixed part costs.
+      keep(known.moved(to: item), pathBytes: 0)
+      return
+    }
+    let judged = judge(item)
+    keep(judged, pathBytes: judged.recordedTarget?.bytes.count ?? 0)
+    if memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
+      memo[RecordKey(bytes: item.bookmark.bytes)] = judged
+      memoBytes += item.bookmark.bytes.count
+    }
+  }
+
+  private mutating func keep(_ item: DocumentCheck.FoundEvidence, pathBytes: Int) {
+    let cost = Self.evidenceOverhead + pathBytes
+    guard evidenceBytes + cost <= Self.evidenceBudget else {
+      overBudgetAt = item.offset
+      return
+    }
+    evidenceBytes += cost
+    evidence.append(item)
+  }
+
+  /// Verifies the bookmark with the document's key and resolves it.
+  private mutating func judge(_ item: FoundBookmark) -> DocumentCheck.FoundEvidence {
+    // The recorded target, unverified: parsed here only when resolution did not.
+    var recorded: FilePath? { try? item.bookmark.decodeUnverified().absolutePath }
+    let key = documentKey?.fingerprint
+    guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
+      return DocumentCheck.FoundEvidence(
+        offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
+        recordedTarget: recorded, verifies: false, resolves: false,
+        problem: key == nil ? .keyMissing : .keyMismatch)
+    }
+    let anchored = self.anchored ?? BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
+    self.anchored = anchored
+    do throws(DocbmError) {
+      let resolution = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
+      return DocumentCheck.FoundEvidence(
+        offset: item.offset, form: item.form, fingerprint: key,
+        recordedTarget: resolution.recorded.absolutePath, verifies: true, resolves: true, problem: nil)
+    } catch {
+      let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
+      return DocumentCheck.FoundEvidence(
+        offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded,
+        verifies: verified, resolves: false, problem: error.code)
+    }
+  }
+}
+
+extension DocumentCheck.FoundEvidence {
+  /// The same judgement for the same record found at another place.
+  fileprivate func moved(to item: FoundBookmark) -> Self {
+    Self(
+      offset: item.offset, form: item.form, fingerprint: fingerprint, recordedTarget: recordedTarget,
+      verifies: verifies, resolves: resolves, problem: problem)
+  }
+}
