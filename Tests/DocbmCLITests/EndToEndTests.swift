@@ -297,4 +297,27 @@ struct CompletionAndManualTests {
     #expect(rendered.error.isEmpty, "\(rendered.error)")
     #expect(rendered.output.contains("EXIT STATUS"))
   }
+
+  @Test("resolve of an ambiguous bookmark names both candidates and offers no refreshed one")
+  func ambiguousResolve() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("p/board.json", "{}")
+    let target = try scratch.file("p/img/cat.png", "the cat")
+    let text = run(docbm, ["bookmark", document.description, target.description]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try #require(
+      run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
+    try scratch.write("retouched", to: scratch.path("copy/img/cat.png"))
+    let result = run(docbm, ["resolve", scratch.path("copy/board.json").description, text])
+    #expect(result.status == 0)
+    #expect(result.output == target.description + "\n")
+    #expect(result.error.contains("stale: relativePathChanged, ambiguous"), "\(result.error)")
+    #expect(result.error.contains("candidate (recordedIdentity): \(target)"))
+    #expect(result.error.contains("candidate (relativePath): \(scratch.path("copy/img/cat.png"))"))
+    #expect(!result.error.contains("refreshed:"))
+    let json = run(docbm, ["resolve", "--json", scratch.path("copy/board.json").description, text])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    #expect((report["candidates"] as? [[String: Any]])?.count == 2)
+  }
 }

@@ -15,6 +15,8 @@ struct ResolveCommand {
     let stale: Bool
     let staleReasons: [StaleReason]
     let refreshed: String?
+    /// For an ambiguous result, the files that may be the target.
+    let candidates: [Resolution.Candidate]
     let error: ErrorReport?
   }
 
@@ -36,7 +38,7 @@ struct ResolveCommand {
             Report(
               document: document, resolved: true, path: resolution.path, kind: resolution.kind,
               stale: resolution.isStale, staleReasons: resolution.staleReasons,
-              refreshed: resolution.refreshed?.text, error: nil)))
+              refreshed: resolution.refreshed?.text, candidates: resolution.candidates, error: nil)))
       } else {
         console.print(resolution.path.description)
         if resolution.isStale {
@@ -44,6 +46,10 @@ struct ResolveCommand {
           console.printError("stale: \(reasons)")
           if let refreshed = resolution.refreshed {
             console.printError("refreshed: \(refreshed.text)")
+          }
+          for candidate in resolution.candidates {
+            console.printError(
+              "candidate (\(candidate.basis.rawValue)): \(candidate.path): \(candidate.note)")
           }
         }
       }
@@ -54,7 +60,7 @@ struct ResolveCommand {
         JSONReport.render(
           Report(
             document: document, resolved: false, path: nil, kind: nil, stale: false,
-            staleReasons: [], refreshed: nil, error: ErrorReport(error))))
+            staleReasons: [], refreshed: nil, candidates: [], error: ErrorReport(error))))
       return DocbmCommandLine.ExitStatus.failure
     }
   }

@@ -1,0 +1,150 @@
+import DocbmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarks
+
+/// The rows of docs/design.md's table of situations that a bookmark must survive without
+/// landing on a different file while the original still exists (the other rows are pinned
+/// in `ResolutionTests` and the CLI's `volumeUnavailable` test).
+@Suite("Resolution: the same file, or say so")
+struct ResolutionSituationTests {
+  let scratch: Scratch
+
+  init() throws {
+    scratch = try Scratch()
+  }
+
+  private func anchored(_ relative: String) -> AnchoredDocument {
+    BookmarkService().documents(anchoredOn: scratch.path(relative))
+  }
+
+  @Test("the document moved alone next to an unrelated file of the target's name: the original wins")
+  func movedNextToUnrelated() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try scratch.file("q/img/cat.png", "an unrelated picture")
+    try scratch.move(scratch.path("p/board.json"), scratch.path("q/board.json"))
+    let resolution = try anchored("q/board.json").resolve(bookmark)
+    #expect(resolution.path == original)
+    #expect(resolution.staleReasons == [.relativePathChanged])
+    // The refreshed bookmark keeps leading to the original, from the document's new place.
+    let refreshed = try #require(resolution.refreshed)
+    #expect(try anchored("q/board.json").resolve(refreshed).path == original)
+  }
+
+  @Test(
+    "a target renamed and a new one made under the old name: the renamed original wins",
+    arguments: [TargetKind.file, .folder])
+  func renamedAndReplaced(kind: TargetKind) throws {
+    try scratch.file("p/board.json", "{}")
+    let old = scratch.path("p/img/cat")
+    let renamed = scratch.path("p/img/kitten")
+    if kind == .file { try scratch.file("p/img/cat", "the cat") } else { try scratch.folder("p/img/cat") }
+    let bookmark = try anchored("p/board.json").makeBookmark(to: old)
+    try scratch.move(old, renamed)
+    if kind == .file { try scratch.file("p/img/cat", "a new file") } else { try scratch.folder("p/img/cat") }
+    let resolution = try anchored("p/board.json").resolve(bookmark)
+    #expect(resolution.path == renamed)
+    #expect(resolution.staleReasons == [.targetMoved])
+  }
+
+  @Test(
+    "a project copied with its document keeps leading to the copy's files",
+    arguments: ["cp -a", "rsync -aX", "tar --xattrs"])
+  func projectCopied(tool: String) throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    let from = scratch.path("p").description
+    let to = scratch.path("copy").description
+    let script: String
+    switch tool {
+    case "cp -a": script = "cp -a '\(from)' '\(to)'"
+    case "rsync -aX": script = "rsync -aX '\(from)/' '\(to)/'"
+    default:
+      script =
+        "mkdir '\(to)' && tar --xattrs -C '\(from)' -cf - . | tar --xattrs --xattrs-include='user.*' -C '\(to)' -xf -"
+    }
+    let copied = run("/bin/sh", ["-c", script])
+    try #require(copied.status == 0, "\(tool): \(copied.error)")
+    let copy = anchored("copy/board.json")
+    #expect(try copy.keyFingerprint() == bookmark.keyFingerprint, "\(tool) carried the key")
+    let resolution = try copy.resolve(bookmark)
+    #expect(resolution.path == scratch.path("copy/img/cat.png"), "\(tool)")
+    #expect(resolution.staleReasons == [.documentMoved])
+    #expect(try anchored("p/board.json").resolve(bookmark).path == original)
+  }
+
+  @Test("a project copied, then the copy's file edited: ambiguous, both candidates, no refreshed bookmark")
+  func copyEdited() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try #require(
+      run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
+    let edited = scratch.path("copy/img/cat.png")
+    try scratch.write("the cat, retouched in the copy", to: edited)
+    let resolution = try anchored("copy/board.json").resolve(bookmark)
+    #expect(resolution.isAmbiguous)
+    #expect(resolution.staleReasons == [.relativePathChanged, .ambiguous])
+    #expect(resolution.path == original)
+    #expect(resolution.candidates.map(\.path) == [original, edited])
+    #expect(resolution.candidates.map(\.basis) == [.recordedIdentity, .relativePath])
+    #expect(resolution.refreshed == nil)
+  }
+
+  @Test("a bookmark that does not say where its document was: a copy cannot be told from a move")
+  func withoutDocumentPath() throws {
+    // A bookmark as made before the document's path was recorded, to a target outside the
+    // document's folder (its relative path climbs, so the document's place cannot be
+    // worked out from it).
+    try scratch.file("p/doc/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let made = try anchored("p/doc/board.json").makeBookmark(to: original)
+    let contents = try made.decodeUnverified()
+    #expect(contents.documentPath == scratch.path("p/doc/board.json"))
+    #expect(contents.relativePath == FilePath("../img/cat.png"))
+    let key = try #require(try anchored("p/doc/board.json").readKey())
+    let old = BookmarkContents(
+      version: contents.version, keyFingerprint: contents.keyFingerprint, kind: contents.kind,
+      relativePath: contents.relativePath, absolutePath: contents.absolutePath, createdAt: contents.createdAt,
+      identity: contents.identity, volume: contents.volume, documentPath: nil)
+    let bookmark = Bookmark(verifiedBytes: BookmarkRecord.encode(old, key: key), fingerprint: key.fingerprint)
+    #expect(try bookmark.decodeUnverified().documentPath == nil)
+
+    try #require(
+      run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
+    let resolution = try anchored("copy/doc/board.json").resolve(bookmark)
+    #expect(resolution.isAmbiguous)
+    #expect(resolution.candidates.map(\.path) == [original, scratch.path("copy/img/cat.png")])
+    #expect(resolution.candidates[0].note.contains("does not say where its document was"))
+  }
+
+  @Test("a project copied, then the original deleted: the copy's files, without a search")
+  func copyOutlivesOriginal() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try #require(
+      run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
+    try #require(run("/bin/rm", ["-rf", scratch.path("p").description]).status == 0)
+    let resolution = try anchored("copy/board.json").resolve(bookmark)
+    #expect(resolution.path == scratch.path("copy/img/cat.png"))
+    #expect(resolution.staleReasons == [.documentMoved])
+  }
+
+  @Test("the document moved alone, the original target then replaced by an atomic save: the path wins")
+  func movedThenReplaced() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try scratch.move(scratch.path("p/board.json"), scratch.path("q/board.json"))
+    try scratch.replaceAtomically(original, with: "a new version")
+    let resolution = try anchored("q/board.json").resolve(bookmark)
+    #expect(resolution.path == original)
+    #expect(resolution.staleReasons == [.relativePathChanged, .identityChanged])
+  }
+}
