@@ -103,13 +103,25 @@ let renamedTarget = "\(root)/project/images/dog.png"
 makeFile(renamedTarget)
 let farTarget = "\(root)/project/a/b/fish.png"
 makeFile(farTarget)
+let shadowedTarget = "\(root)/project/images/bird.png"
+makeFile(shadowedTarget)
+let replacedTarget = "\(root)/project/images/notes.txt"
+makeFile(replacedTarget)
 
 let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
 let unmoved = try document.makeBookmark(to: FilePath(unmovedTarget))
 let renamed = try document.makeBookmark(to: FilePath(renamedTarget))
 let far = try document.makeBookmark(to: FilePath(farTarget))
+let shadowed = try document.makeBookmark(to: FilePath(shadowedTarget))
+let replaced = try document.makeBookmark(to: FilePath(replacedTarget))
 _ = rename(renamedTarget, "\(root)/project/images/puppy.png")
 _ = rename(farTarget, "\(root)/project/c/d/fish.png")
+// Renamed, and a new file made under the old name: the identity search must win.
+_ = rename(shadowedTarget, "\(root)/project/images/sparrow.png")
+makeFile(shadowedTarget, "a new bird")
+// Replaced by an atomic save: the search finds nothing, then the path wins.
+makeFile(replacedTarget + ".tmp", "new notes")
+_ = rename(replacedTarget + ".tmp", replacedTarget)
 
 // Check that each scenario resolves as intended before timing it.
 let checks = (
@@ -118,6 +130,12 @@ let checks = (
 precondition(!checks.0.isStale, "the unmoved bookmark should resolve exactly")
 precondition(checks.1.staleReasons == [.targetMoved], "the renamed target should be found by identity")
 precondition(checks.2.path == FilePath("\(root)/project/c/d/fish.png"), "the far move should be found")
+let shadowedResolution = try document.resolve(shadowed)
+let replacedResolution = try document.resolve(replaced)
+precondition(
+  shadowedResolution.path == FilePath("\(root)/project/images/sparrow.png"),
+  "the renamed original should win over the new file under its old name")
+precondition(replacedResolution.staleReasons == [.identityChanged], "the replaced target should resolve by path")
 
 // The baseline: the system calls an unmoved resolve cannot avoid.
 var status = docbm_file_status()
@@ -145,6 +163,14 @@ let rows: [Row] = [
   Row(
     operation: "resolve, moved two folders away",
     time: try measure(iterations: 200) { _ = try document.resolve(far) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: nil),
+  Row(
+    operation: "resolve, renamed, new file under the old name",
+    time: try measure(iterations: 2_000) { _ = try document.resolve(shadowed) },
+    baselineName: "statx + getxattr", baseline: baseline, goal: nil),
+  Row(
+    operation: "resolve, replaced by an atomic save",
+    time: try measure(iterations: 200) { _ = try document.resolve(replaced) },
     baselineName: "statx + getxattr", baseline: baseline, goal: nil),
   Row(
     operation: "resolve, moved two folders away",
