@@ -80,6 +80,21 @@ if CommandLine.arguments.dropFirst().first == "crafted" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks resolve-profile COUNT`: COUNT unmoved resolves and nothing else, to
+// count instructions by hand (`valgrind --tool=callgrind`), which noise does not change.
+if CommandLine.arguments.dropFirst().first == "resolve-profile", CommandLine.arguments.count == 3,
+  let count = Int(CommandLine.arguments[2])
+{
+  makeFolders("\(root)/project/images")
+  makeFile("\(root)/project/board.json", "{}")
+  makeFile("\(root)/project/images/cat.png")
+  let document = BookmarkService().documents(anchoredOn: FilePath("\(root)/project/board.json"))
+  let bookmark = try document.makeBookmark(to: FilePath("\(root)/project/images/cat.png"))
+  for _ in 0..<count { _ = try document.resolve(bookmark) }
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)
@@ -135,7 +150,8 @@ let replacedResolution = try document.resolve(replaced)
 precondition(
   shadowedResolution.path == FilePath("\(root)/project/images/sparrow.png"),
   "the renamed original should win over the new file under its old name")
-precondition(replacedResolution.staleReasons == [.identityChanged], "the replaced target should resolve by path")
+precondition(
+  replacedResolution.staleReasons == [.identityChanged], "the replaced target should resolve by path")
 
 // The baseline: the system calls an unmoved resolve cannot avoid.
 var status = docbm_file_status()

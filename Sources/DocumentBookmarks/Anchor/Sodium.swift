@@ -53,11 +53,19 @@ enum Sodium {
   /// Whether `a` and `b` are equal, in time that depends only on their length.
   static func constantTimeEqual(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
     ensureInitialized()
-    let left = Array(a)
-    let right = Array(b)
-    guard left.count == right.count, !left.isEmpty else { return left.count == right.count }
-    return left.withUnsafeBytes { l in
-      right.withUnsafeBytes { r in sodium_memcmp(l.baseAddress, r.baseAddress, l.count) == 0 }
+    // Contiguous storage (arrays and their slices) is compared where it lies; anything
+    // else is copied first.
+    let direct = a.withContiguousStorageIfAvailable { left in
+      b.withContiguousStorageIfAvailable { right in
+        equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+      }
     }
+    if let direct = direct ?? nil { return direct }
+    return Array(a).withUnsafeBytes { left in Array(b).withUnsafeBytes { right in equal(left, right) } }
+  }
+
+  private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    guard left.count == right.count, left.count > 0 else { return left.count == right.count }
+    return sodium_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
   }
 }

@@ -23,7 +23,12 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   /// bookmarks made before it existed). Resolution uses it as evidence to tell a document
   /// moved alone from a copy of its project: a copy leaves the original, with the same
   /// key, where the bookmark was made.
-  public let documentPath: FilePath?
+  public var documentPath: FilePath? {
+    documentPathFromTarget.map { absolutePath.removingLastComponent.appending($0.bytes).lexicallyNormalized }
+  }
+  /// ``documentPath`` as recorded: relative to the folder of ``absolutePath`` (worked out
+  /// only when asked for, which resolution seldom does).
+  let documentPathFromTarget: FilePath?
 
   public init(
     version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
@@ -38,6 +43,55 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
     self.createdAt = createdAt
     self.identity = identity
     self.volume = volume
-    self.documentPath = documentPath
+    self.documentPathFromTarget = documentPath.map { $0.relative(from: absolutePath.removingLastComponent) }
+  }
+
+  /// Makes contents from a decoded record, whose document path is relative to the folder
+  /// of `absolutePath`.
+  init(
+    version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
+    absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint,
+    documentPathFromTarget: FilePath?
+  ) {
+    self.version = version
+    self.keyFingerprint = keyFingerprint
+    self.kind = kind
+    self.relativePath = relativePath
+    self.absolutePath = absolutePath
+    self.createdAt = createdAt
+    self.identity = identity
+    self.volume = volume
+    self.documentPathFromTarget = documentPathFromTarget
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case version, keyFingerprint, kind, relativePath, absolutePath, createdAt, identity, volume, documentPath
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      version: try container.decode(UInt8.self, forKey: .version),
+      keyFingerprint: try container.decode(KeyFingerprint.self, forKey: .keyFingerprint),
+      kind: try container.decode(TargetKind.self, forKey: .kind),
+      relativePath: try container.decode(FilePath.self, forKey: .relativePath),
+      absolutePath: try container.decode(FilePath.self, forKey: .absolutePath),
+      createdAt: try container.decode(Timestamp.self, forKey: .createdAt),
+      identity: try container.decode(TargetIdentity.self, forKey: .identity),
+      volume: try container.decode(VolumeHint.self, forKey: .volume),
+      documentPath: try container.decodeIfPresent(FilePath.self, forKey: .documentPath))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(version, forKey: .version)
+    try container.encode(keyFingerprint, forKey: .keyFingerprint)
+    try container.encode(kind, forKey: .kind)
+    try container.encode(relativePath, forKey: .relativePath)
+    try container.encode(absolutePath, forKey: .absolutePath)
+    try container.encode(createdAt, forKey: .createdAt)
+    try container.encode(identity, forKey: .identity)
+    try container.encode(volume, forKey: .volume)
+    try container.encodeIfPresent(documentPath, forKey: .documentPath)
   }
 }

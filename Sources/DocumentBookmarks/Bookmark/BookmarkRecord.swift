@@ -35,7 +35,8 @@ enum BookmarkRecord {
     static let mountPoint: UInt8 = 0x21
     /// Tags from here up are optional: a decoder that does not know one skips it.
     static let firstOptional: UInt8 = 0x80
-    /// The document's real path when the bookmark was made (optional).
+    /// The document's real path when the bookmark was made, relative to the folder of the
+    /// target's absolute path (optional).
     static let documentPath: UInt8 = 0x80
   }
 
@@ -80,7 +81,9 @@ enum BookmarkRecord {
     if let mountPoint = contents.volume.mountPoint {
       writer.field(Tag.mountPoint, mountPoint.bytes)
     }
-    if let documentPath = contents.documentPath {
+    if let documentPath = contents.documentPathFromTarget {
+      // Relative to the target's folder: usually a few bytes (`../board.json`), so the
+      // record, and the MAC computed over it on every resolve, grow by little.
       writer.field(Tag.documentPath, documentPath.bytes)
     }
     let total = writer.bytes.count + tagLength
@@ -91,13 +94,15 @@ enum BookmarkRecord {
 
   /// The truncated HMAC over everything before the tag.
   static func mac(_ signed: ArraySlice<UInt8>, key: DocumentKey) -> [UInt8] {
-    Array(key.authenticate(context: macContext, signed).prefix(tagLength))
+    var tag = key.authenticate(context: macContext, signed)
+    tag.removeLast(tag.count - tagLength)
+    return tag
   }
 
   /// Reads the clear header of a complete record, checking magic, version, flags and that
   /// the recorded length is exactly `bytes.count`.
   static func header(of bytes: [UInt8]) -> Result<Header, DocbmError> {
-    guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
+    guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else {
       return .failure(corrupt("the bytes do not start with a docbm bookmark"))
     }
     guard bytes.count >= headerLength else {
@@ -209,7 +214,7 @@ enum BookmarkRecord {
         field = ByteReader([])
       case Tag.documentPath:
         documentPath = FilePath(bytes: value)
-        parsed = documentPath?.isAbsolute == true
+        parsed = documentPath.map { !$0.isAbsolute && !$0.bytes.isEmpty } == true
         field = ByteReader([])
       case Tag.firstOptional...:
         parsed = true
@@ -234,7 +239,7 @@ enum BookmarkRecord {
         identity: TargetIdentity(
           fileHandle: handle, inode: inode, generation: generation, birthTime: birthTime,
           size: size, modificationTime: modification),
-        volume: VolumeHint(filesystemID: fsid, mountPoint: mountPoint), documentPath: documentPath))
+        volume: VolumeHint(filesystemID: fsid, mountPoint: mountPoint), documentPathFromTarget: documentPath))
   }
 
   static func corrupt(_ message: String) -> DocbmError {
