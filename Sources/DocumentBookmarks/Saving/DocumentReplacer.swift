@@ -220,8 +220,9 @@ struct DocumentReplacer {
     guard !ProcessCredentials.canChangeAnyOwner else { return }
     let user = ProcessCredentials.effectiveUser
     let groups = ProcessCredentials.groups
-    var newGroup = Glibc.getegid()
-    if let folderStatus = try? FileStatus.of(folder), folderStatus.permissions & UInt32(S_ISGID) != 0 {
+    var newGroup = ProcessCredentials.effectiveGroup
+    // A set-group-ID folder gives new files its own group.
+    if let folderStatus = try? FileStatus.of(folder), folderStatus.permissions & 0o2000 != 0 {
       newGroup = folderStatus.group
     }
     let keepsOwner = document.owner == user
