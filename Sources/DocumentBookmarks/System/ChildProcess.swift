@@ -25,8 +25,21 @@ package enum ChildProcess {
     }
     pointers.append(nil)
     defer { pointers.forEach { $0?.deallocate() } }
+    // The child starts with no signal blocked and the forwarded signals at their default
+    // action, whatever this process had.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in SignalForwarding.signals { sigaddset(&defaults, signal) }
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    let result = posix_spawnp(&pid, pointers[0]!, nil, nil, &pointers, environ)
+    let result = posix_spawnp(&pid, pointers[0]!, nil, &attributes, &pointers, environ)
     guard result == 0 else {
       throw SystemCallError(
         "posix_spawnp", Errno(rawValue: result), path: FilePath(uncheckedBytes: arguments[0]))

@@ -15,8 +15,14 @@ package enum SignalForwarding {
   private static let received = Atomic<Int32>(0)
   private static let child = Atomic<Int32>(0)
 
-  /// Installs the handlers. Until then, the signals keep their default action.
+  /// Installs the handlers and unblocks the signals on the calling thread (a parent that
+  /// started this process from a thread blocking them passed its mask on). Until then,
+  /// the signals keep their default action.
   package static func install() {
+    var set = sigset_t()
+    sigemptyset(&set)
+    for signal in signals { sigaddset(&set, signal) }
+    _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
     for signal in signals {
       var action = sigaction()
       action.__sigaction_handler.sa_handler = { signal in
