@@ -98,7 +98,8 @@ struct CommandLineParsingTests {
       try parse("probe", "--in", "docs", "--strict", "--in=work", "vim", "--in", "{}")
         == .probe(
           ProbeSettings(
-            command: ["vim", "--in", "{}"].map { Array($0.utf8) }, location: Array("work".utf8), strict: true)))
+            command: ["vim", "--in", "{}"].map { Array($0.utf8) }, location: Array("work".utf8), strict: true)
+        ))
     #expect(throws: UsageError(message: "Missing value for '--in <folder>'", command: .probe)) {
       try ParsedCommand.parse([Array("probe".utf8), Array("--in".utf8)])
     }

@@ -14,7 +14,8 @@ struct ProbeEndToEndTests {
     status: Int32, kinds: Set<String>, notes: [String]
   ) {
     let folder = try #require(Scratch.inUserFolder(), "no folder outside /tmp to probe in")
-    let result = run(docbm, ["probe", "--json", "--in", folder.root.description] + options + ["--"] + command)
+    let result = run(
+      docbm, ["probe", "--json", "--in", folder.root.description] + options + ["--"] + command)
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.error)")
     let findings = json["findings"] as? [[String: Any]] ?? []
@@ -119,7 +120,8 @@ struct ProbeCleanupTests {
       return
     }
     let scratch = try Scratch()
-    let result = run(docbm, ["probe", "--in", scratch.root.description, "--", "/bin/sh", "-c", script, "sh", "{}"])
+    let result = run(
+      docbm, ["probe", "--in", scratch.root.description, "--", "/bin/sh", "-c", script, "sh", "{}"])
     let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
     #expect(left.isEmpty, "left behind: \(left); \(result.error)")
     #expect(!result.error.contains("could not remove"), "\(result.error)")

@@ -9,7 +9,9 @@ import Testing
 @Suite("docbm probe where documents live")
 struct ProbeWhereDocumentsLiveTests {
   let docbm = Capabilities.docbmExecutable
-  static let vim = ["/usr/bin/vim.basic", "/usr/bin/vim"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  static let vim = ["/usr/bin/vim.basic", "/usr/bin/vim"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
 
   private func json(_ result: ProcessResult) throws -> [String: Any] {
     try #require(
@@ -25,7 +27,11 @@ struct ProbeWhereDocumentsLiveTests {
   func currentFolderByDefault() throws {
     let folder = try #require(Scratch.inUserFolder())
     let result = run(
-      "/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" probe --json -- /bin/sed -i s/a/b/ {}", "sh", folder.root.description, docbm])
+      "/bin/sh",
+      [
+        "-c", "cd \"$1\" && exec \"$2\" probe --json -- /bin/sed -i s/a/b/ {}", "sh", folder.root.description,
+        docbm,
+      ])
     let report = try json(result)
     let scratch = try #require(report["scratchFolder"] as? String)
     #expect(scratch.hasPrefix(folder.root.description + "/.docbm-probe-"))
@@ -34,7 +40,8 @@ struct ProbeWhereDocumentsLiveTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.description).isEmpty)
   }
 
-  @Test("Vim's default save in a user's folder loses the key; under /tmp the probe says the result may not hold")
+  @Test(
+    "Vim's default save in a user's folder loses the key; under /tmp the probe says the result may not hold")
   func vimDependsOnTheFolder() throws {
     guard let vim = Self.vim else {
       print("skipped: vim is not installed")
@@ -42,7 +49,8 @@ struct ProbeWhereDocumentsLiveTests {
     }
     let save = [vim, "-u", "NONE", "-N", "-E", "-s", "-c", "normal! Ax", "-c", "wq", "{}"]
     let folder = try #require(Scratch.inUserFolder())
-    let user = run(docbm, ["probe", "--json", "--without-hard-link", "--in", folder.root.description, "--"] + save)
+    let user = run(
+      docbm, ["probe", "--json", "--without-hard-link", "--in", folder.root.description, "--"] + save)
     #expect(user.status == 2)
     let userReport = try json(user)
     #expect(kinds(userReport).isSuperset(of: ["keyLost", "attributesLost", "bookmarkNoLongerResolves"]))
@@ -103,7 +111,9 @@ struct ProbeWhereDocumentsLiveTests {
     let folder = try #require(Scratch.inUserFolder())
     let process = Process()
     process.executableURL = URL(fileURLWithPath: docbm)
-    process.arguments = ["probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "exec sleep 30", "sh", "{}"]
+    process.arguments = [
+      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "exec sleep 30", "sh", "{}",
+    ]
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = Pipe()

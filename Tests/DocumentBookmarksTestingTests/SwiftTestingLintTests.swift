@@ -167,7 +167,9 @@ struct ProcessWideFaultTests {
 struct LintLocationTests {
   let single = ScratchDocument.Options(hardLink: false)
 
-  @Test("by default the scratch document is made in the test's working folder, not /tmp, and the report says where")
+  @Test(
+    "by default the scratch document is made in the test's working folder, not /tmp, and the report says where"
+  )
   func workingFolderByDefault() throws {
     let report = try #require(expectSafeSave(options: single) { url in try replaceWithDocbm(url) })
     let here = try #require(realpath(FileManager.default.currentDirectoryPath, nil))
@@ -179,7 +181,8 @@ struct LintLocationTests {
   @Test("a folder can be chosen; under /tmp the report says the result may not hold for a user's folder")
   func chosenFolder() throws {
     let scratch = try Scratch(in: "/tmp")
-    let report = try #require(expectSafeSave(options: single, in: scratch.root) { url in try replaceWithDocbm(url) })
+    let report = try #require(
+      expectSafeSave(options: single, in: scratch.root) { url in try replaceWithDocbm(url) })
     #expect(report.location == scratch.root.description)
     #expect(report.isInTemporaryFolder)
     #expect(report.summary.contains("under /tmp or $TMPDIR"))
@@ -199,4 +202,3 @@ struct LintLocationTests {
     try document.replaceDocument(with: Data("{\"new\": true}".utf8))
   }
 }
-

@@ -59,7 +59,8 @@ struct ProbeCommand {
       termination = try ChildProcess.run(arguments)
     } catch {
       throw DocbmError(
-        .notFound, message: "cannot run \(printable(arguments[0])): \(error.errno)", recommendation: .pickAgain)
+        .notFound, message: "cannot run \(printable(arguments[0])): \(error.errno)",
+        recommendation: .pickAgain)
     }
     if let signal = SignalForwarding.receivedSignal {
       removed = true
@@ -74,7 +75,8 @@ struct ProbeCommand {
     let exit: Int32 =
       switch verdict {
       case .kept: DocbmCommandLine.ExitStatus.success
-      case .keptLeavingFiles: settings.strict ? DocbmCommandLine.ExitStatus.problem : DocbmCommandLine.ExitStatus.success
+      case .keptLeavingFiles:
+        settings.strict ? DocbmCommandLine.ExitStatus.problem : DocbmCommandLine.ExitStatus.success
       case .lost: DocbmCommandLine.ExitStatus.problem
       case .notSaved: DocbmCommandLine.ExitStatus.notTested
       }
@@ -91,9 +93,13 @@ struct ProbeCommand {
       return exit
     }
     console.print("probe: \(printed.joined(separator: " "))")
-    console.print("in: \(scratch.location) (scratch folder \(FilePath(displayBytes: scratch.folder.lastComponent)), removed afterwards)")
+    console.print(
+      "in: \(scratch.location) (scratch folder \(FilePath(displayBytes: scratch.folder.lastComponent)), removed afterwards)"
+    )
     if scratch.isInTemporaryFolder {
-      console.print("warning: \(SaveProbeReport.temporaryFolderWarning); probe in a folder where documents live (--in DIR)")
+      console.print(
+        "warning: \(SaveProbeReport.temporaryFolderWarning); probe in a folder where documents live (--in DIR)"
+      )
     }
     console.print("exit status: \(status); \(report.notes.joined(separator: "; "))")
     switch verdict {
@@ -130,7 +136,8 @@ struct ProbeCommand {
         JSONReport.render(
           Report(
             command: command, exitStatus: nil, verdict: "interrupted", safe: false, findings: [],
-            notes: ["interrupted by \(name)"], contentsChanged: false, scratchFolder: scratch.folder.description,
+            notes: ["interrupted by \(name)"], contentsChanged: false,
+            scratchFolder: scratch.folder.description,
             underTemporaryFolder: scratch.isInTemporaryFolder, notRemoved: left.map(\.description))))
     }
     if left.isEmpty {
@@ -148,7 +155,8 @@ struct ProbeCommand {
     guard !left.isEmpty else { return }
     let list = left.map(\.description).joined(separator: ", ")
     console.printError(
-      "warning: the probe could not remove its scratch files (they hold a key); remove them yourself: \(list)")
+      "warning: the probe could not remove its scratch files (they hold a key); remove them yourself: \(list)"
+    )
   }
 
   private func printable(_ bytes: [UInt8]) -> String {

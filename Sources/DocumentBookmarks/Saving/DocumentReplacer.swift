@@ -98,7 +98,11 @@ struct DocumentReplacer {
     var renamedIntoPlace = false
     defer {
       if !renamedIntoPlace {
-        if SaveFaults.leavesTemporary(destination) { SaveFaults.noteLeftTemporary(temporary.path, destination) } else { temporary.discard() }
+        if SaveFaults.leavesTemporary(destination) {
+          SaveFaults.noteLeftTemporary(temporary.path, destination)
+        } else {
+          temporary.discard()
+        }
       }
     }
 

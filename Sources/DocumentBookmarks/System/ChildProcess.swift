@@ -52,6 +52,7 @@ package enum ChildProcess {
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let signal = status & 0x7F
     return signal == 0
-      ? Termination(status: (status >> 8) & 0xFF, signal: nil) : Termination(status: 128 + signal, signal: signal)
+      ? Termination(status: (status >> 8) & 0xFF, signal: nil)
+      : Termination(status: 128 + signal, signal: signal)
   }
 }
