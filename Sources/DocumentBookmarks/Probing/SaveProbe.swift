@@ -7,6 +7,8 @@ public import Foundation
 public enum SaveProbe {
   /// Runs `save` on a new scratch document and reports what it did.
   ///
+  /// The scratch document is made in `base`, by default the current folder (see
+  /// ``ScratchDocument/make(options:in:)`` for why not `/tmp`), and removed afterwards.
   /// `save` gets the path to save to (the document, or a symbolic link to it). When it
   /// throws ``DocbmError`` `hardLinked` (replaceDocument refusing to split links) and the
   /// document is intact, that is a safe refusal: the check is repeated on a scratch document
