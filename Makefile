@@ -4,10 +4,13 @@
 #   make test    install what is missing, build, run the test suite
 #   make bench   run the benchmarks (release build)
 #   make docs    build the DocC archives, warnings as errors
+#   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
 #   make install install docbm, its manual page and completions under PREFIX
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev attr acl
+# Only for `make save-table`: the programs it measures (not needed by the test suite).
+SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -15,7 +18,7 @@ PREFIX ?= /usr/local
 # fraction of the time (it matters for a command run once per file, and for `check`).
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: setup build demo test bench bench-check docs install format lint clean
+.PHONY: setup build demo test bench bench-check docs install format lint clean save-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -53,6 +56,11 @@ install: setup
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	.build/release/docbm completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm
 	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
+
+save-table: setup
+	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
+	$(SWIFT) build --product docbm
+	bash Benchmarks/save-table.sh
 
 docs: setup
 	bash .ci/docs

@@ -12,7 +12,8 @@ enum CommandName: String, CaseIterable, Sendable {
     case .check: "check [--json] [--recursive] PATH..."
     case .repair: "repair [--json] [--allow-unrecorded] DOCUMENT..."
     case .save: "save [--json] [--from FILE] [--split-hard-links] [--allow-owner-change] DOCUMENT"
-    case .probe: "probe [--json] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
+    case .probe:
+      "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
     case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
@@ -144,14 +145,20 @@ enum CommandName: String, CaseIterable, Sendable {
                     scratch document's path; without {}, the path is appended.
 
       OPTIONS:
+        --in DIR             Make the scratch folder in DIR (default: the current folder).
+        --strict             Files left beside the document count as a problem (exit 2).
         --through-link       Give the program a symbolic link to the document.
         --without-hard-link  Do not give the document a second name.
         --json               Print a JSON object (docs/cli.md).
 
       The scratch document has a key, a bookmark inside it pointing at a sibling file, two
-      other user attributes, mode 0640 and a second hard link. After the program ran, the
-      probe reports what its save did to each. Exit status: 0 when the save kept
-      everything, 2 when it lost something, 1 when the probe itself failed.
+      other user attributes, mode 0640 and a second hard link. It is made in a hidden
+      folder where documents live, not in /tmp, where editors save differently (the probe
+      warns when it runs there), and removed afterwards, also on Ctrl-C. After the program
+      ran, the probe reports what its save did to each. Exit status: 0 when the save kept
+      everything (files left beside the document are reported), 2 when it lost something,
+      3 when the program did not write the document (nothing tested), 1 when the probe
+      itself failed, 128 + N when signal N stopped it.
 
       Example: docbm probe -- sed -i s/a/b/ {}
       """
@@ -184,7 +191,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .repair: ["--json", "--allow-unrecorded", "--help"]
     case .check: ["--json", "--recursive", "--help"]
     case .save: ["--json", "--from", "--split-hard-links", "--allow-owner-change", "--help"]
-    case .probe: ["--json", "--through-link", "--without-hard-link", "--help"]
+    case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
     case .demo, .completions, .help: ["--help"]
     }
   }

@@ -15,6 +15,8 @@ public enum DocbmCommandLine {
     /// A check found a problem: `check` found a document with one, `repair` refused one,
     /// `probe` saw a save lose something.
     public static let problem: Int32 = 2
+    /// `probe`: the program did not write the document, so nothing was tested.
+    public static let notTested: Int32 = 3
     /// The command line was wrong (`EX_USAGE`).
     public static let usage: Int32 = 64
   }
@@ -77,11 +79,8 @@ public enum DocbmCommandLine {
         document: path(document), source: try from.map(path), splitHardLinks: split,
         allowOwnerChange: allowOwnerChange, json: json
       ).run(console)
-    case .probe(let command, let throughLink, let hardLink, let json):
-      return try ProbeCommand(
-        command: command,
-        options: ScratchDocument.Options(hardLink: hardLink, throughSymbolicLink: throughLink), json: json
-      ).run(console)
+    case .probe(let settings):
+      return try ProbeCommand(settings: settings).run(console)
     case .demo:
       return try DemoCommand().run(console)
     case .completions(let shell):

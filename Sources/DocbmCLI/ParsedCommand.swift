@@ -7,7 +7,7 @@ enum ParsedCommand: Equatable {
   case check(paths: [[UInt8]], recursive: Bool, json: Bool)
   case repair(documents: [[UInt8]], allowUnrecorded: Bool, json: Bool)
   case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, allowOwnerChange: Bool, json: Bool)
-  case probe(command: [[UInt8]], throughLink: Bool, hardLink: Bool, json: Bool)
+  case probe(ProbeSettings)
   case demo
   case completions(shell: String)
   case help(CommandName?)
@@ -16,33 +16,48 @@ enum ParsedCommand: Equatable {
   /// `probe`: its own options, then the command; nothing after the command's name is an
   /// option of docbm's.
   private static func parseProbe(_ arguments: ArraySlice<[UInt8]>) throws(UsageError) -> ParsedCommand {
-    var json = false
-    var throughLink = false
-    var hardLink = true
+    var settings = ProbeSettings(command: [])
     var rest = arguments
     while let first = rest.first {
       let text = String(decoding: first, as: UTF8.self)
       guard text.hasPrefix("-") else { break }
       rest = rest.dropFirst()
       switch text {
-      case "--": return try probe(rest, throughLink: throughLink, hardLink: hardLink, json: json)
+      case "--": return try probe(rest, settings)
       case "-h", "--help": return .help(.probe)
-      case "--json": json = true
-      case "--through-link": throughLink = true
-      case "--without-hard-link": hardLink = false
-      default: throw UsageError(message: "Unknown option '\(text)'", command: .probe)
+      case "--json": settings.json = true
+      case "--through-link": settings.throughLink = true
+      case "--without-hard-link": settings.hardLink = false
+      case "--strict": settings.strict = true
+      case "--in":
+        guard let folder = rest.first, !folder.isEmpty else {
+          throw UsageError(message: "Missing value for '--in <folder>'", command: .probe)
+        }
+        settings.location = folder
+        rest = rest.dropFirst()
+      default:
+        if text.hasPrefix("--in=") {
+          settings.location = Array(first.dropFirst(5))
+          guard settings.location?.isEmpty == false else {
+            throw UsageError(message: "Missing value for '--in <folder>'", command: .probe)
+          }
+          continue
+        }
+        throw UsageError(message: "Unknown option '\(text)'", command: .probe)
       }
     }
-    return try probe(rest, throughLink: throughLink, hardLink: hardLink, json: json)
+    return try probe(rest, settings)
   }
 
   private static func probe(
-    _ command: ArraySlice<[UInt8]>, throughLink: Bool, hardLink: Bool, json: Bool
+    _ command: ArraySlice<[UInt8]>, _ settings: ProbeSettings
   ) throws(UsageError) -> ParsedCommand {
     guard !command.isEmpty else {
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     }
-    return .probe(command: Array(command), throughLink: throughLink, hardLink: hardLink, json: json)
+    var settings = settings
+    settings.command = Array(command)
+    return .probe(settings)
   }
 
   /// Parses the arguments after the program name.

@@ -1,13 +1,17 @@
 import DocumentBookmarks
 public import Testing
 
-/// A Swift Testing trait that checks, when the test ends, that every document the test
-/// made bookmarks on or resolved bookmarks against still carries the key it had then.
+/// A Swift Testing trait that checks that every document the test made bookmarks on or
+/// resolved bookmarks against keeps the key it had then, for the whole test.
 ///
-/// It sees only documents that went through docbm during the test and still exist when it
-/// ends (a test usually removes its scratch files), and it checks keys, not the rest of what
-/// a safe save keeps; for that, lint the save function itself with
-/// `expectSafeSave`.
+/// From the moment a document goes through docbm, the trait follows it with inotify: a
+/// save that replaces it with a file without the key, or that strips the key in place, is
+/// caught when the file leaves the document's path or when the test ends, even when the
+/// test deletes its files at the end (the usual `defer` cleanup): the trait holds the file
+/// open and reads the key through it. It checks keys, not the rest of what a safe save
+/// keeps; for that, lint the save function itself with `expectSafeSave`. A file renamed
+/// over a document and deleted before the trait could open it (microseconds) is reported
+/// as not checkable, unless `replaceDocument` wrote it.
 /// What it catches is the ordinary regression: a test that anchors bookmarks, calls the
 /// app's save, and never notices that the save dropped the key.
 ///
@@ -53,11 +57,24 @@ public func expectDocumentKeysKept(
 private func recordingLostKeys(
   _ body: () async throws -> Void, fail: (String) -> Void
 ) async rethrows {
-  let recorder = AnchoredDocumentRecorder()
-  try await AnchoredDocumentRecorder.$current.withValue(recorder) {
-    try await body()
+  let watcher = DocumentKeyWatcher()
+  let recorder = AnchoredDocumentRecorder(onNote: { path, fingerprint in watcher.follow(path, fingerprint) })
+  let watched: [FilePath: String]
+  do {
+    try await AnchoredDocumentRecorder.$current.withValue(recorder) {
+      try await body()
+    }
+    watched = watcher.finish()
+  } catch {
+    _ = watcher.finish()
+    throw error
   }
-  for (path, fingerprint) in recorder.documents.sorted(by: { $0.key.description < $1.key.description }) {
+  for (_, message) in watched.sorted(by: { $0.key.description < $1.key.description }) {
+    fail(message)
+  }
+  let reported = Set(watched.keys)
+  for (path, fingerprint) in recorder.documents.sorted(by: { $0.key.description < $1.key.description })
+  where !reported.contains(path.absolute.lexicallyNormalized) {
     let now = Result { () throws(DocbmError) in
       try BookmarkService().documents(anchoredOn: path).keyFingerprint()
     }

@@ -28,19 +28,87 @@ public struct SaveFault: Sendable {
   }
 }
 
-/// Runs `body`; the first `replaceDocument` (or `saveCopy`) it performs on this task fails
-/// with `fault`. Later saves succeed.
-public func withSaveFault<Result>(_ fault: SaveFault, _ body: () throws -> Result) rethrows -> Result {
-  try SaveFaults.$injected.withValue(
-    SaveFaults.Fault(step: fault.step, errno: fault.errno, leavesTemporary: fault.leavesTemporary),
-    operation: body)
+extension SaveFault {
+  /// The fault as the library's saves see it.
+  func injectable(folder: FilePath? = nil) -> SaveFaults.Fault {
+    SaveFaults.Fault(step: step, errno: errno, leavesTemporary: leavesTemporary, folder: folder)
+  }
 }
 
-/// Runs the async `body`; the first save it performs on this task fails with `fault`.
+/// Runs `body`; the first `replaceDocument` (or `saveCopy`) it performs on this task fails
+/// with `fault`. Later saves succeed.
+///
+/// The fault is task-local: it reaches saves on the task that runs `body` and on child
+/// tasks (`async let`, task groups), not saves on another thread or a detached task
+/// (`DispatchQueue.global().async`, `Thread.detachNewThread`, `Task.detached`); for those,
+/// use ``withProcessWideSaveFault(_:in:_:)``.
+///
+/// A ``SaveFault/crashBeforeRename`` save leaves its temporary beside the document, for
+/// `body` to see; when `body` returns, the temporary is removed (a real leftover would wait
+/// ten minutes for a later save to sweep it).
+public func withSaveFault<Result>(_ fault: SaveFault, _ body: () throws -> Result) rethrows -> Result {
+  let injected = fault.injectable()
+  defer { injected.removeLeftTemporaries() }
+  return try SaveFaults.$injected.withValue(injected, operation: body)
+}
+
+/// Runs the async `body`; the first save it performs on this task fails with `fault`. See
+/// ``withSaveFault(_:_:)``.
 public func withSaveFault<Result>(
   _ fault: SaveFault, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
 ) async rethrows -> Result {
-  try await SaveFaults.$injected.withValue(
-    SaveFaults.Fault(step: fault.step, errno: fault.errno, leavesTemporary: fault.leavesTemporary),
-    operation: body, isolation: isolation)
+  let injected = fault.injectable()
+  defer { injected.removeLeftTemporaries() }
+  return try await SaveFaults.$injected.withValue(injected, operation: body, isolation: isolation)
+}
+
+/// Runs `body`; the first `replaceDocument` (or `saveCopy`) that any thread or task of the
+/// process performs while `body` runs fails with `fault`. Later saves succeed.
+///
+/// Use it when the save under test runs off the test's task: on
+/// `DispatchQueue.global().async`, `Thread.detachNewThread`, `Task.detached`, an actor's
+/// executor. Its limits:
+/// - The fault is installed for the duration of `body` only: `body` must wait for the saves
+///   it starts (a `DispatchGroup`, a semaphore, `await` on the task). A save that runs after
+///   `body` returned is not faulted.
+/// - It is process-wide: any save, by any test running at the same time, may be the one
+///   that fails. Run such tests serialized (`.serialized`, or a suite of their own).
+/// - A task-local fault (``withSaveFault(_:_:)``) on the saving task takes precedence.
+/// - `folder` narrows it to saves of documents inside that folder (a test's scratch
+///   folder), so that tests running at the same time are not hit.
+/// - Temporaries left by ``SaveFault/crashBeforeRename`` are removed when `body` returns.
+///
+/// - Throws: ``SaveFaultScopeError/alreadyActive`` (before running `body`) when another
+///   process-wide fault is installed, since two would make it unclear which save fails;
+///   otherwise whatever `body` throws.
+@discardableResult
+public func withProcessWideSaveFault<Result>(
+  _ fault: SaveFault, in folder: FilePath? = nil, _ body: () throws -> Result
+) throws -> Result {
+  let injected = fault.injectable(folder: folder)
+  guard SaveFaults.beginProcessWide(injected) else { throw SaveFaultScopeError.alreadyActive }
+  defer {
+    SaveFaults.endProcessWide(injected)
+    injected.removeLeftTemporaries()
+  }
+  return try body()
+}
+
+/// Runs the async `body` with `fault` installed for the whole process; see
+/// ``withProcessWideSaveFault(_:in:_:)``.
+///
+/// - Throws: ``SaveFaultScopeError/alreadyActive`` when another process-wide fault is
+///   installed; otherwise whatever `body` throws.
+@discardableResult
+public func withProcessWideSaveFault<Result>(
+  _ fault: SaveFault, in folder: FilePath? = nil, isolation: isolated (any Actor)? = #isolation,
+  _ body: () async throws -> Result
+) async throws -> Result {
+  let injected = fault.injectable(folder: folder)
+  guard SaveFaults.beginProcessWide(injected) else { throw SaveFaultScopeError.alreadyActive }
+  defer {
+    SaveFaults.endProcessWide(injected)
+    injected.removeLeftTemporaries()
+  }
+  return try await body()
 }

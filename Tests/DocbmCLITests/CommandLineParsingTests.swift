@@ -87,15 +87,22 @@ struct CommandLineParsingTests {
   func probe() throws {
     #expect(
       try parse("probe", "--", "sed", "-i", "s/a/b/", "{}")
-        == .probe(
-          command: ["sed", "-i", "s/a/b/", "{}"].map { Array($0.utf8) }, throughLink: false, hardLink: true,
-          json: false))
+        == .probe(ProbeSettings(command: ["sed", "-i", "s/a/b/", "{}"].map { Array($0.utf8) })))
     #expect(
       try parse("probe", "--json", "--through-link", "--without-hard-link", "cp", "--preserve=all", "a", "{}")
         == .probe(
-          command: ["cp", "--preserve=all", "a", "{}"].map { Array($0.utf8) }, throughLink: true,
-          hardLink: false,
-          json: true))
+          ProbeSettings(
+            command: ["cp", "--preserve=all", "a", "{}"].map { Array($0.utf8) }, throughLink: true,
+            hardLink: false, json: true)))
+    #expect(
+      try parse("probe", "--in", "docs", "--strict", "--in=work", "vim", "--in", "{}")
+        == .probe(
+          ProbeSettings(
+            command: ["vim", "--in", "{}"].map { Array($0.utf8) }, location: Array("work".utf8), strict: true)
+        ))
+    #expect(throws: UsageError(message: "Missing value for '--in <folder>'", command: .probe)) {
+      try ParsedCommand.parse([Array("probe".utf8), Array("--in".utf8)])
+    }
     #expect(throws: UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)) {
       try ParsedCommand.parse([Array("probe".utf8), Array("--json".utf8)])
     }

@@ -9,11 +9,13 @@ import Testing
 struct ProbeEndToEndTests {
   let docbm = Capabilities.docbmExecutable
 
-  /// Runs the probe with `--json` and returns its exit status and findings.
+  /// Runs the probe with `--json` in a user's folder and returns its exit status and findings.
   private func probe(_ command: [String], options: [String] = []) throws -> (
     status: Int32, kinds: Set<String>, notes: [String]
   ) {
-    let result = run(docbm, ["probe", "--json"] + options + ["--"] + command)
+    let folder = try #require(Scratch.inUserFolder(), "no folder outside /tmp to probe in")
+    let result = run(
+      docbm, ["probe", "--json", "--in", folder.root.description] + options + ["--"] + command)
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.error)")
     let findings = json["findings"] as? [[String: Any]] ?? []
@@ -88,8 +90,9 @@ struct ProbeEndToEndTests {
   }
 
   @Test("the path is appended when the command has no {}, and text output names what was lost")
-  func appendedPathAndText() {
-    let result = run(docbm, ["probe", "/bin/sed", "-i", "s/a/b/"])
+  func appendedPathAndText() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    let result = run(docbm, ["probe", "--in", folder.root.description, "/bin/sed", "-i", "s/a/b/"])
     #expect(result.status == 2)
     #expect(result.output.contains("LOST keyLost"))
     #expect(result.output.contains("fix: save with AnchoredDocument.replaceDocument"))
@@ -118,8 +121,7 @@ struct ProbeCleanupTests {
     }
     let scratch = try Scratch()
     let result = run(
-      docbm, ["probe", "--", "/bin/sh", "-c", script, "sh", "{}"],
-      environment: ["TMPDIR": scratch.root.description])
+      docbm, ["probe", "--in", scratch.root.description, "--", "/bin/sh", "-c", script, "sh", "{}"])
     let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
     #expect(left.isEmpty, "left behind: \(left); \(result.error)")
     #expect(!result.error.contains("could not remove"), "\(result.error)")

@@ -2,6 +2,7 @@ import DocbmTestSupport
 import DocumentBookmarks
 import DocumentBookmarksTesting
 import Foundation
+import Glibc
 import Testing
 
 @Suite("The lint under Swift Testing")
@@ -89,14 +90,65 @@ struct FaultInjectionTests {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
     let document = BookmarkService().documents(anchoredOn: path)
+    let leftovers = {
+      try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
+        .filter { $0.contains(".docbm-save-") }
+    }
     let error = withSaveFault(.crashBeforeRename) {
-      #expect(throws: DocbmError.self) { try document.replaceDocument(with: Data("new".utf8)) }
+      let error = #expect(throws: DocbmError.self) { try document.replaceDocument(with: Data("new".utf8)) }
+      #expect((try? leftovers().count) == 1, "the new version is left beside the document inside the scope")
+      return error
     }
     #expect(error?.step == .swap)
     #expect(try String(contentsOfFile: path.description, encoding: .utf8) == "old")
-    let left = try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
-      .filter { $0.contains(".docbm-save-") }
-    #expect(left.count == 1)
+    #expect(try leftovers().isEmpty, "the testing product removes what its own fault left")
+  }
+
+}
+
+/// Process-wide faults are narrowed to each test's own folder, and the tests that install
+/// one run one at a time, since a second one at the same time is refused.
+@Suite("Process-wide faults", .serialized)
+struct ProcessWideFaultTests {
+  @Test(
+    "a process-wide fault reaches saves on other threads and detached tasks; a task-local one does not",
+    arguments: ["dispatch", "thread", "detached"])
+  func processWide(runner: String) async throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("doc.json", "old")
+    let document = BookmarkService().documents(anchoredOn: path)
+    _ = try document.makeBookmark(to: try scratch.file("t"))
+    let elsewhere: @Sendable () async -> DocbmError.Code? = {
+      await withCheckedContinuation { (continuation: CheckedContinuation<DocbmError.Code?, Never>) in
+        let save: @Sendable () -> Void = {
+          do {
+            try document.replaceDocument(with: Data("new".utf8))
+            continuation.resume(returning: nil)
+          } catch {
+            continuation.resume(returning: (error as? DocbmError)?.code)
+          }
+        }
+        switch runner {
+        case "dispatch": DispatchQueue.global().async(execute: save)
+        case "thread": Thread.detachNewThread(save)
+        default: Task.detached { save() }
+        }
+      }
+    }
+    let escaped = await withSaveFault(.diskFull()) { await elsewhere() }
+    #expect(escaped == nil, "a task-local fault does not reach a save elsewhere")
+    let reached = try await withProcessWideSaveFault(.diskFull(), in: scratch.root) { await elsewhere() }
+    #expect(reached == .noSpace)
+    #expect(await elsewhere() == nil, "the fault ends with the closure")
+  }
+
+  @Test("two process-wide faults at once are refused with a typed error")
+  func nestedProcessWide() throws {
+    try withProcessWideSaveFault(.diskFull(), in: FilePath("/nonexistent-folder")) {
+      #expect(throws: SaveFaultScopeError.alreadyActive) {
+        try withProcessWideSaveFault(.ioError(), in: FilePath("/nonexistent-folder")) {}
+      }
+    }
   }
 
   @Test("faults apply to async code on the same task")
@@ -108,5 +160,45 @@ struct FaultInjectionTests {
       await Task.yield()
       #expect(throws: DocbmError.self) { try document.replaceDocument(with: Data("new".utf8)) }
     }
+  }
+}
+
+@Suite("The lint's scratch document and what it tests")
+struct LintLocationTests {
+  let single = ScratchDocument.Options(hardLink: false)
+
+  @Test(
+    "by default the scratch document is made in the test's working folder, not /tmp, and the report says where"
+  )
+  func workingFolderByDefault() throws {
+    let report = try #require(expectSafeSave(options: single) { url in try replaceWithDocbm(url) })
+    let here = try #require(realpath(FileManager.default.currentDirectoryPath, nil))
+    defer { free(here) }
+    #expect(report.location == String(cString: here))
+    #expect(report.isInTemporaryFolder == ScratchDocument.isTemporaryFolder(FilePath(String(cString: here))))
+  }
+
+  @Test("a folder can be chosen; under /tmp the report says the result may not hold for a user's folder")
+  func chosenFolder() throws {
+    let scratch = try Scratch(in: "/tmp")
+    let report = try #require(
+      expectSafeSave(options: single, in: scratch.root) { url in try replaceWithDocbm(url) })
+    #expect(report.location == scratch.root.description)
+    #expect(report.isInTemporaryFolder)
+    #expect(report.summary.contains("under /tmp or $TMPDIR"))
+  }
+
+  @Test("a save function that does not write the document fails the lint: nothing was tested")
+  func saveThatDoesNothing() {
+    withKnownIssue {
+      expectSafeSave { _ in }
+    } matching: { issue in
+      issue.comments.map(\.rawValue).joined().contains("did not write the document")
+    }
+  }
+
+  private func replaceWithDocbm(_ url: URL) throws {
+    let document = BookmarkService().documents(anchoredOn: FilePath(url.path))
+    try document.replaceDocument(with: Data("{\"new\": true}".utf8))
   }
 }

@@ -17,6 +17,27 @@ public final class Scratch: @unchecked Sendable {
     root = FilePath(String(cString: real!))
   }
 
+  /// A scratch folder where a user's documents would be, not under `/tmp` or `$TMPDIR`
+  /// (editors save files there differently): under the package's `.build` folder when the
+  /// tests run from the package, else under `$HOME`. `nil` when neither is usable.
+  public static func inUserFolder() -> Scratch? {
+    let candidates = [
+      FileManager.default.currentDirectoryPath + "/.build",
+      (ProcessInfo.processInfo.environment["HOME"] ?? "/root") + "/.cache",
+    ]
+    for candidate in candidates {
+      _ = mkdir(candidate, 0o755)
+      guard let real = realpath(candidate, nil) else { continue }
+      defer { free(real) }
+      let path = FilePath(String(cString: real))
+      guard !ScratchDocument.isTemporaryFolder(path), let scratch = try? Scratch(in: path.description) else {
+        continue
+      }
+      return scratch
+    }
+    return nil
+  }
+
   deinit {
     run("/bin/rm", ["-rf", root.description])
   }

@@ -1,93 +1,162 @@
 import DocumentBookmarks
 import Foundation
-import Glibc
 
 /// `docbm probe COMMAND…`: run a program's save on a scratch document, report what it broke.
+///
+/// The scratch document is made where the user's documents are (the current folder, or
+/// `--in DIR`), since editors save files under `/tmp` differently; it is removed afterwards,
+/// also when the probe is interrupted (SIGINT, SIGTERM, SIGHUP are passed on to the program,
+/// then the scratch folder is removed), and whatever cannot be removed is named.
 struct ProbeCommand {
-  let command: [[UInt8]]
-  let options: ScratchDocument.Options
-  let json: Bool
+  let settings: ProbeSettings
 
   private struct Report: Encodable {
     let schemaVersion = JSONReport.schemaVersion
     let command: [String]
-    let exitStatus: Int32
+    let exitStatus: Int32?
+    let verdict: String
     let safe: Bool
     let findings: [SaveFinding]
     let notes: [String]
     let contentsChanged: Bool
+    let scratchFolder: String
+    let underTemporaryFolder: Bool
+    let notRemoved: [String]
+  }
+
+  private var options: ScratchDocument.Options {
+    ScratchDocument.Options(hardLink: settings.hardLink, throughSymbolicLink: settings.throughLink)
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let scratch = try ScratchDocument.make(options: options)
-    defer {
-      // The scratch document carries a key: whatever cannot be removed is named.
-      let left = scratch.remove()
-      if !left.isEmpty {
-        let list = left.map(\.description).joined(separator: ", ")
-        console.printError("warning: the probe could not remove its scratch files (they hold a key): \(list)")
+    SignalForwarding.install()
+    defer { SignalForwarding.uninstall() }
+    let location = try settings.location.map { bytes in
+      guard let path = FilePath(bytes: bytes) else {
+        throw DocbmError(.notFound, message: "a path cannot contain a NUL byte")
       }
+      return path
     }
-    var arguments = command.map { argument -> [UInt8] in
+    let scratch = try ScratchDocument.make(options: options, in: location)
+    var removed = false
+    // Whatever happens below, the scratch document (it carries a key) does not outlive the
+    // probe unnoticed.
+    defer { if !removed { warnIfLeft(scratch.remove(), console) } }
+
+    var arguments = settings.command.map { argument -> [UInt8] in
       replacing(Array("{}".utf8), with: scratch.savePath.bytes, in: argument)
     }
-    if !command.contains(where: { $0.contains(subsequence: Array("{}".utf8)) }) {
+    if !settings.command.contains(where: { $0.contains(subsequence: Array("{}".utf8)) }) {
       arguments.append(scratch.savePath.bytes)
     }
-    let status = try spawn(arguments)
-    let failure = status == 0 ? nil : "\(printable(command[0])) exited with status \(status)"
+    let printed = arguments.map(printable)
+    if let signal = SignalForwarding.receivedSignal {
+      removed = true
+      return interrupted(by: signal, command: printed, scratch: scratch, left: scratch.remove(), console)
+    }
+    let termination: ChildProcess.Termination
+    do {
+      termination = try ChildProcess.run(arguments)
+    } catch {
+      throw DocbmError(
+        .notFound, message: "cannot run \(printable(arguments[0])): \(error.errno)",
+        recommendation: .pickAgain)
+    }
+    if let signal = SignalForwarding.receivedSignal {
+      removed = true
+      return interrupted(by: signal, command: printed, scratch: scratch, left: scratch.remove(), console)
+    }
+    let status = termination.status
+    let failure = status == 0 ? nil : "\(printable(settings.command[0])) exited with status \(status)"
     let report = SaveProbe.examine(scratch, failure: failure)
-    let verdict = report.isSafe ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+    removed = true
+    let left = scratch.remove()
+    let verdict = report.verdict
+    let exit: Int32 =
+      switch verdict {
+      case .kept: DocbmCommandLine.ExitStatus.success
+      case .keptLeavingFiles:
+        settings.strict ? DocbmCommandLine.ExitStatus.problem : DocbmCommandLine.ExitStatus.success
+      case .lost: DocbmCommandLine.ExitStatus.problem
+      case .notSaved: DocbmCommandLine.ExitStatus.notTested
+      }
 
-    if json {
+    if settings.json {
       console.print(
         JSONReport.render(
           Report(
-            command: arguments.map(printable), exitStatus: status, safe: report.isSafe,
-            findings: report.findings, notes: report.notes, contentsChanged: report.contentsChanged)))
-      return verdict
+            command: printed, exitStatus: status, verdict: verdict.rawValue, safe: report.losses.isEmpty,
+            findings: report.findings, notes: report.notes, contentsChanged: report.contentsChanged,
+            scratchFolder: scratch.folder.description, underTemporaryFolder: scratch.isInTemporaryFolder,
+            notRemoved: left.map(\.description))))
+      warnIfLeft(left, console)
+      return exit
     }
-    console.print("probe: \(arguments.map(printable).joined(separator: " "))")
-    console.print("exit status: \(status); \(report.notes.joined(separator: "; "))")
-    if report.isSafe {
-      let links =
-        (options.hardLink ? ", the hard link" : "")
-        + (options.throughSymbolicLink ? ", the symbolic link" : "")
+    console.print("probe: \(printed.joined(separator: " "))")
+    console.print(
+      "in: \(scratch.location) (scratch folder \(FilePath(displayBytes: scratch.folder.lastComponent)), removed afterwards)"
+    )
+    if scratch.isInTemporaryFolder {
       console.print(
-        "kept: the key, the other attributes, the mode, the owner\(links); no files left behind; the bookmark resolves"
+        "warning: \(SaveProbeReport.temporaryFolderWarning); probe in a folder where documents live (--in DIR)"
       )
     }
+    console.print("exit status: \(status); \(report.notes.joined(separator: "; "))")
+    switch verdict {
+    case .notSaved:
+      console.print(
+        "NOT TESTED: the program did not write the document (it did not save, or quit without saving); nothing is known about its save"
+      )
+    case .kept, .keptLeavingFiles:
+      let links =
+        (settings.hardLink ? ", the hard link" : "") + (settings.throughLink ? ", the symbolic link" : "")
+      console.print("kept: the key, the other attributes, the mode, the owner\(links); the bookmark resolves")
+    case .lost:
+      break
+    }
     for finding in report.findings {
-      console.print("LOST \(finding.kind.rawValue): \(finding.message)")
+      let label = finding.kind.losesSomething ? "LOST" : (settings.strict ? "LEFT" : "left")
+      console.print("\(label) \(finding.kind.rawValue): \(finding.message)")
     }
-    if !report.isSafe {
-      console.print("fix: \(report.findings[0].fix)")
+    if let first = report.losses.first ?? (settings.strict ? report.findings.first : nil) {
+      console.print("fix: \(first.fix)")
     }
-    return verdict
+    warnIfLeft(left, console)
+    return exit
   }
 
-  /// Runs the program with the caller's environment and standard streams; its exit status,
-  /// or 128 + the signal that ended it.
-  private func spawn(_ arguments: [[UInt8]]) throws -> Int32 {
-    var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { bytes in
-      let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-      for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
-      pointer[bytes.count] = 0
-      return pointer
+  /// Reports an interrupted probe: nothing was tested; the scratch folder was removed (or
+  /// what is left of it is named). Exits like the signal: 128 + its number.
+  private func interrupted(
+    by signal: Int32, command: [String], scratch: ScratchDocument, left: [FilePath], _ console: Console
+  ) -> Int32 {
+    let name = signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : signal == 1 ? "SIGHUP" : "signal \(signal)"
+    if settings.json {
+      console.print(
+        JSONReport.render(
+          Report(
+            command: command, exitStatus: nil, verdict: "interrupted", safe: false, findings: [],
+            notes: ["interrupted by \(name)"], contentsChanged: false,
+            scratchFolder: scratch.folder.description,
+            underTemporaryFolder: scratch.isInTemporaryFolder, notRemoved: left.map(\.description))))
     }
-    pointers.append(nil)
-    defer { pointers.forEach { $0?.deallocate() } }
-    var pid: pid_t = 0
-    let result = posix_spawnp(&pid, pointers[0]!, nil, nil, &pointers, environ)
-    guard result == 0 else {
-      throw DocbmError(
-        .notFound, message: "cannot run \(printable(arguments[0])): \(String(cString: strerror(result)))",
-        recommendation: .pickAgain)
+    if left.isEmpty {
+      console.printError(
+        "probe interrupted by \(name): nothing was tested; the scratch folder \(scratch.folder) was removed")
+    } else {
+      console.printError("probe interrupted by \(name): nothing was tested")
+      warnIfLeft(left, console)
     }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let signal = status & 0x7F
-    return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    return 128 + signal
+  }
+
+  /// The scratch document carries a key: whatever cannot be removed is named.
+  private func warnIfLeft(_ left: [FilePath], _ console: Console) {
+    guard !left.isEmpty else { return }
+    let list = left.map(\.description).joined(separator: ", ")
+    console.printError(
+      "warning: the probe could not remove its scratch files (they hold a key); remove them yourself: \(list)"
+    )
   }
 
   private func printable(_ bytes: [UInt8]) -> String {

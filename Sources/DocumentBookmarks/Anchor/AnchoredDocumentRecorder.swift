@@ -6,8 +6,13 @@ import Synchronization
 /// still carries its key.
 package final class AnchoredDocumentRecorder: Sendable {
   private let seen = Mutex<[FilePath: KeyFingerprint]>([:])
+  private let onNote: (@Sendable (FilePath, KeyFingerprint) -> Void)?
 
-  package init() {}
+  /// `onNote` is called (on the caller's thread) each time a document is noted, so that a
+  /// watcher can start following it at once.
+  package init(onNote: (@Sendable (FilePath, KeyFingerprint) -> Void)? = nil) {
+    self.onNote = onNote
+  }
 
   /// The recorder of the current task, if any.
   @TaskLocal package static var current: AnchoredDocumentRecorder?
@@ -18,6 +23,8 @@ package final class AnchoredDocumentRecorder: Sendable {
   }
 
   static func note(_ path: FilePath, _ fingerprint: KeyFingerprint) {
-    current?.seen.withLock { $0[path] = fingerprint }
+    guard let recorder = current else { return }
+    recorder.seen.withLock { $0[path] = fingerprint }
+    recorder.onNote?(path, fingerprint)
   }
 }

@@ -43,6 +43,10 @@ public struct SaveFinding: Hashable, Sendable, Codable, CustomStringConvertible 
 }
 
 extension SaveFinding.Kind {
+  /// Whether the finding lost something of the document (or the save failed); files left
+  /// beside the document are reported but lose nothing.
+  public var losesSomething: Bool { self != .temporaryFilesLeft }
+
   var defaultFix: String {
     switch self {
     case .saveFailed:

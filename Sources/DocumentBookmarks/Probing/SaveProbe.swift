@@ -7,6 +7,8 @@ public import Foundation
 public enum SaveProbe {
   /// Runs `save` on a new scratch document and reports what it did.
   ///
+  /// The scratch document is made in `base`, by default the current folder (see
+  /// ``ScratchDocument/make(options:in:)`` for why not `/tmp`), and removed afterwards.
   /// `save` gets the path to save to (the document, or a symbolic link to it). When it
   /// throws ``DocbmError`` `hardLinked` (replaceDocument refusing to split links) and the
   /// document is intact, that is a safe refusal: the check is repeated on a scratch document
@@ -65,7 +67,8 @@ public enum SaveProbe {
   /// Compares the scratch document after a save with before. `failure` describes how the
   /// save failed, when it did.
   public static func examine(_ scratch: ScratchDocument, failure: String?) -> SaveProbeReport {
-    var report = SaveProbeReport()
+    var report = SaveProbeReport(
+      location: scratch.location.description, isInTemporaryFolder: scratch.isInTemporaryFolder)
     if let failure {
       report.findings.append(SaveFinding(.saveFailed, "the save failed: \(failure)"))
     }
@@ -83,14 +86,26 @@ public enum SaveProbe {
     guard let after = try? FileStatus.of(scratch.savePath, followSymlinks: true) else {
       report.findings.append(
         SaveFinding(.documentMissing, "nothing is at \(scratch.savePath) after the save"))
+      report.findings.append(contentsOf: leftovers(scratch))
       return report
     }
     let contents = try? readWholeFile(scratch.savePath)
     report.contentsChanged = contents != scratch.contents
-    report.notes.append(report.contentsChanged ? "the contents changed" : "the contents did not change")
-    report.notes.append(
-      after.inode == before.status.inode
-        ? "the document kept its inode (written in place)" : "the document has a new inode")
+    // A save that did not touch the document (a program that quit without saving) tested
+    // nothing; it must not pass for a safe one. Any write changes the modification or the
+    // change time (setting an attribute or a mode changes the latter).
+    report.wroteDocument =
+      report.contentsChanged || after.inode != before.status.inode || after.device != before.status.device
+      || after.modificationTime != before.status.modificationTime
+      || after.changeTime != before.status.changeTime
+    if !report.wroteDocument {
+      report.notes.append("the document was not written (same contents, inode and times)")
+    } else {
+      report.notes.append(report.contentsChanged ? "the contents changed" : "the contents did not change")
+      report.notes.append(
+        after.inode == before.status.inode
+          ? "the document kept its inode (written in place)" : "the document has a new inode")
+    }
 
     let anchored = BookmarkService().documents(anchoredOn: scratch.savePath)
     switch Result(catching: { () throws(DocbmError) in try anchored.keyFingerprint() }) {
@@ -135,17 +150,7 @@ public enum SaveProbe {
         SaveFinding(
           .hardLinkSplit, "\(second) still holds the old version: the save split the document's hard links"))
     }
-    if let fd = try? FileDescriptor.open(scratch.folder, [.directory]) {
-      defer { fd.close() }
-      if let entries = try? DirectoryStream.entries(of: fd) {
-        let left = entries.map(\.name).filter { !before.entries.contains($0) }.map { FilePath.escape($0) }
-          .sorted()
-        if !left.isEmpty {
-          report.findings.append(
-            SaveFinding(.temporaryFilesLeft, "the save left files behind: \(left.joined(separator: ", "))"))
-        }
-      }
-    }
+    report.findings.append(contentsOf: leftovers(scratch))
     do {
       _ = try anchored.resolve(scratch.bookmark)
     } catch {
@@ -155,6 +160,17 @@ public enum SaveProbe {
           "the bookmark stored in the document no longer resolves: \(error.code.rawValue)"))
     }
     return report
+  }
+
+  /// The files the save left in the scratch folder that were not there before.
+  private static func leftovers(_ scratch: ScratchDocument) -> [SaveFinding] {
+    guard let fd = try? FileDescriptor.open(scratch.folder, [.directory]) else { return [] }
+    defer { fd.close() }
+    guard let entries = try? DirectoryStream.entries(of: fd) else { return [] }
+    let left = entries.map(\.name).filter { !scratch.before.entries.contains($0) }.map { FilePath.escape($0) }
+      .sorted()
+    guard !left.isEmpty else { return [] }
+    return [SaveFinding(.temporaryFilesLeft, "the save left files behind: \(left.joined(separator: ", "))")]
   }
 
   private static func octal(_ mode: UInt32) -> String {

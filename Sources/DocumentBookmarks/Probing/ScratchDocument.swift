@@ -26,8 +26,15 @@ public struct ScratchDocument: Sendable {
   /// The document's mode.
   public static let mode: UInt32 = 0o640
 
-  /// The scratch folder; ``remove()`` deletes it.
+  /// The scratch folder, a hidden folder in ``location``; ``remove()`` deletes it.
   public let folder: FilePath
+  /// The folder the scratch folder was made in (its real path).
+  public let location: FilePath
+  /// Whether ``location`` is under `/tmp`, `/var/tmp` or `$TMPDIR`. Editors save files
+  /// there differently from a user's folders (Vim's `backupskip`, Emacs's
+  /// `temporary-file-directory`: no backup, written in place), so what a save does there
+  /// is not what it does to a user's document.
+  public let isInTemporaryFolder: Bool
   /// The document itself.
   public let document: FilePath
   /// The path a save is given: the document, or the symbolic link to it.
@@ -52,15 +59,19 @@ public struct ScratchDocument: Sendable {
     let entries: Set<[UInt8]>
   }
 
-  /// Makes a scratch document in a new folder under `base` (default: `$TMPDIR` or `/tmp`).
+  /// Makes a scratch document in a new hidden folder (`.docbm-probe-XXXXXX`) in `base`,
+  /// by default the current folder.
   ///
-  /// - Throws: ``DocbmError`` when the folder cannot hold what is needed (for example a
-  ///   filesystem without user extended attributes).
+  /// The default is where a user's documents are, not `/tmp`: editors save files under
+  /// `/tmp` and `$TMPDIR` differently (see ``isInTemporaryFolder``), so a scratch document
+  /// there would show a save that users never get.
+  ///
+  /// - Throws: ``DocbmError`` when the folder cannot hold what is needed (it does not
+  ///   exist, is not writable, or is on a filesystem without user extended attributes).
   public static func make(options: Options = Options(), in base: FilePath? = nil) throws(DocbmError)
     -> ScratchDocument
   {
-    let baseFolder = base ?? FilePath(ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
-    let folder = try makeTemporaryFolder(in: baseFolder)
+    let folder = try makeTemporaryFolder(in: base ?? FilePath("."))
     do {
       return try prepare(in: folder, options: options)
     } catch {
@@ -98,8 +109,10 @@ public struct ScratchDocument: Sendable {
       try system("symlink", alias) { alias.withCString { symlink("document.json", $0) } }
       symbolicLink = alias
     }
+    let location = folder.removingLastComponent
     let scratch = ScratchDocument(
-      folder: folder, document: document, savePath: symbolicLink ?? document, sibling: sibling,
+      folder: folder, location: location, isInTemporaryFolder: isTemporaryFolder(location),
+      document: document, savePath: symbolicLink ?? document, sibling: sibling,
       hardLink: hardLink, symbolicLink: symbolicLink, bookmark: bookmark, contents: contents,
       before: try snapshot(document: document, folder: folder, fingerprint: bookmark.keyFingerprint))
     return scratch
@@ -132,8 +145,22 @@ public struct ScratchDocument: Sendable {
     }
   }
 
+  /// Whether `folder` (a real path) is `/tmp`, `/var/tmp` or `$TMPDIR`, or inside one.
+  public static func isTemporaryFolder(_ folder: FilePath) -> Bool {
+    let candidates = ["/tmp", "/var/tmp"] + [ProcessInfo.processInfo.environment["TMPDIR"]].compactMap { $0 }
+    return candidates.contains { candidate in
+      guard !candidate.isEmpty else { return false }
+      let real = (try? TargetSnapshot.canonicalPath(FilePath(candidate))) ?? FilePath(candidate)
+      let prefix = real.bytes.last == UInt8(ascii: "/") ? real.bytes : real.bytes + [UInt8(ascii: "/")]
+      return folder.bytes == real.bytes || folder.bytes.starts(with: prefix)
+    }
+  }
+
+  /// The prefix of every scratch folder's name.
+  public static let folderPrefix = ".docbm-probe-"
+
   private static func makeTemporaryFolder(in base: FilePath) throws(DocbmError) -> FilePath {
-    var template = Array(base.appending("docbm-probe-XXXXXX").bytes.map { CChar(bitPattern: $0) }) + [0]
+    var template = Array(base.appending(folderPrefix + "XXXXXX").bytes.map { CChar(bitPattern: $0) }) + [0]
     guard let made = mkdtemp(&template) else {
       throw DocbmError(
         SystemCallError("mkdtemp", .current, path: base), operation: .save(.prepareTemporary), path: base)

@@ -90,13 +90,21 @@ struct DocumentReplacer {
     TemporaryVersion.sweep(in: folder, for: name)
     let kind = existing?.status.kind ?? source?.status.kind
     let temporary = try step(.prepareTemporary, folderPath) { () throws(SystemCallError) in
-      try SaveFaults.check(.prepareTemporary, call: "statx")
+      try SaveFaults.check(.prepareTemporary, call: "statx", destination: destination)
       return try TemporaryVersion.make(in: folder, folderPath: folderPath, for: name)
     }
     // Until the swap, the temporary entry is the new version: discarded on failure. After
     // swapping a folder it holds the old version, discarded too; a file is simply renamed.
     var renamedIntoPlace = false
-    defer { if !renamedIntoPlace && !SaveFaults.leavesTemporary { temporary.discard() } }
+    defer {
+      if !renamedIntoPlace {
+        if SaveFaults.leavesTemporary(destination) {
+          SaveFaults.noteLeftTemporary(temporary.path, destination)
+        } else {
+          temporary.discard()
+        }
+      }
+    }
 
     do {
       try write(temporary.path)
@@ -113,7 +121,7 @@ struct DocumentReplacer {
     }
 
     do {
-      try SaveFaults.check(.write, call: "write")
+      try SaveFaults.check(.write, call: "write", destination: destination)
     } catch {
       throw DocbmError(error, operation: .save(.write), path: destination)
     }
@@ -138,7 +146,7 @@ struct DocumentReplacer {
 
     let documentName = FilePath(uncheckedBytes: name)
     try step(.swap, destination) { () throws(SystemCallError) in
-      try SaveFaults.check(.swap, call: "renameat")
+      try SaveFaults.check(.swap, call: "renameat", destination: destination)
       if existing?.status.kind == .directory {
         try folder.exchange(temporary.name, with: documentName, in: folder)
       } else {
@@ -151,7 +159,7 @@ struct DocumentReplacer {
       closeOriginals()
     }
     do {
-      try SaveFaults.check(.syncFolder, call: "fsync")
+      try SaveFaults.check(.syncFolder, call: "fsync", destination: destination)
       try folder.sync()
     } catch {
       var failure = DocbmError(error, operation: .save(.syncFolder), path: destination)
@@ -354,7 +362,7 @@ struct DocumentReplacer {
       source.status.owner != written.status.owner || source.status.group != written.status.group
     {
       try step(.changeOwner, destination) { () throws(SystemCallError) in
-        try SaveFaults.check(.changeOwner, call: "fchown")
+        try SaveFaults.check(.changeOwner, call: "fchown", destination: destination)
       }
       do throws(SystemCallError) {
         try new.changeOwner(user: source.status.owner, group: source.status.group)
@@ -384,12 +392,12 @@ struct DocumentReplacer {
     try copyAttributes(from: source, to: written)
 
     try step(.changeMode, destination) { () throws(SystemCallError) in
-      try SaveFaults.check(.changeMode, call: "fchmod")
+      try SaveFaults.check(.changeMode, call: "fchmod", destination: destination)
       try new.changeMode(source.status.permissions)
     }
 
     try step(.copyACL, destination) { () throws(SystemCallError) in
-      try SaveFaults.check(.copyACL, call: "fsetxattr")
+      try SaveFaults.check(.copyACL, call: "fsetxattr", destination: destination)
       var names = ["system.posix_acl_access"]
       if source.status.kind == .directory && written.status.kind == .directory {
         names.append("system.posix_acl_default")
@@ -403,7 +411,7 @@ struct DocumentReplacer {
 
   private func copyAttributes(from source: Original, to written: Original) throws(DocbmError) {
     do {
-      try SaveFaults.check(.copyAttributes, call: "attr_copy_fd")
+      try SaveFaults.check(.copyAttributes, call: "attr_copy_fd", destination: destination)
     } catch {
       throw DocbmError(error, operation: .save(.copyAttributes), path: destination)
     }
@@ -442,7 +450,7 @@ struct DocumentReplacer {
   /// failure is final: nothing is retried and nothing is renamed.
   private func sync(_ written: Original) throws(DocbmError) {
     try step(.syncFile, destination) { () throws(SystemCallError) in
-      try SaveFaults.check(.syncFile, call: "fsync")
+      try SaveFaults.check(.syncFile, call: "fsync", destination: destination)
       if written.status.kind == .directory {
         try DocumentReplacer.syncTree(written.descriptor)
       }

@@ -1,0 +1,15 @@
+/// What `docbm probe` was asked to do.
+struct ProbeSettings: Equatable {
+  /// The program and its arguments, `{}` standing for the document's path.
+  var command: [[UInt8]]
+  /// `--through-link`: hand the program a symbolic link to the document.
+  var throughLink = false
+  /// Give the document a second name (off with `--without-hard-link`).
+  var hardLink = true
+  /// `--in DIR`: where to make the scratch folder (default: the current folder).
+  var location: [UInt8]?
+  /// `--strict`: files left beside the document count as a problem too.
+  var strict = false
+  /// `--json`.
+  var json = false
+}

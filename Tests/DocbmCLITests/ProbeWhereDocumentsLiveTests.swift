@@ -1,0 +1,140 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+/// `docbm probe` tests saves where a user's documents are, says when it did not, says when
+/// nothing was tested, and never leaves its keyed scratch document behind.
+@Suite("docbm probe where documents live")
+struct ProbeWhereDocumentsLiveTests {
+  let docbm = Capabilities.docbmExecutable
+  static let vim = ["/usr/bin/vim.basic", "/usr/bin/vim"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
+
+  private func json(_ result: ProcessResult) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+      "\(result.output) \(result.error)")
+  }
+
+  private func kinds(_ report: [String: Any]) -> Set<String> {
+    Set((report["findings"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String })
+  }
+
+  @Test("by default the scratch folder is made in the current folder, hidden, and removed afterwards")
+  func currentFolderByDefault() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    let result = run(
+      "/bin/sh",
+      [
+        "-c", "cd \"$1\" && exec \"$2\" probe --json -- /bin/sed -i s/a/b/ {}", "sh", folder.root.description,
+        docbm,
+      ])
+    let report = try json(result)
+    let scratch = try #require(report["scratchFolder"] as? String)
+    #expect(scratch.hasPrefix(folder.root.description + "/.docbm-probe-"))
+    #expect(report["underTemporaryFolder"] as? Bool == false)
+    #expect(report["verdict"] as? String == "lost")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.description).isEmpty)
+  }
+
+  @Test(
+    "Vim's default save in a user's folder loses the key; under /tmp the probe says the result may not hold")
+  func vimDependsOnTheFolder() throws {
+    guard let vim = Self.vim else {
+      print("skipped: vim is not installed")
+      return
+    }
+    let save = [vim, "-u", "NONE", "-N", "-E", "-s", "-c", "normal! Ax", "-c", "wq", "{}"]
+    let folder = try #require(Scratch.inUserFolder())
+    let user = run(
+      docbm, ["probe", "--json", "--without-hard-link", "--in", folder.root.description, "--"] + save)
+    #expect(user.status == 2)
+    let userReport = try json(user)
+    #expect(kinds(userReport).isSuperset(of: ["keyLost", "attributesLost", "bookmarkNoLongerResolves"]))
+    #expect(userReport["underTemporaryFolder"] as? Bool == false)
+
+    let temporary = try Scratch(in: "/tmp")
+    let inTemporary = run(
+      docbm, ["probe", "--without-hard-link", "--in", temporary.root.description, "--"] + save)
+    #expect(inTemporary.output.contains("warning: the scratch document was under /tmp or $TMPDIR"))
+    let inTemporaryJSON = run(
+      docbm, ["probe", "--json", "--without-hard-link", "--in", temporary.root.description, "--"] + save)
+    #expect(try json(inTemporaryJSON)["underTemporaryFolder"] as? Bool == true)
+  }
+
+  @Test("a program that does not save is 'not tested' (exit 3), never 'kept'")
+  func nothingTested() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    var programs: [[String]] = [["/bin/true"], ["/usr/bin/test", "-s", "{}"]]
+    if let vim = Self.vim { programs.append([vim, "-u", "NONE", "-N", "-E", "-s", "-c", "q", "{}"]) }
+    for program in programs {
+      let result = run(docbm, ["probe", "--json", "--in", folder.root.description, "--"] + program)
+      #expect(result.status == 3, "\(program): \(result.output)")
+      let report = try json(result)
+      #expect(report["verdict"] as? String == "notSaved")
+      let text = run(docbm, ["probe", "--in", folder.root.description, "--"] + program)
+      #expect(text.status == 3)
+      #expect(text.output.contains("NOT TESTED"))
+      #expect(!text.output.contains("kept:"))
+    }
+  }
+
+  @Test("a backup left beside an intact document is reported but exit 0; with --strict, exit 2")
+  func leftoversAloneAreNotLosses() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    let save = ["/bin/sh", "-c", "cp \"$1\" \"$1~\" && printf x >> \"$1\"", "sh", "{}"]
+    let lenient = run(docbm, ["probe", "--json", "--in", folder.root.description, "--"] + save)
+    #expect(lenient.status == 0)
+    let report = try json(lenient)
+    #expect(kinds(report) == ["temporaryFilesLeft"])
+    #expect(report["verdict"] as? String == "keptLeavingFiles")
+    #expect(report["safe"] as? Bool == true)
+    let strict = run(docbm, ["probe", "--strict", "--in", folder.root.description, "--"] + save)
+    #expect(strict.status == 2)
+    #expect(strict.output.contains("LEFT temporaryFilesLeft"))
+  }
+
+  @Test("--in a folder that does not exist is a typed error (exit 1); --in without a value is a usage error")
+  func badLocation() throws {
+    let missing = run(docbm, ["probe", "--in", "/nonexistent-docbm-folder", "--", "/bin/true"])
+    #expect(missing.status == 1)
+    #expect(missing.error.contains("/nonexistent-docbm-folder"))
+    let usage = run(docbm, ["probe", "--in"])
+    #expect(usage.status == 64)
+  }
+
+  @Test("Ctrl-C during the probe stops the program, removes the scratch folder, and exits 130")
+  func interruptCleansUp() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: docbm)
+    process.arguments = [
+      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "exec sleep 30", "sh", "{}",
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = Pipe()
+    try process.run()
+    // Wait until the scratch folder exists and the program runs.
+    let start = Date()
+    var entries: [String] = []
+    while Date().timeIntervalSince(start) < 10 {
+      entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.root.description)) ?? []
+      if entries.contains(where: { $0.hasPrefix(".docbm-probe-") }) { break }
+      usleep(20_000)
+    }
+    #expect(entries.contains(where: { $0.hasPrefix(".docbm-probe-") }))
+    usleep(200_000)
+    let sent = Date()
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    #expect(Date().timeIntervalSince(sent) < 10, "the signal is passed on to the program, which stops")
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 130)
+    #expect(message.contains("interrupted by SIGINT"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.description).isEmpty)
+  }
+}
