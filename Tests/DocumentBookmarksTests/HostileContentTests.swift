@@ -141,6 +141,29 @@ struct HostileContentTests {
     #expect(DocumentChecker().check(documentPath).verdict == .ok)
   }
 
+  @Test("records that share a tag but differ are each judged, never mistaken for one another")
+  func sharedTags() throws {
+    let service = BookmarkService()
+    let documentPath = try scratch.file("tags.json", "{}")
+    let document = service.documents(anchoredOn: documentPath)
+    let genuine = try document.makeBookmark(to: try scratch.file("images/cat.png", "PNG"))
+    var collector = EvidenceCollector(
+      path: documentPath, documentKey: try KeyAttribute.read(atPath: documentPath).key(of: documentPath),
+      searchBudget: .standard)
+    collector.add(FoundBookmark(offset: 0, form: .binary, bookmark: genuine))
+    // Forgeries: the genuine record with one byte of its body changed, the tag kept.
+    for index in 0..<2000 {
+      var bytes = genuine.bytes
+      bytes[40 + index % 100] ^= UInt8(1 + index / 100)
+      collector.add(
+        FoundBookmark(offset: UInt64(index + 1), form: .binary, bookmark: try Bookmark(bytes: bytes)))
+    }
+    #expect(collector.memoHits == 0)
+    #expect(collector.evidence.count == 2001)
+    #expect(collector.evidence[0].verifies && collector.evidence[0].resolves)
+    #expect(collector.evidence.dropFirst().allSatisfy { !$0.verifies })
+  }
+
   private func write(_ bytes: [UInt8], named name: String) throws -> FilePath {
     let path = scratch.path(name)
     try Data(bytes).write(to: URL(fileURLWithPath: path.description))

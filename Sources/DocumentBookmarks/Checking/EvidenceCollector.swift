@@ -19,7 +19,8 @@ struct EvidenceCollector {
   private let searchBudget: SearchBudget
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
-  private var memo: [RecordKey: DocumentCheck.FoundEvidence] = [:]
+  /// One judged record per tag (``RecordKey``), with its judgement.
+  private var memo: [RecordKey: (record: [UInt8], evidence: DocumentCheck.FoundEvidence)] = [:]
   private var memoBytes = 0
 
   /// The evidence so far, in the order the bookmarks were found.
@@ -40,16 +41,19 @@ struct EvidenceCollector {
   /// Judges one bookmark found in the document.
   mutating func add(_ item: FoundBookmark) {
     guard overBudgetAt == nil else { return }
-    if let known = memo[RecordKey(bytes: item.bookmark.bytes)] {
+    let key = RecordKey(item.bookmark.bytes)
+    let known = memo[key]
+    if let known, RecordKey.sameRecord(known.record, item.bookmark.bytes) {
       memoHits += 1
       // The path's storage is shared with the remembered evidence: only the fixed part costs.
-      keep(known.moved(to: item), pathBytes: 0)
+      keep(known.evidence.moved(to: item), pathBytes: 0)
       return
     }
     let judged = judge(item)
     keep(judged, pathBytes: judged.recordedTarget?.bytes.count ?? 0)
-    if memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
-      memo[RecordKey(bytes: item.bookmark.bytes)] = judged
+    // A tag already taken by another record keeps its first: one comparison per lookup.
+    if known == nil, memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
+      memo[key] = (item.bookmark.bytes, judged)
       memoBytes += item.bookmark.bytes.count
     }
   }
