@@ -30,20 +30,17 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   /// only when asked for, which resolution seldom does).
   let documentPathFromTarget: FilePath?
 
+  /// Makes contents from their fields; `documentPath` is the document's absolute real path
+  /// (stored relative to the target's folder).
   public init(
     version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
     absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint,
     documentPath: FilePath? = nil
   ) {
-    self.version = version
-    self.keyFingerprint = keyFingerprint
-    self.kind = kind
-    self.relativePath = relativePath
-    self.absolutePath = absolutePath
-    self.createdAt = createdAt
-    self.identity = identity
-    self.volume = volume
-    self.documentPathFromTarget = documentPath.map { $0.relative(from: absolutePath.removingLastComponent) }
+    self.init(
+      version: version, keyFingerprint: keyFingerprint, kind: kind, relativePath: relativePath,
+      absolutePath: absolutePath, createdAt: createdAt, identity: identity, volume: volume,
+      documentPathFromTarget: documentPath.map { $0.relative(from: absolutePath.removingLastComponent) })
   }
 
   /// Makes contents from a decoded record, whose document path is relative to the folder
@@ -68,6 +65,7 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
     case version, keyFingerprint, kind, relativePath, absolutePath, createdAt, identity, volume, documentPath
   }
 
+  /// Decodes contents as ``encode(to:)`` writes them (``documentPath`` absolute).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
@@ -82,6 +80,7 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
       documentPath: try container.decodeIfPresent(FilePath.self, forKey: .documentPath))
   }
 
+  /// Encodes the fields, with ``documentPath`` as an absolute path when there is one.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(version, forKey: .version)
