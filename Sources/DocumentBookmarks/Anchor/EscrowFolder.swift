@@ -66,7 +66,8 @@ struct EscrowFolder {
       case .noSuchFile: return .success(nil)
       case .tooManySymbolicLinks:
         return .failure(
-          EscrowProblem(file: file, reason: "is a symbolic link (refused: links are never followed)"))
+          EscrowProblem(
+            file: file, reason: "is a symbolic link (refused: links are never followed)", isUntrusted: true))
       default: return .failure(EscrowProblem(file: file, reason: "cannot be opened: \(error.errno)"))
       }
     }
@@ -75,10 +76,11 @@ struct EscrowFolder {
     do {
       let status = try FileStatus.of(fd)
       guard status.kind == .regular else {
-        return .failure(EscrowProblem(file: file, reason: "is not a regular file (refused, never read)"))
+        return .failure(
+          EscrowProblem(file: file, reason: "is not a regular file (refused, never read)", isUntrusted: true))
       }
       if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
-        return .failure(EscrowProblem(file: file, reason: reason))
+        return .failure(EscrowProblem(file: file, reason: reason, isUntrusted: true))
       }
       guard status.size <= UInt64(limit) else {
         return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))

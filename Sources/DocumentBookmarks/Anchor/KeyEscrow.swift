@@ -98,7 +98,7 @@ public struct KeyEscrow: Hashable, Sendable {
         contents.documents.removeAll {
           $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID)
         }
-      case .failure(let problem) where problem.reason.contains("refused"):
+      case .failure(let problem) where problem.isUntrusted:
         throw DocbmError(
           .escrowUntrusted, path: problem.file,
           message: "the escrow entry \(problem); remove it and bookmark the document again")
