@@ -8,7 +8,7 @@
 #   make install install docbm, its manual page and completions under PREFIX
 
 SWIFT ?= swift
-PACKAGES := libattr1-dev libsodium-dev attr acl
+PACKAGES := libattr1-dev libsodium-dev libssl-dev attr acl
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -24,6 +24,11 @@ let package = Package(
       providers: [.apt(["libattr1-dev"])]
     ),
     .systemLibrary(
+      name: "CCrypto",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .systemLibrary(
       name: "CSodium",
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
@@ -37,7 +42,7 @@ let package = Package(
     // Layers 2 and 3: the library (System, Anchor, Bookmark).
     .target(
       name: "DocumentBookmarks",
-      dependencies: ["CDocbmShims", "CSodium"],
+      dependencies: ["CDocbmShims", "CSodium", "CCrypto"],
       swiftSettings: strictSettings
     ),
 

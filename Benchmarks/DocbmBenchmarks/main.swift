@@ -241,56 +241,115 @@ func minimalDurableSave(_ data: [UInt8], to path: String, folder: String) {
   close(folderFD)
 }
 
-var saveRows: [Row] = []
-makeFolders("\(root)/saves")
-for (label, size, iterations, rounds) in [
-  ("4 KiB", 4 << 10, 200, 15), ("1 MiB", 1 << 20, 20, 15), ("64 MiB", 64 << 20, 1, 7),
-] {
-  let bytes = [UInt8](repeating: 0x62, count: size)
-  let data = Data(bytes)
-  let path = "\(root)/saves/doc-\(size)"
-  makeFile(path)
-  let saved = BookmarkService().documents(anchoredOn: FilePath(path))
-  _ = try saved.makeBookmark(to: FilePath(unmovedTarget))
-  setAttributes(path)
-  // Interleave the three, in a rotating order, each phase starting from a flushed
-  // filesystem (`sync`), so that no phase pays for another's pending metadata.
-  var times: [[Double]] = [[], [], []]
-  let phases: [() throws -> Void] = [
-    { try saved.replaceDocument(with: data) },
-    { minimalDurableSave(bytes, to: path, folder: "\(root)/saves") },
-    { try data.write(to: URL(fileURLWithPath: path + ".atomic"), options: .atomic) },
-  ]
-  for round in 0..<rounds {
-    for offset in 0..<3 {
-      let phase = (round + offset) % 3
-      sync()
-      times[phase].append(try measure(iterations: iterations, rounds: 1, phases[phase]))
-    }
+/// User plus system CPU time of this process so far, in nanoseconds.
+func cpuNanoseconds() -> Double {
+  var usage = rusage()
+  getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+  let user = Double(usage.ru_utime.tv_sec) * 1e9 + Double(usage.ru_utime.tv_usec) * 1e3
+  let system = Double(usage.ru_stime.tv_sec) * 1e9 + Double(usage.ru_stime.tv_usec) * 1e3
+  return user + system
+}
+
+/// The 1-, 5- and 15-minute load averages.
+func loadAverage() -> String {
+  guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+  return text.split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+/// Whether `path` is a tmpfs mount point (from /proc/self/mounts).
+func isTmpfs(_ path: String) -> Bool {
+  guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+  return mounts.split(separator: "\n").contains { line in
+    let fields = line.split(separator: " ")
+    return fields.count > 2 && fields[1] == path && fields[2] == "tmpfs"
   }
-  let (replaceTimes, minimalTimes, atomicTimes) = (times[0], times[1], times[2])
-  let keptKey = try saved.keyFingerprint()
-  precondition(keptKey != nil, "the saves must keep the key")
-  let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-  saveRows.append(
-    Row(
-      operation: "replaceDocument, \(label)", time: median(replaceTimes),
-      baselineName: "minimal durable sequence",
-      baseline: median(minimalTimes), goal: 1.10))
-  saveRows.append(
-    Row(
-      operation: "replaceDocument, \(label)", time: median(replaceTimes), baselineName: "Data.write(.atomic)",
-      baseline: median(atomicTimes), goal: nil))
+}
+
+var saveRows: [Row] = []
+/// CPU time per call of each save phase, beside the wall-clock rows.
+var cpuRows: [Row] = []
+let loadBefore = loadAverage()
+
+/// The saves of one folder: replaceDocument, the minimal durable sequence and
+/// Data.write(.atomic), in interleaved rounds, at three sizes. `fillers` extra entries
+/// are made in the folder first.
+@MainActor func measureSaves(in folder: String, place: String, fillers: Int, goal: Double) throws {
+  makeFolders(folder)
+  for index in 0..<fillers { makeFile("\(folder)/entry-\(index)", "") }
+  for (label, size, iterations, rounds) in [
+    ("4 KiB", 4 << 10, 200, 15), ("1 MiB", 1 << 20, 20, 15), ("64 MiB", 64 << 20, 1, 7),
+  ] {
+    let bytes = [UInt8](repeating: 0x62, count: size)
+    let data = Data(bytes)
+    let path = "\(folder)/doc-\(size)"
+    makeFile(path)
+    let saved = BookmarkService().documents(anchoredOn: FilePath(path))
+    _ = try saved.makeBookmark(to: FilePath(unmovedTarget))
+    setAttributes(path)
+    // Interleave the three, in a rotating order, each phase starting from a flushed
+    // filesystem (`sync`), so that no phase pays for another's pending metadata.
+    var times: [[Double]] = [[], [], []]
+    var cpu: [[Double]] = [[], [], []]
+    let phases: [() throws -> Void] = [
+      { try saved.replaceDocument(with: data) },
+      { minimalDurableSave(bytes, to: path, folder: folder) },
+      { try data.write(to: URL(fileURLWithPath: path + ".atomic"), options: .atomic) },
+    ]
+    for round in 0..<rounds {
+      for offset in 0..<3 {
+        let phase = (round + offset) % 3
+        sync()
+        let cpuStart = cpuNanoseconds()
+        times[phase].append(try measure(iterations: iterations, rounds: 1, phases[phase]))
+        cpu[phase].append((cpuNanoseconds() - cpuStart) / Double(iterations))
+      }
+    }
+    let keptKey = try saved.keyFingerprint()
+    precondition(keptKey != nil, "the saves must keep the key")
+    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+    let operation = "replaceDocument, \(label), \(place)"
+    saveRows.append(
+      Row(
+        operation: operation, time: median(times[0]), baselineName: "minimal durable sequence",
+        baseline: median(times[1]), goal: goal))
+    saveRows.append(
+      Row(
+        operation: operation, time: median(times[0]), baselineName: "Data.write(.atomic)",
+        baseline: median(times[2]), goal: nil))
+    cpuRows.append(
+      Row(
+        operation: operation + " (CPU time)", time: median(cpu[0]), baselineName: "minimal durable sequence",
+        baseline: median(cpu[1]), goal: nil))
+  }
+}
+
+try measureSaves(in: "\(root)/saves", place: "empty folder", fillers: 0, goal: 1.10)
+try measureSaves(in: "\(root)/big", place: "10,000 entries", fillers: 10_000, goal: 1.10)
+// tmpfs, where flushes cost nothing and the save's own work shows: /dev/shm when it is
+// tmpfs, else a note.
+var tmpfsNote: String?
+if isTmpfs("/dev/shm") {
+  var shmTemplate = Array("/dev/shm/docbm-bench-XXXXXX".utf8CString)
+  let shm = String(cString: mkdtemp(&shmTemplate)!)
+  try measureSaves(in: "\(shm)/saves", place: "empty folder, tmpfs", fillers: 0, goal: 1.5)
+  try measureSaves(in: "\(shm)/big", place: "10,000 entries, tmpfs", fillers: 10_000, goal: 1.5)
+  _ = run("/bin/rm", ["-rf", shm])
+} else {
+  tmpfsNote = "tmpfs scenarios skipped: /dev/shm is not tmpfs"
 }
 
 print(
   "docbm benchmarks (release build; medians: 9 batches for bookmarks, 15 interleaved rounds for saves, 7 at 64 MiB)"
 )
+print(
+  "load average before: \(loadBefore); after: \(loadAverage()); \(ProcessInfo.processInfo.activeProcessorCount) cores"
+)
+if let tmpfsNote { print(tmpfsNote) }
 print("")
 print("| operation | time | baseline | baseline time | ratio | goal |")
 print("|---|---:|---|---:|---:|---|")
 var failedGoal = false
-for row in rows + saveRows {
+for row in rows + saveRows + cpuRows {
   let ratio = row.time / row.baseline
   var goal = ""
   if let limit = row.goal {

@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -279,4 +280,124 @@ int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, i
   int result = attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, &sink.context);
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
   return result == 0 && sink.length == 0 ? 0 : -1;
+}
+
+/* Appends "name: strerror(errno)" to the sink, as libattr's own messages read. */
+static void docbm_note_failure(struct docbm_error_sink *sink, const char *what, const char *name) {
+  docbm_collect_error(&sink->context, "%s %s", what, name);
+}
+
+/* One attribute's value into `*value` (a caller's stack buffer at first, grown on the heap
+ * when a value does not fit); the length, or -1 with errno. */
+static ssize_t docbm_read_value(int fd, const char *name, char **value, size_t *capacity,
+                                char *stack_buffer) {
+  for (int attempt = 0; attempt < 8; attempt++) {
+    ssize_t length = fgetxattr(fd, name, *value, *capacity);
+    if (length >= 0) return length;
+    if (errno == EINTR) continue;
+    if (errno != ERANGE) return -1;
+    ssize_t needed = fgetxattr(fd, name, NULL, 0);
+    if (needed < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    size_t grown = (size_t)needed + 256;
+    char *bigger = (*value == stack_buffer) ? malloc(grown) : realloc(*value, grown);
+    if (bigger == NULL) {
+      errno = ENOMEM;
+      return -1;
+    }
+    *value = bigger;
+    *capacity = grown;
+  }
+  errno = ERANGE;
+  return -1;
+}
+
+int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
+                          void *key_value, size_t key_capacity, ssize_t *key_length,
+                          int *acl_names, char *messages, size_t capacity) {
+  struct docbm_error_sink sink;
+  sink.context.error = docbm_collect_error;
+  sink.context.quote = docbm_quote;
+  sink.context.quote_free = docbm_quote_free;
+  sink.buffer = messages;
+  sink.capacity = capacity;
+  sink.length = 0;
+  if (messages && capacity > 0) messages[0] = 0;
+  *key_length = -1;
+  *acl_names = 0;
+
+  char list_stack[4096];
+  char *list = list_stack;
+  size_t list_capacity = sizeof(list_stack);
+  ssize_t list_length;
+  for (;;) {
+    list_length = flistxattr(src_fd, list, list_capacity);
+    if (list_length >= 0) break;
+    if (errno == EINTR) continue;
+    if (errno == ENOTSUP || errno == ENOSYS) {
+      if (list != list_stack) free(list);
+      return 0; /* nothing to copy from a filesystem without attributes */
+    }
+    if (errno != ERANGE) {
+      docbm_note_failure(&sink, "listing attributes of", "the document");
+      if (list != list_stack) free(list);
+      return -1;
+    }
+    ssize_t needed = flistxattr(src_fd, NULL, 0);
+    if (needed < 0) continue;
+    size_t grown = (size_t)needed + 256;
+    char *bigger = (list == list_stack) ? malloc(grown) : realloc(list, grown);
+    if (bigger == NULL) {
+      errno = ENOMEM;
+      docbm_note_failure(&sink, "listing attributes of", "the document");
+      if (list != list_stack) free(list);
+      return -1;
+    }
+    list = bigger;
+    list_capacity = grown;
+  }
+
+  char value_stack[4096];
+  char *value = value_stack;
+  size_t value_capacity = sizeof(value_stack);
+  for (ssize_t offset = 0; offset < list_length;) {
+    const char *name = list + offset;
+    size_t name_length = strnlen(name, (size_t)(list_length - offset));
+    offset += (ssize_t)name_length + 1;
+    if (name_length == 0) continue;
+    int is_key = strcmp(name, key_name) == 0;
+    if (strcmp(name, "system.posix_acl_access") == 0) *acl_names |= 1;
+    if (strcmp(name, "system.posix_acl_default") == 0) *acl_names |= 2;
+    if (is_key) {
+      /* The key is carried or left out whatever /etc/xattr.conf says. */
+      if (!carry_key) continue;
+    } else {
+      int action = attr_copy_action(name, &sink.context);
+      if (action == ATTR_ACTION_SKIP || action == ATTR_ACTION_PERMISSIONS) continue;
+    }
+    ssize_t length = docbm_read_value(src_fd, name, &value, &value_capacity, value_stack);
+    if (length < 0) {
+      if (errno == ENODATA) continue; /* removed since it was listed */
+      docbm_note_failure(&sink, "getting attribute", name);
+      continue;
+    }
+    int set;
+    do {
+      set = fsetxattr(dst_fd, name, value, (size_t)length, 0);
+    } while (set != 0 && errno == EINTR);
+    if (set != 0) {
+      docbm_note_failure(&sink, "setting attribute", name);
+      continue;
+    }
+    if (is_key && (size_t)length <= key_capacity) {
+      memcpy(key_value, value, (size_t)length);
+      *key_length = length;
+    }
+  }
+  if (value != value_stack) free(value);
+  if (list != list_stack) free(list);
+  if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
+  return sink.length == 0 ? 0 : -1;
 }

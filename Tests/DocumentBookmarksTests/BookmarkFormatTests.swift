@@ -173,3 +173,52 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// The MAC's bytes never change, whichever library computes them: records signed by any
+/// earlier build keep verifying.
+@Suite("The bookmark MAC, known answers")
+struct BookmarkMACKnownAnswerTests {
+  static func bytes(hex: String) -> [UInt8] {
+    var result: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2)
+      result.append(UInt8(hex[index..<next], radix: 16)!)
+      index = next
+    }
+    return result
+  }
+
+  /// Key 00 01 … 1f; a record (kind, relative and absolute path) whose 16-byte tag is the
+  /// truncated HMAC-SHA-256 computed by the libsodium build (and by Python's hmac module).
+  static let key = DocumentKey(bytes: Array(0..<32))!
+  static let record = bytes(
+    hex:
+      "76871b99179c0100005bb0fdc5990e00361e0100010102000e696d616765732f6361742e706e670300212f686f6d652f757365722f70726f6a6563742f696d616765732f6361742e706e678bcfa331832f90c7c55586514d0c47a9"
+  )
+
+  @Test("a record signed before verifies, and its tag is recomputed byte for byte")
+  func knownRecord() throws {
+    let bookmark = try Bookmark(bytes: Self.record)
+    #expect(bookmark.keyFingerprint == Self.key.fingerprint)
+    #expect(BookmarkRecord.verify(Self.record, key: Self.key))
+    let signed = Self.record[..<(Self.record.count - BookmarkRecord.tagLength)]
+    #expect(BookmarkRecord.mac(signed, key: Self.key) == Array(Self.record.suffix(BookmarkRecord.tagLength)))
+    for index in [0, 20, Self.record.count - 1] {
+      var changed = Self.record
+      changed[index] ^= 0x01
+      #expect(!BookmarkRecord.verify(changed, key: Self.key))
+    }
+  }
+
+  @Test("HMAC-SHA-256 of RFC 4231, test case 2")
+  func rfc4231() {
+    let tag = Self.key.authenticate(context: [], Array("what do ya want for nothing?".utf8)[...])
+    let reference = DocumentKey(bytes: Array(0..<32))!.authenticate(
+      context: Array("what do ya ".utf8), Array("want for nothing?".utf8)[...])
+    #expect(tag == reference)
+    #expect(
+      HMACSHA256.tag(key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8)[...])
+        == Self.bytes(hex: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+  }
+}

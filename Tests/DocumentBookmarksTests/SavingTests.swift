@@ -216,28 +216,86 @@ struct SavingTests {
 
   @Test("leftovers of a crashed save are swept; a live save's file and a fresh one are not")
   func sweepsLeftovers() throws {
-    let folder = try FileDescriptor.open(scratch.path("project"), [.directory])
-    defer { folder.close() }
+    let project = scratch.path("project")
     let name = Array("board.json".utf8)
-    func leftover(_ contents: String, age: Int) throws -> TemporaryVersion {
-      let version = try TemporaryVersion.make(in: folder, folderPath: scratch.path("project"), for: name)
-      try scratch.write(contents, to: version.path)
+    func age(_ path: FilePath, _ seconds: Int) {
       var times = [
-        timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0),
+        timespec(tv_sec: time(nil) - seconds, tv_nsec: 0), timespec(tv_sec: time(nil) - seconds, tv_nsec: 0),
       ]
-      #expect(utimensat(AT_FDCWD, version.path.description, &times, 0) == 0)
-      return version
+      #expect(utimensat(AT_FDCWD, path.description, &times, AT_SYMLINK_NOFOLLOW) == 0)
     }
-    let crashed = try leftover("half", age: 3600)
-    let live = try leftover("being saved", age: 3600)
-    let liveLock = try FileDescriptor.open(live.path, .readOnly)
+    func slot(_ number: Int, writer: Bool = false) -> FilePath {
+      project.appending(
+        writer
+          ? TemporaryVersion.writerName(number, for: name) : TemporaryVersion.slotName(number, for: name))
+    }
+    // Slot 0: a crashed Data save. Slot 1: a live save. Slot 2: a save that has just begun.
+    // Slot 3: a crashed save whose writer made a folder. And a leftover of an earlier
+    // version of docbm, under a random name.
+    try scratch.write("half", to: slot(0))
+    age(slot(0), 3600)
+    try scratch.write("being saved", to: slot(1))
+    age(slot(1), 3600)
+    let liveLock = try FileDescriptor.open(slot(1), .readOnly)
     defer { liveLock.close() }
     #expect(try liveLock.lockExclusively(wait: false))
-    let fresh = try leftover("just written", age: 0)
+    try scratch.write("just written", to: slot(2))
+    try scratch.write("", to: slot(3))
+    try scratch.file(bytes: slot(3, writer: true).appending(Array("part.txt".utf8)), "inside")
+    age(slot(3), 3600)
+    age(slot(3, writer: true), 3600)
+    let legacy = project.appending(Array(".board.json.docbm-save-k3x9q2zp.json".utf8))
+    try scratch.write("old format", to: legacy)
+    age(legacy, 3600)
+
     try document.replaceDocument(with: Data("new".utf8))
-    let rest = Set(try leftovers())
-    #expect(!rest.contains(crashed.name.description))
-    #expect(rest == [live.name.description, fresh.name.description])
+    #expect(try contents(documentPath) == "new")
+    let kept = [slot(1), slot(2)].map { String(decoding: $0.lastComponent, as: UTF8.self) }
+    #expect(Set(try leftovers()) == Set(kept))
+  }
+
+  @Test("a save finds its slot without listing the folder, even among 10,000 entries")
+  func bigFolderIsNotListed() throws {
+    let folder = try scratch.folder("big")
+    for index in 0..<10_000 {
+      let fd = open(folder.description + "/entry-\(index)", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+      close(fd)
+    }
+    let path = try scratch.file("big/board.json", "old")
+    let big = BookmarkService().documents(anchoredOn: path)
+    _ = try big.makeBookmark(to: try scratch.file("big/target"))
+    let counter = DirectoryStream.ReadCounter()
+    try DirectoryStream.$readCounter.withValue(counter) {
+      try big.replaceDocument(with: Data("one".utf8))
+      try big.replaceDocument(with: Data("two".utf8))
+      try big.replaceDocument { url in try Data("three".utf8).write(to: url, options: .withoutOverwriting) }
+    }
+    #expect(counter.count == 0)
+    #expect(try contents(path) == "three")
+    #expect(try big.keyFingerprint() != nil)
+
+    // After a crash, the next save that removes the leftover lists the folder once, for
+    // leftovers it could not reach by probing; the save after that does not.
+    let crash = SaveFaults.Fault(step: .swap, errno: EIO, leavesTemporary: true)
+    SaveFaults.$injected.withValue(crash) {
+      #expect(throws: DocbmError.self) { try big.replaceDocument(with: Data("crashed".utf8)) }
+    }
+    let left = crash.leftTemporaries
+    #expect(left.count == 1)
+    var times = [
+      timespec(tv_sec: time(nil) - 3600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3600, tv_nsec: 0),
+    ]
+    #expect(utimensat(AT_FDCWD, left[0].description, &times, 0) == 0)
+    let afterCrash = DirectoryStream.ReadCounter()
+    try DirectoryStream.$readCounter.withValue(afterCrash) {
+      try big.replaceDocument(with: Data("four".utf8))
+    }
+    #expect(afterCrash.count > 0)
+    #expect(!FileManager.default.fileExists(atPath: left[0].description))
+    let later = DirectoryStream.ReadCounter()
+    try DirectoryStream.$readCounter.withValue(later) { try big.replaceDocument(with: Data("five".utf8)) }
+    #expect(later.count == 0)
+    #expect(try contents(path) == "five")
   }
 
   @Test("ACLs are kept")

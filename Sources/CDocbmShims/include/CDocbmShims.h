@@ -92,6 +92,19 @@ int docbm_lremovexattr(const char *path, const char *name);
 int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
                        char *messages, size_t capacity);
 
+/// Copies the extended attributes of `src_fd` to `dst_fd` as docbm_attr_copy_fd does
+/// (names /etc/xattr.conf marks `skip` or `permissions` are left out, through libattr's
+/// attr_copy_action), with one flistxattr and one fgetxattr per name into a reused buffer
+/// (no size probe unless a value is larger than 4 KiB). The attribute `key_name` is copied
+/// when `carry_key` is non-zero and left out otherwise, whatever the configuration says; a
+/// copied key's value goes to `key_value` and its length to `*key_length` (-1 when the key
+/// was not copied: absent, left out, or its copy failed). `*acl_names` gets bit 1 when the
+/// source lists system.posix_acl_access, bit 2 for system.posix_acl_default. Returns 0
+/// when every name was copied, -1 otherwise, with messages as docbm_attr_copy_fd writes.
+int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
+                          void *key_value, size_t key_capacity, ssize_t *key_length,
+                          int *acl_names, char *messages, size_t capacity);
+
 /// getdents64(2) from the start of an open folder: rewinds `fd`, then fills `buffer` with
 /// `struct linux_dirent64` records; call again (with `rewind` 0) until it returns 0.
 ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind);

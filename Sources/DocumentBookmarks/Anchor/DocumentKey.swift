@@ -30,7 +30,15 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible {
 
   /// HMAC-SHA-256 of `context` followed by `message`, under this key.
   func authenticate(context: [UInt8], _ message: ArraySlice<UInt8>) -> [UInt8] {
-    Sodium.hmacSHA256(key: bytes, context[...], message)
+    HMACSHA256.tag(key: bytes, context[...], message)
+  }
+
+  /// Runs `body` with the HMAC-SHA-256 of `context` followed by `message`, in a stack
+  /// buffer valid only during the call (nothing allocated).
+  func withAuthentication<Result>(
+    context: [UInt8], _ message: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result {
+    HMACSHA256.withTag(key: bytes, context[...], message, body)
   }
 
   /// Never prints the key.

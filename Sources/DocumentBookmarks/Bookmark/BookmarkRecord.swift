@@ -136,7 +136,14 @@ enum BookmarkRecord {
   static func verify(_ bytes: [UInt8], key: DocumentKey) -> Bool {
     guard bytes.count >= minimumLength else { return false }
     let split = bytes.count - tagLength
-    return Sodium.constantTimeEqual(mac(bytes[..<split], key: key), bytes[split...])
+    // The tag is computed on the stack and its first 16 bytes compared in place.
+    return key.withAuthentication(context: macContext, bytes[..<split]) { tag in
+      bytes.withUnsafeBytes { record in
+        Sodium.constantTimeEqual(
+          UnsafeRawBufferPointer(rebasing: tag[..<tagLength]),
+          UnsafeRawBufferPointer(rebasing: record[split...]))
+      }
+    }
   }
 
   /// Parses the fields of a record whose header is valid. Called only after verification,

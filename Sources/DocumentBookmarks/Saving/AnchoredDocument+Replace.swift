@@ -49,7 +49,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options,
       writesFile: true
-    ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
+    ).replace(writing: data)
     recordInEscrow(path)
   }
 
@@ -83,7 +83,7 @@ extension AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options,
       writesFile: true
-    ).replace { path in try AnchoredDocument.writeNew(data, to: path) }
+    ).replace(writing: data)
     if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
@@ -96,11 +96,4 @@ extension AnchoredDocument {
     _ = try? escrow.recordSighting(of: key.fingerprint, on: saved)
   }
 
-  /// Creates the file at `path` (which must not exist) and writes `data` into it.
-  static func writeNew(_ data: Data, to path: FilePath) throws(SystemCallError) {
-    // 0600 while it is written: the document's own mode is applied before it is renamed.
-    let fd = try FileDescriptor.open(path, [.writeOnly, .create, .exclusive], permissions: 0o600)
-    defer { fd.close() }
-    try fd.writeAll(data)
-  }
 }

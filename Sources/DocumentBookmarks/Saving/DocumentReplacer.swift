@@ -28,7 +28,21 @@ struct DocumentReplacer {
     let status: FileStatus
   }
 
+  /// Saves with the caller's writer, handed the path where it creates the new version.
   func replace(_ write: (FilePath) throws -> Void) throws(DocbmError) {
+    try replace { (temporary: TemporaryVersion) in try write(temporary.path) }
+  }
+
+  /// Saves `data` (with ``writesFile``): written straight into the new version's file,
+  /// created and locked already (mode 0600 while it is written), with no close and
+  /// re-open between writing and copying the metadata.
+  func replace(writing data: Data) throws(DocbmError) {
+    precondition(writesFile)
+    try replace { (temporary: TemporaryVersion) throws(SystemCallError) in try temporary.claim.writeAll(data)
+    }
+  }
+
+  private func replace(_ write: (TemporaryVersion) throws -> Void) throws(DocbmError) {
     var (folderPath, name) = try locate()
     var folder = try openFolder(folderPath)
     var existing: Original?
@@ -87,27 +101,31 @@ struct DocumentReplacer {
     }
     try checkBeforeWriting(existing: existing, source: source, folder: folder, folderPath: folderPath)
 
-    TemporaryVersion.sweep(in: folder, for: name)
     let kind = existing?.status.kind ?? source?.status.kind
     let temporary = try step(.prepareTemporary, folderPath) { () throws(SystemCallError) in
-      try SaveFaults.check(.prepareTemporary, call: "statx", destination: destination)
-      return try TemporaryVersion.make(in: folder, folderPath: folderPath, for: name)
+      try SaveFaults.check(.prepareTemporary, call: "openat", destination: destination)
+      return try TemporaryVersion.claim(
+        in: folder, folderPath: folderPath, for: name, writesItself: writesFile)
     }
     // Until the swap, the temporary entry is the new version: discarded on failure. After
     // swapping a folder it holds the old version, discarded too; a file is simply renamed.
     var renamedIntoPlace = false
     defer {
-      if !renamedIntoPlace {
-        if SaveFaults.leavesTemporary(destination) {
-          SaveFaults.noteLeftTemporary(temporary.path, destination)
-        } else {
-          temporary.discard()
+      if renamedIntoPlace {
+        temporary.release()
+      } else if SaveFaults.leavesTemporary(destination) {
+        SaveFaults.noteLeftTemporary(temporary.path, destination)
+        if !temporary.claimIsVersion {
+          SaveFaults.noteLeftTemporary(folderPath.appending(temporary.claimName.bytes), destination)
         }
+        temporary.close()
+      } else {
+        temporary.discard()
       }
     }
 
     do {
-      try write(temporary.path)
+      try write(temporary)
     } catch let error as SystemCallError {
       throw DocbmError(error, operation: .save(.write), path: destination)
     } catch let error as CocoaError where error.code == .fileWriteOutOfSpace {
@@ -126,9 +144,12 @@ struct DocumentReplacer {
       throw DocbmError(error, operation: .save(.write), path: destination)
     }
     let written = try openWritten(temporary, expecting: kind)
-    defer { written.descriptor.close() }
+    defer { if !temporary.claimIsVersion { written.descriptor.close() } }
+    // Whether the new version carries a key, as far as this save knows: it does when the
+    // key was copied, so that the late key need not be looked for.
+    var carriesKey = false
     if let source {
-      try copyMetadata(from: source, to: written)
+      carriesKey = try copyMetadata(from: source, to: written)
     } else {
       let base: UInt32 = written.status.kind == .directory ? 0o777 : 0o666
       try step(.changeMode, destination) { () throws(SystemCallError) in
@@ -141,7 +162,7 @@ struct DocumentReplacer {
     // Another save may have replaced the document while this one ran. Its version carried
     // the key too; make sure this one carries the key the document has now.
     if let existing, metadataSource == nil, key == .carry {
-      try carryCurrentKey(name, in: folder, was: existing, into: written)
+      if try carryCurrentKey(name, in: folder, was: existing, into: written) { carriesKey = true }
     }
 
     let documentName = FilePath(uncheckedBytes: name)
@@ -155,7 +176,7 @@ struct DocumentReplacer {
       }
     }
     if watchesLateKey, let existing {
-      try carryLateKey(from: existing, into: written)
+      if !carriesKey { try carryLateKey(from: existing, into: written) }
       closeOriginals()
     }
     do {
@@ -225,15 +246,18 @@ struct DocumentReplacer {
   /// document they own, and the group only when they belong to it (or the folder's set-group-ID
   /// bit gives the new version that group anyway).
   private func checkOwner(_ document: FileStatus, folder: FileDescriptor) throws(DocbmError) {
-    guard !ProcessCredentials.canChangeAnyOwner else { return }
     let user = ProcessCredentials.effectiveUser
+    let keepsOwner = document.owner == user
+    // The common case first, without asking the kernel more: one's own document, in one's
+    // own group.
+    if keepsOwner && document.group == ProcessCredentials.effectiveGroup { return }
+    guard !ProcessCredentials.canChangeAnyOwner else { return }
     let groups = ProcessCredentials.groups
     var newGroup = ProcessCredentials.effectiveGroup
     // A set-group-ID folder gives new files its own group.
     if let folderStatus = try? FileStatus.of(folder), folderStatus.permissions & 0o2000 != 0 {
       newGroup = folderStatus.group
     }
-    let keepsOwner = document.owner == user
     let keepsGroup = groups.contains(document.group) || newGroup == document.group
     guard !keepsOwner || !keepsGroup else { return }
     let newOwner = keepsOwner ? document.owner : user
@@ -258,9 +282,9 @@ struct DocumentReplacer {
     return (real.removingLastComponent, name)
   }
 
-  /// Opens the document's folder. Without access-time updates where permitted: the sweep
-  /// reads the folder on every save, and each access-time update would be one more change
-  /// for the flushes to write.
+  /// Opens the document's folder. Without access-time updates where permitted: a sweep
+  /// may read the folder, and an access-time update would be one more change for the
+  /// flushes to write.
   private func openFolder(_ path: FilePath) throws(DocbmError) -> FileDescriptor {
     try step(.inspectDocument, path) { () throws(SystemCallError) in
       do throws(SystemCallError) {
@@ -318,6 +342,13 @@ struct DocumentReplacer {
     _ temporary: TemporaryVersion, expecting kind: FileStatus.Kind?
   ) throws(DocbmError) -> Original {
     let path = temporary.path
+    if temporary.claimIsVersion {
+      // docbm wrote it into the claim, a regular file, locked since it was created.
+      let status = try step(.openWritten, path) { () throws(SystemCallError) in
+        try FileStatus.of(temporary.claim)
+      }
+      return Original(descriptor: temporary.claim, path: path, status: status)
+    }
     let fd: FileDescriptor
     do {
       fd = try FileDescriptor.open(
@@ -333,9 +364,8 @@ struct DocumentReplacer {
         step: .openWritten)
     }
     let status = try step(.openWritten, path) { () throws(SystemCallError) in
-      // Locked from now on, so that no other save's sweep takes it for a leftover.
+      // The claim, locked since before the writer ran, keeps other saves' sweeps away.
       do throws(SystemCallError) {
-        _ = try fd.lockExclusively(wait: true)
         return try FileStatus.of(fd)
       } catch {
         fd.close()
@@ -356,7 +386,8 @@ struct DocumentReplacer {
 
   /// Owner, then attributes, then mode, then ACLs: chown clears capabilities, attributes
   /// need write permission, and an ACL write also sets the mode bits.
-  private func copyMetadata(from source: Original, to written: Original) throws(DocbmError) {
+  /// - Returns: whether the new version was given a key.
+  private func copyMetadata(from source: Original, to written: Original) throws(DocbmError) -> Bool {
     let new = written.descriptor
     if copiesOwner,
       source.status.owner != written.status.owner || source.status.group != written.status.group
@@ -389,7 +420,7 @@ struct DocumentReplacer {
         try new.changeMode(written.status.permissions | writable)
       }
     }
-    try copyAttributes(from: source, to: written)
+    let copied = try copyAttributes(from: source, to: written)
 
     try step(.changeMode, destination) { () throws(SystemCallError) in
       try SaveFaults.check(.changeMode, call: "fchmod", destination: destination)
@@ -398,8 +429,10 @@ struct DocumentReplacer {
 
     try step(.copyACL, destination) { () throws(SystemCallError) in
       try SaveFaults.check(.copyACL, call: "fsetxattr", destination: destination)
-      var names = ["system.posix_acl_access"]
-      if source.status.kind == .directory && written.status.kind == .directory {
+      // Only the ACLs the source listed: no read of an absent one.
+      var names: [String] = []
+      if copied.hasAccessACL { names.append("system.posix_acl_access") }
+      if copied.hasDefaultACL, source.status.kind == .directory && written.status.kind == .directory {
         names.append("system.posix_acl_default")
       }
       for name in names {
@@ -407,43 +440,53 @@ struct DocumentReplacer {
         try ExtendedAttributes.set(name, to: value, on: .descriptor(new))
       }
     }
+    return copied.key != nil
   }
 
-  private func copyAttributes(from source: Original, to written: Original) throws(DocbmError) {
+  /// Copies the attributes in one pass that also carries (or leaves out) the key and says
+  /// which ACLs the source has; the key's value comes back from the copy, so it is read
+  /// once. Only when the copy failed somewhere is the key checked on its own.
+  ///
+  /// - Returns: the key as given to the new version, and which ACLs the source lists.
+  private func copyAttributes(
+    from source: Original, to written: Original
+  ) throws(DocbmError) -> (key: [UInt8]?, hasAccessACL: Bool, hasDefaultACL: Bool) {
     do {
       try SaveFaults.check(.copyAttributes, call: "attr_copy_fd", destination: destination)
     } catch {
       throw DocbmError(error, operation: .save(.copyAttributes), path: destination)
     }
-    do {
-      try AttributeCopy.copy(
-        from: source.descriptor, path: source.path, to: written.descriptor, path: written.path)
-    } catch {
+    let outcome = AttributeCopy.copy(
+      from: source.descriptor, to: written.descriptor, key: KeyAttribute.name, carryingKey: key == .carry)
+    var keyValue = outcome.key
+    if let failure = outcome.failure {
       if options.requireEveryAttribute {
         throw DocbmError(
           .attributeCopyFailed, path: destination,
           message:
-            "the extended attributes of \(source.path) could not all be copied (\(error.messages)); \(destination) is unchanged",
+            "the extended attributes of \(source.path) could not all be copied (\(failure.messages)); \(destination) is unchanged",
           step: .copyAttributes)
       }
-    }
-    // The key is checked on its own, whatever the policy and /etc/xattr.conf say.
-    let sourceKey = try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      try optionalAttribute(KeyAttribute.name, of: source.descriptor)
-    }
-    try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      let copied = try optionalAttribute(KeyAttribute.name, of: written.descriptor)
-      switch key {
-      case .strip:
-        if copied != nil {
-          try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor))
-        }
-      case .carry:
-        if let sourceKey, copied != sourceKey {
+      // The key is carried whatever else failed.
+      if key == .carry, keyValue == nil {
+        keyValue = try step(.copyAttributes, destination) { () throws(SystemCallError) in
+          guard let sourceKey = try optionalAttribute(KeyAttribute.name, of: source.descriptor) else {
+            return nil
+          }
           try ExtendedAttributes.set(KeyAttribute.name, to: sourceKey, on: .descriptor(written.descriptor))
+          return sourceKey
         }
       }
     }
+    if key == .strip {
+      // A copy for someone else: a key the writer itself put on the new version goes too.
+      try step(.copyAttributes, destination) { () throws(SystemCallError) in
+        if try optionalAttribute(KeyAttribute.name, of: written.descriptor) != nil {
+          try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(written.descriptor))
+        }
+      }
+    }
+    return (keyValue, outcome.hasAccessACL, outcome.hasDefaultACL)
   }
 
   /// fsync of the new version (every file and folder in it, for a folder document). A
@@ -473,34 +516,34 @@ struct DocumentReplacer {
     }
   }
 
+  /// - Returns: whether it put a key on the new version.
   private func carryCurrentKey(
     _ name: [UInt8], in folder: FileDescriptor, was existing: Original, into written: Original
-  ) throws(DocbmError) {
+  ) throws(DocbmError) -> Bool {
     guard
       let now = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false),
       now.inode != existing.status.inode || now.device != existing.status.device
-    else { return }
-    try step(.copyAttributes, destination) { () throws(SystemCallError) in
+    else { return false }
+    return try step(.copyAttributes, destination) { () throws(SystemCallError) in
       let current = try FileDescriptor.open(
         FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
-      try current.closeAfter { current throws(SystemCallError) in
-        if let key = try optionalAttribute(KeyAttribute.name, of: current) {
-          try ExtendedAttributes.set(KeyAttribute.name, to: key, on: .descriptor(written.descriptor))
-          try written.descriptor.sync()
-        }
+      return try current.closeAfter { current throws(SystemCallError) in
+        guard let key = try optionalAttribute(KeyAttribute.name, of: current) else { return false }
+        try ExtendedAttributes.set(KeyAttribute.name, to: key, on: .descriptor(written.descriptor))
+        try written.descriptor.sync()
+        return true
       }
     }
   }
 
   /// After the rename: a key that appeared on the old version after its attributes were
   /// copied (a first bookmark made during the save) goes on the new version, unless that
-  /// has a key already. The key's creator checks afterwards that the document's path still
+  /// has a key already. Called only when the save gave the new version no key; one that
+  /// the key's creator put there meanwhile is kept (`XATTR_CREATE`). The key's creator checks afterwards that the document's path still
   /// leads to the file it put the key on, so between the two no key is lost.
   private func carryLateKey(from existing: Original, into written: Original) throws(DocbmError) {
     try step(.copyAttributes, destination) { () throws(SystemCallError) in
-      guard let late = try optionalAttribute(KeyAttribute.name, of: existing.descriptor),
-        try optionalAttribute(KeyAttribute.name, of: written.descriptor) == nil
-      else { return }
+      guard let late = try optionalAttribute(KeyAttribute.name, of: existing.descriptor) else { return }
       do throws(SystemCallError) {
         try ExtendedAttributes.set(
           KeyAttribute.name, to: late, on: .descriptor(written.descriptor), mode: .createOnly)

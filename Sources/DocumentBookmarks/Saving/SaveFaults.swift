@@ -65,6 +65,8 @@ package enum SaveFaults {
   @TaskLocal package static var injected: Fault?
 
   private static let processWide = Mutex<Fault?>(nil)
+  /// Whether a process-wide fault is installed: read without the lock by every save step.
+  private static let anyProcessWide = Atomic<Bool>(false)
 
   /// Installs `fault` for every save in the process, whatever its task or thread, until
   /// ``endProcessWide(_:)``. Returns `false` when another process-wide fault is installed.
@@ -72,6 +74,7 @@ package enum SaveFaults {
     processWide.withLock { current in
       guard current == nil else { return false }
       current = fault
+      anyProcessWide.store(true, ordering: .releasing)
       return true
     }
   }
@@ -79,7 +82,10 @@ package enum SaveFaults {
   /// Removes the process-wide `fault`.
   package static func endProcessWide(_ fault: Fault) {
     processWide.withLock { current in
-      if current === fault { current = nil }
+      if current === fault {
+        current = nil
+        anyProcessWide.store(false, ordering: .releasing)
+      }
     }
   }
 
@@ -87,6 +93,7 @@ package enum SaveFaults {
   /// process-wide one when its folder holds the destination.
   static func active(for destination: FilePath) -> Fault? {
     if let injected { return injected }
+    guard anyProcessWide.load(ordering: .acquiring) else { return nil }
     guard let fault = processWide.withLock({ $0 }), fault.applies(to: destination) else { return nil }
     return fault
   }

@@ -1,35 +1,69 @@
-import Glibc
-
-/// Where a save writes the new version: a fresh name in the document's own folder (so the
-/// final rename never crosses filesystems, and no extra folder has to be made and flushed),
-/// `.<document>.docbm-save-XXXXXXXX[.<extension>]`.
+/// Where a save writes the new version: a numbered slot beside the document (so the final
+/// rename never crosses filesystems, and no extra folder has to be made and flushed).
 ///
-/// Nothing is created at the name: the writer creates the file (or folder), so that a
-/// writer that writes nothing is told apart from one that writes an empty document. As soon
-/// as the writer returns, the save opens what it wrote and locks it with `flock` until the
-/// end. A save that crashed leaves its entry behind, unlocked; the next save of the same
-/// document sweeps entries that nobody holds locked and that have not been modified for
-/// ``sweepAge`` seconds (which covers a writer still writing, before the lock is taken).
+/// Slot `n` of the document `board.json` is the entry `.board.json.docbm-save-n.json` (the
+/// document's extension kept, so that writers which look at it keep working). A save
+/// *claims* the lowest free slot by creating that entry with `O_CREAT | O_EXCL` and locks
+/// it with `flock` at once, until the end of the save, so that no other save takes it:
+///
+/// - A save that writes the new version itself (a `Data` save) writes into the claim: the
+///   claim is the new version.
+/// - A save whose writer is handed a URL leaves the claim empty and hands the writer the
+///   name `.board.json.docbm-save-n-new.json`, where nothing exists: the writer creates
+///   the file (or folder), so that a writer that writes nothing is told apart from one that
+///   writes an empty document.
+///
+/// A save that crashed leaves its slot behind, unlocked. Leftovers are found without
+/// listing the folder: a save that finds its slot taken looks at what holds it, and after
+/// claiming one it looks at the next slot too, until the first free one (usually one
+/// `statx` that finds nothing). A slot that nobody holds locked and that has not been
+/// modified for ``sweepAge`` seconds is a leftover, and is removed (a claim is locked right
+/// after it is created, so the age only covers that instant). Only when a save has
+/// removed a leftover, evidence that saves crashed here, does it list the folder, for the
+/// leftovers of slots further on and of earlier versions of docbm, which used random names
+/// (`.board.json.docbm-save-XXXXXXXX.json`).
+///
+/// The names are predictable. A writer handed a URL should create its file with `O_EXCL`
+/// (as `Data.write(to:options: .withoutOverwriting)` and `replaceDocument(with:)` do), so
+/// that an entry planted at the name by someone who may write the folder makes the save
+/// fail instead of being written through; the save itself opens what the writer made
+/// without following links, and refuses anything but a regular file or a folder.
 final class TemporaryVersion {
   static let marker = Array(".docbm-save-".utf8)
-  static let suffixLength = 8
+  static let writerMark = Array("-new".utf8)
   /// How long an unlocked leftover must have stayed unmodified before a sweep removes it.
   static let sweepAge: Int64 = 600
+  /// More slots than this in use at once is not a save docbm makes.
+  static let slotLimit = 4096
+  /// The length of the random part of the names earlier versions used.
+  static let legacySuffixLength = 8
 
   let folder: FileDescriptor
+  /// The new version's entry in ``folder``.
   let name: FilePath
   /// The full path handed to the writer.
   let path: FilePath
+  /// The claimed slot, locked until the save ends. Open for writing when it is the new
+  /// version itself (``claimIsVersion``).
+  let claim: FileDescriptor
+  let claimName: FilePath
+  private var isOpen = true
 
-  private init(folder: FileDescriptor, name: FilePath, path: FilePath) {
+  var claimIsVersion: Bool { claimName == name }
+
+  private init(
+    folder: FileDescriptor, name: FilePath, path: FilePath, claim: FileDescriptor, claimName: FilePath
+  ) {
     self.folder = folder
     self.name = name
     self.path = path
+    self.claim = claim
+    self.claimName = claimName
   }
 
   /// The fixed start of the temporary names of the document `documentName`.
   static func prefix(for documentName: [UInt8]) -> [UInt8] {
-    // Whole names stay within NAME_MAX (255): 1 + 200 + 12 + 8 + an extension of ≤ 16.
+    // Whole names stay within NAME_MAX (255): 1 + 200 + 12 + 4 digits + 4 + an extension of ≤ 16.
     [UInt8(ascii: ".")] + documentName.prefix(200) + marker
   }
 
@@ -41,47 +75,169 @@ final class TemporaryVersion {
     return Array(documentName[dot...])
   }
 
-  /// Picks a fresh name beside the document (8 random characters).
-  static func make(
-    in folder: FileDescriptor, folderPath: FilePath, for documentName: [UInt8]
-  ) throws(SystemCallError) -> TemporaryVersion {
-    // Fail before the writer does its work, not after.
-    try folder.checkEntriesWritable()
-    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
-    // Unpredictable, so that nobody can plant a link at the name in advance; with 2⁴¹
-    // choices, a collision with another live save is not a practical concern, and a writer
-    // that creates with O_EXCL (as replaceDocument(with:) does) would report it.
-    let suffix = Sodium.randomBytes(suffixLength).map { alphabet[Int($0) % alphabet.count] }
-    let name = FilePath(
-      uncheckedBytes: prefix(for: documentName) + suffix + extensionSuffix(of: documentName))
-    return TemporaryVersion(folder: folder, name: name, path: folderPath.appending(name.bytes))
+  /// The claim of slot `slot`: `.board.json.docbm-save-3.json`.
+  static func slotName(_ slot: Int, for documentName: [UInt8]) -> [UInt8] {
+    prefix(for: documentName) + Array(String(slot).utf8) + extensionSuffix(of: documentName)
   }
 
-  /// Removes whatever is at the temporary name.
+  /// Where a writer handed a URL writes in slot `slot`: `.board.json.docbm-save-3-new.json`.
+  static func writerName(_ slot: Int, for documentName: [UInt8]) -> [UInt8] {
+    prefix(for: documentName) + Array(String(slot).utf8) + writerMark + extensionSuffix(of: documentName)
+  }
+
+  /// Claims the lowest free slot beside the document, sweeping the leftovers it meets.
+  /// With `writesItself`, the claim is the new version, open for writing (mode 0600 while
+  /// it is written); otherwise the writer gets a name of its own in the slot.
+  ///
+  /// - Throws: ``SystemCallError`` from `openat` (EACCES, EROFS, ENOSPC, EPERM for an
+  ///   immutable folder, …): the folder cannot take a new version, before anything is written.
+  static func claim(
+    in folder: FileDescriptor, folderPath: FilePath, for documentName: [UInt8], writesItself: Bool,
+    now: Timestamp = .now
+  ) throws(SystemCallError) -> TemporaryVersion {
+    var slot = 0
+    var removedLeftover = false
+    while true {
+      let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
+      let claim: FileDescriptor
+      do {
+        claim = try FileDescriptor.open(
+          claimName, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o600, relativeTo: folder)
+      } catch  where error.errno == .fileExists && slot < slotLimit {
+        switch sweepSlot(slot, in: folder, for: documentName, now: now) {
+        case .removed: removedLeftover = true
+        case .absent: break
+        case .kept: slot += 1
+        }
+        continue
+      }
+      do throws(SystemCallError) {
+        _ = try claim.lockExclusively(wait: true)
+      } catch {
+        claim.close()
+        try? folder.removeEntry(claimName, isDirectory: false)
+        throw error
+      }
+      // Leftovers in the slots after this one (a save that crashed while another ran).
+      var next = slot + 1
+      while next <= slotLimit {
+        let outcome = sweepSlot(next, in: folder, for: documentName, now: now)
+        if outcome == .absent { break }
+        if outcome == .removed { removedLeftover = true }
+        next += 1
+      }
+      if removedLeftover {
+        sweepByListing(in: folder, for: documentName, now: now)
+      }
+      let name = writesItself ? claimName : FilePath(uncheckedBytes: writerName(slot, for: documentName))
+      return TemporaryVersion(
+        folder: folder, name: name, path: folderPath.appending(name.bytes), claim: claim, claimName: claimName
+      )
+    }
+  }
+
+  enum SlotOutcome { case absent, removed, kept }
+
+  /// Looks at slot `slot`: nothing there, a leftover (removed now), or a live or recent save's.
+  static func sweepSlot(_ slot: Int, in folder: FileDescriptor, for documentName: [UInt8], now: Timestamp)
+    -> SlotOutcome
+  {
+    let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(claimName, relativeTo: folder, followSymlinks: false)
+    } catch {
+      return error.errno == .noSuchFile ? .absent : .kept
+    }
+    guard status.kind == .regular, now.seconds - status.modificationTime.seconds >= sweepAge,
+      let fd = try? FileDescriptor.open(claimName, [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
+    else { return .kept }
+    defer { fd.close() }
+    guard (try? fd.lockExclusively(wait: false)) == true else { return .kept }
+    // Held locked while both entries go, so that no save claims the slot in between.
+    do throws(SystemCallError) {
+      try folder.removeTree(FilePath(uncheckedBytes: writerName(slot, for: documentName)))
+      try folder.removeEntry(claimName, isDirectory: false)
+    } catch {
+      return .kept
+    }
+    return .removed
+  }
+
+  /// Removes whatever the save made: the new version's entry and the claim.
   func discard() {
     try? folder.removeTree(name)
+    if !claimIsVersion { try? folder.removeEntry(claimName, isDirectory: false) }
+    close()
   }
 
-  /// Removes the leftovers of crashed saves of `documentName` in `folder`. Returns how many
-  /// were removed.
+  /// After a successful save: the new version is in place; the claim goes.
+  func release() {
+    if !claimIsVersion { try? folder.removeEntry(claimName, isDirectory: false) }
+    close()
+  }
+
+  /// Closes the claim (which unlocks it) and leaves the entries, as a crash would.
+  func close() {
+    guard isOpen else { return }
+    isOpen = false
+    claim.close()
+  }
+
+  /// Lists the folder and removes the leftovers of `documentName` found there: slots the
+  /// probing did not reach, writers' entries whose claim is gone, and the random names of
+  /// earlier versions. Returns how many were removed.
   @discardableResult
-  static func sweep(in folder: FileDescriptor, for documentName: [UInt8], now: Timestamp = .now) -> Int {
+  static func sweepByListing(in folder: FileDescriptor, for documentName: [UInt8], now: Timestamp = .now)
+    -> Int
+  {
     let prefix = prefix(for: documentName)
-    let length = prefix.count + suffixLength + extensionSuffix(of: documentName).count
+    let suffix = extensionSuffix(of: documentName)
     guard let entries = try? DirectoryStream.entries(of: folder) else { return 0 }
     var removed = 0
     for entry in entries {
-      guard entry.name.count == length, entry.name.starts(with: prefix) else { continue }
-      let name = FilePath(uncheckedBytes: entry.name)
-      guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false),
-        status.kind == .regular || status.kind == .directory,
-        now.seconds - status.modificationTime.seconds >= sweepAge,
-        let fd = try? FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
+      guard entry.name.count > prefix.count + suffix.count, entry.name.starts(with: prefix),
+        entry.name.suffix(suffix.count).elementsEqual(suffix)
       else { continue }
-      defer { fd.close() }
-      guard (try? fd.lockExclusively(wait: false)) == true else { continue }
-      if (try? folder.removeTree(name)) != nil { removed += 1 }
+      let middle = entry.name[prefix.count..<(entry.name.count - suffix.count)]
+      let digits = middle.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+      if !digits.isEmpty, digits.count <= 4, let slot = Int(String(decoding: digits, as: UTF8.self)) {
+        let rest = middle.dropFirst(digits.count)
+        if rest.isEmpty {
+          if sweepSlot(slot, in: folder, for: documentName, now: now) == .removed { removed += 1 }
+          continue
+        }
+        if rest.elementsEqual(writerMark) {
+          // A writer's entry whose claim is gone belongs to no live save.
+          let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
+          if (try? FileStatus.of(claimName, relativeTo: folder, followSymlinks: false)) == nil,
+            removeIfUnlockedAndOld(FilePath(uncheckedBytes: entry.name), in: folder, now: now)
+          {
+            removed += 1
+          }
+          continue
+        }
+      }
+      if middle.count == legacySuffixLength,
+        removeIfUnlockedAndOld(FilePath(uncheckedBytes: entry.name), in: folder, now: now)
+      {
+        removed += 1
+      }
     }
     return removed
+  }
+
+  /// The sweep of earlier versions: an entry nobody holds locked, unmodified for ``sweepAge``.
+  private static func removeIfUnlockedAndOld(_ name: FilePath, in folder: FileDescriptor, now: Timestamp)
+    -> Bool
+  {
+    guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false),
+      status.kind == .regular || status.kind == .directory,
+      now.seconds - status.modificationTime.seconds >= sweepAge,
+      let fd = try? FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
+    else { return false }
+    defer { fd.close() }
+    guard (try? fd.lockExclusively(wait: false)) == true else { return false }
+    return (try? folder.removeTree(name)) != nil
   }
 }

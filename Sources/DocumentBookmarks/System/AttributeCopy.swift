@@ -32,3 +32,48 @@ package enum AttributeCopy {
     }
   }
 }
+
+extension AttributeCopy {
+  /// What ``copy(from:to:key:carryingKey:)`` did.
+  package struct Outcome: Sendable {
+    /// The key's value as copied; `nil` when it was not (absent, left out, or failed).
+    package let key: [UInt8]?
+    /// Whether the source lists an access ACL (`system.posix_acl_access`).
+    package let hasAccessACL: Bool
+    /// Whether the source lists a default ACL (`system.posix_acl_default`).
+    package let hasDefaultACL: Bool
+    /// The names that could not be copied, when any could not.
+    package let failure: Failure?
+  }
+
+  /// Copies every attribute `/etc/xattr.conf` lets through (as ``copy(from:path:to:path:)``
+  /// does) with one `flistxattr` and one `fgetxattr` per name, and the attribute `key`
+  /// when `carryingKey` whatever the configuration says (left out otherwise), handing its
+  /// value back so that nobody needs to read it again.
+  /// The corresponding C function is the shim's `docbm_copy_attributes` (libattr's
+  /// `attr_copy_action` for the configuration).
+  package static func copy(
+    from source: FileDescriptor, to destination: FileDescriptor, key: String, carryingKey: Bool
+  ) -> Outcome {
+    var keyLength = -1
+    var aclNames: Int32 = 0
+    var keyValue = [UInt8](repeating: 0, count: 256)
+    var messages = [CChar](repeating: 0, count: 2048)
+    let result = keyValue.withUnsafeMutableBytes { keyBuffer in
+      key.withCString { name in
+        docbm_copy_attributes(
+          source.rawValue, destination.rawValue, name, carryingKey ? 1 : 0, keyBuffer.baseAddress,
+          keyBuffer.count, &keyLength, &aclNames, &messages, messages.count)
+      }
+    }
+    var failure: Failure?
+    if result != 0 {
+      let text = messages.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+      failure = Failure(messages: text.isEmpty ? "copying attributes failed" : text)
+    }
+    if keyLength >= 0 { keyValue.removeSubrange(keyLength...) }
+    return Outcome(
+      key: keyLength >= 0 ? keyValue : nil, hasAccessACL: aclNames & 1 != 0, hasDefaultACL: aclNames & 2 != 0,
+      failure: failure)
+  }
+}

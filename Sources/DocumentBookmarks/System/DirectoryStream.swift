@@ -1,5 +1,6 @@
 import CDocbmShims
 import Glibc
+import Synchronization
 
 /// The entries of one folder, read with `fdopendir`/`readdir` from a descriptor.
 package final class DirectoryStream {
@@ -25,6 +26,18 @@ package final class DirectoryStream {
       }
     }
   }
+
+  /// Counts the folder reads (`getdents64` through ``entries(of:)``, `readdir` through
+  /// ``next()``) made on the current task while it is set; for tests that check what a
+  /// call lists.
+  package final class ReadCounter: Sendable {
+    private let reads = Atomic<Int>(0)
+    package init() {}
+    package var count: Int { reads.load(ordering: .relaxed) }
+    func add() { reads.add(1, ordering: .relaxed) }
+  }
+
+  @TaskLocal package static var readCounter: ReadCounter?
 
   private let stream: OpaquePointer
 
@@ -52,6 +65,7 @@ package final class DirectoryStream {
   /// The next entry other than `.` and `..`, or `nil` at the end or on a read error
   /// (see ``failure``).
   package func next() -> Entry? {
+    DirectoryStream.readCounter?.add()
     errno = 0
     while let pointer = readdir(stream) {
       let entry = pointer.pointee
@@ -76,6 +90,7 @@ package final class DirectoryStream {
     defer { buffer.deallocate() }
     var rewind: Int32 = 1
     while true {
+      readCounter?.add()
       let count = try retryingOnInterrupt("getdents64") {
         docbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewind)
       }
