@@ -224,10 +224,12 @@ struct SavingTests {
       ]
       #expect(utimensat(AT_FDCWD, path.description, &times, AT_SYMLINK_NOFOLLOW) == 0)
     }
+    let token = TemporaryVersion.newToken()
     func slot(_ number: Int, writer: Bool = false) -> FilePath {
       project.appending(
         writer
-          ? TemporaryVersion.writerName(number, for: name) : TemporaryVersion.slotName(number, for: name))
+          ? TemporaryVersion.writerName(number, token: token, for: name)
+          : TemporaryVersion.slotName(number, for: name))
     }
     // Slot 0: a crashed Data save. Slot 1: a live save. Slot 2: a save that has just begun.
     // Slot 3: a crashed save whose writer made a folder. And a leftover of an earlier
@@ -240,7 +242,7 @@ struct SavingTests {
     defer { liveLock.close() }
     #expect(try liveLock.lockExclusively(wait: false))
     try scratch.write("just written", to: slot(2))
-    try scratch.write("", to: slot(3))
+    try scratch.write(String(decoding: token, as: UTF8.self), to: slot(3))
     try scratch.file(bytes: slot(3, writer: true).appending(Array("part.txt".utf8)), "inside")
     age(slot(3), 3600)
     age(slot(3, writer: true), 3600)

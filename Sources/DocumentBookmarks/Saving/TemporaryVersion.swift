@@ -8,10 +8,12 @@
 ///
 /// - A save that writes the new version itself (a `Data` save) writes into the claim: the
 ///   claim is the new version.
-/// - A save whose writer is handed a URL leaves the claim empty and hands the writer the
-///   name `.board.json.docbm-save-n-new.json`, where nothing exists: the writer creates
-///   the file (or folder), so that a writer that writes nothing is told apart from one that
-///   writes an empty document.
+/// - A save whose writer is handed a URL hands the writer the name
+///   `.board.json.docbm-save-n-new-<16 random hex digits>.json`, where nothing exists, and
+///   writes that random part into the claim: the writer creates the file (or folder), so
+///   that a writer that writes nothing is told apart from one that writes an empty document.
+///   The name a writer writes through is never predictable, so that nobody who may write
+///   the folder can plant a link there for the writer to follow.
 ///
 /// A save that crashed leaves its slot behind, unlocked. Leftovers are found without
 /// listing the folder: a save that finds its slot taken looks at what holds it, and after
@@ -23,11 +25,12 @@
 /// leftovers of slots further on and of earlier versions of docbm, which used random names
 /// (`.board.json.docbm-save-XXXXXXXX.json`).
 ///
-/// The names are predictable. A writer handed a URL should create its file with `O_EXCL`
-/// (as `Data.write(to:options: .withoutOverwriting)` and `replaceDocument(with:)` do), so
-/// that an entry planted at the name by someone who may write the folder makes the save
-/// fail instead of being written through; the save itself opens what the writer made
-/// without following links, and refuses anything but a regular file or a folder.
+/// Slot names are predictable, but a claim is made with `O_EXCL` and never followed, so an
+/// entry planted at one only takes the slot: after ``probeLimit`` slots held by others, a
+/// save claims a slot at a random number instead, so that planted entries can neither stop
+/// saves nor make them probe without end. The writer's own name has a random part (above).
+/// The save opens what the writer made without following links, and refuses anything but
+/// a regular file or a folder.
 final class TemporaryVersion {
   static let marker = Array(".docbm-save-".utf8)
   static let writerMark = Array("-new".utf8)
@@ -35,6 +38,12 @@ final class TemporaryVersion {
   static let sweepAge: Int64 = 600
   /// More slots than this in use at once is not a save docbm makes.
   static let slotLimit = 4096
+  /// Slots tried in order before a random one: more held at once means planted entries.
+  static let probeLimit = 16
+  /// Random slots are drawn below this (the digits of a slot number are at most seven).
+  static let randomSlotRange = 1_000_000
+  /// The length, in hex digits, of the random part of a writer's name.
+  static let tokenLength = 16
   /// The length of the random part of the names earlier versions used.
   static let legacySuffixLength = 8
 
@@ -80,9 +89,25 @@ final class TemporaryVersion {
     prefix(for: documentName) + Array(String(slot).utf8) + extensionSuffix(of: documentName)
   }
 
-  /// Where a writer handed a URL writes in slot `slot`: `.board.json.docbm-save-3-new.json`.
-  static func writerName(_ slot: Int, for documentName: [UInt8]) -> [UInt8] {
-    prefix(for: documentName) + Array(String(slot).utf8) + writerMark + extensionSuffix(of: documentName)
+  /// Where a writer handed a URL writes in slot `slot`:
+  /// `.board.json.docbm-save-3-new-<token>.json`.
+  static func writerName(_ slot: Int, token: [UInt8], for documentName: [UInt8]) -> [UInt8] {
+    prefix(for: documentName) + Array(String(slot).utf8) + writerMark + [UInt8(ascii: "-")] + token
+      + extensionSuffix(of: documentName)
+  }
+
+  /// A new random part for a writer's name: ``tokenLength`` lowercase hex digits.
+  static func newToken() -> [UInt8] {
+    Array(Hex.encode(Sodium.randomBytes(tokenLength / 2)).utf8)
+  }
+
+  /// Whether `bytes` are a token as ``newToken()`` makes them.
+  static func isToken(_ bytes: some Collection<UInt8>) -> Bool {
+    bytes.count == tokenLength
+      && bytes.allSatisfy {
+        ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+          || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+      }
   }
 
   /// Claims the lowest free slot beside the document, sweeping the leftovers it meets.
@@ -96,6 +121,7 @@ final class TemporaryVersion {
     now: Timestamp = .now
   ) throws(SystemCallError) -> TemporaryVersion {
     var slot = 0
+    var tries = 0
     var removedLeftover = false
     while true {
       let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
@@ -103,11 +129,14 @@ final class TemporaryVersion {
       do {
         claim = try FileDescriptor.open(
           claimName, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o600, relativeTo: folder)
-      } catch  where error.errno == .fileExists && slot < slotLimit {
+      } catch  where error.errno == .fileExists && tries < slotLimit {
+        tries += 1
         switch sweepSlot(slot, in: folder, for: documentName, now: now) {
         case .removed: removedLeftover = true
         case .absent: break
-        case .kept: slot += 1
+        case .kept:
+          // Many slots held at once: planted entries, not saves. Go where none can wait.
+          slot = tries < probeLimit ? slot + 1 : Int.random(in: slotLimit..<randomSlotRange)
         }
         continue
       }
@@ -120,7 +149,7 @@ final class TemporaryVersion {
       }
       // Leftovers in the slots after this one (a save that crashed while another ran).
       var next = slot + 1
-      while next <= slotLimit {
+      while next <= min(slot + probeLimit, slotLimit) {
         let outcome = sweepSlot(next, in: folder, for: documentName, now: now)
         if outcome == .absent { break }
         if outcome == .removed { removedLeftover = true }
@@ -129,7 +158,20 @@ final class TemporaryVersion {
       if removedLeftover {
         sweepByListing(in: folder, for: documentName, now: now)
       }
-      let name = writesItself ? claimName : FilePath(uncheckedBytes: writerName(slot, for: documentName))
+      var name = claimName
+      if !writesItself {
+        // The writer's random part, kept in the claim so that a sweep finds the writer's
+        // entry if this save crashes.
+        let token = newToken()
+        do throws(SystemCallError) {
+          try claim.writeAll(token)
+        } catch {
+          claim.close()
+          try? folder.removeEntry(claimName, isDirectory: false)
+          throw error
+        }
+        name = FilePath(uncheckedBytes: writerName(slot, token: token, for: documentName))
+      }
       return TemporaryVersion(
         folder: folder, name: name, path: folderPath.appending(name.bytes), claim: claim, claimName: claimName
       )
@@ -154,9 +196,13 @@ final class TemporaryVersion {
     else { return .kept }
     defer { fd.close() }
     guard (try? fd.lockExclusively(wait: false)) == true else { return .kept }
-    // Held locked while both entries go, so that no save claims the slot in between.
+    // Held locked while both entries go, so that no save claims the slot in between. The
+    // claim of a writer's save holds the random part of the writer's name.
     do throws(SystemCallError) {
-      try folder.removeTree(FilePath(uncheckedBytes: writerName(slot, for: documentName)))
+      if status.size == UInt64(tokenLength), let token = try? fd.readWhole(limit: tokenLength), isToken(token)
+      {
+        try folder.removeTree(FilePath(uncheckedBytes: writerName(slot, token: token, for: documentName)))
+      }
       try folder.removeEntry(claimName, isDirectory: false)
     } catch {
       return .kept
@@ -201,13 +247,14 @@ final class TemporaryVersion {
       else { continue }
       let middle = entry.name[prefix.count..<(entry.name.count - suffix.count)]
       let digits = middle.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-      if !digits.isEmpty, digits.count <= 4, let slot = Int(String(decoding: digits, as: UTF8.self)) {
+      if !digits.isEmpty, digits.count <= 7, let slot = Int(String(decoding: digits, as: UTF8.self)) {
         let rest = middle.dropFirst(digits.count)
         if rest.isEmpty {
           if sweepSlot(slot, in: folder, for: documentName, now: now) == .removed { removed += 1 }
           continue
         }
-        if rest.elementsEqual(writerMark) {
+        if rest.starts(with: writerMark + [UInt8(ascii: "-")]), isToken(rest.dropFirst(writerMark.count + 1))
+        {
           // A writer's entry whose claim is gone belongs to no live save.
           let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
           if (try? FileStatus.of(claimName, relativeTo: folder, followSymlinks: false)) == nil,
