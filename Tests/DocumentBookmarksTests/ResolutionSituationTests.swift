@@ -147,4 +147,17 @@ struct ResolutionSituationTests {
     #expect(resolution.path == original)
     #expect(resolution.staleReasons == [.relativePathChanged, .identityChanged])
   }
+
+  @Test("through a linked folder, a target renamed with a new file under its old name is still the original")
+  func linkedFolderRenamedAndReplaced() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try scratch.symlink(scratch.path("p").description, at: scratch.path("alias"))
+    try scratch.move(original, scratch.path("p/img/kitten.png"))
+    try scratch.file("p/img/cat.png", "a new file")
+    let resolution = try anchored("alias/board.json").resolve(bookmark)
+    #expect(resolution.path == scratch.path("p/img/kitten.png"))
+    #expect(resolution.staleReasons == [.targetMoved])
+  }
 }

@@ -39,7 +39,7 @@ struct TargetLocator {
     let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
     let absolute = contents.absolutePath
     let relativeCandidate = documentFolder.appending(contents.relativePath.bytes)
-    let documentMoved = relativeCandidate.lexicallyNormalized != absolute
+    var documentMoved = relativeCandidate.lexicallyNormalized != absolute
     let absoluteStatus = try? FileStatus.of(absolute, followSymlinks: false)
     let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
 
@@ -51,14 +51,16 @@ struct TargetLocator {
     if documentMoved, let status = try? FileStatus.of(relativeCandidate, followSymlinks: false),
       matcher.kindMatches(status)
     {
-      // The same place by another name (the document opened through a linked folder).
       if let absoluteStatus, absoluteStatus.device == status.device && absoluteStatus.inode == status.inode {
-        return Location(path: absolute, reasons: absoluteIsTarget ? [] : [.identityChanged])
-      }
-      if matcher.isSameObject(status, at: relativeCandidate) {
+        // The same place by another name (the document opened through a linked folder):
+        // the document did not move.
+        if absoluteIsTarget { return Location(path: absolute, reasons: []) }
+        documentMoved = false
+      } else if matcher.isSameObject(status, at: relativeCandidate) {
         return Location(path: canonical(relativeCandidate), reasons: [.documentMoved])
+      } else {
+        relativeStatus = status
       }
-      relativeStatus = status
     }
 
     if absoluteIsTarget {
