@@ -241,7 +241,10 @@ struct TerminalHabitsTests {
         "/usr/bin/tmux", "-S", socket, "new-session", "-d", "-s", session, "-x", "150", "-y", "40",
         "zsh -f -i",
       ])
-    defer { _ = tmux(["kill-server"]) }
+    defer {
+      _ = tmux(["kill-server"])
+      withExtendedLifetime(scratch) {}  // the socket lives in it
+    }
     usleep(500_000)
     _ = tmux(["send-keys", "-t", session, "source '\(scratch.path("zshrc"))'", "Enter"])
     usleep(800_000)
