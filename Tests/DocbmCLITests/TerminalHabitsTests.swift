@@ -241,8 +241,12 @@ struct TerminalHabitsTests {
         "/usr/bin/tmux", "-S", socket, "new-session", "-d", "-s", session, "-x", "150", "-y", "40",
         "zsh -f -i",
       ])
+    // Stopped by its process ID: `kill-server` is not always obeyed before the test ends.
+    let server = Int32(
+      tmux(["display-message", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
     defer {
       _ = tmux(["kill-server"])
+      if let server, server > 1 { kill(server, SIGKILL) }
       withExtendedLifetime(scratch) {}  // the socket lives in it
     }
     usleep(500_000)
