@@ -9,9 +9,10 @@ enum CommandName: String, CaseIterable, Sendable {
     case .resolve: "resolve [--json] DOCUMENT BOOKMARK"
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
-    case .check: "check [--json] [--recursive] PATH..."
-    case .repair: "repair [--json] [--allow-unrecorded] DOCUMENT..."
-    case .save: "save [--json] [--from FILE] [--split-hard-links] [--allow-owner-change] DOCUMENT"
+    case .check: "check [--json] [-r] [--all] [--[no-]progress] PATH..."
+    case .repair: "repair [--json] [-r] [--all] [--[no-]progress] [--allow-unrecorded] PATH..."
+    case .save:
+      "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] DOCUMENT"
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .demo: "demo"
@@ -89,20 +90,34 @@ enum CommandName: String, CaseIterable, Sendable {
                     never followed).
 
       OPTIONS:
-        --recursive  Check every file under the folders given.
-        --json       Print a JSON object (docs/cli.md).
+        -r, -R, --recursive  Check every file under the folders given.
+        -a, --all            List every document; with --recursive only those with a
+                             problem are listed unless this is given.
+        --progress           Show progress on standard error even when it is not a
+                             terminal (one line per 500 documents).
+        --no-progress        Never show progress (by default: when standard error is a
+                             terminal).
+        --json               Print a JSON object (docs/cli.md).
 
       One verdict per document: ok, noBookmarks, keyLost, keyMismatch, mixed,
-      unsupportedFilesystem, unreadable. The escrow (DOCBM_ESCROW_DIR, XDG_STATE_HOME/docbm or
-      ~/.local/state/docbm) is used as evidence. Exit status: 0 when every document is fine,
-      2 when any has a problem, 1 when the check itself failed.
+      unsupportedFilesystem, unreadable, incomplete; then a summary. The escrow
+      (DOCBM_ESCROW_DIR, XDG_STATE_HOME/docbm or ~/.local/state/docbm) is used as evidence.
+      Exit status: 0 when every document is fine, 2 when any has a problem, 1 when the
+      check itself failed.
       """
     case .repair:
       """
       ARGUMENTS:
-        DOCUMENT    A document of yours whose key was lost.
+        PATH        A document of yours whose key was lost, or with --recursive a folder:
+                    every document under it whose check says keyLost is repaired.
 
       OPTIONS:
+        -r, -R, --recursive  Repair the documents under the folders given that lost
+                             their key.
+        -a, --all            With --recursive, also list the documents that needed
+                             nothing.
+        --progress, --no-progress
+                             Progress on standard error, as for check.
         --allow-unrecorded   Also repair a file the escrow never recorded for the key (a
                              copy of yours made without the key), when its own bookmarks
                              name the key and verify with it. This gives the key away:
@@ -114,7 +129,8 @@ enum CommandName: String, CaseIterable, Sendable {
       bookmarks (or the escrow's record of it) name that key, and the escrow recorded the
       key for this very document (its path, or the file itself). A pasted bookmark or a
       copy without its key is refused. Never invents or replaces a key. Exit status: 0
-      when nothing was refused, 2 when a repair was refused.
+      when nothing was refused, 2 when a repair was refused, 1 when a path could not be
+      read.
       """
     case .save:
       """
@@ -124,6 +140,11 @@ enum CommandName: String, CaseIterable, Sendable {
 
       OPTIONS:
         --from FILE           Read the new contents from FILE instead of standard input.
+                              --from - reads standard input even when it is a terminal
+                              (type the contents, end with Ctrl-D); without it a
+                              terminal is refused, since nothing was piped in.
+        --allow-empty         Save empty contents. Without it empty input is refused:
+                              an empty pipe or an early Ctrl-D never empties a document.
         --split-hard-links    Save even when the document has other hard links (they keep
                               the old version). Without it such a save is refused.
         --allow-owner-change  Save even when the new version cannot keep the document's
@@ -188,12 +209,54 @@ enum CommandName: String, CaseIterable, Sendable {
   var options: [String] {
     switch self {
     case .bookmark, .resolve, .decode, .inspect: ["--json", "--help"]
-    case .repair: ["--json", "--allow-unrecorded", "--help"]
-    case .check: ["--json", "--recursive", "--help"]
-    case .save: ["--json", "--from", "--split-hard-links", "--allow-owner-change", "--help"]
+    case .repair:
+      [
+        "--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress",
+        "--allow-unrecorded", "--help",
+      ]
+    case .check:
+      ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
+    case .save: ["--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--help"]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
     case .demo, .completions, .help: ["--help"]
     }
+  }
+
+  /// Whether the subcommand takes `--json`.
+  var takesJSON: Bool { self != .demo && self != .help && self != .completions }
+
+  /// Whether the subcommand walks folders with `--recursive` (and lists with `--all`).
+  var walksTrees: Bool { self == .check || self == .repair }
+
+  /// The subcommand a mistyped name most likely meant: the one within two edits (or the
+  /// only one it begins), as git suggests for `git chek`.
+  static func closest(to typed: String) -> CommandName? {
+    let typed = typed.lowercased()
+    let prefixed = allCases.filter { $0.rawValue.hasPrefix(typed) }
+    if typed.count >= 2, prefixed.count == 1 { return prefixed[0] }
+    let scored = allCases.map { ($0, editDistance(typed, $0.rawValue)) }.filter { $0.1 <= 2 }
+    return scored.min { $0.1 < $1.1 }?.0
+  }
+
+  /// Levenshtein distance, counting a swap of neighbours as one edit.
+  private static func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in 1...a.count {
+      for j in 1...b.count {
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        table[i][j] = Swift.min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          table[i][j] = Swift.min(table[i][j], table[i - 2][j - 2] + 1)
+        }
+      }
+    }
+    return table[a.count][b.count]
   }
 
   /// Whether the subcommand's operands are paths (for completion scripts).

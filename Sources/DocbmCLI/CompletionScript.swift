@@ -1,38 +1,106 @@
 /// Shell completion scripts, generated from the subcommands' own descriptions so that they
 /// never drift from the parser.
 enum CompletionScript {
+  /// For bash: file names with spaces stay whole (`IFS` is a newline, `-o filenames`
+  /// quotes them); after `probe --` the command's name, then files.
   static var bash: String {
     let commands = CommandName.allCases.map(\.rawValue).joined(separator: " ")
     let cases = CommandName.allCases.map { command in
-      let words =
-        command == .help
-        ? commands : command == .completions ? "bash zsh" : command.options.joined(separator: " ")
-      let files = command.takesPaths ? " COMPREPLY+=( $(compgen -f -- \"$current\") );" : ""
-      return "    \(command.rawValue)) COMPREPLY=( $(compgen -W \"\(words)\" -- \"$current\") );\(files) ;;"
+      switch command {
+      case .help:
+        return "    help) COMPREPLY=( $(_docbm_words \"\(commands)\") ) ;;"
+      case .completions:
+        return "    completions) COMPREPLY=( $(_docbm_words \"bash zsh\") ) ;;"
+      case .probe:
+        let options = command.options.joined(separator: " ")
+        return """
+              probe)
+                local i
+                for (( i = 2; i < COMP_CWORD; i++ )); do
+                  if [ "${COMP_WORDS[i]}" = -- ]; then
+                    if [ $(( i + 1 )) -eq "$COMP_CWORD" ]; then
+                      COMPREPLY=( $(compgen -c -- "$current") )
+                    else
+                      COMPREPLY=( $(compgen -f -- "$current") )
+                    fi
+                    return
+                  fi
+                done
+                if [ "${COMP_WORDS[COMP_CWORD-1]}" = --in ]; then
+                  COMPREPLY=( $(compgen -d -- "$current") )
+                else
+                  COMPREPLY=( $(_docbm_words "\(options) --") )
+                fi ;;
+          """
+      default:
+        let options = command.options.joined(separator: " ")
+        let files = command.takesPaths ? " COMPREPLY+=( $(compgen -f -- \"$current\") );" : ""
+        let from =
+          command == .save
+          ? "\n      if [ \"${COMP_WORDS[COMP_CWORD-1]}\" = --from ]; then COMPREPLY=( $(compgen -f -- \"$current\") ); return; fi"
+          : ""
+        return
+          "    \(command.rawValue))\(from)\n      COMPREPLY=( $(_docbm_words \"\(options)\") );\(files) ;;"
+      }
     }.joined(separator: "\n")
     return """
       # bash completion for docbm
+      # The words of $1 that start with the word being completed, one per line.
+      _docbm_words() {
+        local IFS=$' \\t\\n'
+        compgen -W "$1" -- "$current"
+      }
       _docbm() {
         local current=${COMP_WORDS[COMP_CWORD]}
-        if [ "$COMP_CWORD" -eq 1 ]; then
-          COMPREPLY=( $(compgen -W "\(commands) --help --version" -- "$current") )
+        # One candidate per line: a file name with spaces is one word.
+        local IFS=$'\\n'
+        local first=1
+        while [ "$first" -lt "$COMP_CWORD" ] && [ "${COMP_WORDS[first]}" = --json ]; do
+          first=$(( first + 1 ))
+        done
+        if [ "$COMP_CWORD" -eq "$first" ]; then
+          COMPREPLY=( $(_docbm_words "\(commands) --json --help --version") )
           return
         fi
-        case ${COMP_WORDS[1]} in
+        case ${COMP_WORDS[first]} in
       \(cases)
         esac
       }
-      complete -o filenames -F _docbm docbm
+      complete -o filenames -o bashdefault -F _docbm docbm
       """
   }
 
+  /// For zsh: `_arguments` with the subcommand's words shifted, so that every subcommand
+  /// completes its options, files where it takes paths, shells, subcommands for `help`,
+  /// and after `probe --` a command line (`_normal`).
   static var zsh: String {
     let commands = CommandName.allCases.map { "    '\($0.rawValue):\($0.abstract.replacingQuote())'" }.joined(
       separator: "\n")
-    let cases = CommandName.allCases.map { command in
-      let options = command.options.map { "'\($0)'" }.joined(separator: " ")
-      let files = command.takesPaths ? " '*:file:_files'" : ""
-      return "    \(command.rawValue)) _arguments \(options)\(files) ;;"
+    let cases = CommandName.allCases.map { command -> String in
+      let options = command.options.map { "'\(optionSpec($0))'" }.joined(separator: " ")
+      switch command {
+      case .help: return "        help) _describe 'subcommand' commands ;;"
+      case .completions: return "        completions) _arguments \(options) '1:shell:(bash zsh)' ;;"
+      case .probe:
+        // After `--`, the rest is a command line of its own.
+        return """
+                  probe)
+                    local dashes=${words[(ie)--]}
+                    if (( dashes < CURRENT )); then
+                      shift $dashes words
+                      (( CURRENT -= dashes ))
+                      if (( CURRENT == 1 )); then _command_names -e; else _normal; fi
+                    else
+                      _arguments \(options) '1:command:_command_names -e' '*::argument:_normal'
+                    fi ;;
+          """
+      case .decode, .resolve:
+        let first = command == .resolve ? " '1:document:_files'" : ""
+        return "        \(command.rawValue)) _arguments \(options)\(first) '*:bookmark (text form, or -):' ;;"
+      case .demo: return "        demo) _arguments \(options) ;;"
+      default:
+        return "        \(command.rawValue)) _arguments -S \(options) '*:file:_files' ;;"
+      }
     }.joined(separator: "\n")
     return """
       #compdef docbm
@@ -42,16 +110,30 @@ enum CompletionScript {
         commands=(
       \(commands)
         )
-        if (( CURRENT == 2 )); then
-          _describe 'command' commands
-          return
-        fi
-        case $words[2] in
+        local curcontext="$curcontext" state line
+        _arguments -C \\
+          '(- *)--help[Show help information]' '(- *)--version[Show the version]' \\
+          '--json[Print a JSON object]' \\
+          '1:subcommand:->subcommand' '*::argument:->argument'
+        case $state in
+          subcommand) _describe 'subcommand' commands ;;
+          argument)
+            case $words[1] in
       \(cases)
+            esac ;;
         esac
       }
       _docbm "$@"
       """
+  }
+
+  /// An option as `_arguments` takes it, with a value where it has one.
+  private static func optionSpec(_ option: String) -> String {
+    switch option {
+    case "--from": "--from[read the new contents from FILE]:file:_files"
+    case "--in": "--in[make the scratch folder in DIR]:folder:_files -/"
+    default: option
+    }
   }
 }
 

@@ -9,16 +9,30 @@ public struct Console: Sendable {
   /// All of standard input, or `nil` when reading it failed.
   let readInput: @Sendable () -> [UInt8]?
   let flushOutput: @Sendable () -> Void
+  /// Whether standard input is a terminal (a person typing), not a pipe or a file.
+  let inputIsTerminal: Bool
+  /// Whether standard error is a terminal (where a progress line may be redrawn).
+  let errorIsTerminal: Bool
+  /// The width to fit text to: the terminal's columns when standard output is one, else 80.
+  let width: Int
 
   /// A console over arbitrary sinks, for running commands in-process.
+  ///
+  /// - Parameters:
+  ///   - width: the columns text is fitted to (help, `demo`, `probe`).
+  ///   - inputIsTerminal: whether `input` stands for a person at a terminal (`save` then
+  ///     refuses to read it unless asked with `--from -`).
   public init(
     output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-    input: @escaping @Sendable () -> [UInt8]? = { [] }
+    input: @escaping @Sendable () -> [UInt8]? = { [] }, width: Int = 80, inputIsTerminal: Bool = false
   ) {
     self.writeOutput = output
     self.writeError = error
     self.readInput = input
     self.flushOutput = {}
+    self.inputIsTerminal = inputIsTerminal
+    self.errorIsTerminal = false
+    self.width = max(width, 20)
   }
 
   private init(
@@ -29,6 +43,19 @@ public struct Console: Sendable {
     self.writeError = error
     self.readInput = input
     self.flushOutput = flush
+    self.inputIsTerminal = isatty(0) == 1
+    self.errorIsTerminal = isatty(2) == 1
+    self.width = Console.terminalWidth()
+  }
+
+  /// The columns of the terminal on standard output, else of `COLUMNS`, else 80.
+  private static func terminalWidth() -> Int {
+    if isatty(1) == 1 {
+      var size = winsize()
+      if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
+      return 80
+    }
+    return 80
   }
 
   /// The process's standard output (buffered, flushed before diagnostics and at the end),
@@ -66,6 +93,13 @@ public struct Console: Sendable {
   public func flush() { flushOutput() }
 
   func print(_ line: String = "") { writeOutput(line + "\n") }
+
+  /// Prints `text` fitted to ``width``: longer lines are wrapped between words, their
+  /// continuation indented under the text they continue.
+  func printFitted(_ text: String = "") { writeOutput(TextWrapping.fit(text, width: width) + "\n") }
+
+  /// Writes to standard error without a newline (a progress line).
+  func writeProgress(_ text: String) { writeError(text) }
 
   /// All of standard input; a read error is an `ioError`, so that a partial input is never
   /// taken for the whole (a save would write it).

@@ -40,8 +40,33 @@ public enum DocbmCommandLine {
       return try execute(command, console: console)
     } catch {
       console.printError("Error: \(error)")
+      if let hint = hint(for: error, command: command) { console.printError("  \(hint)") }
       return ExitStatus.failure
     }
+  }
+
+  /// What a person at a terminal can do next about `error`, as a command.
+  static func hint(for error: any Error, command: ParsedCommand) -> String? {
+    guard let error = error as? DocbmError else { return nil }
+    let document = error.path.map { shellQuoted($0.description) } ?? "DOCUMENT"
+    switch error.code {
+    case .keyMissing:
+      return "A save may have dropped the key: 'docbm repair \(document)' puts an escrowed key back."
+    case .hardLinked:
+      return
+        "To save anyway (the other names keep the old version): docbm save --split-hard-links \(document)"
+    case .ownerChanged:
+      return "To save anyway (the document becomes yours): docbm save --allow-owner-change \(document)"
+    default:
+      return nil
+    }
+  }
+
+  /// `text` quoted for a POSIX shell when it needs to be.
+  static func shellQuoted(_ text: String) -> String {
+    let plain = text.allSatisfy { $0.isLetter || $0.isNumber || "/._-+,:@%=".contains($0) }
+    if plain && !text.isEmpty { return text }
+    return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
   }
 
   /// The process's own arguments as bytes, without the program name.
@@ -55,7 +80,7 @@ public enum DocbmCommandLine {
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
     switch command {
     case .help(let topic):
-      console.print(HelpText.render(topic))
+      console.printFitted(HelpText.render(topic))
       return ExitStatus.success
     case .version:
       console.print(version)
@@ -68,16 +93,24 @@ public enum DocbmCommandLine {
       return try DecodeCommand(bookmark: bookmark, json: json).run(console)
     case .inspect(let document, let json):
       return try InspectCommand(document: path(document), json: json).run(console)
-    case .check(let paths, let recursive, let json):
-      return try CheckCommand(paths: paths.map(path), recursive: recursive, json: json).run(console)
-    case .repair(let documents, let allowUnrecorded, let json):
-      return try RepairCommand(documents: documents.map(path), allowUnrecorded: allowUnrecorded, json: json)
-        .run(
-          console)
-    case .save(let document, let from, let split, let allowOwnerChange, let json):
+    case .check(let settings):
+      return try CheckCommand(
+        paths: settings.paths.map(path), recursive: settings.recursive, json: settings.json,
+        listAll: settings.listAll, progress: settings.progress
+      ).run(console)
+    case .repair(let settings):
+      return try RepairCommand(
+        documents: settings.documents.map(path), allowUnrecorded: settings.allowUnrecorded,
+        recursive: settings.recursive, json: settings.json, listAll: settings.listAll,
+        progress: settings.progress
+      ).run(console)
+    case .save(let settings):
+      let standardInput = settings.from == nil || settings.from == [UInt8(ascii: "-")]
       return try SaveCommand(
-        document: path(document), source: try from.map(path), splitHardLinks: split,
-        allowOwnerChange: allowOwnerChange, json: json
+        document: path(settings.document), source: standardInput ? nil : try settings.from.map(path),
+        inputNamed: settings.from != nil, allowEmpty: settings.allowEmpty,
+        splitHardLinks: settings.splitHardLinks,
+        allowOwnerChange: settings.allowOwnerChange, json: settings.json
       ).run(console)
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)

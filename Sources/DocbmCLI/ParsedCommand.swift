@@ -4,9 +4,9 @@ enum ParsedCommand: Equatable {
   case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
-  case check(paths: [[UInt8]], recursive: Bool, json: Bool)
-  case repair(documents: [[UInt8]], allowUnrecorded: Bool, json: Bool)
-  case save(document: [UInt8], from: [UInt8]?, splitHardLinks: Bool, allowOwnerChange: Bool, json: Bool)
+  case check(CheckSettings)
+  case repair(RepairSettings)
+  case save(SaveSettings)
   case probe(ProbeSettings)
   case demo
   case completions(shell: String)
@@ -65,7 +65,18 @@ enum ParsedCommand: Equatable {
   /// Options may stand anywhere before `--`; everything after `--` is an operand. Operands
   /// are kept as bytes, so paths that are not UTF-8 arrive as given.
   static func parse(_ arguments: [[UInt8]]) throws(UsageError) -> ParsedCommand {
-    guard let first = arguments.first else { return .help(nil) }
+    // Options that every reporting command takes may also come before the subcommand
+    // (`docbm --json check …`), as the manual page shows.
+    var globalJSON = false
+    var global = arguments[...]
+    while let first = global.first, first == Array("--json".utf8) {
+      globalJSON = true
+      global = global.dropFirst()
+    }
+    guard let first = global.first else {
+      if globalJSON { throw UsageError(message: "Missing expected argument 'SUBCOMMAND'", command: nil) }
+      return .help(nil)
+    }
     let firstText = String(decoding: first, as: UTF8.self)
     switch firstText {
     case "-h", "--help": return .help(nil)
@@ -76,19 +87,33 @@ enum ParsedCommand: Equatable {
       if firstText.hasPrefix("-") {
         throw UsageError(message: "Unknown option '\(firstText)'", command: nil)
       }
-      throw UsageError(message: "Unknown subcommand '\(firstText)'", command: nil)
+      let suggestion = CommandName.closest(to: firstText).map { ". Did you mean '\($0.rawValue)'?" } ?? ""
+      throw UsageError(message: "Unknown subcommand '\(firstText)'\(suggestion)", command: nil)
+    }
+    if globalJSON && !name.takesJSON {
+      throw UsageError(message: "Unknown option '--json'", command: name)
     }
 
-    if name == .probe { return try parseProbe(arguments.dropFirst()) }
+    if name == .probe {
+      var parsed = try parseProbe(global.dropFirst())
+      if globalJSON, case .probe(var settings) = parsed {
+        settings.json = true
+        parsed = .probe(settings)
+      }
+      return parsed
+    }
     var operands: [[UInt8]] = []
-    var json = false
+    var json = globalJSON
     var from: [UInt8]?
     var splitHardLinks = false
     var allowOwnerChange = false
+    var allowEmpty = false
     var recursive = false
+    var listAll = false
+    var progress = ProgressMode.automatic
     var allowUnrecorded = false
     var optionsEnded = false
-    var rest = arguments.dropFirst()[...]
+    var rest = global.dropFirst()[...]
     while let argument = rest.popFirst() {
       let text = String(decoding: argument, as: UTF8.self)
       if optionsEnded || !text.hasPrefix("-") || text == "-" {
@@ -98,10 +123,15 @@ enum ParsedCommand: Equatable {
       switch text {
       case "--": optionsEnded = true
       case "-h", "--help": return .help(name)
-      case "--json" where name != .demo && name != .help && name != .completions: json = true
+      case "--json" where name.takesJSON: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
       case "--allow-owner-change" where name == .save: allowOwnerChange = true
-      case "--recursive" where name == .check, "-r" where name == .check: recursive = true
+      case "--allow-empty" where name == .save: allowEmpty = true
+      case "--recursive" where name.walksTrees, "-r" where name.walksTrees, "-R" where name.walksTrees:
+        recursive = true
+      case "--all" where name.walksTrees, "-a" where name.walksTrees: listAll = true
+      case "--progress" where name.walksTrees: progress = .always
+      case "--no-progress" where name.walksTrees: progress = .never
       case "--allow-unrecorded" where name == .repair: allowUnrecorded = true
       case "--from" where name == .save:
         guard let value = rest.popFirst() else {
@@ -110,14 +140,25 @@ enum ParsedCommand: Equatable {
         from = value
       case _ where name == .save && text.hasPrefix("--from="):
         from = Array(argument.dropFirst("--from=".utf8.count))
-      default: throw UsageError(message: "Unknown option '\(text)'", command: name)
+      default:
+        if text.hasPrefix("-"), !text.hasPrefix("--"), text.count > 2 {
+          // Short options given together, as in `-rR` or `-ra`.
+          let letters = text.dropFirst().map { "-\($0)" }
+          if letters.allSatisfy({ name.options.contains($0) }) {
+            rest = (letters.map { Array($0.utf8) } + rest)[...]
+            continue
+          }
+        }
+        throw UsageError(message: "Unknown option '\(text)'", command: name)
       }
     }
 
-    func expect(_ count: Int, _ names: String) throws(UsageError) {
-      if operands.count < count {
-        throw UsageError(message: "Missing expected argument '\(names)'", command: name)
+    /// Exactly the operands `names` (the first missing one is named).
+    func expect(_ names: String...) throws(UsageError) {
+      if operands.count < names.count {
+        throw UsageError(message: "Missing expected argument '\(names[operands.count])'", command: name)
       }
+      let count = names.count
       if operands.count > count {
         let extra = String(decoding: operands[count], as: UTF8.self)
         throw UsageError(message: "Unexpected argument '\(extra)'", command: name)
@@ -126,39 +167,46 @@ enum ParsedCommand: Equatable {
 
     switch name {
     case .bookmark:
-      try expect(2, "DOCUMENT TARGET")
+      try expect("DOCUMENT", "TARGET")
       return .bookmark(document: operands[0], target: operands[1], json: json)
     case .resolve:
-      try expect(2, "DOCUMENT BOOKMARK")
+      try expect("DOCUMENT", "BOOKMARK")
       return .resolve(document: operands[0], bookmark: operands[1], json: json)
     case .decode:
-      try expect(1, "BOOKMARK")
+      try expect("BOOKMARK")
       return .decode(bookmark: operands[0], json: json)
     case .inspect:
-      try expect(1, "DOCUMENT")
+      try expect("DOCUMENT")
       return .inspect(document: operands[0], json: json)
     case .check:
       guard !operands.isEmpty else {
         throw UsageError(message: "Missing expected argument 'PATH'", command: name)
       }
-      return .check(paths: operands, recursive: recursive, json: json)
+      return .check(
+        CheckSettings(paths: operands, recursive: recursive, json: json, listAll: listAll, progress: progress)
+      )
     case .repair:
       guard !operands.isEmpty else {
         throw UsageError(message: "Missing expected argument 'DOCUMENT'", command: name)
       }
-      return .repair(documents: operands, allowUnrecorded: allowUnrecorded, json: json)
+      return .repair(
+        RepairSettings(
+          documents: operands, allowUnrecorded: allowUnrecorded, recursive: recursive, json: json,
+          listAll: listAll, progress: progress))
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .save:
-      try expect(1, "DOCUMENT")
+      try expect("DOCUMENT")
       return .save(
-        document: operands[0], from: from, splitHardLinks: splitHardLinks, allowOwnerChange: allowOwnerChange,
-        json: json)
+        SaveSettings(
+          document: operands[0], from: from, splitHardLinks: splitHardLinks,
+          allowOwnerChange: allowOwnerChange,
+          allowEmpty: allowEmpty, json: json))
     case .demo:
-      try expect(0, "")
+      try expect()
       return .demo
     case .completions:
-      try expect(1, "SHELL")
+      try expect("SHELL")
       let shell = String(decoding: operands[0], as: UTF8.self)
       guard shell == "bash" || shell == "zsh" else {
         throw UsageError(message: "Unknown shell '\(shell)' (bash or zsh)", command: name)
@@ -166,12 +214,57 @@ enum ParsedCommand: Equatable {
       return .completions(shell: shell)
     case .help:
       guard let topic = operands.first else { return .help(nil) }
-      try expect(1, "SUBCOMMAND")
+      try expect("SUBCOMMAND")
       let topicText = String(decoding: topic, as: UTF8.self)
       guard let command = CommandName(rawValue: topicText) else {
-        throw UsageError(message: "Unknown subcommand '\(topicText)'", command: .help)
+        let suggestion = CommandName.closest(to: topicText).map { ". Did you mean '\($0.rawValue)'?" } ?? ""
+        throw UsageError(message: "Unknown subcommand '\(topicText)'\(suggestion)", command: .help)
       }
       return .help(command)
     }
   }
+}
+
+/// Whether `check` and `repair --recursive` show a progress line on standard error.
+enum ProgressMode: Equatable, Sendable {
+  /// When standard error is a terminal.
+  case automatic
+  /// `--progress`: always (also when standard error is not a terminal).
+  case always
+  /// `--no-progress`: never.
+  case never
+}
+
+/// `check`'s operands and options.
+struct CheckSettings: Equatable, Sendable {
+  var paths: [[UInt8]]
+  var recursive = false
+  var json = false
+  /// `--all`: one line per document, problems or not (the default for documents named
+  /// one by one; folders walked with `--recursive` list only problems unless given).
+  var listAll = false
+  var progress = ProgressMode.automatic
+}
+
+/// `repair`'s operands and options.
+struct RepairSettings: Equatable, Sendable {
+  var documents: [[UInt8]]
+  var allowUnrecorded = false
+  /// `--recursive`: repair every document under the folders given that lost its key.
+  var recursive = false
+  var json = false
+  var listAll = false
+  var progress = ProgressMode.automatic
+}
+
+/// `save`'s operand and options.
+struct SaveSettings: Equatable, Sendable {
+  var document: [UInt8]
+  /// `--from FILE`; `-` is standard input, named explicitly (then it may be a terminal).
+  var from: [UInt8]?
+  var splitHardLinks = false
+  var allowOwnerChange = false
+  /// `--allow-empty`: empty new contents are saved (otherwise refused).
+  var allowEmpty = false
+  var json = false
 }

@@ -24,23 +24,25 @@ struct CommandLineParsingTests {
     #expect(try parse("demo") == .demo)
     #expect(
       try parse("check", "-r", "a", "b")
-        == .check(paths: [Array("a".utf8), Array("b".utf8)], recursive: true, json: false))
+        == .check(CheckSettings(paths: [Array("a".utf8), Array("b".utf8)], recursive: true)))
+    #expect(try parse("check", "-R", "a") == .check(CheckSettings(paths: [Array("a".utf8)], recursive: true)))
     #expect(
-      try parse("check", "--json", "a") == .check(paths: [Array("a".utf8)], recursive: false, json: true))
+      try parse("check", "-ra", "--no-progress", "a")
+        == .check(CheckSettings(paths: [Array("a".utf8)], recursive: true, listAll: true, progress: .never)))
+    #expect(try parse("check", "--json", "a") == .check(CheckSettings(paths: [Array("a".utf8)], json: true)))
+    #expect(try parse("--json", "check", "a") == .check(CheckSettings(paths: [Array("a".utf8)], json: true)))
+    #expect(try parse("repair", "a") == .repair(RepairSettings(documents: [Array("a".utf8)])))
     #expect(
-      try parse("repair", "a") == .repair(documents: [Array("a".utf8)], allowUnrecorded: false, json: false))
-    #expect(
-      try parse("repair", "--allow-unrecorded", "a")
-        == .repair(documents: [Array("a".utf8)], allowUnrecorded: true, json: false))
+      try parse("repair", "--allow-unrecorded", "-R", "a")
+        == .repair(RepairSettings(documents: [Array("a".utf8)], allowUnrecorded: true, recursive: true)))
     #expect(
       try parse("save", "--allow-owner-change", "d")
-        == .save(
-          document: Array("d".utf8), from: nil, splitHardLinks: false, allowOwnerChange: true, json: false))
+        == .save(SaveSettings(document: Array("d".utf8), allowOwnerChange: true)))
     #expect(
-      try parse("save", "--from=f", "--split-hard-links", "d")
+      try parse("save", "--from=f", "--split-hard-links", "--allow-empty", "d")
         == .save(
-          document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowOwnerChange: false,
-          json: false))
+          SaveSettings(
+            document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowEmpty: true)))
   }
 
   @Test("help and version")
@@ -66,8 +68,14 @@ struct CommandLineParsingTests {
     "usage errors name the problem and the command",
     arguments: [
       (["frobnicate"], "Unknown subcommand 'frobnicate'", nil),
+      (["chek"], "Unknown subcommand 'chek'. Did you mean 'check'?", nil),
+      (["reslove"], "Unknown subcommand 'reslove'. Did you mean 'resolve'?", nil),
+      (["help", "bokmark"], "Unknown subcommand 'bokmark'. Did you mean 'bookmark'?", CommandName.help),
+      (["resolve", "doc"], "Missing expected argument 'BOOKMARK'", CommandName.resolve),
+      (["--json", "demo"], "Unknown option '--json'", CommandName.demo),
       (["--frob"], "Unknown option '--frob'", nil),
-      (["bookmark", "doc"], "Missing expected argument 'DOCUMENT TARGET'", CommandName.bookmark),
+      (["bookmark", "doc"], "Missing expected argument 'TARGET'", CommandName.bookmark),
+      (["bookmark"], "Missing expected argument 'DOCUMENT'", CommandName.bookmark),
       (["decode", "a", "b"], "Unexpected argument 'b'", CommandName.decode),
       (["inspect", "--color", "d"], "Unknown option '--color'", CommandName.inspect),
       (["demo", "--json"], "Unknown option '--json'", CommandName.demo),

@@ -177,7 +177,7 @@ struct CheckingTests {
     #expect(check(victim).verdict == .keyLost)
     let repair = DocumentRepairer(escrow: escrow).repair(victim)
     #expect(repair.action == .refused)
-    #expect(repair.message.contains("do not verify"))
+    #expect(repair.message.contains("not verify"))
     #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
   }
 

@@ -1,12 +1,17 @@
 import DocumentBookmarks
 import Foundation
-import Glibc
 
 /// `docbm check PATH... [--recursive]`: one verdict per document.
+///
+/// Documents named one by one are each listed; folders walked with `--recursive` list
+/// only the documents with a problem (as `git fsck` and `grep -r` do) unless `--all`.
 struct CheckCommand {
   let paths: [FilePath]
   let recursive: Bool
   let json: Bool
+  /// `--all`: list every document, also the fine ones, when walking folders.
+  var listAll = false
+  var progress = ProgressMode.automatic
 
   private struct Report: Encodable {
     let schemaVersion = JSONReport.schemaVersion
@@ -15,63 +20,167 @@ struct CheckCommand {
     let problems: Int
   }
 
+  /// What a walk found: the counts for the summary and the documents with a problem.
+  struct Tally {
+    var checked = 0
+    /// Documents with a problem other than being unreadable.
+    var problems: [FilePath] = []
+    /// Documents (and folders) that could not be read.
+    var unreadable = 0
+    var fine: Int { checked - problems.count - unreadableDocuments }
+    var unreadableDocuments = 0
+  }
+
   func run(_ console: Console) throws -> Int32 {
     let checker = DocumentChecker(escrow: .default)
     for problem in checker.escrowProblems { console.printError("warning: escrow entry skipped: \(problem)") }
-    let tree = TreeChecker(checker: checker)
-    let showProgress = !json && isatty(2) == 1 && getenv("NO_COLOR") == nil
-    // Text output streams: only JSON output keeps every check until the end.
+    let listsEveryDocument = listAll || !recursive
     var checks: [DocumentCheck] = []
-    var checked = 0
-    var problems = 0
+    var tally = Tally()
     var unreadable: [TreeChecker.Unreadable] = []
+    var problemCount = 0
+    let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
     // Documents seen with an escrowed key where the escrow does not know them (moved, or
     // copies that kept their key): recorded at the end, so that repair can find them.
     var sightings: [DocumentCheck] = []
+    unreadable = walk(
+      paths, recursive: recursive, checker: checker, progress: progressLine,
+      found: { check in
+        tally.checked += 1
+        if check.verdict.isProblem { problemCount += 1 }
+        if check.verdict == .unreadable {
+          tally.unreadableDocuments += 1
+        } else if check.verdict.isProblem {
+          tally.problems.append(check.document)
+        }
+        if checker.isUnrecordedSighting(check) { sightings.append(check) }
+        if json {
+          checks.append(check)
+        } else if listsEveryDocument || check.verdict.isProblem {
+          progressLine.clear()
+          console.print(CheckCommand.line(for: check))
+          progressLine.flushed()
+        }
+      })
+    progressLine.clear()
+    for failure in checker.recordSightings(sightings) {
+      console.printError("warning: the escrow could not record a document: \(failure)")
+    }
+    tally.unreadable = tally.unreadableDocuments + unreadable.count
+    if json {
+      console.print(
+        JSONReport.render(Report(documents: checks, unreadable: unreadable, problems: problemCount)))
+    } else {
+      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
+      for line in CheckCommand.summary(tally, listedEveryDocument: listsEveryDocument, command: "check") {
+        console.print(line)
+      }
+    }
+    if !unreadable.isEmpty { return DocbmCommandLine.ExitStatus.failure }
+    return problemCount == 0 ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+  }
+
+  /// Checks each path (a folder only with `recursive`), calling `found` per document;
+  /// returns what could not be read.
+  func walk(
+    _ paths: [FilePath], recursive: Bool, checker: DocumentChecker, progress: ProgressLine,
+    found: (DocumentCheck) -> Void
+  ) -> [TreeChecker.Unreadable] {
+    let tree = TreeChecker(checker: checker)
+    var unreadable: [TreeChecker.Unreadable] = []
     for path in paths {
       let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
       if kind == .directory && !recursive {
         unreadable.append(
-          .init(path: path, message: "\(path) is a folder; use --recursive to check the documents in it"))
+          .init(path: path, message: "\(path) is a folder; use --recursive (-r) to check the documents in it")
+        )
         continue
       }
       unreadable += tree.check(
-        path,
-        progress: { progress in
-          if showProgress { console.writeError("\rchecked \(progress.documentsChecked) documents…") }
-        },
-        found: { check in
-          checked += 1
-          if check.verdict.isProblem { problems += 1 }
-          if checker.isUnrecordedSighting(check) { sightings.append(check) }
-          if json { checks.append(check) } else { console.print(line(for: check)) }
-        })
+        path, progress: { progress.show("checked \(count($0.documentsChecked, "document"))…") }, found: found)
     }
-    if showProgress { console.writeError("\r\u{1B}[K") }
-    for failure in checker.recordSightings(sightings) {
-      console.printError("warning: the escrow could not record a document: \(failure)")
+    return unreadable
+  }
+
+  /// The summary: the counts, without overlap (an unreadable document is not also counted
+  /// as a problem), and where to find the documents with a problem.
+  static func summary(_ tally: Tally, listedEveryDocument: Bool, command: String) -> [String] {
+    var parts = ["\(tally.problems.count) with a problem"]
+    if tally.unreadable > 0 { parts.append("\(tally.unreadable) unreadable") }
+    parts.append("\(tally.fine) fine")
+    var lines = ["\(count(tally.checked, "document")) checked: \(parts.joined(separator: ", "))"]
+    if !listedEveryDocument {
+      lines.append(
+        "(only documents with a problem are listed; 'docbm \(command) --all' lists every document)")
+    } else if !tally.problems.isEmpty && tally.checked > 20 {
+      // A long list scrolls away: name the documents with a problem again at its end.
+      let named = tally.problems.prefix(10).map(\.description)
+      let more = tally.problems.count > 10 ? ", and \(tally.problems.count - 10) more" : ""
+      lines.append("with a problem: \(named.joined(separator: ", "))\(more)")
     }
-    if json {
-      console.print(JSONReport.render(Report(documents: checks, unreadable: unreadable, problems: problems)))
-    } else {
-      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
-      console.print("\(checked) documents checked, \(problems) with problems, \(unreadable.count) unreadable")
-    }
-    if !unreadable.isEmpty { return DocbmCommandLine.ExitStatus.failure }
-    return problems == 0 ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+    return lines
   }
 
   /// The spaces that align the paths after the verdicts.
   private static let padding = Substring(String(repeating: " ", count: 22))
 
-  private func line(for check: DocumentCheck) -> String {
+  static func line(for check: DocumentCheck) -> String {
     let name = check.verdict.rawValue
     let verdict = name + CheckCommand.padding.dropFirst(min(name.utf8.count, 21))
     let count = check.bookmarks.count
     if check.verdict == .ok || check.verdict == .noBookmarks {
-      return "\(verdict)\(check.document)"
-        + (count > 0 ? "  (\(count) bookmark\(count == 1 ? "" : "s"))" : "")
+      return "\(verdict)\(check.document)" + (count > 0 ? "  (\(DocbmCLI.count(count, "bookmark")))" : "")
     }
-    return "\(verdict)\(check.document): \(check.message)"
+    let hint = check.verdict == .keyLost ? "; 'docbm repair' can put it back" : ""
+    return "\(verdict)\(check.document): \(check.message)\(hint)"
+  }
+}
+
+/// "1 document", "2 documents".
+func count(_ number: Int, _ noun: String) -> String {
+  "\(number) \(noun)\(number == 1 ? "" : "s")"
+}
+
+/// A progress line on standard error that never mixes into results: it is cleared before
+/// each result is printed, and drawn again only by the next progress report.
+final class ProgressLine {
+  private let console: Console
+  private let enabled: Bool
+  /// Whether the line is redrawn in place (standard error is a terminal) or printed as
+  /// lines of its own (`--progress` into a file or pipe).
+  private let redraws: Bool
+  private var visible = false
+
+  init(mode: ProgressMode, console: Console) {
+    self.console = console
+    self.redraws = console.errorIsTerminal
+    switch mode {
+    case .never: enabled = false
+    case .always: enabled = true
+    case .automatic: enabled = console.errorIsTerminal
+    }
+  }
+
+  func show(_ text: String) {
+    guard enabled else { return }
+    if redraws {
+      console.writeProgress("\r\u{1B}[K" + text)
+      visible = true
+    } else {
+      console.printError(text)
+    }
+  }
+
+  /// Erases the line, if drawn, before something else is printed.
+  func clear() {
+    guard visible else { return }
+    console.writeProgress("\r\u{1B}[K")
+    visible = false
+  }
+
+  /// After a result was printed: writes it out now, so that it reaches the terminal before
+  /// the progress line is drawn again.
+  func flushed() {
+    if enabled { console.flush() }
   }
 }

@@ -24,11 +24,11 @@ struct DemoCommand {
       return relative.bytes.starts(with: Array("..".utf8)) ? path.description : relative.description
     }
 
-    console.print("docbm demo: document-scoped bookmarks on Linux")
-    console.print("scratch folder: \(root)")
-    console.print()
+    console.printFitted("docbm demo: document-scoped bookmarks on Linux")
+    console.printFitted("scratch folder: \(root)")
+    console.printFitted()
 
-    console.print("1. A project: a mood board document, two images and a folder of sources.")
+    console.printFitted("1. A project: a mood board document, two images and a folder of sources.")
     let project = root.appending("project")
     for folder in ["", "/images", "/sources", "/archive", "/archive/2026"] {
       try scratch.makeFolder(FilePath(project.description + folder))
@@ -42,11 +42,11 @@ struct DemoCommand {
     let escrow = KeyEscrow(folder: root.appending("escrow"))
     let service = BookmarkService(escrow: escrow)
     var document = service.documents(anchoredOn: boardPath)
-    console.print(
+    console.printFitted(
       "   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
 
-    console.print()
-    console.print("2. Anchor bookmarks on board.json; the first one creates its key.")
+    console.printFitted()
+    console.printFitted("2. Anchor bookmarks on board.json; the first one creates its key.")
     let targets: [(String, FilePath)] = [
       ("cat", project.appending("images").appending("cat.png")),
       ("dog", project.appending("images").appending("dog.png")),
@@ -56,39 +56,39 @@ struct DemoCommand {
     for (label, target) in targets {
       let bookmark = try document.makeBookmark(to: target)
       board.items.append(.init(label: label, bookmark: bookmark))
-      console.print(
+      console.printFitted(
         "   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
     }
-    console.print(
+    console.printFitted(
       "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown);")
     let escrowed = escrow.entries().entries.map {
       FilePath(displayBytes: $0.file.lastComponent).description
     }
     let names = escrowed.joined(separator: ", ")
-    console.print("   a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
+    console.printFitted("   a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
     try save(board, in: document)
-    console.print(
+    console.printFitted(
       "   board.json now stores the bookmarks' text forms in its JSON, saved with replaceDocument.")
 
-    console.print()
-    console.print("3. Rename cat.png, move dog.png two folders away, rename the sources folder.")
+    console.printFitted()
+    console.printFitted("3. Rename cat.png, move dog.png two folders away, rename the sources folder.")
     try scratch.rename(targets[0].1, to: project.appending("images").appending("kitten.png"))
     try scratch.rename(targets[1].1, to: project.appending("archive").appending("2026").appending("dog.png"))
     try scratch.rename(targets[2].1, to: project.appending("src"))
     board = try resolveAll(board, document: document, console: console, show: show)
     try save(board, in: document)
-    console.print("   refreshed bookmarks saved with replaceDocument; resolving again:")
+    console.printFitted("   refreshed bookmarks saved with replaceDocument; resolving again:")
     board = try resolveAll(board, document: document, console: console, show: show)
 
-    console.print()
-    console.print("4. Move the whole project folder; the bookmarks travel with it.")
+    console.printFitted()
+    console.printFitted("4. Move the whole project folder; the bookmarks travel with it.")
     let moved = root.appending("project-moved")
     try scratch.rename(project, to: moved)
     document = service.documents(anchoredOn: moved.appending("board.json"))
     board = try resolveAll(board, document: document, console: console, show: show)
 
-    console.print()
-    console.print("5. What resolution refuses, with typed errors:")
+    console.printFitted()
+    console.printFitted("5. What resolution refuses, with typed errors:")
     var tampered = board.items[0].bookmark.bytes
     tampered[tampered.count / 2] ^= 0x01
     report("one bit flipped", try document.resolve(Bookmark(bytes: tampered)), console)
@@ -100,43 +100,45 @@ struct DemoCommand {
     try scratch.deleteFile(moved.appending("images").appending("kitten.png"))
     report("the target deleted", try document.resolve(board.items[0].bookmark), console)
 
-    console.print()
-    console.print("6. A safe save: replaceDocument writes a new version beside the document, gives it")
-    console.print("   the document's key, attributes and mode, flushes it and renames it into place:")
+    console.printFitted()
+    console.printFitted("6. A safe save: replaceDocument writes a new version beside the document, gives it")
+    console.printFitted("   the document's key, attributes and mode, flushes it and renames it into place:")
     let before = try FileStatus.of(document.path, followSymlinks: true)
     try save(board, in: document)
     let after = try FileStatus.of(document.path, followSymlinks: true)
-    console.print(
+    console.printFitted(
       "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none"); new inode: \(before.inode != after.inode)"
     )
     report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
 
-    console.print()
-    console.print("7. An editor's plain atomic save (write a temporary file, rename it over the")
-    console.print("   document) drops every extended attribute, and with it the key:")
+    console.printFitted()
+    console.printFitted("7. An editor's plain atomic save (write a temporary file, rename it over the")
+    console.printFitted("   document) drops every extended attribute, and with it the key:")
     let saved = try String(decoding: readWholeFile(moved.appending("board.json")), as: UTF8.self)
     try scratch.atomicSave(saved, to: moved.appending("board.json"))
-    console.print("   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
+    console.printFitted(
+      "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
     report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
 
-    console.print()
-    console.print("8. The checker finds the loss from evidence: the bookmarks in the document's bytes")
-    console.print("   name a key it no longer has:")
+    console.printFitted()
+    console.printFitted("8. The checker finds the loss from evidence: the bookmarks in the document's bytes")
+    console.printFitted("   name a key it no longer has:")
     let check = DocumentChecker(escrow: escrow).check(document.path)
-    console.print("   \(check.verdict.rawValue): \(check.message)")
+    console.printFitted("   \(check.verdict.rawValue): \(check.message)")
 
-    console.print()
-    console.print("9. Repair puts the escrowed key back (only a key the document's own bookmarks name):")
+    console.printFitted()
+    console.printFitted(
+      "9. Repair puts the escrowed key back (only a key the document's own bookmarks name):")
     let repair = DocumentRepairer(escrow: escrow).repair(document.path)
-    console.print(
+    console.printFitted(
       "   \(repair.action.rawValue): key \(repair.fingerprint.map(\.description) ?? "-"); now \(repair.after?.verdict.rawValue ?? "-")"
     )
     for item in board.items {
       report(item.label, try document.resolve(item.bookmark), console)
     }
 
-    console.print()
-    console.print("Done; the scratch folder is removed.")
+    console.printFitted()
+    console.printFitted("Done; the scratch folder is removed.")
     return DocbmCommandLine.ExitStatus.success
   }
 
@@ -160,7 +162,7 @@ struct DemoCommand {
       } else {
         line += "  (exact)"
       }
-      console.print(line)
+      console.printFitted(line)
     }
     return board
   }
@@ -168,11 +170,12 @@ struct DemoCommand {
   private func report(_ what: String, _ attempt: @autoclosure () throws -> Resolution, _ console: Console) {
     do {
       let resolution = try attempt()
-      console.print("   \(what): resolved to \(resolution.path)")
+      console.printFitted("   \(what): resolved to \(resolution.path)")
     } catch let error as DocbmError {
-      console.print("   \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
+      console.printFitted(
+        "   \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
     } catch {
-      console.print("   \(what): \(error)")
+      console.printFitted("   \(what): \(error)")
     }
   }
 }

@@ -92,37 +92,67 @@ struct ProbeCommand {
       warnIfLeft(left, console)
       return exit
     }
-    console.print("probe: \(printed.joined(separator: " "))")
-    console.print(
+    console.printFitted("probe: \(printed.joined(separator: " "))")
+    console.printFitted(
       "in: \(scratch.location) (scratch folder \(FilePath(displayBytes: scratch.folder.lastComponent)), removed afterwards)"
     )
     if scratch.isInTemporaryFolder {
-      console.print(
+      console.printFitted(
         "warning: \(SaveProbeReport.temporaryFolderWarning); probe in a folder where documents live (--in DIR)"
       )
     }
-    console.print("exit status: \(status); \(report.notes.joined(separator: "; "))")
+    console.printFitted("exit status: \(status); \(report.notes.joined(separator: "; "))")
     switch verdict {
     case .notSaved:
-      console.print(
+      console.printFitted(
         "NOT TESTED: the program did not write the document (it did not save, or quit without saving); nothing is known about its save"
       )
     case .kept, .keptLeavingFiles:
       let links =
         (settings.hardLink ? ", the hard link" : "") + (settings.throughLink ? ", the symbolic link" : "")
-      console.print("kept: the key, the other attributes, the mode, the owner\(links); the bookmark resolves")
+      console.printFitted(
+        "kept: the key, the other attributes, the mode, the owner\(links); the bookmark resolves")
     case .lost:
       break
     }
     for finding in report.findings {
       let label = finding.kind.losesSomething ? "LOST" : (settings.strict ? "LEFT" : "left")
-      console.print("\(label) \(finding.kind.rawValue): \(finding.message)")
+      console.printFitted("\(label) \(finding.kind.rawValue): \(finding.message)")
     }
     if let first = report.losses.first ?? (settings.strict ? report.findings.first : nil) {
-      console.print("fix: \(first.fix)")
+      let shellFix =
+        first.kind.losesSomething
+        ? ProbeCommand.shellFix(for: printed, document: printable(scratch.savePath.bytes)) : nil
+      console.printFitted("fix: \(shellFix ?? first.fix)")
     }
     warnIfLeft(left, console)
     return exit
+  }
+
+  /// The fix for a person at a shell: a command that saves through `docbm save`. A
+  /// program edited in place with `-i` (`sed -i`, `perl -pi`) writes to standard output
+  /// without it, and `docbm save` puts that in place keeping everything.
+  static func shellFix(for command: [String], document: String) -> String {
+    let program = command.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+    var example: String?
+    if ["sed", "perl", "gawk", "awk"].contains(program) {
+      var arguments: [String] = []
+      for argument in command.dropFirst() {
+        if argument == "-i" || argument.hasPrefix("-i.") || argument == "--in-place" { continue }
+        if argument == "-pi" {
+          arguments.append("-p")
+          continue
+        }
+        if program == "gawk", argument == "inplace" { continue }
+        arguments.append(argument == document ? "FILE" : DocbmCommandLine.shellQuoted(argument))
+      }
+      if program == "gawk", let index = arguments.firstIndex(of: "-i") { arguments.remove(at: index) }
+      if !arguments.contains("FILE") { arguments.append("FILE") }
+      example = "\(program) \(arguments.joined(separator: " ")) | docbm save FILE"
+    }
+    let shown = example ?? "PROGRAM … > new-contents && docbm save --from new-contents FILE"
+    return
+      "save through docbm save, which keeps the key, the other attributes, the mode and the hard links: write the new contents to standard output and pipe them in (\(shown)); for an editor's own setting see docs/save-safety.md; in Swift, AnchoredDocument.replaceDocument(with:)"
   }
 
   /// Reports an interrupted probe: nothing was tested; the scratch folder was removed (or

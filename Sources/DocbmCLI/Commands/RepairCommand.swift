@@ -1,32 +1,80 @@
 import DocumentBookmarks
 import Foundation
 
-/// `docbm repair DOCUMENT...`: put escrowed keys back; report exactly what was done.
+/// `docbm repair PATH...`: put escrowed keys back; report exactly what was done. With
+/// `--recursive`, every document under the folders given whose check says `keyLost`.
 struct RepairCommand {
   let documents: [FilePath]
   /// `--allow-unrecorded`: also repair the user's own copies the escrow never recorded.
   let allowUnrecorded: Bool
+  var recursive = false
   let json: Bool
+  /// `--all`: with `--recursive`, also list the documents that needed nothing.
+  var listAll = false
+  var progress = ProgressMode.automatic
 
   private struct Report: Encodable {
     let schemaVersion = JSONReport.schemaVersion
     let repairs: [DocumentRepairer.Report]
+    let unreadable: [TreeChecker.Unreadable]
   }
 
   func run(_ console: Console) throws -> Int32 {
     let repairer = DocumentRepairer(
       escrow: .default, policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: allowUnrecorded))
-    let repairs = documents.map(repairer.repair)
-    if json {
-      console.print(JSONReport.render(Report(repairs: repairs)))
+    var repairs: [DocumentRepairer.Report] = []
+    var unreadable: [TreeChecker.Unreadable] = []
+    var examined = 0
+    let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
+    func report(_ repair: DocumentRepairer.Report) {
+      repairs.append(repair)
+      guard !json, listAll || !recursive || repair.action != .nothingToDo else { return }
+      progressLine.clear()
+      console.print(RepairCommand.line(for: repair))
+      progressLine.flushed()
+    }
+    if recursive {
+      // The walk checks every document; only those whose key was lost are repaired.
+      let checker = DocumentChecker(escrow: .default)
+      let walker = CheckCommand(paths: documents, recursive: true, json: json)
+      var lost: [FilePath] = []
+      unreadable = walker.walk(
+        documents, recursive: true, checker: checker, progress: progressLine,
+        found: { check in
+          examined += 1
+          if check.verdict == .keyLost { lost.append(check.document) }
+        })
+      progressLine.clear()
+      for document in lost { report(repairer.repair(document)) }
     } else {
-      for repair in repairs {
+      for document in documents {
+        examined += 1
+        report(repairer.repair(document))
+      }
+    }
+    if json {
+      console.print(JSONReport.render(Report(repairs: repairs, unreadable: unreadable)))
+    } else {
+      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
+      if recursive {
+        let restored = repairs.filter { $0.action == .restored }.count
+        let refused = repairs.filter { $0.action == .refused }.count
         console.print(
-          "\(repair.action.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0))\(repair.document): \(repair.message)"
+          "\(count(examined, "document")) examined: \(restored) restored, \(refused) refused, \(examined - restored - refused) needed nothing"
         )
       }
     }
     let refused = repairs.contains { $0.action == .refused }
-    return refused ? DocbmCommandLine.ExitStatus.problem : DocbmCommandLine.ExitStatus.success
+    if refused { return DocbmCommandLine.ExitStatus.problem }
+    return unreadable.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.failure
+  }
+
+  /// `restored    PATH: what was done`. The action is the line's first word, so a message
+  /// that begins with it (`refused: …`) does not say it twice.
+  static func line(for repair: DocumentRepairer.Report) -> String {
+    let action = repair.action.rawValue
+    var message = Substring(repair.message)
+    if message.hasPrefix(action + ": ") { message = message.dropFirst(action.count + 2) }
+    return "\(action.padding(toLength: 12, withPad: " ", startingAt: 0))\(repair.document): \(message)"
   }
 }

@@ -6,6 +6,11 @@ import Foundation
 struct SaveCommand {
   let document: FilePath
   let source: FilePath?
+  /// Whether the input was named (`--from FILE` or `--from -`): then standard input may be
+  /// a terminal.
+  let inputNamed: Bool
+  /// `--allow-empty`: save empty contents (otherwise refused before anything is written).
+  let allowEmpty: Bool
   let splitHardLinks: Bool
   let allowOwnerChange: Bool
   let json: Bool
@@ -23,8 +28,22 @@ struct SaveCommand {
     let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
     let options = ReplaceOptions(
       hardLinks: splitHardLinks ? .split : .refuse, ownerChange: allowOwnerChange ? .allow : .refuse)
-    do {
+    do throws(DocbmError) {
+      if source == nil, !inputNamed, console.inputIsTerminal {
+        throw DocbmError(
+          .notFound, path: document,
+          message:
+            "standard input is a terminal, so there are no new contents to save; pipe them in (docbm save \(DocbmCommandLine.shellQuoted(document.description)) < new-contents), use --from FILE, or --from - to type them (end with Ctrl-D); nothing was done"
+        )
+      }
       let contents = try readContents(console)
+      if contents.isEmpty, !allowEmpty {
+        throw DocbmError(
+          .nothingWritten, path: document,
+          message:
+            "the new contents are empty, and saving them would empty \(document); pass --allow-empty to save an empty document; nothing was done"
+        )
+      }
       try anchored.replaceDocument(with: contents, options: options)
       if json {
         console.print(

@@ -183,7 +183,10 @@ public struct DocumentChecker: Sendable {
     // The keys the bookmarks name, as text: only the problem verdicts' messages need it.
     var named: String { Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ") }
     guard let key else {
-      return (.keyLost, "the document has no key, but \(evidence.count) bookmark(s) in it name key \(named)")
+      return (
+        .keyLost,
+        "the document has no key, but \(evidence.count == 1 ? "a bookmark" : "\(evidence.count) bookmarks") in it \(evidence.count == 1 ? "names" : "name") key \(named)"
+      )
     }
     let verifying = evidence.count(where: \.verifies)
     if verifying == evidence.count {

@@ -180,7 +180,7 @@ public struct DocumentRepairer: Sendable {
       guard forged == 0, verified > 0 else {
         return report(
           .refused, wanted,
-          "refused: \(forged) bookmark(s) in the document name key \(wanted) but do not verify with it (forged or damaged)",
+          "refused: \(forged == 1 ? "a bookmark" : "\(forged) bookmarks") in the document \(forged == 1 ? "names" : "name") key \(wanted) but \(forged == 1 ? "does" : "do") not verify with it (forged or damaged)",
           refusal: .forgedBookmarks)
       }
     }

@@ -125,3 +125,15 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
       + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(nanos)Z"
   }
 }
+
+extension FileStatus.Kind: CustomStringConvertible {
+  /// The kind in words, for messages: "regular file", "folder", …
+  package var description: String {
+    switch self {
+    case .regular: "regular file"
+    case .directory: "folder"
+    case .symbolicLink: "symbolic link"
+    case .other: "special file (a device, FIFO or socket)"
+    }
+  }
+}

@@ -1,0 +1,281 @@
+import DocbmCLI
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Testing
+
+/// The command as people at a terminal use it, with habits from git, cp, grep and
+/// getfattr: real files, the built binary, real shells.
+@Suite("docbm at a terminal")
+struct TerminalHabitsTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// A tree of `count` documents with bookmarks, `lost` of which lost their key to an
+  /// atomic save.
+  private func tree(_ scratch: Scratch, count: Int, lost: Int) throws -> [FilePath] {
+    let target = try scratch.file("target.txt")
+    var lostDocuments: [FilePath] = []
+    for index in 0..<count {
+      let document = try scratch.file("tree/d\(index / 100)/doc\(index).json", "{}")
+      if index < lost {
+        let made = run(docbm, ["bookmark", document.description, target.description])
+        try scratch.replaceAtomically(document, with: made.output)
+        lostDocuments.append(document)
+      }
+    }
+    return lostDocuments
+  }
+
+  @Test(
+    "check -r lists only the problems, says how to list everything, and progress never mixes into results")
+  func problemsOnlyAndProgress() throws {
+    let scratch = try Scratch()
+    let lost = try tree(scratch, count: 1200, lost: 2)
+    // Progress forced on, standard output and standard error into one pipe, as a terminal shows them.
+    let result = run("/bin/sh", ["-c", "'\(docbm)' check -r --progress '\(scratch.path("tree"))' 2>&1"])
+    #expect(result.status == 2)
+    let lines = result.output.split(separator: "\n")
+    let verdicts = lines.filter { $0.hasPrefix("keyLost") }
+    #expect(verdicts.count == 2, "\(result.output)")
+    for document in lost { #expect(result.output.contains("keyLost               \(document): ")) }
+    for line in lines where line.contains("…") {
+      #expect(line.hasPrefix("checked ") && line.hasSuffix("documents…"), "progress mixed into: \(line)")
+    }
+    #expect(lines.contains { $0.hasPrefix("checked 1000 documents…") })
+    #expect(!result.output.contains("ok    "))
+    #expect(result.output.contains("1200 documents checked: 2 with a problem, 1198 fine"))
+    #expect(result.output.contains("'docbm check --all' lists every document"))
+    #expect(lines.count < 10, "\(lines.count) lines for 2 problems")
+
+    let all = run(docbm, ["check", "-R", "--all", "--no-progress", scratch.path("tree").description])
+    #expect(all.output.split(separator: "\n").count == 1200 + 2)
+    #expect(all.output.contains("with a problem: "))
+    #expect(!all.error.contains("checked "), "no progress with --no-progress")
+  }
+
+  @Test("--json is taken before the subcommand, and -R and repair --recursive work on trees")
+  func globalJSONAndRepairRecursive() throws {
+    let scratch = try Scratch()
+    let escrow = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": escrow.path("escrow").description]
+    let target = try scratch.file("target.txt")
+    let document = try scratch.file("tree/sub/board.json", "{}")
+    let made = run(docbm, ["bookmark", document.description, target.description], environment: environment)
+    try scratch.replaceAtomically(document, with: made.output)
+    try scratch.file("tree/other.json", "{}")
+
+    let json = run(
+      docbm, ["--json", "check", "-R", scratch.path("tree").description], environment: environment)
+    #expect(json.status == 2, "\(json.error)")
+    #expect(json.output.contains("\"verdict\" : \"keyLost\""))
+
+    let repaired = run(docbm, ["repair", "-r", scratch.path("tree").description], environment: environment)
+    #expect(repaired.status == 0, "\(repaired.output)\(repaired.error)")
+    #expect(repaired.output.hasPrefix("restored    \(document): "))
+    #expect(repaired.output.contains("2 documents examined: 1 restored, 0 refused, 1 needed nothing"))
+    let clean = run(docbm, ["check", "-r", scratch.path("tree").description], environment: environment)
+    #expect(clean.status == 0, "\(clean.output)")
+  }
+
+  @Test("usage errors name the missing argument and suggest the subcommand meant")
+  func usageErrors() {
+    let missing = run(docbm, ["bookmark", "board.json"])
+    #expect(missing.status == 64)
+    #expect(missing.error.hasPrefix("Error: Missing expected argument 'TARGET'\n"))
+    let typo = run(docbm, ["chek", "x"])
+    #expect(typo.status == 64)
+    #expect(typo.error.contains("Unknown subcommand 'chek'. Did you mean 'check'?"))
+  }
+
+  @Test("help, every subcommand's help and usage fit 80 columns when not a terminal, broken between words")
+  func helpFitsTheWidth() {
+    for topic in [["--help"]]
+      + [
+        "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe",
+        "demo", "completions", "help",
+      ].map({ ["help", $0] })
+    {
+      let result = run(docbm, topic)
+      #expect(result.status == 0)
+      for line in result.output.split(separator: "\n") {
+        #expect(line.count <= 80, "\(topic): \(line.count) columns: \(line)")
+      }
+    }
+  }
+
+  @Test("demo fits 80 columns")
+  func demoFits() {
+    let result = run(docbm, ["demo"])
+    #expect(result.status == 0, "\(result.error)")
+    for line in result.output.split(separator: "\n") where !line.contains("docbmRec") && !line.contains("/") {
+      #expect(line.count <= 80, "\(line.count) columns: \(line)")
+    }
+  }
+
+  @Test(
+    "save refuses a terminal as standard input unless asked, and never saves empty input without --allow-empty"
+  )
+  func saveInput() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("doc.txt", "precious")
+    let empty = run(docbm, ["save", document.description], input: "")
+    #expect(empty.status == 1)
+    #expect(empty.error.contains("--allow-empty"))
+    #expect(try String(contentsOfFile: document.description, encoding: .utf8) == "precious")
+
+    // A person at a terminal: standard input is one, and nothing was piped in.
+    let errors = Captured()
+    let console = Console(
+      output: { _ in }, error: { errors.append($0) }, input: { Array("typed".utf8) }, inputIsTerminal: true)
+    let status = DocbmCommandLine.run(
+      arguments: [Array("save".utf8), Array(document.description.utf8)], console: console)
+    #expect(status == 1)
+    #expect(errors.text.contains("standard input is a terminal"))
+    #expect(try String(contentsOfFile: document.description, encoding: .utf8) == "precious")
+    let asked = DocbmCommandLine.run(
+      arguments: ["save", "--from", "-", document.description].map { Array($0.utf8) }, console: console)
+    #expect(asked == 0)
+    #expect(try String(contentsOfFile: document.description, encoding: .utf8) == "typed")
+
+    let allowed = run(docbm, ["save", "--allow-empty", document.description], input: "")
+    #expect(allowed.status == 0, "\(allowed.error)")
+    #expect(try String(contentsOfFile: document.description, encoding: .utf8) == "")
+  }
+
+  @Test("errors say what to run next: keyMissing suggests docbm repair, a hard link --split-hard-links")
+  func errorHints() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("doc.json")
+    let target = try scratch.file("t.txt")
+    let text = run(docbm, ["bookmark", document.description, target.description]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try scratch.replaceAtomically(document, with: "{}")
+    let resolved = run(docbm, ["resolve", document.description, text])
+    #expect(resolved.status == 1)
+    #expect(resolved.error.contains("docbm repair \(document)"), "\(resolved.error)")
+
+    let linked = try scratch.file("linked.txt")
+    #expect(link(linked.description, scratch.path("second.txt").description) == 0)
+    let saved = run(docbm, ["save", linked.description], input: "new")
+    #expect(saved.status == 1)
+    #expect(saved.error.contains("docbm save --split-hard-links \(linked)"), "\(saved.error)")
+  }
+
+  @Test("repair does not say refused twice")
+  func repairWording() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("doc.json")
+    let target = try scratch.file("t.txt")
+    let text = run(docbm, ["bookmark", document.description, target.description]).output
+    // A stranger's file holding a pasted bookmark: refused.
+    let stranger = try scratch.file("stranger.json", text)
+    let result = run(docbm, ["repair", stranger.description])
+    #expect(result.status == 2)
+    #expect(result.output.hasPrefix("refused     \(stranger): "), "\(result.output)")
+    #expect(!result.output.contains(": refused:"), "\(result.output)")
+  }
+
+  @Test("bash completion keeps file names with spaces whole and completes the command after probe --")
+  func bashCompletion() throws {
+    let scratch = try Scratch()
+    try scratch.file("my board.json")
+    let script = try scratch.file("docbm.bash", run(docbm, ["completions", "bash"]).output)
+    let probe = """
+      cd '\(scratch.root)' && source '\(script)'
+      t() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _docbm; printf '[%s]' "${COMPREPLY[@]}"; echo; }
+      t docbm inspect my
+      t docbm --json ch
+      t docbm probe -- bas
+      t docbm probe -- sed -i s/a/b/ my
+      t docbm help rep
+      """
+    let result = run("/bin/bash", ["-c", probe])
+    #expect(result.status == 0, "\(result.error)")
+    let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(lines.count >= 5)
+    guard lines.count >= 5 else { return }
+    #expect(lines[0] == "[my board.json]")
+    #expect(lines[1] == "[check]")
+    #expect(lines[2].contains("[bash]"))
+    #expect(lines[3] == "[my board.json]")
+    #expect(lines[4] == "[repair]")
+  }
+
+  @Test("zsh completion completes options, shells and subcommands for every subcommand (in tmux)")
+  func zshCompletion() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"),
+      FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
+    else {
+      print("skipped: zsh or tmux is not installed, zsh completion was not tried in a real shell")
+      return
+    }
+    let scratch = try Scratch()
+    try scratch.file("functions/_docbm", run(docbm, ["completions", "zsh"]).output)
+    let folder = URL(fileURLWithPath: docbm).deletingLastPathComponent().path
+    try scratch.file(
+      "zshrc",
+      """
+      fpath=('\(scratch.path("functions"))' $fpath)
+      autoload -Uz compinit && compinit -u -D
+      path=('\(folder)' $path)
+      PS1='%% '
+      """)
+    let session = "docbm-zsh-\(getpid())"
+    // The tmux server keeps the descriptors it inherits: never the test's pipes.
+    let socket = scratch.path("tmux.socket").description
+    func tmux(_ arguments: [String]) -> ProcessResult {
+      run("/usr/bin/tmux", ["-S", socket] + arguments)
+    }
+    // The tmux server lives on after its client and keeps every descriptor it inherits;
+    // tests run in parallel, so it must inherit none of their pipes: Python's subprocess
+    // closes every descriptor above 2 in the child.
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+      print("skipped: python3 is needed to start tmux without inherited descriptors")
+      return
+    }
+    run(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import subprocess, sys; subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)",
+        "/usr/bin/tmux", "-S", socket, "new-session", "-d", "-s", session, "-x", "150", "-y", "40",
+        "zsh -f -i",
+      ])
+    // Stopped by its process ID: `kill-server` is not always obeyed before the test ends.
+    let server = Int32(
+      tmux(["display-message", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
+    defer {
+      _ = tmux(["kill-server"])
+      if let server, server > 1 { kill(server, SIGKILL) }
+      withExtendedLifetime(scratch) {}  // the socket lives in it
+    }
+    usleep(500_000)
+    _ = tmux(["send-keys", "-t", session, "source '\(scratch.path("zshrc"))'", "Enter"])
+    usleep(800_000)
+    func complete(_ line: String) -> String {
+      _ = tmux(["send-keys", "-t", session, "C-u", line, "Tab"])
+      usleep(700_000)
+      _ = tmux(["send-keys", "-t", session, "Tab"])
+      usleep(500_000)
+      let pane = tmux(["capture-pane", "-p", "-t", session]).output
+      _ = tmux(["send-keys", "-t", session, "C-c"])
+      usleep(200_000)
+      _ = tmux(["send-keys", "-t", session, "clear", "Enter"])
+      usleep(300_000)
+      return pane
+    }
+    #expect(complete("docbm decode --").contains("--json"))
+    #expect(complete("docbm probe --").contains("--without-hard-link"))
+    #expect(complete("docbm completions ").contains("zsh"))
+    #expect(complete("docbm help rep").contains("docbm help repair"))
+    #expect(complete("docbm demo --").contains("docbm demo --help"))
+  }
+}
+
+/// Text written by an in-process console.
+private final class Captured: @unchecked Sendable {
+  private let lock = NSLock()
+  private var written = ""
+  func append(_ text: String) { lock.withLock { written += text } }
+  var text: String { lock.withLock { written } }
+}
