@@ -150,8 +150,8 @@ struct EndToEndTests {
 
   @Test("a read-only document gives permissionDenied to an unprivileged user")
   func readOnlyDocument() throws {
-    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-      print("skipped: dropping privileges needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()
@@ -162,9 +162,7 @@ struct EndToEndTests {
     chown(document.description, 65534, 65534)
     chown(writable.description, 65534, 65534)
     chmod(document.description, 0o444)
-    func asNobody(_ arguments: [String]) -> ProcessResult {
-      run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments)
-    }
+    func asNobody(_ arguments: [String]) -> ProcessResult { runAsNobody(docbm, arguments) }
     let refused = asNobody(["bookmark", document.description, target.description])
     #expect(refused.status == 1)
     #expect(refused.error.contains("permissionDenied"))

@@ -166,16 +166,14 @@ struct SaveEndToEndTests {
 
   @Test("as another user: refused in a folder it cannot write; its own document keeps its owner")
   func droppedPrivileges() throws {
-    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-      print("skipped: dropping privileges needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()
     chmod(scratch.root.description, 0o755)
     func asNobody(_ arguments: [String], input: String) -> ProcessResult {
-      run(
-        "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments,
-        input: input)
+      runAsNobody(docbm, arguments, input: input)
     }
     // A folder owned by root: nobody may write the document but not make files beside it.
     let locked = try scratch.folder("locked")
@@ -206,10 +204,7 @@ struct SaveEndToEndTests {
 
   /// Runs docbm as nobody (65534) with `groups` as its supplementary groups.
   private func asNobody(_ arguments: [String], input: String, groups: [Int] = []) -> ProcessResult {
-    let groupOption =
-      groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"
-    return run(
-      "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", groupOption, docbm] + arguments, input: input)
+    runAsNobody(docbm, arguments, groups: groups, input: input)
   }
 
   private func owner(_ path: FilePath) throws -> (user: Int, group: Int) {
@@ -223,8 +218,8 @@ struct SaveEndToEndTests {
   @Test(
     "another user's document in a shared folder: refused before writing, unless the owner change is allowed")
   func ownerChange() throws {
-    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-      print("skipped: dropping privileges needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()
@@ -254,8 +249,8 @@ struct SaveEndToEndTests {
 
   @Test("the group is kept only by a member of it, or through a set-group-ID folder")
   func groupChange() throws {
-    guard Capabilities.isRoot, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-      print("skipped: dropping privileges needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()

@@ -10,20 +10,14 @@ import Testing
 struct TrustEndToEndTests {
   let docbm = Capabilities.docbmExecutable
 
-  private var canDropPrivileges: Bool {
-    Capabilities.isRoot && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-  }
-
   private func asNobody(_ executable: String, _ arguments: [String], escrow: String) -> ProcessResult {
-    run(
-      "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments,
-      environment: ["DOCBM_ESCROW_DIR": escrow, "HOME": "/nonexistent"])
+    runAsNobody(executable, arguments, environment: ["DOCBM_ESCROW_DIR": escrow, "HOME": "/nonexistent"])
   }
 
   @Test("a stranger pastes the owner's bookmark into a shared file: check finds it, repair refuses it")
   func pastedIntoSharedFile() throws {
-    guard canDropPrivileges else {
-      print("skipped: a second user needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()
@@ -71,8 +65,8 @@ struct TrustEndToEndTests {
 
   @Test("a stranger's escrow folder is refused by check and repair, with a typed message")
   func strangersEscrowFolder() throws {
-    guard canDropPrivileges else {
-      print("skipped: a second user needs root and setpriv")
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
       return
     }
     let scratch = try Scratch()

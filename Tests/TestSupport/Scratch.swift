@@ -175,10 +175,33 @@ public func run(
     error: String(decoding: errorData, as: UTF8.self))
 }
 
+/// Runs `executable` as user and group `nobody` (65534), with no supplementary groups
+/// unless `groups` names some, and waits for it, as ``run(_:_:input:environment:)`` does.
+@discardableResult
+public func runAsNobody(
+  _ executable: String, _ arguments: [String], groups: [Int] = [], input: String? = nil,
+  environment: [String: String]? = nil
+) -> ProcessResult {
+  let groupOption =
+    groups.isEmpty ? "--clear-groups" : "--groups=\(groups.map(String.init).joined(separator: ","))"
+  return run(
+    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", groupOption, executable] + arguments, input: input,
+    environment: environment)
+}
+
 /// The machine's abilities that some tests need; tests without them skip with a message.
 public enum Capabilities {
   /// Whether the tests run as root.
   public static var isRoot: Bool { getuid() == 0 }
+
+  /// Whether a test can act as a second user: it runs as root and `setpriv` can drop to
+  /// `nobody` (tests about permissions must, or they prove nothing as root).
+  public static var canDropPrivileges: Bool {
+    isRoot && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+  }
+
+  /// What a test prints when it skips for want of ``canDropPrivileges``.
+  public static let cannotDropPrivileges = "skipped: dropping privileges needs root and setpriv"
 
   /// Whether a private mount namespace can be made (`unshare -m`), to mount test
   /// filesystems without touching the machine's own mounts.

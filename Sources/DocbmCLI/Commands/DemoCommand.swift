@@ -128,7 +128,8 @@ struct DemoCommand {
 
     console.printFitted()
     console.printFitted(
-      "9. Repair puts the escrowed key back (only a key the document's own bookmarks name):")
+      "9. Repair puts the escrowed key back (only a key its own bookmarks name, on a document the escrow recorded):"
+    )
     let repair = DocumentRepairer(escrow: escrow).repair(document.path)
     console.printFitted(
       "   \(repair.action.rawValue): key \(repair.fingerprint.map(\.description) ?? "-"); now \(repair.after?.verdict.rawValue ?? "-")"
