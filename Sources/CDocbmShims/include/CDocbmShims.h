@@ -85,7 +85,8 @@ int docbm_removexattr(const char *path, const char *name);
 int docbm_fremovexattr(int fd, const char *name);
 int docbm_lremovexattr(const char *path, const char *name);
 
-/// Copies every extended attribute of `src_fd` to `dst_fd` with libattr's attr_copy_fd,
+/// Copies every extended attribute of `src_fd` to `dst_fd` with libattr's attr_copy_fd (the
+/// benchmark's minimal durable sequence uses it; saves use docbm_copy_attributes),
 /// honouring /etc/xattr.conf (names marked `skip` and `permissions`, i.e. ACLs, are left
 /// out). Messages for the names that failed are written to `messages` ("; "-separated,
 /// each with its strerror); returns 0 when everything was copied, -1 otherwise.
