@@ -49,9 +49,7 @@ private final class WorkerPool: @unchecked Sendable {
     if !started {
       started = true
       for _ in 0..<threadCount {
-        let thread = Thread { [self] in self.serve() }
-        thread.name = DocbmThreads.threadName
-        thread.start()
+        Thread { [self] in self.serve() }.start()
       }
     }
     queue.append(work)
@@ -60,6 +58,8 @@ private final class WorkerPool: @unchecked Sendable {
   }
 
   private func serve() {
+    // Named from inside: the kernel's name of the thread (what `ps` and debuggers show), too.
+    Thread.current.name = DocbmThreads.threadName
     Thread.current.threadDictionary[WorkerPool.markerKey] = true
     while true {
       condition.lock()
