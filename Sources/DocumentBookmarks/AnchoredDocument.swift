@@ -5,7 +5,8 @@ public import Foundation
 ///
 /// Calls are synchronous and block on file-system work; each does a bounded amount of it
 /// (a few system calls, or a search within the ``SearchBudget``). Call them off the main
-/// thread when the files may be on slow storage; the reasons are in docs/design.md.
+/// thread when the files may be on slow storage; the reasons are in docs/design.md. From
+/// Swift concurrency, use ``async``: the same calls, run on docbm's own threads.
 /// The value is `Sendable` and holds no open files.
 public struct AnchoredDocument: Hashable, Sendable {
   /// The document's path, as given.
@@ -197,7 +198,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// - Throws: ``DocbmError`` `unsupportedFileType` when the paths make the record longer
   ///   than a decoder accepts (``BookmarkRecord/maximumLength``).
-  private func sign(_ snapshot: TargetSnapshot, key: DocumentKey) throws(DocbmError) -> Bookmark {
+  func sign(_ snapshot: TargetSnapshot, key: DocumentKey) throws(DocbmError) -> Bookmark {
     let realFolder = (try? TargetSnapshot.canonicalPath(folder)) ?? folder
     let realDocument = (try? TargetSnapshot.canonicalPath(path)) ?? realFolder.appending(path.lastComponent)
     let contents = BookmarkContents(

@@ -33,4 +33,15 @@ public struct BookmarkService: Sendable {
   public func documents(anchoredOn url: URL) -> AnchoredDocument {
     documents(anchoredOn: FilePath(url))
   }
+
+  /// A document to be created at `path` by its first save, with bookmarks made for it
+  /// before then; see ``NewDocument``. A fresh key is made now, in memory only.
+  public func newDocument(at path: FilePath) -> NewDocument {
+    NewDocument(path: path, searchBudget: searchBudget, escrow: escrow)
+  }
+
+  /// A document to be created at a file URL by its first save.
+  public func newDocument(at url: URL) -> NewDocument {
+    newDocument(at: FilePath(url))
+  }
 }

@@ -41,6 +41,7 @@ extern const int DOCBM_AT_SYMLINK_FOLLOW;
 extern const int DOCBM_XATTR_CREATE;
 extern const int DOCBM_MAX_HANDLE_SZ;
 extern const unsigned int DOCBM_RENAME_EXCHANGE;
+extern const unsigned int DOCBM_RENAME_NOREPLACE;
 extern const int DOCBM_O_PATH;
 extern const int DOCBM_O_NOATIME;
 

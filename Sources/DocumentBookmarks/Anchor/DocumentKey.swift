@@ -2,7 +2,7 @@
 ///
 /// The key never leaves this type except as MAC input and as the key attribute's value:
 /// its `description` is redacted, and errors and output carry only its ``fingerprint``.
-package struct DocumentKey: Sendable, Hashable, CustomStringConvertible {
+package struct DocumentKey: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   /// The key's length in bytes.
   package static let byteCount = 32
 
@@ -43,4 +43,7 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible {
 
   /// Never prints the key.
   package var description: String { "DocumentKey(fingerprint: \(fingerprint))" }
+
+  /// Never shows the key (`dump`, debuggers): only its fingerprint.
+  package var customMirror: Mirror { Mirror(self, children: ["fingerprint": fingerprint]) }
 }

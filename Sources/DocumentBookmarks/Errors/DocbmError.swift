@@ -14,6 +14,7 @@
 /// | code | after a save | otherwise |
 /// |---|---|---|
 /// | `notFound`, `pathTooLong`, `permissionDenied`, `readOnlyFilesystem`, `unsupportedFileType` | ``Recommendation/saveElsewhere`` | `pickAgain` (`pathTooLong`, `readOnlyFilesystem`: `useAnotherLocation`) |
+/// | `documentExists` | ``Recommendation/saveElsewhere`` | `useAnotherLocation` |
 /// | `hardLinked`, `ownerChanged`, `attributeCopyFailed` | ``Recommendation/confirmSave`` | `useAnotherLocation` |
 /// | `immutable` | ``Recommendation/clearFlags`` | `useAnotherLocation` |
 /// | `noSpace` | ``Recommendation/freeSpace`` | `retryLater` |
@@ -76,6 +77,9 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A save could not give the new version the document's owner or group, and was not
     /// allowed to change them (``ReplaceOptions/ownerChange``).
     case ownerChanged
+    /// A first save (``NewDocument``) found a file or folder at the document's path, made
+    /// meanwhile by someone else; it was left as it is, with its own key if it has one.
+    case documentExists
   }
 
   /// What happened.
@@ -150,7 +154,7 @@ extension DocbmError.Code {
     case .missing: .forget
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
-    case .hardLinked, .attributeCopyFailed, .ownerChanged: .useAnotherLocation
+    case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists: .useAnotherLocation
     case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted:
       .useAnotherLocation
     }
@@ -160,7 +164,8 @@ extension DocbmError.Code {
   /// save (the document itself is unchanged).
   public var saveRecommendation: Recommendation {
     switch self {
-    case .notFound, .pathTooLong, .permissionDenied, .readOnlyFilesystem, .unsupportedFileType:
+    case .notFound, .pathTooLong, .permissionDenied, .readOnlyFilesystem, .unsupportedFileType,
+      .documentExists:
       .saveElsewhere
     case .hardLinked, .ownerChanged, .attributeCopyFailed: .confirmSave
     case .immutable: .clearFlags

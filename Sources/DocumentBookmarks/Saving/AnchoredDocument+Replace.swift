@@ -26,7 +26,9 @@ extension AnchoredDocument {
   /// - Works on documents without a key, too: it is the safe save.
   ///
   /// The call is synchronous and, once started, runs to completion: there is no point at
-  /// which cancelling could leave a half state.
+  /// which cancelling could leave a half state. ``AsyncAnchoredDocument/replaceDocument(options:_:)``
+  /// is the same save for Swift concurrency, cancellable until the new version is renamed
+  /// into place.
   ///
   /// - Throws: ``DocbmError`` with ``DocbmError/step`` set: `writerFailed` (your writer
   ///   threw; its error is in the message), `nothingWritten`, `hardLinked`, `ownerChanged`,
@@ -37,19 +39,35 @@ extension AnchoredDocument {
   public func replaceDocument(
     options: ReplaceOptions = ReplaceOptions(), _ write: (URL) throws -> Void
   ) throws(DocbmError) {
-    try DocumentReplacer(
-      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options
-    ).replace { path in try write(path.url) }
-    recordInEscrow(path)
+    try replaceDocument(options: options, cancellation: nil, write)
   }
 
   /// Saves `data` as the document's new contents; see ``replaceDocument(options:_:)``.
   public func replaceDocument(with data: Data, options: ReplaceOptions = ReplaceOptions()) throws(DocbmError)
   {
-    try DocumentReplacer(
+    try replaceDocument(with: data, options: options, cancellation: nil)
+  }
+
+  /// ``replaceDocument(options:_:)``, stopping before the rename when `cancellation` says so.
+  func replaceDocument(
+    options: ReplaceOptions, cancellation: SaveCancellation?, _ write: (URL) throws -> Void
+  ) throws(DocbmError) {
+    var replacer = DocumentReplacer(
+      destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options)
+    replacer.cancellation = cancellation
+    try replacer.replace { path in try write(path.url) }
+    recordInEscrow(path)
+  }
+
+  /// ``replaceDocument(with:options:)``, stopping before the rename when `cancellation` says so.
+  func replaceDocument(
+    with data: Data, options: ReplaceOptions, cancellation: SaveCancellation?
+  ) throws(DocbmError) {
+    var replacer = DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options,
-      writesFile: true
-    ).replace(writing: data)
+      writesFile: true)
+    replacer.cancellation = cancellation
+    try replacer.replace(writing: data)
     recordInEscrow(path)
   }
 

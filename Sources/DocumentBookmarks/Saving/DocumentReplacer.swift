@@ -20,6 +20,16 @@ struct DocumentReplacer {
   /// Whether the writer makes a file (a `Data` save), so that a folder document is refused
   /// before anything is written.
   var writesFile = false
+  /// For a first save (``NewDocument``): the key the document is created with. The save
+  /// then refuses anything at the path (`documentExists`), puts the key on the new version
+  /// with `XATTR_CREATE`, and renames it into place only while nothing is there
+  /// (`RENAME_NOREPLACE`), so that it never replaces a file, nor a key, made meanwhile.
+  var newKey: DocumentKey? = nil
+  /// Runs just before the new version is renamed into place, with its temporary path (a
+  /// new document's key is escrowed then); a failure stops the save, the path untouched.
+  var beforeSwap: ((FilePath) throws(DocbmError) -> Void)? = nil
+  /// Asked just before the rename: a save cancelled by then stops there, untouched.
+  var cancellation: SaveCancellation? = nil
 
   /// The document as it is before the save.
   private struct Original {
@@ -48,6 +58,9 @@ struct DocumentReplacer {
     var existing: Original?
     do throws(DocbmError) {
       existing = try openExisting(name, in: folder, folderPath: folderPath)
+      if newKey != nil {
+        try checkPathIsFree(name, in: folder, existing: existing)
+      }
       if existing == nil,
         (try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false))?.kind
           == .symbolicLink
@@ -156,6 +169,10 @@ struct DocumentReplacer {
         try written.descriptor.changeMode(base & ~FileModeCreationMask.current)
       }
     }
+    if let newKey {
+      try putNewKey(newKey, on: written)
+      carriesKey = true
+    }
     closeOriginals(exceptWatched: true)
     try sync(written)
 
@@ -165,14 +182,36 @@ struct DocumentReplacer {
       if try carryCurrentKey(name, in: folder, was: existing, into: written) { carriesKey = true }
     }
 
+    try beforeSwap?(temporary.path)
+    if let cancellation, cancellation.isCancelled {
+      cancellation.noteStoppedBeforeSwap()
+      throw DocbmError(
+        .systemFailure, path: destination,
+        message:
+          "the save of \(destination) was cancelled before its new version was put in place; it is unchanged",
+        step: .swap)
+    }
+
     let documentName = FilePath(uncheckedBytes: name)
-    try step(.swap, destination) { () throws(SystemCallError) in
-      try SaveFaults.check(.swap, call: "renameat", destination: destination)
-      if existing?.status.kind == .directory {
-        try folder.exchange(temporary.name, with: documentName, in: folder)
-      } else {
-        try folder.rename(temporary.name, to: documentName, in: folder)
+    if newKey != nil {
+      do throws(SystemCallError) {
+        try SaveFaults.check(.swap, call: "renameat2", destination: destination)
+        try folder.renameWithoutReplacing(temporary.name, to: documentName, in: folder)
         renamedIntoPlace = true
+      } catch  where error.errno == .fileExists {
+        throw documentExists()
+      } catch {
+        throw DocbmError(error, operation: .save(.swap), path: destination)
+      }
+    } else {
+      try step(.swap, destination) { () throws(SystemCallError) in
+        try SaveFaults.check(.swap, call: "renameat", destination: destination)
+        if existing?.status.kind == .directory {
+          try folder.exchange(temporary.name, with: documentName, in: folder)
+        } else {
+          try folder.rename(temporary.name, to: documentName, in: folder)
+          renamedIntoPlace = true
+        }
       }
     }
     if watchesLateKey, let existing {
@@ -190,6 +229,47 @@ struct DocumentReplacer {
           "the new version of \(destination) is in place, but flushing its folder failed, so it may not survive a crash",
         recommendation: .retryLater, systemCall: failure.systemCall, errno: failure.errno, step: .syncFolder)
       throw failure
+    }
+  }
+
+  /// A first save's refusal of anything at the document's path: a file, a folder, a
+  /// symbolic link (even one that leads nowhere).
+  private func checkPathIsFree(
+    _ name: [UInt8], in folder: FileDescriptor, existing: Original?
+  ) throws(DocbmError) {
+    let entry = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false)
+    guard existing == nil, entry == nil else {
+      existing?.descriptor.close()
+      throw documentExists()
+    }
+  }
+
+  /// The error of a first save that found something at the document's path.
+  private func documentExists() -> DocbmError {
+    DocbmError(
+      .documentExists, path: destination,
+      message:
+        "\(destination) was created by someone else before this first save; it was left as it is (with its own key, if it has one): save under another name, or open that document",
+      step: .inspectDocument)
+  }
+
+  /// Puts a new document's key on its first version, which the writer just made: with
+  /// `XATTR_CREATE`, so that a key already there (a writer that copied a document) is
+  /// never replaced.
+  private func putNewKey(_ key: DocumentKey, on written: Original) throws(DocbmError) {
+    do throws(SystemCallError) {
+      try SaveFaults.check(.copyAttributes, call: "fsetxattr", destination: destination)
+      try ExtendedAttributes.set(
+        KeyAttribute.name, to: KeyAttribute.encode(key), on: .descriptor(written.descriptor),
+        mode: .createOnly)
+    } catch  where error.errno == .fileExists {
+      throw DocbmError(
+        .keyMismatch, path: destination,
+        message:
+          "the writer made a first version of \(destination) that carries a key of its own; it was not replaced, and \(destination) was not created",
+        step: .copyAttributes)
+    } catch {
+      throw DocbmError(error, operation: .save(.copyAttributes), path: destination)
     }
   }
 

@@ -53,6 +53,21 @@ extension FileDescriptor {
     }
   }
 
+  /// Renames `name` in this folder to `newName` in `folder` only when nothing is there:
+  /// fails with `EEXIST` rather than replace an entry. The corresponding C function is
+  /// `renameat2` with `RENAME_NOREPLACE`.
+  package func renameWithoutReplacing(
+    _ name: FilePath, to newName: FilePath, in folder: FileDescriptor
+  ) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("renameat2", path: newName) {
+      name.withCString { old in
+        newName.withCString {
+          docbm_renameat2(rawValue, old, folder.rawValue, $0, DOCBM_RENAME_NOREPLACE)
+        }
+      }
+    }
+  }
+
   /// Swaps `name` in this folder with `otherName` in `folder` atomically; both must exist.
   /// The corresponding C function is `renameat2` with `RENAME_EXCHANGE`.
   package func exchange(
