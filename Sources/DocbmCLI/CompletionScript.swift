@@ -79,7 +79,7 @@ enum CompletionScript {
     let cases = CommandName.allCases.map { command -> String in
       let options = command.options.map { "'\(optionSpec($0))'" }.joined(separator: " ")
       switch command {
-      case .help: return "        help) _describe 'subcommand' commands ;;"
+      case .help: return "        help) _describe 'subcommand' subcommands ;;"
       case .completions: return "        completions) _arguments \(options) '1:shell:(bash zsh)' ;;"
       case .probe:
         // After `--`, the rest is a command line of its own.
@@ -106,8 +106,10 @@ enum CompletionScript {
       #compdef docbm
       # zsh completion for docbm
       _docbm() {
-        local -a commands
-        commands=(
+        # Not `commands`: that name is zsh's table of the programs in PATH, which
+        # `_command_names` reads (after `probe --`).
+        local -a subcommands
+        subcommands=(
       \(commands)
         )
         local curcontext="$curcontext" state line
@@ -116,7 +118,7 @@ enum CompletionScript {
           '--json[Print a JSON object]' \\
           '1:subcommand:->subcommand' '*::argument:->argument'
         case $state in
-          subcommand) _describe 'subcommand' commands ;;
+          subcommand) _describe 'subcommand' subcommands ;;
           argument)
             case $words[1] in
       \(cases)

@@ -269,6 +269,8 @@ struct TerminalHabitsTests {
     #expect(complete("docbm completions ").contains("zsh"))
     #expect(complete("docbm help rep").contains("docbm help repair"))
     #expect(complete("docbm demo --").contains("docbm demo --help"))
+    // After `probe --`, the program to run (coreutils' `sha256sum` is the one so named).
+    #expect(complete("docbm probe -- sha256s").contains("docbm probe -- sha256sum"))
   }
 }
 
