@@ -103,6 +103,21 @@ struct TerminalHabitsTests {
     }
   }
 
+  @Test("probe's report fits 80 columns when not a terminal, broken between words")
+  func probeFits() throws {
+    let scratch = try Scratch()
+    let result = run(
+      docbm, ["probe", "--in", scratch.root.description, "--", "/bin/sed", "-i", "s/a/b/", "{}"])
+    #expect(result.status == 2, "\(result.error)")
+    let lines = result.output.split(separator: "\n")
+    #expect(lines.count > 5)
+    for line in lines {
+      #expect(line.count <= 80, "\(line.count) columns: \(line)")
+    }
+    // Words are kept whole: the fix's command is not cut in the middle of a word.
+    #expect(result.output.contains("docbm save"))
+  }
+
   @Test("demo fits 80 columns")
   func demoFits() {
     let result = run(docbm, ["demo"])
@@ -220,47 +235,27 @@ struct TerminalHabitsTests {
       path=('\(folder)' $path)
       PS1='%% '
       """)
-    let session = "docbm-zsh-\(getpid())"
-    // The tmux server keeps the descriptors it inherits: never the test's pipes.
-    let socket = scratch.path("tmux.socket").description
-    func tmux(_ arguments: [String]) -> ProcessResult {
-      run("/usr/bin/tmux", ["-S", socket] + arguments)
-    }
-    // The tmux server lives on after its client and keeps every descriptor it inherits;
-    // tests run in parallel, so it must inherit none of their pipes: Python's subprocess
-    // closes every descriptor above 2 in the child.
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+    guard TmuxSession.isAvailable else {
       print("skipped: python3 is needed to start tmux without inherited descriptors")
       return
     }
-    run(
-      "/usr/bin/python3",
-      [
-        "-c",
-        "import subprocess, sys; subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)",
-        "/usr/bin/tmux", "-S", socket, "new-session", "-d", "-s", session, "-x", "150", "-y", "40",
-        "zsh -f -i",
-      ])
-    // Stopped by its process ID: `kill-server` is not always obeyed before the test ends.
-    let server = Int32(
-      tmux(["display-message", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
+    let session = TmuxSession("zsh -f -i", in: scratch.root)
     defer {
-      _ = tmux(["kill-server"])
-      if let server, server > 1 { kill(server, SIGKILL) }
+      session.stop()
       withExtendedLifetime(scratch) {}  // the socket lives in it
     }
     usleep(500_000)
-    _ = tmux(["send-keys", "-t", session, "source '\(scratch.path("zshrc"))'", "Enter"])
+    session.send("source '\(scratch.path("zshrc"))'", "Enter")
     usleep(800_000)
     func complete(_ line: String) -> String {
-      _ = tmux(["send-keys", "-t", session, "C-u", line, "Tab"])
+      session.send("C-u", line, "Tab")
       usleep(700_000)
-      _ = tmux(["send-keys", "-t", session, "Tab"])
+      session.send("Tab")
       usleep(500_000)
-      let pane = tmux(["capture-pane", "-p", "-t", session]).output
-      _ = tmux(["send-keys", "-t", session, "C-c"])
+      let pane = session.screen()
+      session.send("C-c")
       usleep(200_000)
-      _ = tmux(["send-keys", "-t", session, "clear", "Enter"])
+      session.send("clear", "Enter")
       usleep(300_000)
       return pane
     }
@@ -271,6 +266,45 @@ struct TerminalHabitsTests {
     #expect(complete("docbm demo --").contains("docbm demo --help"))
     // After `probe --`, the program to run (coreutils' `sha256sum` is the one so named).
     #expect(complete("docbm probe -- sha256s").contains("docbm probe -- sha256sum"))
+  }
+
+  @Test("in a real terminal, check's progress line never shows in a result line (in tmux)")
+  func progressInTerminal() throws {
+    guard TmuxSession.isAvailable else {
+      print("skipped: tmux or python3 is not installed, progress was not tried in a terminal")
+      return
+    }
+    let scratch = try Scratch()
+    let board = try scratch.file("tree/board.json", "{}")
+    let made = run(docbm, ["bookmark", board.description, try scratch.file("tree/t.png").description])
+    try #require(made.status == 0, "\(made.error)")
+    // Three copies that lost the key among 1,500 plain documents: progress is drawn every
+    // 500 documents, between results.
+    for index in 0..<3 {
+      try scratch.file(
+        "tree/lost/\(index)/copy.json",
+        "{\"b\":\"\(made.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}")
+    }
+    for index in 0..<1500 { try scratch.file("tree/plain/\(index % 30)/\(index).txt", "text") }
+    // The tree is large enough for progress to be drawn between its results.
+    let piped = run(docbm, ["check", "-r", "--progress", scratch.path("tree").description])
+    #expect(piped.error.contains("checked 1000 documents"), "\(piped.error)")
+    let session = TmuxSession(
+      "'\(docbm)' check -r --progress '\(scratch.path("tree"))'; sleep 30", in: scratch.root)
+    defer {
+      session.stop()
+      withExtendedLifetime(scratch) {}
+    }
+    var screen = ""
+    for _ in 0..<50 {
+      usleep(100_000)
+      screen = session.screen(history: 100)
+      if screen.contains("documents checked") { break }
+    }
+    let lines = screen.split(separator: "\n")
+    #expect(lines.count(where: { $0.hasPrefix("keyLost") }) == 3, "\(screen)")
+    #expect(!lines.contains(where: { $0.contains("documents…") && $0.contains("keyLost") }), "\(screen)")
+    #expect(lines.contains(where: { $0.contains("documents checked") }), "\(screen)")
   }
 }
 
