@@ -13,6 +13,9 @@ public struct Console: Sendable {
   let inputIsTerminal: Bool
   /// Whether standard error is a terminal (where a progress line may be redrawn).
   let errorIsTerminal: Bool
+  /// Whether a line on standard error can be redrawn in place: a terminal, and not one
+  /// that says it cannot move the cursor (`TERM=dumb`, as Emacs's shell buffers set).
+  let errorRedraws: Bool
   /// The width to fit text to: the terminal's columns when standard output is one, else 80.
   let width: Int
 
@@ -32,6 +35,7 @@ public struct Console: Sendable {
     self.flushOutput = {}
     self.inputIsTerminal = inputIsTerminal
     self.errorIsTerminal = false
+    self.errorRedraws = false
     self.width = max(width, 20)
   }
 
@@ -45,6 +49,7 @@ public struct Console: Sendable {
     self.flushOutput = flush
     self.inputIsTerminal = isatty(0) == 1
     self.errorIsTerminal = isatty(2) == 1
+    self.errorRedraws = errorIsTerminal && getenv("TERM").map { String(cString: $0) } != "dumb"
     self.width = Console.terminalWidth()
   }
 

@@ -10,7 +10,31 @@ enum JSONReport {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    return compactingEmptyContainers(String(decoding: data, as: UTF8.self))
+  }
+
+  /// `[]` and `{}` for empty arrays and objects, which the pretty printer spreads over three
+  /// lines. (JSON strings hold no raw line breaks, so only containers match.)
+  static func compactingEmptyContainers(_ text: String) -> String {
+    var result = ""
+    result.reserveCapacity(text.utf8.count)
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+    while let line = lines.popFirst() {
+      let opened = line.last
+      if opened == "[" || opened == "{", lines.count >= 2, lines[lines.startIndex].allSatisfy(\.isWhitespace)
+      {
+        let closing = lines[lines.index(after: lines.startIndex)].drop(while: \.isWhitespace)
+        if closing.first == (opened == "[" ? "]" : "}") {
+          result += line + (opened == "[" ? "]" : "}") + closing.dropFirst()
+          lines = lines.dropFirst(2)
+          if !lines.isEmpty { result += "\n" }
+          continue
+        }
+      }
+      result += line
+      if !lines.isEmpty { result += "\n" }
+    }
+    return result
   }
 }
 

@@ -1,8 +1,9 @@
-import DocbmCLI
 import DocbmTestSupport
 import DocumentBookmarks
 import Foundation
 import Testing
+
+@testable import DocbmCLI
 
 /// The command as people at a terminal use it, with habits from git, cp, grep and
 /// getfattr: real files, the built binary, real shells.
@@ -268,6 +269,49 @@ struct TerminalHabitsTests {
     #expect(complete("docbm probe -- sha256s").contains("docbm probe -- sha256sum"))
   }
 
+  /// A tree of 1,500 plain documents and three copies that lost their key, at `tree/`:
+  /// large enough for progress to be drawn (every 500 documents) between its results.
+  private func makeProgressTree(in scratch: Scratch) throws {
+    let board = try scratch.file("tree/board.json", "{}")
+    let made = run(docbm, ["bookmark", board.description, try scratch.file("tree/t.png").description])
+    try #require(made.status == 0, "\(made.error)")
+    let text = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    for index in 0..<3 { try scratch.file("tree/lost/\(index)/copy.json", "{\"b\":\"\(text)\"}") }
+    for index in 0..<1500 { try scratch.file("tree/plain/\(index % 30)/\(index).txt", "text") }
+  }
+
+  /// Runs `command` in a terminal until `done` shows, and returns the screen with history.
+  private func screen(of command: String, in scratch: Scratch, until done: String) -> String {
+    let session = TmuxSession(command + "; sleep 30", in: scratch.root)
+    defer { session.stop() }
+    var screen = ""
+    for _ in 0..<50 {
+      usleep(100_000)
+      screen = session.screen(history: 100)
+      if screen.contains(done) { break }
+    }
+    return screen
+  }
+
+  @Test("on a TERM=dumb terminal, progress is off unless asked, and then printed as lines (in tmux)")
+  func dumbTerminal() throws {
+    guard TmuxSession.isAvailable else {
+      print("skipped: tmux or python3 is not installed, progress was not tried in a terminal")
+      return
+    }
+    let scratch = try Scratch()
+    try makeProgressTree(in: scratch)
+    let tree = scratch.path("tree").description
+    let quiet = screen(of: "TERM=dumb '\(docbm)' check -r '\(tree)'", in: scratch, until: "documents checked")
+    #expect(quiet.contains("documents checked"), "\(quiet)")
+    #expect(!quiet.contains("checked 500 documents"), "\(quiet)")
+    let asked = screen(
+      of: "TERM=dumb '\(docbm)' check -r --progress '\(tree)'", in: scratch, until: "documents checked")
+    let lines = asked.split(separator: "\n")
+    #expect(lines.contains { $0 == "checked 500 documents…" }, "\(asked)")
+    #expect(!lines.contains(where: { $0.contains("documents…") && $0.contains("keyLost") }), "\(asked)")
+  }
+
   @Test("in a real terminal, check's progress line never shows in a result line (in tmux)")
   func progressInTerminal() throws {
     guard TmuxSession.isAvailable else {
@@ -275,32 +319,12 @@ struct TerminalHabitsTests {
       return
     }
     let scratch = try Scratch()
-    let board = try scratch.file("tree/board.json", "{}")
-    let made = run(docbm, ["bookmark", board.description, try scratch.file("tree/t.png").description])
-    try #require(made.status == 0, "\(made.error)")
-    // Three copies that lost the key among 1,500 plain documents: progress is drawn every
-    // 500 documents, between results.
-    for index in 0..<3 {
-      try scratch.file(
-        "tree/lost/\(index)/copy.json",
-        "{\"b\":\"\(made.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}")
-    }
-    for index in 0..<1500 { try scratch.file("tree/plain/\(index % 30)/\(index).txt", "text") }
+    try makeProgressTree(in: scratch)
     // The tree is large enough for progress to be drawn between its results.
     let piped = run(docbm, ["check", "-r", "--progress", scratch.path("tree").description])
     #expect(piped.error.contains("checked 1000 documents"), "\(piped.error)")
-    let session = TmuxSession(
-      "'\(docbm)' check -r --progress '\(scratch.path("tree"))'; sleep 30", in: scratch.root)
-    defer {
-      session.stop()
-      withExtendedLifetime(scratch) {}
-    }
-    var screen = ""
-    for _ in 0..<50 {
-      usleep(100_000)
-      screen = session.screen(history: 100)
-      if screen.contains("documents checked") { break }
-    }
+    let screen = screen(
+      of: "'\(docbm)' check -r --progress '\(scratch.path("tree"))'", in: scratch, until: "documents checked")
     let lines = screen.split(separator: "\n")
     #expect(lines.count(where: { $0.hasPrefix("keyLost") }) == 3, "\(screen)")
     #expect(!lines.contains(where: { $0.contains("documents…") && $0.contains("keyLost") }), "\(screen)")
@@ -314,4 +338,42 @@ private final class Captured: @unchecked Sendable {
   private var written = ""
   func append(_ text: String) { lock.withLock { written += text } }
   var text: String { lock.withLock { written } }
+}
+
+/// `inspect` of a folder document, and JSON without spread-out empty containers.
+@Suite("inspect of folders, and compact JSON")
+struct InspectFolderTests {
+  let docbm = Capabilities.docbmExecutable
+
+  @Test("a folder document shows its key and attributes, and where its bookmarks are checked")
+  func folderDocument() throws {
+    let scratch = try Scratch()
+    let folder = try scratch.folder("package.board")
+    let made = run(docbm, ["bookmark", folder.description, try scratch.file("t.png").description])
+    try #require(made.status == 0, "\(made.error)")
+    let text = run(docbm, ["inspect", folder.description])
+    #expect(text.status == 0, "\(text.error)")
+    #expect(text.output.contains("key:          present"), "\(text.output)")
+    #expect(!text.output.contains("unreadable"), "\(text.output)")
+    #expect(text.output.contains("docbm check -r \(folder)"))
+    let json = run(docbm, ["inspect", "--json", folder.description])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    #expect(report["verdict"] == nil)
+    #expect((report["note"] as? String)?.contains("folder document") == true)
+  }
+
+  @Test("empty arrays and objects print as [] and {}, and nothing else changes")
+  func compactJSON() throws {
+    let scratch = try Scratch()
+    let plain = try scratch.file("plain.txt", "no bookmarks here")
+    let output = run(docbm, ["inspect", "--json", plain.description]).output
+    #expect(output.contains("\"attributes\" : [],"), "\(output)")
+    #expect(output.contains("\"bookmarks\" : [],"))
+    #expect(try JSONSerialization.jsonObject(with: Data(output.utf8)) is [String: Any])
+    let spread = "{\n  \"a\" : [\n\n  ],\n  \"b\" : {\n\n  },\n  \"c\" : [\n    \"\"\n  ]\n}"
+    #expect(
+      JSONReport.compactingEmptyContainers(spread)
+        == "{\n  \"a\" : [],\n  \"b\" : {},\n  \"c\" : [\n    \"\"\n  ]\n}")
+  }
 }

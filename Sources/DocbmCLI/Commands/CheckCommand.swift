@@ -146,18 +146,19 @@ func count(_ number: Int, _ noun: String) -> String {
 final class ProgressLine {
   private let console: Console
   private let enabled: Bool
-  /// Whether the line is redrawn in place (standard error is a terminal) or printed as
-  /// lines of its own (`--progress` into a file or pipe).
+  /// Whether the line is redrawn in place (standard error is a terminal that can) or
+  /// printed as lines of its own (`--progress` into a file, a pipe or a `TERM=dumb`
+  /// terminal).
   private let redraws: Bool
   private var visible = false
 
   init(mode: ProgressMode, console: Console) {
     self.console = console
-    self.redraws = console.errorIsTerminal
+    self.redraws = console.errorRedraws
     switch mode {
     case .never: enabled = false
     case .always: enabled = true
-    case .automatic: enabled = console.errorIsTerminal
+    case .automatic: enabled = console.errorRedraws
     }
   }
 

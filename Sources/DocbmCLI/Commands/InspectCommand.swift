@@ -17,8 +17,16 @@ struct InspectCommand {
     let document: FilePath
     let key: KeyReport
     let attributes: [AttributeSummary]
-    let verdict: CheckVerdict
+    /// Absent for a folder document, whose bookmarks are in the files inside it.
+    let verdict: CheckVerdict?
     let bookmarks: [DocumentCheck.FoundEvidence]
+    /// What a folder document's report means.
+    let note: String?
+  }
+
+  /// What inspect says of a folder document instead of a verdict on its bytes.
+  static func folderNote(_ folder: FilePath) -> String {
+    "a folder document: its bookmarks are in the files inside it; 'docbm check -r \(folder)' checks them"
   }
 
   func run(_ console: Console) throws -> Int32 {
@@ -35,17 +43,25 @@ struct InspectCommand {
       key = KeyReport(state: "malformed", fingerprint: nil, problem: error.message)
     }
     let attributes = try anchored.attributes()
-    let checker = DocumentChecker(escrow: .default)
-    let check = checker.check(document)
-    for failure in checker.recordSightings([check]) {
-      console.printError("warning: the escrow could not record the document: \(failure)")
+    // A folder can be a document (a package): it has a key and attributes, but no bytes of
+    // its own to find bookmarks in.
+    let isFolder = (try? FileStatus.of(document, followSymlinks: true))?.kind == .directory
+    var check: DocumentCheck?
+    if !isFolder {
+      let checker = DocumentChecker(escrow: .default)
+      let checked = checker.check(document)
+      for failure in checker.recordSightings([checked]) {
+        console.printError("warning: the escrow could not record the document: \(failure)")
+      }
+      check = checked
     }
+    let note = isFolder ? InspectCommand.folderNote(document) : nil
     if json {
       console.print(
         JSONReport.render(
           Report(
-            document: document, key: key, attributes: attributes, verdict: check.verdict,
-            bookmarks: check.bookmarks)))
+            document: document, key: key, attributes: attributes, verdict: check?.verdict,
+            bookmarks: check?.bookmarks ?? [], note: note)))
       return DocbmCommandLine.ExitStatus.success
     }
     console.print("document:     \(document)")
@@ -57,6 +73,10 @@ struct InspectCommand {
     console.print("attributes:   \(attributes.isEmpty ? "none" : "")")
     for attribute in attributes {
       console.print("  \(attribute.name)  \(attribute.size) bytes")
+    }
+    guard let check else {
+      console.print("bookmarks:    \(note ?? "")")
+      return DocbmCommandLine.ExitStatus.success
     }
     console.print(
       "bookmarks:    \(check.bookmarks.isEmpty ? "none found in the contents" : "\(check.bookmarks.count) found")"
