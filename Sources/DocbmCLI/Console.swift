@@ -99,6 +99,9 @@ public struct Console: Sendable {
 
   func print(_ line: String = "") { writeOutput(line + "\n") }
 
+  /// Writes `text` to standard output as it is, without a line break.
+  func write(_ text: String) { writeOutput(text) }
+
   /// Prints `text` fitted to ``width``: longer lines are wrapped between words, their
   /// continuation indented under the text they continue.
   func printFitted(_ text: String = "") { writeOutput(TextWrapping.fit(text, width: width) + "\n") }

@@ -13,13 +13,6 @@ struct CheckCommand {
   var listAll = false
   var progress = ProgressMode.automatic
 
-  private struct Report: Encodable {
-    let schemaVersion = JSONReport.schemaVersion
-    let documents: [DocumentCheck]
-    let unreadable: [TreeChecker.Unreadable]
-    let problems: Int
-  }
-
   /// What a walk found: the counts for the summary and the documents with a problem.
   struct Tally {
     var checked = 0
@@ -35,7 +28,8 @@ struct CheckCommand {
     let checker = DocumentChecker(escrow: .default)
     for problem in checker.escrowProblems { console.printError("warning: escrow entry skipped: \(problem)") }
     let listsEveryDocument = listAll || !recursive
-    var checks: [DocumentCheck] = []
+    // JSON is written as the checks arrive: memory stays flat whatever the tree's size.
+    var stream = CheckJSONStream(console: console)
     var tally = Tally()
     var unreadable: [TreeChecker.Unreadable] = []
     var problemCount = 0
@@ -55,7 +49,7 @@ struct CheckCommand {
         }
         if checker.isUnrecordedSighting(check) { sightings.append(check) }
         if json {
-          checks.append(check)
+          stream.add(check)
         } else if listsEveryDocument || check.verdict.isProblem {
           progressLine.clear()
           console.print(CheckCommand.line(for: check))
@@ -68,8 +62,7 @@ struct CheckCommand {
     }
     tally.unreadable = tally.unreadableDocuments + unreadable.count
     if json {
-      console.print(
-        JSONReport.render(Report(documents: checks, unreadable: unreadable, problems: problemCount)))
+      stream.finish(problems: problemCount, unreadable: unreadable)
     } else {
       for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
       for line in CheckCommand.summary(tally, listedEveryDocument: listsEveryDocument, command: "check") {

@@ -1,0 +1,39 @@
+import DocumentBookmarks
+
+/// `check --json`, written as the checks arrive rather than kept until the end, so that
+/// memory stays flat however large the tree: the report's keys are sorted, and `documents`
+/// comes first, so each document can be printed as soon as it is checked; the counts and
+/// the unreadable paths, which need the whole walk, follow.
+///
+/// The text is what ``JSONReport/render(_:)`` would print for the whole report.
+struct CheckJSONStream {
+  private let console: Console
+  private var documents = 0
+
+  init(console: Console) {
+    self.console = console
+  }
+
+  /// The report's fields that follow `documents`.
+  private struct Tail: Encodable {
+    let problems: Int
+    let schemaVersion = JSONReport.schemaVersion
+    let unreadable: [TreeChecker.Unreadable]
+  }
+
+  /// Prints one checked document.
+  mutating func add(_ check: DocumentCheck) {
+    let indented = JSONReport.render(check).split(separator: "\n", omittingEmptySubsequences: false)
+      .map { "    " + $0 }.joined(separator: "\n")
+    console.write((documents == 0 ? "{\n  \"documents\" : [\n" : ",\n") + indented)
+    documents += 1
+  }
+
+  /// Prints the rest of the report and closes it.
+  func finish(problems: Int, unreadable: [TreeChecker.Unreadable]) {
+    let tail = JSONReport.render(Tail(problems: problems, unreadable: unreadable))
+    // The tail's own object, opened by "{\n": its fields go after the documents.
+    let fields = tail.dropFirst(2)
+    console.print((documents == 0 ? "{\n  \"documents\" : [],\n" : "\n  ],\n") + fields)
+  }
+}
