@@ -3,9 +3,12 @@
 #   make demo    install what is missing, build, run `docbm demo`
 #   make test    install what is missing, build, run the test suite
 #   make bench   run the benchmarks (release build)
-#   make docs    build the DocC archives, warnings as errors
+#   make docs    build the DocC documentation into .build/docs, warnings as errors
+#   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
-#   make install install docbm, its manual page and completions under PREFIX
+#   make install install docbm, its manual page and completions under PREFIX (installs no
+#                packages: run `make setup` first when the build packages are missing)
+#   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev attr acl
@@ -14,11 +17,15 @@ SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git pat
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
+DOCS_PORT ?= 8000
+# What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
+INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/docbm \
+  share/zsh/site-functions/_docbm
 # Release builds link the Swift runtime and Foundation statically: docbm starts in a
 # fraction of the time (it matters for a command run once per file, and for `check`).
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: setup build demo test bench bench-check docs install format lint clean save-table
+.PHONY: setup check-setup build demo test bench bench-check docs docs-serve install uninstall format lint clean save-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -27,6 +34,17 @@ setup:
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# Like setup, but installs nothing: fails naming what is missing.
+check-setup:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Missing build packages:$$missing. Run 'make setup' to install them (with apt-get)," >&2; \
+	  echo "then 'make install' again." >&2; \
+	  exit 1; \
 	fi
 
 build: setup
@@ -49,13 +67,19 @@ bench-check: setup
 	$(SWIFT) build $(RELEASE) --product DocbmBenchmarks
 	.build/release/DocbmBenchmarks checking
 
-install: setup
+install: check-setup
 	$(SWIFT) build $(RELEASE) --product docbm
 	install -D -m 0755 .build/release/docbm $(DESTDIR)$(PREFIX)/bin/docbm
 	install -D -m 0644 docs/docbm.1 $(DESTDIR)$(PREFIX)/share/man/man1/docbm.1
 	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	.build/release/docbm completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm
 	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
+	@echo "Installed under $(DESTDIR)$(PREFIX): $(INSTALLED)"
+
+# Removes the installed files only (never a folder, which other programs may share).
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 
 save-table: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
@@ -63,7 +87,14 @@ save-table: setup
 	bash Benchmarks/save-table.sh
 
 docs: setup
-	bash .ci/docs
+	DOCS_PORT=$(DOCS_PORT) bash .ci/docs
+
+# The pages load their scripts from /<Target>/…: browse them through a server, not from disk.
+docs-serve:
+	@[ -d .build/docs/DocumentBookmarks ] || $(MAKE) --no-print-directory docs
+	@echo "Serving .build/docs: http://localhost:$(DOCS_PORT)/DocumentBookmarks/documentation/documentbookmarks/"
+	@echo "  and http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/ (Ctrl-C stops)"
+	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Samples

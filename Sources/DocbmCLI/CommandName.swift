@@ -49,7 +49,7 @@ enum CommandName: String, CaseIterable, Sendable {
         TARGET      The file or folder to bookmark. A symbolic link is followed.
 
       OPTIONS:
-        --json      Print a JSON object (docs/cli.md) instead of the text form.
+        --json      Print a JSON object (see docbm(1)) instead of the text form.
       """
     case .resolve:
       """
@@ -58,7 +58,7 @@ enum CommandName: String, CaseIterable, Sendable {
         BOOKMARK    The bookmark's text form, or - to read it from standard input.
 
       OPTIONS:
-        --json      Print a JSON object (docs/cli.md).
+        --json      Print a JSON object (see docbm(1)).
 
       When the bookmark is stale, the reasons and a refreshed bookmark are printed too.
       Exit status: 0 resolved, 1 not resolved (the error code says why).
@@ -69,7 +69,7 @@ enum CommandName: String, CaseIterable, Sendable {
         BOOKMARK    The bookmark's text form, or - to read it from standard input.
 
       OPTIONS:
-        --json      Print a JSON object (docs/cli.md).
+        --json      Print a JSON object (see docbm(1)).
 
       Nothing is verified: the fields are shown as recorded, marked UNVERIFIED.
       """
@@ -79,7 +79,7 @@ enum CommandName: String, CaseIterable, Sendable {
         DOCUMENT    The document to inspect.
 
       OPTIONS:
-        --json      Print a JSON object (docs/cli.md).
+        --json      Print a JSON object (see docbm(1)).
 
       The key itself is never printed, only its fingerprint.
       """
@@ -97,7 +97,7 @@ enum CommandName: String, CaseIterable, Sendable {
                              terminal (one line per 500 documents).
         --no-progress        Never show progress (by default: when standard error is a
                              terminal).
-        --json               Print a JSON object (docs/cli.md).
+        --json               Print a JSON object (see docbm(1)).
 
       One verdict per document: ok, noBookmarks, keyLost, keyMismatch, mixed,
       unsupportedFilesystem, unreadable, incomplete; then a summary. The escrow
@@ -123,7 +123,7 @@ enum CommandName: String, CaseIterable, Sendable {
                              name the key and verify with it. This gives the key away:
                              anyone who can read that file can then forge bookmarks for
                              every document that carries the key.
-        --json               Print a JSON object (docs/cli.md).
+        --json               Print a JSON object (see docbm(1)).
 
       Puts back an escrowed key only when the document has none, belongs to you, its own
       bookmarks (or the escrow's record of it) name that key, and the escrow recorded the
@@ -152,7 +152,7 @@ enum CommandName: String, CaseIterable, Sendable {
                               write): the document becomes yours, and its owner loses the
                               owner's permissions and the right to change its mode. Without
                               it such a save is refused before anything is written.
-        --json                Print a JSON object (docs/cli.md).
+        --json                Print a JSON object (see docbm(1)).
 
       The new version gets the document's key, other extended attributes, owner, mode and
       ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On
@@ -170,7 +170,7 @@ enum CommandName: String, CaseIterable, Sendable {
         --strict             Files left beside the document count as a problem (exit 2).
         --through-link       Give the program a symbolic link to the document.
         --without-hard-link  Do not give the document a second name.
-        --json               Print a JSON object (docs/cli.md).
+        --json               Print a JSON object (see docbm(1)).
 
       The scratch document has a key, a bookmark inside it pointing at a sibling file, two
       other user attributes, mode 0640 and a second hard link. It is made in a hidden
@@ -195,7 +195,9 @@ enum CommandName: String, CaseIterable, Sendable {
 
       Install with: docbm completions bash > /usr/share/bash-completion/completions/docbm
                     docbm completions zsh > /usr/share/zsh/site-functions/_docbm
-      ('make install' does both.)
+      ('make install' does both.) For one user: bash-completion also reads
+      ~/.local/share/bash-completion/completions; zsh reads the folders in $fpath, so
+      add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before compinit.
       """
     case .help:
       """

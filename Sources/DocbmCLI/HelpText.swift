@@ -20,7 +20,8 @@ enum HelpText {
         SUBCOMMANDS:
         \(list.joined(separator: "\n"))
 
-          See 'docbm help <subcommand>' for detailed help.
+          See 'docbm help <subcommand>' for detailed help, and the manual page,
+          docbm(1) ('man docbm'), for exit statuses and JSON output.
         """
     }
     return """

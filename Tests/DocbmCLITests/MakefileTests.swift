@@ -1,0 +1,51 @@
+import DocbmTestSupport
+import Foundation
+import Testing
+
+/// The Makefile's install targets, read with `make -n` (nothing is built or installed).
+@Suite("Makefile install targets")
+struct MakefileTests {
+  let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+  let make = "/usr/bin/make"
+
+  /// The commands `make -n` would run for `target`, under a prefix and a staging folder.
+  func dryRun(_ target: String) -> ProcessResult {
+    run(make, ["-s", "-C", root, "-n", target, "PREFIX=/opt/docbm-prefix", "DESTDIR=/staging"])
+  }
+
+  @Test("install installs no packages, and uninstall removes exactly what install wrote")
+  func installAndUninstall() throws {
+    guard FileManager.default.isExecutableFile(atPath: make) else {
+      print("skipped: make is not installed")
+      return
+    }
+    let install = dryRun("install")
+    try #require(install.status == 0, "\(install.error)")
+    #expect(!install.output.contains("apt-get install"), "make install would install packages")
+    #expect(install.output.contains("make setup"), "a missing package must name make setup")
+    var written = Set<String>()
+    for line in install.output.split(separator: "\n") {
+      let words = line.split(separator: " ").map(String.init)
+      if words.first == "install", let last = words.last { written.insert(last) }
+      if let arrow = words.firstIndex(of: ">"), arrow + 1 < words.count { written.insert(words[arrow + 1]) }
+    }
+    let prefix = "/staging/opt/docbm-prefix/"
+    #expect(
+      written
+        == Set(
+          [
+            "bin/docbm", "share/man/man1/docbm.1", "share/bash-completion/completions/docbm",
+            "share/zsh/site-functions/_docbm",
+          ].map { prefix + $0 }))
+
+    let uninstall = dryRun("uninstall")
+    try #require(uninstall.status == 0, "\(uninstall.error)")
+    let removed = uninstall.output.split(separator: "\n").flatMap { line -> [String] in
+      let words = line.split(separator: " ").map(String.init)
+      return words.starts(with: ["rm", "-f"]) ? Array(words.dropFirst(2)) : []
+    }
+    #expect(Set(removed) == written)
+    #expect(!uninstall.output.contains("rm -r"), "uninstall removes files, never folders")
+  }
+}
