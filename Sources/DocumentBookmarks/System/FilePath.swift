@@ -184,13 +184,18 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   }
 
   /// Calls `body` with the path as a NUL-terminated C string.
+  ///
+  /// The string is built in temporary storage (on the stack for usual lengths), not in a
+  /// new array: every system call on a path goes through here.
   public func withCString<Result>(
     _ body: (UnsafePointer<CChar>) throws -> Result
   ) rethrows -> Result {
-    var terminated = bytes
-    terminated.append(0)
-    return try terminated.withUnsafeBufferPointer { buffer in
-      try buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count, body)
+    try withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
+      bytes.withUnsafeBytes { source in
+        UnsafeMutableRawBufferPointer(buffer).copyMemory(from: source)
+      }
+      buffer[bytes.count] = 0
+      return try body(buffer.baseAddress!)
     }
   }
 

@@ -31,9 +31,9 @@ package enum HMACSHA256 {
       fillPad(pad, key: key, with: 0x36)
       SHA256_Init(&context)
       SHA256_Update(&context, pad.baseAddress, pad.count)
-      for part in [first, second] where !part.isEmpty {
-        part.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) }
-      }
+      // Each part on its own (an array of the two would be allocated on every call).
+      if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
+      if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
       SHA256_Final(inner.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
       // Outer hash: (key ⊕ opad) ‖ inner.
       fillPad(pad, key: key, with: 0x5C)
