@@ -268,16 +268,21 @@ static void docbm_quote_free(struct error_context *context, const char *name) {
   (void)name;
 }
 
+/* An empty sink that collects libattr's messages into `messages`. */
+static void docbm_sink_init(struct docbm_error_sink *sink, char *messages, size_t capacity) {
+  sink->context.error = docbm_collect_error;
+  sink->context.quote = docbm_quote;
+  sink->context.quote_free = docbm_quote_free;
+  sink->buffer = messages;
+  sink->capacity = capacity;
+  sink->length = 0;
+  if (messages && capacity > 0) messages[0] = 0;
+}
+
 int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
                        char *messages, size_t capacity) {
   struct docbm_error_sink sink;
-  sink.context.error = docbm_collect_error;
-  sink.context.quote = docbm_quote;
-  sink.context.quote_free = docbm_quote_free;
-  sink.buffer = messages;
-  sink.capacity = capacity;
-  sink.length = 0;
-  if (messages && capacity > 0) messages[0] = 0;
+  docbm_sink_init(&sink, messages, capacity);
   int result = attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, &sink.context);
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
   return result == 0 && sink.length == 0 ? 0 : -1;
@@ -319,13 +324,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
                           void *key_value, size_t key_capacity, ssize_t *key_length,
                           int *acl_names, char *messages, size_t capacity) {
   struct docbm_error_sink sink;
-  sink.context.error = docbm_collect_error;
-  sink.context.quote = docbm_quote;
-  sink.context.quote_free = docbm_quote_free;
-  sink.buffer = messages;
-  sink.capacity = capacity;
-  sink.length = 0;
-  if (messages && capacity > 0) messages[0] = 0;
+  docbm_sink_init(&sink, messages, capacity);
   *key_length = -1;
   *acl_names = 0;
 

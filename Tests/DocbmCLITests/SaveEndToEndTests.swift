@@ -203,6 +203,15 @@ struct SaveEndToEndTests {
   }
 
   /// Runs docbm as nobody (65534) with `groups` as its supplementary groups.
+  /// A scratch folder others may enter, with `shared/` inside it that everyone may write.
+  private func sharedFolder() throws -> (scratch: Scratch, shared: FilePath) {
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let shared = try scratch.folder("shared")
+    chmod(shared.description, 0o777)
+    return (scratch, shared)
+  }
+
   private func asNobody(_ arguments: [String], input: String, groups: [Int] = []) -> ProcessResult {
     runAsNobody(docbm, arguments, groups: groups, input: input)
   }
@@ -222,10 +231,7 @@ struct SaveEndToEndTests {
       print(Capabilities.cannotDropPrivileges)
       return
     }
-    let scratch = try Scratch()
-    chmod(scratch.root.description, 0o755)
-    let shared = try scratch.folder("shared")
-    chmod(shared.description, 0o777)
+    let (scratch, shared) = try sharedFolder()
     let document = try scratch.file("shared/doc", "original")
     chmod(document.description, 0o666)
     #expect(run(docbm, ["bookmark", document.description, try scratch.file("t").description]).status == 0)
@@ -253,10 +259,7 @@ struct SaveEndToEndTests {
       print(Capabilities.cannotDropPrivileges)
       return
     }
-    let scratch = try Scratch()
-    chmod(scratch.root.description, 0o755)
-    let shared = try scratch.folder("shared")
-    chmod(shared.description, 0o777)
+    let (scratch, _) = try sharedFolder()
     // nobody's own document, in a group it does not belong to.
     let document = try scratch.file("shared/doc", "original")
     chown(document.description, 65534, 100)

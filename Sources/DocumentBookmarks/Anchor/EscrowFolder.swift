@@ -18,6 +18,8 @@ struct EscrowFolder {
   let path: FilePath
   /// The open folder.
   let descriptor: FileDescriptor
+  /// Its permission bits when it was opened.
+  let permissions: UInt32
 
   /// Opens and checks the escrow folder at `path`.
   ///
@@ -36,8 +38,9 @@ struct EscrowFolder {
       default: throw DocbmError(error, operation: .openDocument, path: path)
       }
     }
+    let status: FileStatus
     do throws(DocbmError) {
-      let status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
+      status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
         try FileStatus.of(fd)
       }
       try checkOwned(status, path, what: "folder")
@@ -46,7 +49,7 @@ struct EscrowFolder {
       fd.close()
       throw error
     }
-    return EscrowFolder(path: path, descriptor: fd)
+    return EscrowFolder(path: path, descriptor: fd, permissions: status.permissions & 0o7777)
   }
 
   func close() { descriptor.close() }

@@ -75,18 +75,23 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// ``deposit(_:document:)`` for a document already opened and checked.
   func deposit(_ key: DocumentKey, record: EscrowEntry.Document) throws(DocbmError) {
+    let folder = try prepareFolder()
+    defer { folder.close() }
+    try deposit(key, record: record, in: folder)
+  }
+
+  /// ``deposit(_:record:)`` in the escrow folder, already opened and checked.
+  private func deposit(_ key: DocumentKey, record: EscrowEntry.Document, in folder: EscrowFolder)
+    throws(DocbmError)
+  {
     let name = Array((key.fingerprint.description + ".json").utf8)
     // The common case, a document already recorded, reads one file and takes no lock.
-    if let folder = try EscrowFolder.open(self.folder) {
-      defer { folder.close() }
-      if case .success(let existing?) = readFile(name, in: folder), existing.fingerprint == key.fingerprint,
-        existing.documents.contains(where: { $0.describesSameDocument(as: record) })
-      {
-        return
-      }
+    if case .success(let existing?) = readFile(name, in: folder), existing.fingerprint == key.fingerprint,
+      existing.documents.contains(where: { $0.describesSameDocument(as: record) })
+    {
+      return
     }
-    try prepareFolder()
-    try locked { (folder) throws(DocbmError) in
+    try locked(folder) { () throws(DocbmError) in
       var contents: File
       switch readFile(name, in: folder) {
       case .success(let existing?) where existing.fingerprint == key.fingerprint:
@@ -146,11 +151,14 @@ public struct KeyEscrow: Hashable, Sendable {
   @discardableResult
   public func recordSighting(of fingerprint: KeyFingerprint, on document: FilePath) throws(DocbmError) -> Bool
   {
-    guard case .success(let entry?) = lookup(fingerprint),
+    // No escrow folder yet, or one that cannot be trusted: nothing holds the key.
+    guard let folder = try? EscrowFolder.open(self.folder) else { return false }
+    defer { folder.close() }
+    guard case .success(let entry?) = readEntry(Array((fingerprint.description + ".json").utf8), in: folder),
       let record = try documentRecord(document, requiring: fingerprint)
     else { return false }
     if entry.documents.contains(where: { $0.describesSameDocument(as: record) }) { return false }
-    try deposit(entry.key, record: record)
+    try deposit(entry.key, record: record, in: folder)
     return true
   }
 
@@ -279,17 +287,22 @@ public struct KeyEscrow: Hashable, Sendable {
     }
   }
 
-  /// Makes the folder (and its parents) when it is missing, mode 0700; refuses a folder
-  /// that someone else could change, and narrows an own folder's mode to 0700.
-  private func prepareFolder() throws(DocbmError) {
+  /// The escrow folder, opened and checked (``EscrowFolder``), made first (with its parents)
+  /// when it is missing, mode 0700; an own folder's wider mode is narrowed to 0700.
+  ///
+  /// - Throws: `escrowUntrusted` for a folder someone else could change; the `writeKey`
+  ///   codes when it cannot be made.
+  private func prepareFolder() throws(DocbmError) -> EscrowFolder {
     if let existing = try EscrowFolder.open(folder) {
-      defer { existing.close() }
-      try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
-        if try FileStatus.of(existing.descriptor).permissions & 0o7777 != 0o700 {
-          try existing.descriptor.changeMode(0o700)
+      do throws(DocbmError) {
+        try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
+          if existing.permissions != 0o700 { try existing.descriptor.changeMode(0o700) }
         }
+      } catch {
+        existing.close()
+        throw error
       }
-      return
+      return existing
     }
     try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
       var current = FilePath("/")
@@ -306,14 +319,15 @@ public struct KeyEscrow: Hashable, Sendable {
       throw DocbmError(
         .notFound, path: folder, message: "the escrow folder \(folder) vanished as it was made")
     }
-    made.close()
+    return made
   }
 
   /// Writes `contents` to the file `name` in the escrow folder, mode 0600, holding the
   /// folder's lock, through a safe save (never half written).
   func writePrivateFile(_ name: String, contents: [UInt8]) throws(DocbmError) {
-    try prepareFolder()
-    try locked { (folder) throws(DocbmError) in
+    let folder = try prepareFolder()
+    defer { folder.close() }
+    try locked(folder) { () throws(DocbmError) in
       try writePrivateFile(Array(name.utf8), contents: contents, in: folder)
     }
   }
@@ -341,11 +355,9 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// Runs `body` holding the escrow folder's lock (`.lock`, a regular file of the user's,
   /// opened without following a link and without blocking on a FIFO).
-  private func locked<Value>(_ body: (EscrowFolder) throws(DocbmError) -> Value) throws(DocbmError) -> Value {
-    guard let folder = try EscrowFolder.open(self.folder) else {
-      throw DocbmError(.notFound, path: self.folder, message: "the escrow folder \(self.folder) is missing")
-    }
-    defer { folder.close() }
+  private func locked<Value>(
+    _ folder: EscrowFolder, _ body: () throws(DocbmError) -> Value
+  ) throws(DocbmError) -> Value {
     let lockPath = folder.path.appending(".lock")
     let lock = try mappingSystemErrors(.writeKey, path: lockPath) { () throws(SystemCallError) in
       let fd = try FileDescriptor.open(
@@ -364,6 +376,6 @@ public struct KeyEscrow: Hashable, Sendable {
       return fd
     }
     defer { lock.close() }
-    return try body(folder)
+    return try body()
   }
 }

@@ -49,7 +49,11 @@ private final class WorkerPool: @unchecked Sendable {
     if !started {
       started = true
       for _ in 0..<threadCount {
-        Thread { [self] in self.serve() }.start()
+        // Named before it starts as well as from inside: a thread started from a Dispatch
+        // worker otherwise begins with that worker's name, and Foundation may report it.
+        let thread = Thread { [self] in self.serve() }
+        thread.name = DocbmThreads.threadName
+        thread.start()
       }
     }
     queue.append(work)

@@ -59,11 +59,16 @@ extension FileDescriptor {
   package func renameWithoutReplacing(
     _ name: FilePath, to newName: FilePath, in folder: FileDescriptor
   ) throws(SystemCallError) {
+    try renameat2(name, to: newName, in: folder, flags: DOCBM_RENAME_NOREPLACE)
+  }
+
+  /// `renameat2` with `flags`. The corresponding C function is `renameat2`.
+  private func renameat2(
+    _ name: FilePath, to newName: FilePath, in folder: FileDescriptor, flags: UInt32
+  ) throws(SystemCallError) {
     _ = try retryingOnInterrupt("renameat2", path: newName) {
       name.withCString { old in
-        newName.withCString {
-          docbm_renameat2(rawValue, old, folder.rawValue, $0, DOCBM_RENAME_NOREPLACE)
-        }
+        newName.withCString { docbm_renameat2(rawValue, old, folder.rawValue, $0, flags) }
       }
     }
   }
@@ -73,13 +78,7 @@ extension FileDescriptor {
   package func exchange(
     _ name: FilePath, with otherName: FilePath, in folder: FileDescriptor
   ) throws(SystemCallError) {
-    _ = try retryingOnInterrupt("renameat2", path: otherName) {
-      name.withCString { old in
-        otherName.withCString {
-          docbm_renameat2(rawValue, old, folder.rawValue, $0, DOCBM_RENAME_EXCHANGE)
-        }
-      }
-    }
+    try renameat2(name, to: otherName, in: folder, flags: DOCBM_RENAME_EXCHANGE)
   }
 
   /// Removes the file or empty folder `name`. The corresponding C function is `unlinkat`.
