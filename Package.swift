@@ -14,6 +14,7 @@ let package = Package(
   products: [
     .library(name: "DocumentBookmarks", targets: ["DocumentBookmarks"]),
     .library(name: "DocumentBookmarksTesting", targets: ["DocumentBookmarksTesting"]),
+    .library(name: "DocumentBookmarkStore", targets: ["DocumentBookmarkStore"]),
     .executable(name: "docbm", targets: ["docbm"]),
   ],
   targets: [
@@ -43,6 +44,13 @@ let package = Package(
     .target(
       name: "DocumentBookmarks",
       dependencies: ["CDocbmShims", "CSodium", "CCrypto"],
+      swiftSettings: strictSettings
+    ),
+
+    // Optional capabilities, each its own module and product over the library.
+    .target(
+      name: "DocumentBookmarkStore",
+      dependencies: ["DocumentBookmarks"],
       swiftSettings: strictSettings
     ),
 
@@ -111,6 +119,11 @@ let package = Package(
     .testTarget(
       name: "DocumentBookmarksTestingTests",
       dependencies: ["DocumentBookmarksTesting", "DocumentBookmarks", "DocbmTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "DocumentBookmarkStoreTests",
+      dependencies: ["DocumentBookmarkStore", "DocumentBookmarks", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -1,12 +1,12 @@
 import Glibc
 
 /// The facts about a target that go into a new bookmark, read from the filesystem.
-struct TargetSnapshot {
+package struct TargetSnapshot {
   /// The target's absolute path with every symbolic link resolved.
-  let path: FilePath
-  let kind: TargetKind
-  let identity: TargetIdentity
-  let volume: VolumeHint
+  package let path: FilePath
+  package let kind: TargetKind
+  package let identity: TargetIdentity
+  package let volume: VolumeHint
 
   /// Reads the target at `path`.
   ///
@@ -15,7 +15,7 @@ struct TargetSnapshot {
   ///
   /// - Throws: ``DocbmError`` with `notFound`, `permissionDenied`, or `unsupportedFileType`
   ///   when the target is neither a regular file nor a folder.
-  static func read(_ path: FilePath) throws(DocbmError) -> TargetSnapshot {
+  package static func read(_ path: FilePath) throws(DocbmError) -> TargetSnapshot {
     let real = try canonicalPath(path)
     let fd = try mappingSystemErrors(.inspectTarget, path: path) { () throws(SystemCallError) in
       try FileDescriptor.open(real, [.path, .noFollow])

@@ -57,6 +57,9 @@ package final class Inotify: @unchecked Sendable {
 
   deinit { _ = Glibc.close(descriptor) }
 
+  /// What a waiter passes to ``Poller/wait(_:timeout:)`` to sleep until events are queued.
+  package var interest: Poller.Interest { .readable(descriptor) }
+
   /// Watches `path` for `events`; returns the watch descriptor (the same one when `path`
   /// is already watched, the mask then replaced).
   ///

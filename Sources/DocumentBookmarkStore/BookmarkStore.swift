@@ -1,0 +1,264 @@
+public import DocumentBookmarks
+import Foundation
+import Synchronization
+
+/// An app's own list of remembered files and folders (recent documents, project folders,
+/// places), each a record under a stable key, with a status, pins, last use and metadata.
+///
+/// The store is a file anchored on itself: each record's bookmark is anchored on the store
+/// file, and every save goes through `replaceDocument`, so the file keeps its key (and
+/// `docbm check` and `docbm repair` work on it). Its format is in docs/format.md.
+///
+/// Several processes may share one store file: every change is applied, under a lock, to
+/// what the file holds at that moment and saved only when it changes something, so no
+/// process loses another's change; each process sees the others' changes within moments
+/// (inotify on the store's folder) in ``snapshot`` and ``updates()``.
+///
+/// Every call does its file-system work on docbm's own threads, never on Swift
+/// concurrency's cooperative pool; concurrent resolutions of one key share one.
+///
+/// ```swift
+/// let store = BookmarkStore<String, NoMetadata>(file: "/home/ada/.local/state/editor/recents.json",
+///                                               policy: .recents(limit: 20))
+/// _ = try await store.add(target: "/home/ada/Notes/plan.md", key: "plan")
+/// let found = try await store.resolve("plan")   // follows renames and moves
+/// ```
+public final class BookmarkStore<
+  Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable
+>:
+  Sendable
+{
+  public typealias Record = StoreRecord<Key, Metadata>
+  public typealias Failure = BookmarkStoreError<Key>
+
+  package let core: StoreCore<Key, Metadata>
+  private let followsOthers: Bool
+  private let follower = Mutex<StoreFollower?>(nil)
+  private let flights = Mutex<[Key: Task<ResolvedRecord<Key, Metadata>, any Error>]>([:])
+
+  /// A store kept in `file` (made on the first change; its folder too, mode 0700).
+  ///
+  /// - Parameters:
+  ///   - policy: duplicates, order, limit, eviction and failure handling.
+  ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed:
+  ///     give it the user's escrow so that a store whose key is lost can be repaired.
+  ///   - followsOtherProcesses: whether to reload when another process saves the store.
+  public init(
+    file: FilePath, policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService(),
+    followsOtherProcesses: Bool = true
+  ) {
+    core = StoreCore(file: file, policy: policy, service: service)
+    followsOthers = followsOtherProcesses
+  }
+
+  deinit {
+    follower.withLock { $0?.cancel() }
+    core.finishListeners()
+  }
+
+  /// The store file's path.
+  public var path: FilePath { core.path }
+
+  /// The records as this process last saw them (no I/O).
+  public var snapshot: StoreSnapshot<Key, Metadata> { core.snapshot }
+
+  /// The records, in the store's order, as last seen (no I/O; call ``load()`` first).
+  public var records: [Record] { core.snapshot.records }
+
+  /// Runs `work` on a docbm thread, then starts following other processes when asked.
+  private func run<Value: Sendable>(_ work: @escaping @Sendable () throws(Failure) -> Value)
+    async throws(Failure)
+    -> Value
+  {
+    let core = core
+    do {
+      let value = try await DocbmThreads.run { () throws -> Value in try work() }
+      startFollowing()
+      return value
+    } catch let error as Failure {
+      throw error
+    } catch {
+      throw .docbm(DocbmError(.systemFailure, path: core.path, message: "\(error)"))
+    }
+  }
+
+  private func startFollowing() {
+    guard followsOthers else { return }
+    follower.withLock { follower in
+      guard follower == nil else { return }
+      let core = core
+      follower = StoreFollower(folder: core.path.removingLastComponent, name: core.path.lastComponent) {
+        _ = try? core.load()
+      }
+    }
+  }
+
+  /// Reads the store file (restoring its last good copy when it is damaged).
+  ///
+  /// - Throws: ``BookmarkStoreError``: `newerVersion` (never overwritten), `notAStore`,
+  ///   `corrupt` (damaged and no last good copy), `docbm` (permissions, I/O).
+  @discardableResult
+  public func load() async throws(Failure) -> [Record] {
+    let core = core
+    return try await run { () throws(Failure) in try core.load() }
+  }
+
+  /// Bookmarks `target` (a file or folder; a link is followed) and adds it under `key`.
+  /// The same key again gives the record a new target and keeps its pin and dates. A
+  /// target some record already holds (found by identity, even renamed) follows
+  /// ``StorePolicy/duplicates``. Over the limit, records are evicted (``evictions()``).
+  ///
+  /// - Returns: the record added (or, with ``StorePolicy/Duplicates/returnExisting``, the
+  ///   existing one).
+  /// - Throws: `duplicate(of:)`; `docbm` (`notFound`, `unsupportedFileType`, the store
+  ///   file's key cannot be written, the save failed).
+  @discardableResult
+  public func add(target: FilePath, key: Key, metadata: Metadata) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.add(target: target, key: key, metadata: metadata) }
+  }
+
+  /// Adds a bookmark already made on the store file (``AnchoredDocument/makeBookmark(to:)-(FilePath)``
+  /// on ``path``); its status is unknown until resolved.
+  ///
+  /// - Throws: `docbm` `keyMismatch` when the bookmark was made on another document.
+  @discardableResult
+  public func add(bookmark: Bookmark, key: Key, metadata: Metadata) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in
+      try core.add(bookmark: bookmark, key: key, metadata: metadata)
+    }
+  }
+
+  /// Adds a path without bookmarking it yet (a file on a disk not plugged in, a path typed
+  /// by the user): the record gets its bookmark when it is first resolved and the path is
+  /// reachable. Until then it follows no move.
+  @discardableResult
+  public func add(pathOnly path: FilePath, key: Key, metadata: Metadata) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.add(pathOnly: path, key: key, metadata: metadata) }
+  }
+
+  /// Resolves the record's bookmark (or makes the first one of a path-only record) and
+  /// commits what it found: status, path, and a refreshed bookmark when the target moved.
+  /// A failure is committed as the record's status; one that repeats the stored status
+  /// writes nothing. Concurrent calls for one key share one resolution.
+  ///
+  /// - Throws: `notFound` (no such record, or forgotten meanwhile), `docbm` with the
+  ///   resolution's error (`missing` with its last known path, `volumeUnavailable`, …).
+  public func resolve(_ key: Key) async throws(Failure) -> ResolvedRecord<Key, Metadata> {
+    let task = flights.withLock { flights in
+      if let task = flights[key] { return task }
+      let core = core
+      let task = Task<ResolvedRecord<Key, Metadata>, any Error> {
+        try await DocbmThreads.run { () throws -> ResolvedRecord<Key, Metadata> in try core.resolve(key) }
+      }
+      flights[key] = task
+      return task
+    }
+    defer { _ = flights.withLock { $0[key] == task ? $0.removeValue(forKey: key) : nil } }
+    do {
+      let value = try await task.value
+      startFollowing()
+      return value
+    } catch let error as Failure {
+      throw error
+    } catch {
+      throw .docbm(DocbmError(.systemFailure, path: core.path, message: "\(error)"))
+    }
+  }
+
+  /// Resolves every record (or only those not known to be available), several at once,
+  /// and commits all the statuses in one save. Path-only records that can be reached get
+  /// their bookmark. Returns the failures by key.
+  @discardableResult
+  public func refreshStatuses(includingAvailable: Bool = true) async throws(Failure) -> [Key: DocbmError] {
+    let core = core
+    return try await run { () throws(Failure) in
+      try core.refreshStatuses(includingAvailable: includingAvailable)
+    }
+  }
+
+  /// Removes the record with `key` (here and, through the file, for every process); it
+  /// stays removed. Returns whether there was one. Not an eviction.
+  @discardableResult
+  public func forget(_ key: Key) async throws(Failure) -> Bool {
+    let core = core
+    return try await run { () throws(Failure) in !(try core.forget([key])).isEmpty }
+  }
+
+  /// Removes, in one save, every record `matches` picks; returns them.
+  @discardableResult
+  public func forget(where matches: @escaping @Sendable (Record) -> Bool) async throws(Failure) -> [Record] {
+    let core = core
+    return try await run { () throws(Failure) in try core.forget(where: matches) }
+  }
+
+  /// Removes every record.
+  public func removeAll() async throws(Failure) {
+    let core = core
+    _ = try await run { () throws(Failure) in try core.forget { _ in true } }
+  }
+
+  /// Pins or unpins a record: eviction spares pinned records unless they are gone.
+  @discardableResult
+  public func setPinned(_ key: Key, _ isPinned: Bool) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.setPinned(key, isPinned) }
+  }
+
+  /// Notes that the app used the record now (for least-recently-used eviction, and the
+  /// order of a most-recently-used store).
+  @discardableResult
+  public func markUsed(_ key: Key) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.markUsed(key) }
+  }
+
+  /// Replaces a record's metadata.
+  @discardableResult
+  public func updateMetadata(_ key: Key, _ metadata: Metadata) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.updateMetadata(key, metadata) }
+  }
+
+  /// Moves a record to `position` in the store's order (0 first).
+  @discardableResult
+  public func move(_ key: Key, to position: Int) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.move(key, to: position) }
+  }
+
+  /// The key of the record that holds the file or folder at `path`: by identity first (a
+  /// renamed or moved target is still found), then by path.
+  public func key(matching path: FilePath) async throws(Failure) -> Key? {
+    let core = core
+    return try await run { () throws(Failure) in try core.key(matching: path) }
+  }
+
+  /// The store's records as they change: first ``StoreUpdate/snapshot(_:)`` with the
+  /// records as they are, then each change, made here or loaded from another process's
+  /// save. ``snapshot`` is up to date before a change is delivered.
+  public func updates() -> AsyncStream<StoreUpdate<Key, Metadata>> {
+    startFollowing()
+    return core.updates()
+  }
+
+  /// Records the store removed without being asked: beyond its limit, or for a failure the
+  /// policy drops. Not ``forget(_:)``, nor removals by another process (those are updates).
+  public func evictions() -> AsyncStream<StoreEviction<Key, Metadata>> { core.evictions() }
+}
+
+extension BookmarkStore where Metadata == NoMetadata {
+  /// ``add(target:key:metadata:)`` for a store without metadata.
+  @discardableResult
+  public func add(target: FilePath, key: Key) async throws(Failure) -> Record {
+    try await add(target: target, key: key, metadata: NoMetadata())
+  }
+
+  /// ``add(pathOnly:key:metadata:)`` for a store without metadata.
+  @discardableResult
+  public func add(pathOnly path: FilePath, key: Key) async throws(Failure) -> Record {
+    try await add(pathOnly: path, key: key, metadata: NoMetadata())
+  }
+}

@@ -1,0 +1,41 @@
+public import DocumentBookmarks
+
+/// Why a store operation failed. Values carry facts (codes, keys, paths) for the app to
+/// act on; ``description`` is one line for logs.
+public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Sendable, CustomStringConvertible {
+  /// A docbm call failed: making or resolving a bookmark, or saving the store file. The
+  /// error's code and recommendation say what to do.
+  case docbm(DocbmError)
+  /// The target is already held by the record with this key (``StorePolicy/Duplicates/reject``).
+  case duplicate(of: Key)
+  /// No record has this key (it was never added, or was forgotten, here or by another process).
+  case notFound(Key)
+  /// The store file was written by a newer version of docbm (its `schemaVersion`); it is
+  /// neither read nor ever overwritten by this version.
+  case newerVersion(schemaVersion: Int, path: FilePath)
+  /// The file at the store's path is not a store file (another program's file, a folder, a
+  /// FIFO, or larger than a store can be); it is left as it is.
+  case notAStore(path: FilePath, reason: String)
+  /// The store file cannot be decoded and no last good copy could restore it; it is left as
+  /// it is for inspection.
+  case corrupt(path: FilePath, reason: String)
+
+  public var description: String {
+    switch self {
+    case .docbm(let error): error.description
+    case .duplicate(let key): "the target is already in the store, under the key \(key)"
+    case .notFound(let key): "the store has no record with the key \(key)"
+    case .newerVersion(let version, let path):
+      "\(path) is a store file of a newer docbm (schema version \(version)); it is left unchanged"
+    case .notAStore(let path, let reason):
+      "\(path) is not a docbm store file (\(reason)); it is left unchanged"
+    case .corrupt(let path, let reason):
+      "\(path) cannot be read (\(reason)) and no last good copy restores it; it is left unchanged"
+    }
+  }
+
+  /// The docbm error code, when the failure came from a docbm call.
+  public var code: DocbmError.Code? {
+    if case .docbm(let error) = self { error.code } else { nil }
+  }
+}

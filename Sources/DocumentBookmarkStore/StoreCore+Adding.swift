@@ -1,0 +1,136 @@
+package import DocumentBookmarks
+
+extension StoreCore {
+  /// Bookmarks `target` (a file or folder) and adds it under `key`; see
+  /// ``BookmarkStore/add(target:key:metadata:)``.
+  package func add(target: FilePath, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    try file.createIfMissing()
+    let bookmark: Bookmark
+    let contents: BookmarkContents
+    do {
+      bookmark = try file.document.makeBookmark(to: target)
+      contents = try bookmark.decodeUnverified()
+    } catch {
+      throw .docbm(error)
+    }
+    let record = Record(
+      key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
+      volume: contents.volume, status: .available, createdAt: clock(), metadata: metadata)
+    return try insert(record)
+  }
+
+  /// Adds a bookmark already made on the store file; see ``BookmarkStore/add(bookmark:key:metadata:)``.
+  package func add(bookmark: Bookmark, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    let contents: BookmarkContents
+    do throws(DocbmError) {
+      guard let fingerprint = try file.document.keyFingerprint(), fingerprint == bookmark.keyFingerprint
+      else {
+        throw DocbmError(
+          .keyMismatch, path: file.path,
+          message: "the bookmark was not made on the store file \(file.path), so the store cannot resolve it",
+          recommendation: .pickAgain)
+      }
+      contents = try bookmark.decodeUnverified()
+    } catch {
+      throw .docbm(error)
+    }
+    let record = Record(
+      key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
+      volume: contents.volume, status: .unknown, createdAt: clock(), metadata: metadata)
+    return try insert(record)
+  }
+
+  /// Adds a path without a bookmark yet; see ``BookmarkStore/add(pathOnly:key:metadata:)``.
+  package func add(pathOnly path: FilePath, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    let record = Record(
+      key: key, bookmark: nil, lastKnownPath: path.absolute.lexicallyNormalized, identity: nil,
+      volume: Self.volumeHint(near: path), status: .unknown, createdAt: clock(), metadata: metadata)
+    return try insert(record)
+  }
+
+  /// The filesystem of the nearest existing folder above `path`: what tells, later, a path
+  /// on a disk that is no longer mounted from one that is gone.
+  static func volumeHint(near path: FilePath) -> VolumeHint? {
+    var folder = path.absolute.lexicallyNormalized.removingLastComponent
+    for _ in 0..<64 {
+      if let snapshot = try? TargetSnapshot.read(folder) { return snapshot.volume }
+      if folder.bytes == [UInt8(ascii: "/")] { break }
+      folder = folder.removingLastComponent
+    }
+    return nil
+  }
+
+  /// Puts `record` in the store, following the policy for duplicates, order and limit.
+  private func insert(_ new: Record) throws(Failure) -> Record {
+    var result = new
+    let now = clock()
+    try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
+      if let index = contents.index(of: new.key) {
+        // The same key again: a new target for it, keeping what the app set on the record.
+        var record = new
+        let old = contents.records[index]
+        record.isPinned = old.isPinned
+        record.createdAt = old.createdAt
+        record.lastUsedAt = old.lastUsedAt
+        record.unknownMembers = old.unknownMembers
+        contents.records[index] = record
+        result = record
+        promote(new.key, in: &contents, at: now)
+        result = contents[new.key] ?? record
+        return
+      }
+      if policy.duplicates != .allow,
+        let existing = contents.records.first(where: {
+          TargetMatch.isSame(
+            ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
+        })
+      {
+        if policy.duplicates == .reject { throw .duplicate(of: existing.key) }
+        markUsed(existing.key, in: &contents, at: now)
+        result = contents[existing.key] ?? existing
+        return
+      }
+      switch policy.ordering {
+      case .insertion: contents.records.append(new)
+      case .mostRecentlyUsed: contents.records.insert(new, at: 0)
+      }
+      evict(from: &contents, sparing: new.key, into: &evicted)
+      result = new
+    }
+    return result
+  }
+
+  /// Moves the record to the front of a most-recently-used store.
+  func promote(_ key: Key, in contents: inout Contents, at now: Timestamp) {
+    guard policy.ordering == .mostRecentlyUsed, let index = contents.index(of: key), index > 0 else { return }
+    contents.records.insert(contents.records.remove(at: index), at: 0)
+  }
+
+  /// Notes a use: the last-use date, and the front of a most-recently-used store.
+  func markUsed(_ key: Key, in contents: inout Contents, at now: Timestamp) {
+    guard let index = contents.index(of: key) else { return }
+    contents.records[index].lastUsedAt = now
+    promote(key, in: &contents, at: now)
+  }
+
+  /// Removes records until the store is within its limit: never `key` (the record being
+  /// added) nor a protected one, the first in the eviction policy's order first. Does no I/O.
+  func evict(from contents: inout Contents, sparing key: Key, into evicted: inout [Eviction]) {
+    guard let limit = policy.limit, contents.records.count > limit else { return }
+    let trash = TrashFolders()
+    let candidates = contents.records.enumerated().compactMap {
+      position, record -> (Key, EvictionCandidate)? in
+      guard record.key != key else { return nil }
+      let candidate = EvictionCandidate(
+        status: record.status, lastKnownPath: record.lastKnownPath, createdAt: record.createdAt,
+        lastUsedAt: record.lastUsedAt, isPinned: record.isPinned, hasBookmark: record.hasBookmark,
+        position: position, ordering: policy.ordering, isInTrash: trash.contains(record.lastKnownPath))
+      return policy.eviction.protects(candidate) ? nil : (record.key, candidate)
+    }
+    let order = candidates.sorted { policy.eviction.evictsFirst($0.1, $1.1) }
+    for (victim, _) in order.prefix(contents.records.count - limit) {
+      guard let index = contents.index(of: victim) else { continue }
+      evicted.append(StoreEviction(record: contents.records.remove(at: index), reason: .limit))
+    }
+  }
+}

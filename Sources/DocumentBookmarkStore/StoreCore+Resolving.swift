@@ -1,0 +1,151 @@
+import Dispatch
+package import DocumentBookmarks
+import Synchronization
+
+extension StoreCore {
+  /// What resolving one record found, before it is committed.
+  struct Outcome: Sendable {
+    let key: Key
+    /// The bookmark that was resolved (`nil`: a path-only record): a commit applies only
+    /// while the record still holds it, so a record re-added or forgotten meanwhile is left alone.
+    let resolved: Bookmark?
+    let result: Result<Found, DocbmError>
+
+    enum Found: Sendable {
+      case resolution(Resolution)
+      case firstBookmark(Bookmark, BookmarkContents)
+    }
+  }
+
+  /// Resolves the record with `key` and commits what was found; see ``BookmarkStore/resolve(_:)``.
+  package func resolve(_ key: Key) throws(Failure) -> ResolvedRecord<Key, Metadata> {
+    try loadIfNeeded()
+    guard let record = snapshot[key] else { throw .notFound(key) }
+    return try commit(find(record))
+  }
+
+  /// Commits one resolution's outcome, under the lock, to what the file holds now.
+  ///
+  /// - Throws: `notFound` when the record was forgotten meanwhile (here or by another
+  ///   process): nothing is written, so the forget stays; `docbm` with the resolution's
+  ///   failure (committed as the record's status first).
+  func commit(_ outcome: Outcome) throws(Failure) -> ResolvedRecord<Key, Metadata> {
+    let key = outcome.key
+    var committed: Record?
+    try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
+      guard let current = contents[key] else { throw .notFound(key) }
+      committed = apply(outcome, to: &contents, evicted: &evicted) ?? current
+    }
+    switch outcome.result {
+    case .failure(let error):
+      throw .docbm(error)
+    case .success(.resolution(let resolution)):
+      return ResolvedRecord(record: committed!, path: resolution.path, resolution: resolution)
+    case .success(.firstBookmark(_, let contents)):
+      return ResolvedRecord(record: committed!, path: contents.absolutePath, resolution: nil)
+    }
+  }
+
+  /// Resolves every record (or only those not known to be available), several at a time
+  /// on Dispatch's threads, and commits all the results in one save. Returns each failure.
+  package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
+    try load()
+    let records = snapshot.records.filter { includingAvailable || $0.status != .available }
+    guard !records.isEmpty else { return [:] }
+    let outcomes = Mutex<[Outcome?]>(Array(repeating: nil, count: records.count))
+    DispatchQueue.concurrentPerform(iterations: records.count) { index in
+      let outcome = find(records[index])
+      outcomes.withLock { $0[index] = outcome }
+    }
+    let found = outcomes.withLock { $0.compactMap { $0 } }
+    try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
+      for outcome in found { _ = apply(outcome, to: &contents, evicted: &evicted) }
+    }
+    var failures: [Key: DocbmError] = [:]
+    for outcome in found {
+      if case .failure(let error) = outcome.result { failures[outcome.key] = error }
+    }
+    return failures
+  }
+
+  /// Resolves `record`'s bookmark against the store file, or makes the first bookmark of a
+  /// path-only record. No lock is held: resolution may search, and other changes go on.
+  func find(_ record: Record) -> Outcome {
+    resolutions.add(1, ordering: .relaxed)
+    let document = file.document
+    guard let bookmark = record.bookmark else {
+      do throws(DocbmError) {
+        let made = try document.makeBookmark(to: record.lastKnownPath)
+        return Outcome(
+          key: record.key, resolved: nil, result: .success(.firstBookmark(made, try made.decodeUnverified())))
+      } catch {
+        return Outcome(key: record.key, resolved: nil, result: .failure(pathOnlyFailure(error, record)))
+      }
+    }
+    do throws(DocbmError) {
+      return Outcome(
+        key: record.key, resolved: bookmark, result: .success(.resolution(try document.resolve(bookmark))))
+    } catch {
+      return Outcome(key: record.key, resolved: bookmark, result: .failure(error))
+    }
+  }
+
+  /// A path-only record's path could not be bookmarked. A path that does not exist is
+  /// `missing`, unless the filesystem it was on when added is no longer mounted where it
+  /// was (`volumeUnavailable`: it may come back).
+  private func pathOnlyFailure(_ error: DocbmError, _ record: Record) -> DocbmError {
+    guard error.code == .notFound else { return error }
+    if let recorded = record.volume, let mountPoint = recorded.mountPoint, let fsid = recorded.filesystemID,
+      mountPoint.bytes != [UInt8(ascii: "/")]
+    {
+      let now = Self.volumeHint(near: record.lastKnownPath)
+      if now?.filesystemID != fsid {
+        return DocbmError(
+          .volumeUnavailable, path: record.lastKnownPath,
+          message: "the filesystem of \(record.lastKnownPath) is not mounted at \(mountPoint)",
+          lastKnownPath: record.lastKnownPath)
+      }
+    }
+    return DocbmError(
+      .missing, path: record.lastKnownPath, message: "\(record.lastKnownPath) does not exist",
+      lastKnownPath: record.lastKnownPath)
+  }
+
+  /// Commits `outcome` to `contents`: status, path, refreshed or first bookmark; a failure
+  /// that repeats the stored one changes nothing (so nothing is written), and a failure the
+  /// policy drops removes the record. Returns the record as committed.
+  func apply(_ outcome: Outcome, to contents: inout Contents, evicted: inout [Eviction]) -> Record? {
+    guard let index = contents.index(of: outcome.key), contents.records[index].bookmark == outcome.resolved
+    else {
+      return nil
+    }
+    var record = contents.records[index]
+    switch outcome.result {
+    case .success(.resolution(let resolution)):
+      record.status = .available
+      record.lastKnownPath = resolution.path
+      if let refreshed = resolution.refreshed, let fields = try? refreshed.decodeUnverified() {
+        record.bookmark = refreshed
+        record.identity = fields.identity
+        record.volume = fields.volume
+        record.refreshedAt = clock()
+      }
+    case .success(.firstBookmark(let bookmark, let fields)):
+      record.bookmark = bookmark
+      record.identity = fields.identity
+      record.volume = fields.volume
+      record.lastKnownPath = fields.absolutePath
+      record.status = .available
+    case .failure(let error):
+      if policy.failureHandling.drops(error.code) {
+        evicted.append(
+          StoreEviction(record: contents.records.remove(at: index), reason: .failure(error.code)))
+        return nil
+      }
+      if record.status.failure == error.code { return record }
+      record.status = .unavailable(error.code, since: clock())
+    }
+    contents.records[index] = record
+    return record
+  }
+}

@@ -1,0 +1,174 @@
+package import DocumentBookmarks
+import Foundation
+import Synchronization
+
+/// The store's work, synchronous: every call may block on the file system (the lock, the
+/// store file, resolutions). ``BookmarkStore`` runs these on docbm's own threads; the
+/// `docbm store` command calls them directly.
+package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>:
+  Sendable
+{
+  package typealias Record = StoreRecord<Key, Metadata>
+  package typealias Failure = BookmarkStoreError<Key>
+  typealias Contents = StoreContents<Key, Metadata>
+  package typealias Eviction = StoreEviction<Key, Metadata>
+
+  let file: StoreFile<Key, Metadata>
+  let policy: StorePolicy
+  let clock: @Sendable () -> Timestamp
+
+  /// What this process last saw of the store, and who listens.
+  struct State {
+    var records: [Record] = []
+    var isLoaded = false
+    var updateListeners: [UInt64: AsyncStream<StoreUpdate<Key, Metadata>>.Continuation] = [:]
+    var evictionListeners: [UInt64: AsyncStream<Eviction>.Continuation] = [:]
+    var nextListener: UInt64 = 0
+  }
+  let state = Mutex(State())
+  /// How many resolutions this store has run (shared ones count once).
+  let resolutions = Atomic<Int>(0)
+  package var resolutionCount: Int { resolutions.load(ordering: .relaxed) }
+
+  package init(
+    file path: FilePath, policy: StorePolicy, service: BookmarkService,
+    clock: @escaping @Sendable () -> Timestamp = { .now }
+  ) {
+    file = StoreFile(path: path, service: service)
+    self.policy = policy
+    self.clock = clock
+  }
+
+  /// The store file's path (absolute).
+  package var path: FilePath { file.path }
+
+  /// The records as last seen.
+  package var snapshot: StoreSnapshot<Key, Metadata> {
+    state.withLock { StoreSnapshot(records: $0.records, isLoaded: $0.isLoaded) }
+  }
+
+  // MARK: Reading
+
+  /// Reads the store file (restoring the last good copy when it is damaged) and makes it
+  /// what this process sees; listeners hear what changed since.
+  @discardableResult
+  package func load() throws(Failure) -> [Record] {
+    if !FileManager.default.fileExists(atPath: file.path.description) {
+      // No store yet: nothing to lock, and no folder is made just to read.
+      publish(try file.read(), evicted: [])
+      return snapshot.records
+    }
+    do {
+      try file.update(
+        { (_: inout Contents) throws(Failure) in },
+        publish: { (_: Contents, now: Contents) in publish(now, evicted: []) })
+    } catch .docbm(let error) where error.code == .readOnlyFilesystem || error.code == .permissionDenied {
+      // A store one may read but not lock (another user's, a read-only disk): read it as
+      // it is. Saves replace it by rename, so the read sees one whole version.
+      let contents = try file.read()
+      publish(contents, evicted: [])
+    }
+    return snapshot.records
+  }
+
+  /// Loads when this process has not read the store yet.
+  func loadIfNeeded() throws(Failure) {
+    if !state.withLock({ $0.isLoaded }) { try load() }
+  }
+
+  // MARK: Changing
+
+  /// Applies `change` to the store file's current contents under its lock, saves when
+  /// something changed, and publishes the result (with the evictions `change` reports).
+  func change(_ change: (inout Contents, inout [Eviction]) throws(Failure) -> Void) throws(Failure) {
+    var evicted: [Eviction] = []
+    try file.update(
+      { (contents: inout Contents) throws(Failure) in
+        evicted = []
+        try change(&contents, &evicted)
+      },
+      publish: { (_: Contents, now: Contents) in publish(now, evicted: evicted) })
+  }
+
+  /// Makes `contents` what this process sees and tells listeners: the changes since the
+  /// last version seen, then the evictions. Runs under the store file's lock, so versions
+  /// are published in the order they were saved.
+  func publish(_ contents: Contents, evicted: [Eviction]) {
+    state.withLock { state in
+      let changes = Self.changes(from: state.records, to: contents.records)
+      state.records = contents.records
+      state.isLoaded = true
+      if !changes.isEmpty {
+        for listener in state.updateListeners.values { listener.yield(.changes(changes)) }
+      }
+      for eviction in evicted {
+        for listener in state.evictionListeners.values { listener.yield(eviction) }
+      }
+    }
+  }
+
+  /// What turns `old` into `new`: added, updated and removed records, and the new order
+  /// when the records both hold changed places.
+  static func changes(from old: [Record], to new: [Record]) -> [StoreChange<Key, Metadata>] {
+    var changes: [StoreChange<Key, Metadata>] = []
+    let oldByKey = Dictionary(old.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+    let newKeys = Set(new.map(\.key))
+    for record in old where !newKeys.contains(record.key) { changes.append(.removed(record)) }
+    for record in new {
+      if let previous = oldByKey[record.key] {
+        if previous != record { changes.append(.updated(record)) }
+      } else {
+        changes.append(.added(record))
+      }
+    }
+    let keptOld = old.map(\.key).filter { newKeys.contains($0) }
+    let keptNew = new.map(\.key).filter { oldByKey[$0] != nil }
+    if keptOld != keptNew { changes.append(.reordered(new.map(\.key))) }
+    return changes
+  }
+
+  // MARK: Listening
+
+  package func updates() -> AsyncStream<StoreUpdate<Key, Metadata>> {
+    let (stream, continuation) = AsyncStream<StoreUpdate<Key, Metadata>>.makeStream(
+      bufferingPolicy: .unbounded)
+    let id = state.withLock { state in
+      let id = state.nextListener
+      state.nextListener += 1
+      continuation.yield(.snapshot(state.records))
+      state.updateListeners[id] = continuation
+      return id
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.updateListeners.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  package func evictions() -> AsyncStream<Eviction> {
+    let (stream, continuation) = AsyncStream<Eviction>.makeStream(bufferingPolicy: .unbounded)
+    let id = state.withLock { state in
+      let id = state.nextListener
+      state.nextListener += 1
+      state.evictionListeners[id] = continuation
+      return id
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.evictionListeners.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  /// Ends every stream (the store is going away).
+  func finishListeners() {
+    let (updates, evictions) = state.withLock { state in
+      defer {
+        state.updateListeners = [:]
+        state.evictionListeners = [:]
+      }
+      return (Array(state.updateListeners.values), Array(state.evictionListeners.values))
+    }
+    updates.forEach { $0.finish() }
+    evictions.forEach { $0.finish() }
+  }
+}
