@@ -1,0 +1,128 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Testing
+
+@testable import DocumentBookmarkStore
+
+@Suite("Store file format")
+struct StoreFormatTests {
+  let files: StoreScratch
+
+  init() throws { files = try StoreScratch() }
+
+  private func json() throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+  }
+
+  private func writeJSON(_ object: [String: Any]) throws {
+    // In place, as a newer version's save would leave it (the key stays on the file).
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    let handle = try FileHandle(forWritingTo: files.storePath.url)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: data)
+    try handle.close()
+  }
+
+  @Test("the file is a versioned envelope, with bookmarks in their text form")
+  func envelope() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    let object = try json()
+    #expect(object["format"] as? String == "docbm-store")
+    #expect(object["schemaVersion"] as? Int == 1)
+    let record = try #require((object["records"] as? [[String: Any]])?.first)
+    #expect(record["key"] as? String == "a")
+    #expect((record["bookmark"] as? String)?.hasPrefix(Bookmark.textPrefix) == true)
+    #expect((record["status"] as? [String: Any])?["state"] as? String == "available")
+  }
+
+  @Test("unknown members of the envelope and of records survive a rewrite")
+  func unknownMembersSurvive() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    var object = try json()
+    object["writtenBy"] = "a newer docbm"
+    var records = try #require(object["records"] as? [[String: Any]])
+    records[0]["colour"] = ["r": 1, "g": 0.5]
+    object["records"] = records
+    try writeJSON(object)
+    try await store.add(target: try files.scratch.file("b.txt"), key: "b")
+    let after = try json()
+    #expect(after["writtenBy"] as? String == "a newer docbm")
+    let first = try #require((after["records"] as? [[String: Any]])?.first)
+    #expect((first["colour"] as? [String: Any])?["g"] as? Double == 0.5)
+  }
+
+  @Test("a status this version cannot read is unknown; a record it cannot decode is kept verbatim")
+  func unreadableParts() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    var object = try json()
+    var records = try #require(object["records"] as? [[String: Any]])
+    records[0]["status"] = ["state": "hibernating"]
+    records.append(["key": "future", "kind": "a kind from the future"])
+    records.append(["key": "a", "garbage": true])
+    object["records"] = records
+    try writeJSON(object)
+    let reader = files.store()
+    let loaded = try await reader.load()
+    #expect(loaded.map(\.key) == ["a"])
+    #expect(loaded.first?.status == .unknown)
+    try await reader.add(target: try files.scratch.file("b.txt"), key: "b")
+    let written = try #require(try json()["records"] as? [[String: Any]])
+    #expect(written.map { $0["key"] as? String } == ["a", "b", "future"])
+    #expect(written.last?["kind"] as? String == "a kind from the future")
+  }
+
+  @Test("a file of a newer schema version is neither read nor overwritten")
+  func newerVersion() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    var object = try json()
+    object["schemaVersion"] = 2
+    try writeJSON(object)
+    let before = try files.storeBytes()
+    let other = files.store()
+    do {
+      try await other.load()
+      Issue.record("a newer store was read")
+    } catch {
+      #expect(error == .newerVersion(schemaVersion: 2, path: files.storePath))
+    }
+    do {
+      try await other.add(target: try files.scratch.file("b.txt"), key: "b")
+      Issue.record("a newer store was written")
+    } catch {
+      guard case .newerVersion? = error as? BookmarkStoreError<String> else { throw error }
+    }
+    #expect(try files.storeBytes() == before)
+  }
+
+  @Test("a JSON file that is not a store is refused and left alone")
+  func notAStore() async throws {
+    try files.scratch.makeParents(of: files.storePath)
+    try files.scratch.write(#"{"settings": true}"#, to: files.storePath)
+    let store = files.store()
+    do {
+      try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+      Issue.record("another program's file was taken for a store")
+    } catch {
+      guard case .notAStore? = error as? BookmarkStoreError<String> else { throw error }
+    }
+    #expect(String(decoding: try files.storeBytes(), as: UTF8.self) == #"{"settings": true}"#)
+  }
+
+  @Test("a FIFO at the store's path is refused without blocking")
+  func fifo() async throws {
+    try files.scratch.makeParents(of: files.storePath)
+    #expect(mkfifo(files.storePath.description, 0o600) == 0)
+    let store = files.store()
+    do {
+      try await store.load()
+      Issue.record("a FIFO was read as a store")
+    } catch {
+      #expect(error == .notAStore(path: files.storePath, reason: "not a regular file"))
+    }
+  }
+}
