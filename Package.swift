@@ -62,7 +62,7 @@ let package = Package(
     ),
     .target(
       name: "DocbmCLI",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore"],
       swiftSettings: strictSettings
     ),
     .executableTarget(

@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, demo, completions, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, demo, completions, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -15,6 +15,8 @@ enum CommandName: String, CaseIterable, Sendable {
       "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] DOCUMENT"
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
+    case .store:
+      "store list|add|forget|pin|unpin|refresh [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
     case .demo: "demo"
     case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
@@ -32,6 +34,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .repair: "Put escrowed keys back on documents that lost them."
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
+    case .store: "List and fix an app's store of remembered files and folders."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
@@ -204,6 +207,33 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         SUBCOMMAND  The subcommand to describe.
       """
+    case .store:
+      """
+      A store is an app's list of remembered files and folders (recent documents,
+      places), kept in one JSON file whose records hold bookmarks anchored on the store
+      file itself. Changes are made under the store's lock, so the app may be running.
+
+      ACTIONS:
+        list STORE            Show each record: key, status, pin, path.
+        add STORE PATH...     Bookmark each PATH and add it (the key is the path as given,
+                              or --key). A target already in the store is not added twice.
+        forget STORE KEY...   Remove the records with these keys.
+        pin STORE KEY...      Pin records: eviction spares them unless they are gone.
+        unpin STORE KEY...    Unpin records.
+        refresh STORE [KEY...]
+                              Resolve records (all, or those named) and store what was
+                              found: status, where moved targets are now.
+
+      OPTIONS:
+        --json                Print a JSON object (see docbm(1)).
+        --key KEY             With add: the record's key (a string).
+        --path-only           With add: add the path without bookmarking it yet; it gets
+                              its bookmark when first reached.
+        --pin                 With add: pin the record.
+
+      A KEY is given as the app wrote it when it is a string, else as its JSON text.
+      Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.
+      """
     }
   }
 
@@ -220,6 +250,7 @@ enum CommandName: String, CaseIterable, Sendable {
       ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
     case .save: ["--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--help"]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
+    case .store: ["--json", "--key", "--path-only", "--pin", "--help"]
     case .demo, .completions, .help: ["--help"]
     }
   }
@@ -264,7 +295,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

@@ -114,6 +114,8 @@ public enum DocbmCommandLine {
       ).run(console)
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)
+    case .store(let settings):
+      return try StoreCommand(settings: settings, store: path(settings.store)).run(console)
     case .demo:
       return try DemoCommand().run(console)
     case .completions(let shell):

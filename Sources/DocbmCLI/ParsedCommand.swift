@@ -8,6 +8,7 @@ enum ParsedCommand: Equatable {
   case repair(RepairSettings)
   case save(SaveSettings)
   case probe(ProbeSettings)
+  case store(StoreSettings)
   case demo
   case completions(shell: String)
   case help(CommandName?)
@@ -102,6 +103,7 @@ enum ParsedCommand: Equatable {
       }
       return parsed
     }
+    if name == .store { return try StoreSettings.parse(global.dropFirst(), json: globalJSON) }
     var operands: [[UInt8]] = []
     var json = globalJSON
     var from: [UInt8]?
@@ -195,6 +197,8 @@ enum ParsedCommand: Equatable {
           listAll: listAll, progress: progress))
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
+    case .store:
+      throw UsageError(message: "Missing expected argument 'ACTION'", command: .store)
     case .save:
       try expect("DOCUMENT")
       return .save(

@@ -71,7 +71,8 @@ struct StoreEvictionTests {
   @Test("a target on an unmounted filesystem, or a lost key, is not gone")
   func unavailableIsNotGone() async throws {
     for code in [DocbmError.Code.volumeUnavailable, .keyMissing, .permissionDenied, .ioError] {
-      #expect(!StoreRecord<String, NoMetadata>.isGone(status: .unavailable(code, since: .now), inTrash: false))
+      #expect(
+        !StoreRecord<String, NoMetadata>.isGone(status: .unavailable(code, since: .now), inTrash: false))
     }
     for code in [DocbmError.Code.missing, .corrupt, .unsupportedVersion] {
       #expect(StoreRecord<String, NoMetadata>.isGone(status: .unavailable(code, since: .now), inTrash: false))

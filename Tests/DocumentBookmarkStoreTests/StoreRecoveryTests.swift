@@ -16,7 +16,8 @@ struct StoreRecoveryTests {
       .filter { $0.hasPrefix("store.json.corrupt-") }
   }
 
-  @Test("garbage written in place: quarantined, the last good version restored with its key, and it checks ok")
+  @Test(
+    "garbage written in place: quarantined, the last good version restored with its key, and it checks ok")
   func garbageInPlace() async throws {
     let store = files.store()
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")

@@ -33,7 +33,8 @@ struct StoreUpdatesTests {
     #expect(record.key == "b")
     #expect(store.snapshot.contains("b"))
     try await store.move("b", to: 0)
-    guard case .changes(let reordered)? = await updates.next(), case .reordered(let keys) = reordered.first else {
+    guard case .changes(let reordered)? = await updates.next(), case .reordered(let keys) = reordered.first
+    else {
       Issue.record("no reorder")
       return
     }

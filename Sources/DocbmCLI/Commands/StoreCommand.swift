@@ -1,0 +1,180 @@
+import DocumentBookmarkStore
+import DocumentBookmarks
+import Foundation
+
+/// `docbm store ACTION STORE …`: list an app's store and fix it: add, forget, pin, unpin,
+/// refresh. Works on any app's store whatever its key and metadata types: keys and metadata
+/// are kept as the JSON the app wrote.
+struct StoreCommand {
+  let settings: StoreSettings
+  let store: FilePath
+
+  typealias Core = StoreCore<JSONValue, JSONValue>
+  typealias Record = StoreRecord<JSONValue, JSONValue>
+
+  /// One record as `--json` prints it.
+  private struct RecordReport: Encodable {
+    let key: JSONValue
+    let path: FilePath
+    let status: RecordStatus
+    let pinned: Bool
+    let hasBookmark: Bool
+    let isGone: Bool
+    let isInTrash: Bool
+    let created: Timestamp
+    let lastUsed: Timestamp?
+    let refreshed: Timestamp?
+
+    init(_ record: Record) {
+      key = record.key
+      path = record.lastKnownPath
+      status = record.status
+      pinned = record.isPinned
+      hasBookmark = record.hasBookmark
+      isGone = record.isGone
+      isInTrash = record.isInTrash
+      created = record.createdAt
+      lastUsed = record.lastUsedAt
+      refreshed = record.refreshedAt
+    }
+  }
+
+  private struct Report: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let store: FilePath
+    let action: String
+    let records: [RecordReport]
+    /// Keys given that no record has (forget, pin, unpin, refresh).
+    let unknownKeys: [String]
+    let failures: [String: ErrorReport]
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let core = Core(
+      file: store, policy: StorePolicy(duplicates: .returnExisting),
+      service: BookmarkService(escrow: .default))
+    var unknown: [String] = []
+    var failures: [String: DocbmError] = [:]
+    var shown: [Record]
+    do throws(BookmarkStoreError<JSONValue>) {
+      switch settings.action {
+      case .list:
+        guard FileManager.default.fileExists(atPath: store.description) else {
+          throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
+        }
+        shown = try core.load()
+      case .add:
+        shown = []
+        for operand in settings.operands {
+          guard let target = FilePath(bytes: operand) else { continue }
+          let key = JSONValue.string(settings.key ?? target.description)
+          var record =
+            settings.pathOnly
+            ? try core.add(pathOnly: target, key: key, metadata: .object([:]))
+            : try core.add(target: target, key: key, metadata: .object([:]))
+          if settings.pin { record = try core.setPinned(record.key, true) }
+          shown.append(record)
+        }
+      case .forget:
+        let keys = try resolveKeys(core, &unknown)
+        shown = try core.forget(keys)
+      case .pin, .unpin:
+        let keys = try resolveKeys(core, &unknown)
+        shown = try keys.map { key throws(BookmarkStoreError<JSONValue>) in
+          try core.setPinned(key, settings.action == .pin)
+        }
+      case .refresh:
+        if settings.operands.isEmpty {
+          failures = Dictionary(
+            uniqueKeysWithValues: try core.refreshStatuses().map { (Self.render($0.key), $0.value) })
+          shown = core.snapshot.records
+        } else {
+          shown = []
+          for key in try resolveKeys(core, &unknown) {
+            do {
+              shown.append(try core.resolve(key).record)
+            } catch .docbm(let error) {
+              failures[Self.render(key)] = error
+              if let record = core.snapshot[key] { shown.append(record) }
+            }
+          }
+        }
+      }
+    } catch {
+      throw Self.plain(error)
+    }
+    if settings.json {
+      console.print(
+        JSONReport.render(
+          Report(
+            store: store, action: settings.action.rawValue, records: shown.map(RecordReport.init),
+            unknownKeys: unknown, failures: failures.mapValues(ErrorReport.init))))
+    } else {
+      print(shown, console)
+      for key in unknown { console.printError("no record has the key \(key)") }
+      for (key, error) in failures.sorted(by: { $0.key < $1.key }) {
+        console.printError("\(key): \(error.code.rawValue): \(error.message)")
+      }
+    }
+    if !unknown.isEmpty { return DocbmCommandLine.ExitStatus.failure }
+    return failures.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+  }
+
+  /// The records whose keys the operands name (a key as its text when it is a string, else
+  /// its JSON); names no record has go to `unknown`.
+  private func resolveKeys(_ core: Core, _ unknown: inout [String]) throws(BookmarkStoreError<JSONValue>)
+    -> [JSONValue]
+  {
+    let records = try core.load()
+    var keys: [JSONValue] = []
+    for operand in settings.operands {
+      let text = String(decoding: operand, as: UTF8.self)
+      if let record = records.first(where: { Self.render($0.key) == text }) {
+        keys.append(record.key)
+      } else {
+        unknown.append(text)
+      }
+    }
+    return keys
+  }
+
+  /// `KEY  STATUS  PATH` lines, aligned, with pins and gone records marked.
+  private func print(_ records: [Record], _ console: Console) {
+    let keys = records.map { Self.render($0.key) }
+    let width = min(keys.map(\.count).max() ?? 0, 32)
+    for (record, key) in zip(records, keys) {
+      var status: String
+      switch record.status {
+      case .unknown: status = record.hasBookmark ? "unknown" : "path-only"
+      case .available: status = "available"
+      case .unavailable(let code, let since):
+        status = "\(code.rawValue) since \(since.description.prefix(19))Z"
+      }
+      if record.isGone { status += ", gone" }
+      if record.isPinned { status += ", pinned" }
+      console.print(
+        "\(key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0))  \(status)  \(record.lastKnownPath)"
+      )
+    }
+  }
+
+  /// A key as the command line names it: a string as itself, anything else as JSON.
+  static func render(_ key: JSONValue) -> String {
+    if case .string(let text) = key { return text }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+  }
+
+  /// A store error as the command line reports it: a docbm error as itself (so that its
+  /// hint and exit status follow), others as their description.
+  private static func plain(_ error: BookmarkStoreError<JSONValue>) -> any Error {
+    if case .docbm(let error) = error { return error }
+    return StoreFailure(description: error.description)
+  }
+}
+
+/// A store failure that is not a docbm error (newer version, not a store, corrupt).
+struct StoreFailure: Error, CustomStringConvertible {
+  let description: String
+}
