@@ -1,0 +1,181 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@Suite("docbm store, end to end")
+struct StoreEndToEndTests {
+  let scratch: Scratch
+  let store: FilePath
+  let docbm = Capabilities.docbmExecutable
+
+  init() throws {
+    scratch = try Scratch()
+    store = scratch.path("app/recents.json")
+  }
+
+  private func fingerprint() throws -> KeyFingerprint? {
+    try BookmarkService().documents(anchoredOn: store).keyFingerprint()
+  }
+
+  @Test("add, list, refresh after a move and a deletion, pin, forget")
+  func lifecycle() throws {
+    let plan = try scratch.file("notes/plan.md")
+    let photos = try scratch.folder("photos")
+    #expect(run(docbm, ["store", "add", store.description, plan.description]).status == 0)
+    #expect(
+      run(docbm, ["store", "add", "--key", "photos", "--pin", store.description, photos.description]).status
+        == 0)
+    let moved = scratch.path("notes/plan-final.md")
+    try scratch.move(plan, moved)
+    let refreshed = run(docbm, ["store", "refresh", store.description])
+    #expect(refreshed.status == 0, "\(refreshed.error)")
+    let list = run(docbm, ["store", "list", "--json", store.description])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+    let records = try #require(object["records"] as? [[String: Any]])
+    #expect(records.map { $0["key"] as? String } == [plan.description, "photos"])
+    #expect(records[0]["path"] as? String == moved.description)
+    #expect(records[1]["pinned"] as? Bool == true)
+    try scratch.remove(moved)
+    let failing = run(docbm, ["store", "refresh", store.description, plan.description])
+    #expect(failing.status == 2)
+    #expect(failing.error.contains("missing"))
+    let text = run(docbm, ["store", "list", store.description]).output
+    #expect(text.contains("missing since") && text.contains("gone"))
+    let forget = run(docbm, ["store", "forget", store.description, plan.description, "nothing"])
+    #expect(forget.status == 1)
+    #expect(forget.error.contains("no record has the key nothing"))
+    #expect(run(docbm, ["store", "list", store.description]).output.split(separator: "\n").count == 1)
+    // The store is a document like any other: its bookmarks check out.
+    #expect(run(docbm, ["check", store.description]).status == 0)
+  }
+
+  @Test("usage errors name the problem")
+  func usage() {
+    let noAction = run(docbm, ["store"])
+    #expect(noAction.status == 64 && noAction.error.contains("Missing expected argument 'ACTION'"))
+    let wrong = run(docbm, ["store", "lsit", store.description])
+    #expect(wrong.status == 64 && wrong.error.contains("Unknown action 'lsit'"))
+    let misplaced = run(docbm, ["store", "forget", "--pin", store.description, "k"])
+    #expect(misplaced.status == 64)
+    let missing = run(docbm, ["store", "list", store.description])
+    #expect(missing.status == 1 && missing.error.contains("there is no store"))
+  }
+
+  @Test("four processes adding at once lose nothing, and the store keeps its key")
+  func concurrentWriters() throws {
+    let rounds = Int(ProcessInfo.processInfo.environment["DOCBM_STORE_ROUNDS"] ?? "") ?? 25
+    for writer in 1...4 {
+      for round in 1...rounds { try scratch.file("targets/w\(writer)-\(round).txt") }
+    }
+    #expect(
+      run(
+        docbm,
+        ["store", "add", "--key", "seed", store.description, scratch.path("targets/w1-1.txt").description]
+      ).status == 0)
+    let fingerprint = try #require(try fingerprint())
+    let processes = try (1...4).map { writer -> Process in
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = [
+        "-c",
+        "for i in $(seq 1 \(rounds)); do \"$0\" store add --key w\(writer)-$i \"$1\" \"$2/w\(writer)-$i.txt\" >/dev/null || exit 1; done",
+        docbm, store.description, scratch.path("targets").description,
+      ]
+      process.environment = ProcessInfo.processInfo.environment.merging(
+        ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]) { $1 }
+      try process.run()
+      return process
+    }
+    for process in processes {
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+    }
+    let list = run(docbm, ["store", "list", "--json", store.description])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+    let keys = Set(try #require(object["records"] as? [[String: Any]]).compactMap { $0["key"] as? String })
+    // w1-1 was added twice (as seed, then as w1-1): the second add returned the first record.
+    #expect(keys.count == 4 * rounds)
+    for writer in 1...4 {
+      for round in 1...rounds where !(writer == 1 && round == 1) {
+        #expect(keys.contains("w\(writer)-\(round)"), "w\(writer)-\(round) was lost")
+      }
+    }
+    #expect(try self.fingerprint() == fingerprint)
+    #expect(run(docbm, ["check", store.description]).status == 0)
+  }
+
+  @Test("a lock holder killed with SIGKILL releases the lock at once")
+  func killedHolder() throws {
+    let target = try scratch.file("a.txt")
+    #expect(run(docbm, ["store", "add", store.description, target.description]).status == 0)
+    // Another process holds the store's lock (flock(1) takes the same kind of lock; with
+    // --close its child does not inherit it, so killing flock(1) ends the holder).
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+    holder.arguments = ["--close", store.description + ".lock", "sleep", "60"]
+    try holder.run()
+    defer {
+      _ = run("/usr/bin/pkill", ["-KILL", "-P", String(holder.processIdentifier)])
+      if holder.isRunning { kill(holder.processIdentifier, SIGKILL) }
+    }
+    // Wait until it holds the lock.
+    let lockFD = open(store.description + ".lock", O_RDONLY)
+    defer { close(lockFD) }
+    var waited = 0
+    while flock(lockFD, LOCK_EX | LOCK_NB) == 0 {
+      flock(lockFD, LOCK_UN)
+      usleep(10_000)
+      waited += 1
+      try #require(waited < 500, "flock(1) never took the lock")
+    }
+    let adder = Process()
+    adder.executableURL = URL(fileURLWithPath: docbm)
+    adder.arguments = [
+      "store", "add", "--key", "b", store.description, try scratch.file("b.txt").description,
+    ]
+    try adder.run()
+    usleep(300_000)
+    #expect(adder.isRunning, "the add did not wait for the lock")
+    let killed = ContinuousClock.now
+    kill(holder.processIdentifier, SIGKILL)
+    adder.waitUntilExit()
+    let elapsed = ContinuousClock.now - killed
+    #expect(adder.terminationStatus == 0)
+    #expect(elapsed < .seconds(1), "the add took \(elapsed) after the holder died")
+    let lines = run(docbm, ["store", "list", store.description]).output.split(separator: "\n")
+    #expect(lines.contains { $0.hasPrefix("b ") && $0.contains("available") })
+  }
+
+  @Test("a writer killed at any moment leaves the old or the new store, with its key")
+  func killedWriter() throws {
+    #expect(
+      run(
+        docbm, ["store", "add", "--key", "seed", store.description, try scratch.file("seed.txt").description]
+      ).status == 0)
+    let fingerprint = try #require(try fingerprint())
+    for round in 0..<6 {
+      for index in 0..<20 { try scratch.file("round\(round)/f\(index).txt") }
+      let writer = Process()
+      writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+      writer.arguments = [
+        "-c", "for f in \"$2\"/*; do \"$0\" store add \"$1\" \"$f\" >/dev/null; done", docbm,
+        store.description,
+        scratch.path("round\(round)").description,
+      ]
+      try writer.run()
+      usleep(UInt32(40_000 + round * 37_000))
+      // Kill the shell and whatever docbm it is running.
+      _ = run("/usr/bin/pkill", ["-KILL", "-P", String(writer.processIdentifier)])
+      kill(writer.processIdentifier, SIGKILL)
+      writer.waitUntilExit()
+      let list = run(docbm, ["store", "list", store.description])
+      #expect(list.status == 0, "round \(round): \(list.error)")
+      #expect(list.output.contains("seed"))
+      #expect(try self.fingerprint() == fingerprint, "round \(round): the store's key changed")
+    }
+  }
+}
