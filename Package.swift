@@ -86,7 +86,7 @@ let package = Package(
     // Samples: built by CI, run by their READMEs.
     .executableTarget(
       name: "folder-list",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore"],
       path: "Samples/folder-list",
       exclude: ["README.md"],
       swiftSettings: strictSettings

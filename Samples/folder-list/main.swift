@@ -1,59 +1,35 @@
 // folder-list: a terminal program that keeps a list of folders the user added.
 //
-// The list is itself a document anchored by docbm: each entry is a document-scoped
-// bookmark stored in the list's JSON, and the list is saved with replaceDocument, so its
-// key survives every save. Entries whose folder was renamed or moved still work; entries
-// deleted stay deleted after a restart.
+// The list is a BookmarkStore: each folder is a record under a stable key (its name),
+// holding a bookmark anchored on the list file itself, which is saved with
+// replaceDocument, so its key survives every save. Folders that were renamed or moved
+// keep their entry; folders on a disk that is not mounted show as offline (and are never
+// dropped for it); removed entries stay removed, after a restart and in every other
+// folder-list running at the same time.
 //
-//   folder-list add PATH        remember a folder
-//   folder-list list            show the folders (and refresh moved ones)
-//   folder-list show NUMBER     list a folder's contents
-//   folder-list remove NUMBER   forget a folder
+//   folder-list add PATH        remember a folder (its key is its name: garden, garden-2, …)
+//   folder-list list            show the folders (and follow moved ones)
+//   folder-list show KEY        list a folder's contents
+//   folder-list remove KEY      forget a folder
 //
 // The list lives in $FOLDER_LIST_FILE, or $XDG_DATA_HOME/folder-list/folders.json
 // (default ~/.local/share/folder-list/folders.json).
 
+import DocumentBookmarkStore
 import DocumentBookmarks
 import Foundation
 
-/// The list document's contents.
-struct FolderList: Codable {
-  struct Entry: Codable {
-    var name: String
-    var bookmark: Bookmark
-  }
-  var entries: [Entry] = []
+/// What the list keeps with each folder besides its bookmark.
+struct Folder: Codable, Equatable, Sendable {
+  /// The name the folder had when it was added.
+  var name: String
 }
 
-/// The list document: read, resolved and saved through docbm.
-struct ListDocument {
-  let path: FilePath
-  let document: AnchoredDocument
-
-  init() {
-    let environment = ProcessInfo.processInfo.environment
-    if let file = environment["FOLDER_LIST_FILE"] {
-      path = FilePath(file)
-    } else {
-      let data = environment["XDG_DATA_HOME"] ?? (environment["HOME"] ?? "/tmp") + "/.local/share"
-      path = FilePath(data + "/folder-list/folders.json")
-    }
-    document = BookmarkService().documents(anchoredOn: path)
-  }
-
-  func load() throws -> FolderList {
-    guard FileManager.default.fileExists(atPath: path.description) else { return FolderList() }
-    return try JSONDecoder().decode(FolderList.self, from: Data(contentsOf: path.url))
-  }
-
-  /// Saves with replaceDocument: the key, and so every entry, survives the save.
-  func save(_ list: FolderList) throws {
-    try FileManager.default.createDirectory(
-      at: path.url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try document.replaceDocument(with: encoder.encode(list))
-  }
+func listFile() -> FilePath {
+  let environment = ProcessInfo.processInfo.environment
+  if let file = environment["FOLDER_LIST_FILE"] { return FilePath(file) }
+  let data = environment["XDG_DATA_HOME"] ?? (environment["HOME"] ?? "/tmp") + "/.local/share"
+  return FilePath(data + "/folder-list/folders.json")
 }
 
 func fail(_ message: String) -> Never {
@@ -61,73 +37,90 @@ func fail(_ message: String) -> Never {
   exit(1)
 }
 
-func entryIndex(_ argument: String?, in list: FolderList) -> Int {
-  guard let argument, let number = Int(argument), (1...list.entries.count).contains(number) else {
-    fail("give the number of an entry, 1 to \(list.entries.count) (see 'folder-list list')")
+/// A line for a folder that could not be reached: offline when its disk is not mounted.
+func unavailable(_ key: String, _ error: DocbmError) -> String {
+  switch error.code {
+  case .volumeUnavailable: "\(key)  offline: the disk it is on is not mounted"
+  case .missing:
+    "\(key)  missing: \(error.lastKnownPath.map(\.description) ?? "gone") (folder-list remove \(key))"
+  default: "\(key)  unavailable: \(error.code.rawValue), \(error.recommendation.rawValue)"
   }
-  return number - 1
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let store = ListDocument()
-do {
-  var list = try store.load()
-  switch arguments.first {
-  case "add":
-    guard arguments.count == 2 else { fail("usage: folder-list add PATH") }
-    // The list document must exist before a bookmark can be anchored on it.
-    if list.entries.isEmpty { try store.save(list) }
-    let folder = FilePath(arguments[1])
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.description, isDirectory: &isFolder),
-      isFolder.boolValue
-    else {
-      fail("\(folder) is not a folder")
-    }
-    let bookmark = try store.document.makeBookmark(to: folder)
-    list.entries.append(.init(name: folder.url.lastPathComponent, bookmark: bookmark))
-    try store.save(list)
-    print("added \(list.entries.count): \(folder)")
-
-  case "list", nil:
-    var refreshed = false
-    for (index, entry) in list.entries.enumerated() {
-      do {
-        let resolution = try store.document.resolve(entry.bookmark)
-        var line = "\(index + 1). \(entry.name)  \(resolution.path)"
-        if let newer = resolution.refreshed {
-          list.entries[index].bookmark = newer
-          refreshed = true
-          line += "  (moved: \(resolution.staleReasons.map(\.rawValue).joined(separator: ", ")))"
-        }
-        print(line)
-      } catch {
-        print(
-          "\(index + 1). \(entry.name)  unavailable: \(error.code.rawValue), \(error.recommendation.rawValue)"
-        )
+/// Runs one command of the command line.
+func run(_ arguments: [String]) async {
+  let store = BookmarkStore<String, Folder>(
+    file: listFile(), followsOtherProcesses: false, followsMounts: false)
+  do {
+    let records = try await store.load()
+    switch arguments.first {
+    case "add":
+      guard arguments.count == 2 else { fail("usage: folder-list add PATH") }
+      let folder = FilePath(arguments[1])
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder.description, isDirectory: &isFolder),
+        isFolder.boolValue
+      else {
+        fail("\(folder) is not a folder")
       }
+      let name = folder.url.lastPathComponent
+      let taken = Set(records.map(\.key))
+      var key = name
+      var number = 1
+      while taken.contains(key) {
+        number += 1
+        key = "\(name)-\(number)"
+      }
+      do {
+        try await store.add(target: folder, key: key, metadata: Folder(name: name))
+        print("added \(key): \(folder)")
+      } catch {
+        guard case .duplicate(let existing) = error else { throw error }
+        print("already in the list as \(existing)")
+      }
+
+    case "list", nil:
+      for record in records {
+        do {
+          let resolved = try await store.resolve(record.key)
+          var line = "\(record.key)  \(resolved.path)"
+          if let resolution = resolved.resolution, resolution.isStale {
+            line += "  (moved: \(resolution.staleReasons.map(\.rawValue).joined(separator: ", ")))"
+          }
+          print(line)
+        } catch {
+          guard case .docbm(let failure) = error else { throw error }
+          print(unavailable(record.key, failure))
+        }
+      }
+      if records.isEmpty { print("no folders yet: folder-list add PATH") }
+
+    case "show":
+      guard arguments.count == 2 else { fail("usage: folder-list show KEY") }
+      let resolved = try await store.resolve(arguments[1])
+      let names = try FileManager.default.contentsOfDirectory(atPath: resolved.path.description).sorted()
+      print("\(resolved.path):")
+      names.forEach { print("  \($0)") }
+
+    case "remove":
+      guard arguments.count == 2 else { fail("usage: folder-list remove KEY") }
+      let removed = try await store.forget(arguments[1])
+      guard removed else { fail("no folder has the key \(arguments[1])") }
+      print("removed \(arguments[1])")
+
+    default:
+      fail("usage: folder-list add PATH | list | show KEY | remove KEY")
     }
-    if list.entries.isEmpty { print("no folders yet: folder-list add PATH") }
-    if refreshed { try store.save(list) }
-
-  case "show":
-    let index = entryIndex(arguments.dropFirst().first, in: list)
-    let resolution = try store.document.resolve(list.entries[index].bookmark)
-    let names = try FileManager.default.contentsOfDirectory(atPath: resolution.path.description).sorted()
-    print("\(resolution.path):")
-    names.forEach { print("  \($0)") }
-
-  case "remove":
-    let index = entryIndex(arguments.dropFirst().first, in: list)
-    let removed = list.entries.remove(at: index)
-    try store.save(list)
-    print("removed \(removed.name)")
-
-  default:
-    fail("usage: folder-list add PATH | list | show NUMBER | remove NUMBER")
+  } catch let error as BookmarkStoreError<String> {
+    switch error {
+    case .notFound(let key): fail("no folder has the key \(key) (see 'folder-list list')")
+    case .docbm(let error):
+      fail("\(error.message) (\(error.code.rawValue); \(error.recommendation.rawValue))")
+    default: fail(error.description)
+    }
+  } catch {
+    fail("\(error)")
   }
-} catch let error as DocbmError {
-  fail("\(error.message) (\(error.code.rawValue); \(error.recommendation.rawValue))")
-} catch {
-  fail("\(error)")
 }
+
+await run(Array(CommandLine.arguments.dropFirst()))

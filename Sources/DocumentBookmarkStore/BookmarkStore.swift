@@ -33,7 +33,9 @@ public final class BookmarkStore<
 
   package let core: StoreCore<Key, Metadata>
   private let followsOthers: Bool
+  private let followsMounts: Bool
   private let follower = Mutex<StoreFollower?>(nil)
+  private let mountWatcher = Mutex<MountWatcher?>(nil)
   private let flights = Mutex<[Key: Task<ResolvedRecord<Key, Metadata>, any Error>]>([:])
 
   /// A store kept in `file` (made on the first change; its folder too, mode 0700).
@@ -43,16 +45,24 @@ public final class BookmarkStore<
   ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed:
   ///     give it the user's escrow so that a store whose key is lost can be repaired.
   ///   - followsOtherProcesses: whether to reload when another process saves the store.
+  ///   - followsMounts: whether to follow mounts and unmounts (``MountEvents``): records
+  ///     on a filesystem that goes away are marked `volumeUnavailable` at once, without
+  ///     touching it, and resolved again when it comes back.
+  ///
+  /// Following starts with the first call that reads the store; each costs one thread that
+  /// sleeps until something happens.
   public init(
     file: FilePath, policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService(),
-    followsOtherProcesses: Bool = true
+    followsOtherProcesses: Bool = true, followsMounts: Bool = true
   ) {
     core = StoreCore(file: file, policy: policy, service: service)
     followsOthers = followsOtherProcesses
+    self.followsMounts = followsMounts
   }
 
   deinit {
     follower.withLock { $0?.cancel() }
+    mountWatcher.withLock { $0?.cancel() }
     core.finishListeners()
   }
 
@@ -83,6 +93,13 @@ public final class BookmarkStore<
   }
 
   private func startFollowing() {
+    if followsMounts {
+      mountWatcher.withLock { watcher in
+        guard watcher == nil else { return }
+        let core = core
+        watcher = MountWatcher { events in events.forEach(core.handle) }
+      }
+    }
     guard followsOthers else { return }
     follower.withLock { follower in
       guard follower == nil else { return }
@@ -234,6 +251,27 @@ public final class BookmarkStore<
   public func key(matching path: FilePath) async throws(Failure) -> Key? {
     let core = core
     return try await run { () throws(Failure) in try core.key(matching: path) }
+  }
+
+  /// Marks the records on the filesystem that was mounted at `mountPoint` unavailable
+  /// (`volumeUnavailable`), in one save, without touching that filesystem (a UI can grey
+  /// them at once). A store that follows mounts does this by itself.
+  ///
+  /// - Returns: the keys of the records marked.
+  @discardableResult
+  public func markUnavailable(onUnmountOf mountPoint: FilePath) async throws(Failure) -> [Key] {
+    let core = core
+    return try await run { () throws(Failure) in try core.markUnavailable(onUnmountOf: mountPoint) }
+  }
+
+  /// Follows `events` (``MountEvents/stream()``) until it ends: on an unmount, marks the
+  /// records on it unavailable; on a mount, resolves the records waiting for it. For a
+  /// store made with `followsMounts: false`, or other sources of events.
+  public func refreshStatuses(on events: AsyncStream<MountEvent>) async {
+    let core = core
+    for await event in events {
+      _ = try? await DocbmThreads.run { core.handle(event) }
+    }
   }
 
   /// The store's records as they change: first ``StoreUpdate/snapshot(_:)`` with the

@@ -50,7 +50,11 @@ extension StoreCore {
   /// on Dispatch's threads, and commits all the results in one save. Returns each failure.
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
     try load()
-    let records = snapshot.records.filter { includingAvailable || $0.status != .available }
+    return try refresh(snapshot.records.filter { includingAvailable || $0.status != .available })
+  }
+
+  /// Resolves `records` several at a time and commits the results in one save.
+  func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
     let outcomes = Mutex<[Outcome?]>(Array(repeating: nil, count: records.count))
     DispatchQueue.concurrentPerform(iterations: records.count) { index in

@@ -21,17 +21,25 @@ struct SamplesEndToEndTests {
     func folderList(_ arguments: String...) -> ProcessResult {
       run(sample("folder-list"), arguments, environment: environment)
     }
-    #expect(folderList("add", scratch.path("Projects/garden").description).status == 0)
+    #expect(
+      folderList("add", scratch.path("Projects/garden").description).output
+        == "added garden: \(scratch.path("Projects/garden"))\n")
     #expect(folderList("add", scratch.path("Projects/roses").description).status == 0)
+    #expect(
+      folderList("add", scratch.path("Projects/roses").description).output == "already in the list as roses\n"
+    )
     try scratch.move(scratch.path("Projects/garden"), scratch.path("Archive/garden-2026"))
     let moved = folderList("list")
-    #expect(moved.output.contains("1. garden  \(scratch.path("Archive/garden-2026"))  (moved: targetMoved)"))
+    #expect(moved.output.contains("garden  \(scratch.path("Archive/garden-2026"))  (moved: targetMoved)"))
     #expect(!folderList("list").output.contains("moved:"), "the refreshed entry was saved")
-    #expect(folderList("show", "1").output.contains("seeds.txt"))
-    #expect(folderList("remove", "2").status == 0)
+    #expect(folderList("show", "garden").output.contains("seeds.txt"))
+    #expect(folderList("remove", "roses").status == 0)
     let after = folderList("list").output
     #expect(!after.contains("roses"))
     #expect(after.contains("garden"))
+    #expect(folderList("remove", "roses").status == 1)
+    try FileManager.default.removeItem(atPath: scratch.path("Archive/garden-2026").description)
+    #expect(folderList("list").output.hasPrefix("garden  missing: "))
   }
 
   @Test("moodboard: moved images are found again, deleted ones pruned, and the board keeps its key")

@@ -1,0 +1,109 @@
+public import DocumentBookmarks
+import Foundation
+
+/// A filesystem mounted or unmounted in this process's mount namespace.
+public enum MountEvent: Hashable, Sendable {
+  case mounted(MountInfo)
+  case unmounted(MountInfo)
+
+  /// The mount the event is about.
+  public var mount: MountInfo {
+    switch self {
+    case .mounted(let info), .unmounted(let info): info
+    }
+  }
+}
+
+/// One mount, as the mount table lists it.
+public struct MountInfo: Hashable, Sendable {
+  /// The mount's ID (unique while it is mounted; the kernel may reuse it later).
+  public let mountID: UInt64
+  /// Where it is mounted.
+  public let mountPoint: FilePath
+  /// The filesystem type (`ext4`, `vfat`, `fuse.sshfs`, …).
+  public let fileSystemType: String
+  /// The filesystem's source (`/dev/sdb1`, a server path, …).
+  public let source: String
+  /// The filesystem's id (`statfs`'s `f_fsid`), read when it was mounted; `nil` after an
+  /// unmount or when it could not be read.
+  public let filesystemID: UInt64?
+}
+
+/// Mount and unmount events, from the mount table (`/proc/self/mountinfo`), which the
+/// kernel marks when it changes: a thread sleeps in `poll` until then, so no mount change
+/// costs nothing, and each change is reported within moments. A remount (new options, same
+/// mount) is not an event.
+public enum MountEvents {
+  /// A stream of the mounts that come and go from now on. Ending the iteration (or
+  /// cancelling its task) stops the thread and closes the table.
+  public static func stream() -> AsyncStream<MountEvent> {
+    let (stream, continuation) = AsyncStream<MountEvent>.makeStream(bufferingPolicy: .unbounded)
+    guard let watcher = MountWatcher(report: { events in events.forEach { continuation.yield($0) } }) else {
+      continuation.finish()
+      return stream
+    }
+    continuation.onTermination = { _ in watcher.cancel() }
+    return stream
+  }
+}
+
+/// The thread behind ``MountEvents``: waits on the mount table, diffs it by mount ID.
+final class MountWatcher: @unchecked Sendable {
+  private let stop: WakeSignal
+  private let thread: Thread
+
+  /// Starts watching; `nil` when the mount table cannot be read (no `/proc`).
+  init?(report: @escaping @Sendable ([MountEvent]) -> Void) {
+    guard let table = try? FileDescriptor.open(FilePath("/proc/self/mountinfo"), [.readOnly]),
+      let stop = try? WakeSignal(), let initial = try? MountWatcher.mounts()
+    else { return nil }
+    self.stop = stop
+    thread = Thread {
+      defer { table.close() }
+      var known = initial
+      while true {
+        guard let ready = try? Poller.wait([.priority(table.rawValue), stop.interest], timeout: -1) else {
+          return
+        }
+        if ready[1] { return }
+        guard ready[0], let now = try? MountWatcher.mounts() else { continue }
+        let events = MountWatcher.changes(from: known, to: now)
+        known = now
+        if !events.isEmpty { report(events) }
+      }
+    }
+    thread.name = "docbm-mounts"
+    thread.start()
+  }
+
+  func cancel() { stop.signal() }
+
+  deinit { stop.signal() }
+
+  /// The current table, by mount ID.
+  static func mounts() throws -> [UInt64: MountTable.Mount] {
+    Dictionary(
+      try MountTable.current().mounts.map { ($0.mountID, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  /// Mounts gone, then mounts new (by mount ID: a remount keeps its ID and is no event).
+  static func changes(from old: [UInt64: MountTable.Mount], to new: [UInt64: MountTable.Mount])
+    -> [MountEvent]
+  {
+    var events: [MountEvent] = []
+    for (id, mount) in old.sorted(by: { $0.key < $1.key }) where new[id] == nil {
+      events.append(.unmounted(info(mount, readingFilesystemID: false)))
+    }
+    for (id, mount) in new.sorted(by: { $0.key < $1.key }) where old[id] == nil {
+      events.append(.mounted(info(mount, readingFilesystemID: true)))
+    }
+    return events
+  }
+
+  private static func info(_ mount: MountTable.Mount, readingFilesystemID: Bool) -> MountInfo {
+    MountInfo(
+      mountID: mount.mountID, mountPoint: mount.mountPoint, fileSystemType: mount.fileSystemType,
+      source: mount.source,
+      filesystemID: readingFilesystemID ? (try? FileSystemIdentity.of(path: mount.mountPoint))?.fsid : nil)
+  }
+}
