@@ -16,7 +16,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .store:
-      "store list|add|forget|pin|unpin|refresh [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
+      "store list|add|forget|pin|unpin|refresh|follow [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
     case .demo: "demo"
     case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
@@ -223,6 +223,9 @@ enum CommandName: String, CaseIterable, Sendable {
         refresh STORE [KEY...]
                               Resolve records (all, or those named) and store what was
                               found: status, where moved targets are now.
+        follow STORE          Print each change to the store as it happens (made by any
+                              process, or by a disk unmounted or mounted: its records
+                              become unavailable and come back), until interrupted.
 
       OPTIONS:
         --json                Print a JSON object (see docbm(1)).

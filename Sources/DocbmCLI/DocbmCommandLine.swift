@@ -114,6 +114,8 @@ public enum DocbmCommandLine {
       ).run(console)
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)
+    case .store(let settings) where settings.action == .follow:
+      return try StoreFollowCommand(store: path(settings.store), json: settings.json).run(console)
     case .store(let settings):
       return try StoreCommand(settings: settings, store: path(settings.store)).run(console)
     case .demo:

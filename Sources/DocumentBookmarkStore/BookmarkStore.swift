@@ -92,6 +92,9 @@ public final class BookmarkStore<
     }
   }
 
+  /// Starts following mounts and other processes now, without waiting for a first call.
+  package func startFollowingNow() { startFollowing() }
+
   private func startFollowing() {
     if followsMounts {
       mountWatcher.withLock { watcher in

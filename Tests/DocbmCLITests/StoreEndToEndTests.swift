@@ -179,3 +179,75 @@ struct StoreEndToEndTests {
     }
   }
 }
+
+@Suite("docbm store and mounts")
+struct StoreMountTests {
+  let docbm = Capabilities.docbmExecutable
+
+  @Test("records on a disk that is unmounted become unavailable (not gone) and come back when it is mounted")
+  func unmountAndRemount() throws {
+    guard Capabilities.canMountPrivately, FileManager.default.isExecutableFile(atPath: "/sbin/mkfs.ext4")
+    else {
+      print("skipped: loop-mounting an ext4 image needs root, unshare -m and mkfs.ext4")
+      return
+    }
+    let scratch = try Scratch()
+    let image = scratch.path("disk.img")
+    let disk = try scratch.folder("media/disk")
+    let store = scratch.path("app/places.json")
+    let log = scratch.path("follow.log")
+    let made = run("/bin/sh", ["-c", "truncate -s 8M '\(image)' && /sbin/mkfs.ext4 -q '\(image)'"])
+    try #require(made.status == 0, "\(made.error)")
+    // Inside a private mount namespace: a store with a folder and a path-only file on the
+    // disk, followed by `docbm store follow` while the disk goes away and comes back.
+    let script = """
+      set -e
+      mount -o loop '\(image)' '\(disk)' || exit 77
+      mkdir '\(disk)/photos'; echo later > '\(disk)/later.txt'
+      '\(docbm)' store add --key photos '\(store)' '\(disk)/photos' >/dev/null
+      '\(docbm)' store add --key later --path-only '\(store)' '\(disk)/later.txt' >/dev/null
+      '\(docbm)' store follow --json '\(store)' >> '\(log)' 2>&1 &
+      follower=$!
+      sleep 0.5
+      echo MARK-unmount >> '\(log)'; umount '\(disk)'
+      sleep 1
+      echo MARK-mount >> '\(log)'; mount -o loop '\(image)' '\(disk)'
+      sleep 1
+      echo MARK-end >> '\(log)'
+      kill -TERM $follower; wait $follower
+      '\(docbm)' store list --json '\(store)'
+      umount '\(disk)'
+      """
+    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
+    if result.status == 77 {
+      print("skipped: the loop device could not be mounted")
+      return
+    }
+    #expect(result.status == 0, "\(result.error)")
+    let lines = try String(contentsOf: log.url, encoding: .utf8).split(separator: "\n").map(String.init)
+    func section(_ from: String, _ to: String) -> [[String: Any]] {
+      guard let start = lines.firstIndex(of: from), let end = lines.firstIndex(of: to) else { return [] }
+      return lines[(start + 1)..<end].compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+    func state(_ object: [String: Any]) -> String? {
+      (object["status"] as? [String: Any])?["state"] as? String
+    }
+    func code(_ object: [String: Any]) -> String? { (object["status"] as? [String: Any])?["code"] as? String }
+    let unmounted = section("MARK-unmount", "MARK-mount")
+    let photosGone = unmounted.first { $0["key"] as? String == "photos" }
+    #expect(photosGone.map(code) == "volumeUnavailable", "within a second of the unmount: \(unmounted)")
+    let mounted = section("MARK-mount", "MARK-end")
+    let photosBack = mounted.last { $0["key"] as? String == "photos" }
+    #expect(photosBack.map(state) == "available", "within a second of the mount: \(mounted)")
+    let laterBack = mounted.last { $0["key"] as? String == "later" }
+    #expect(laterBack?["hasBookmark"] as? Bool == true, "the path-only record got its bookmark: \(mounted)")
+    // What the store file says afterwards, for every process.
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    let records = try #require(object["records"] as? [[String: Any]])
+    #expect(records.allSatisfy { ($0["isGone"] as? Bool) == false })
+    #expect(records.allSatisfy { state($0) == "available" })
+  }
+}

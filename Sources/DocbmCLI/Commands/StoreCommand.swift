@@ -58,7 +58,7 @@ struct StoreCommand {
     var shown: [Record]
     do throws(BookmarkStoreError<JSONValue>) {
       switch settings.action {
-      case .list:
+      case .list, .follow:
         guard FileManager.default.fileExists(atPath: store.description) else {
           throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
         }

@@ -1,0 +1,105 @@
+import DocumentBookmarkStore
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// `docbm store follow STORE`: prints each change to an app's store as it happens, made by
+/// any process or by mounts and unmounts (records on a filesystem that goes away become
+/// `volumeUnavailable`, and are resolved again when it comes back), until SIGINT or SIGTERM.
+struct StoreFollowCommand {
+  let store: FilePath
+  let json: Bool
+
+  /// One change as `--json` prints it, one object per line.
+  private struct Line: Encodable {
+    let change: String
+    let key: JSONValue?
+    let keys: [JSONValue]?
+    let path: FilePath?
+    let status: RecordStatus?
+    let hasBookmark: Bool?
+    let pinned: Bool?
+
+    init(
+      change: String, key: JSONValue?, keys: [JSONValue]?, path: FilePath?, status: RecordStatus?,
+      hasBookmark: Bool?, pinned: Bool? = nil
+    ) {
+      self.change = change
+      self.key = key
+      self.keys = keys
+      self.path = path
+      self.status = status
+      self.hasBookmark = hasBookmark
+      self.pinned = pinned
+    }
+
+    init(_ record: StoreRecord<JSONValue, JSONValue>, change: String) {
+      self.init(
+        change: change, key: record.key, keys: nil, path: record.lastKnownPath, status: record.status,
+        hasBookmark: record.hasBookmark, pinned: record.isPinned)
+    }
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let followed = BookmarkStore<JSONValue, JSONValue>(
+      file: store, service: BookmarkService(escrow: .default), followsOtherProcesses: true,
+      followsMounts: true)
+    do {
+      try followed.core.load()
+    } catch {
+      if case .docbm(let failure) = error { throw failure }
+      throw StoreFailure(description: error.description)
+    }
+    let updates = followed.updates()
+    let json = json
+    let printer = Task {
+      for await update in updates {
+        guard case .changes(let changes) = update else { continue }
+        for change in changes { console.print(Self.render(change, json: json)) }
+        console.flush()
+      }
+    }
+    // Start following (mounts, other processes) now that the store is read.
+    _ = try? followed.core.load()
+    followed.startFollowingNow()
+    Self.waitForInterrupt()
+    printer.cancel()
+    return DocbmCommandLine.ExitStatus.success
+  }
+
+  /// Blocks until SIGINT or SIGTERM arrives (then returns instead of dying, so the output
+  /// is flushed).
+  private static func waitForInterrupt() {
+    let stop = DispatchSemaphore(value: 0)
+    let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { stop.signal() }
+      source.resume()
+      return source
+    }
+    stop.wait()
+    sources.forEach { $0.cancel() }
+  }
+
+  private static func render(_ change: StoreChange<JSONValue, JSONValue>, json: Bool) -> String {
+    let line: Line
+    switch change {
+    case .added(let record): line = Line(record, change: "added")
+    case .updated(let record): line = Line(record, change: "updated")
+    case .removed(let record): line = Line(record, change: "removed")
+    case .reordered(let keys):
+      line = Line(change: "reordered", key: nil, keys: keys, path: nil, status: nil, hasBookmark: nil)
+    }
+    if json {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      return (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+    if let keys = line.keys { return "reordered  " + keys.map(StoreCommand.render).joined(separator: ", ") }
+    var text = "\(line.change)  \(line.key.map(StoreCommand.render) ?? "")"
+    if let status = line.status { text += "  \(status)\(line.pinned == true ? ", pinned" : "")" }
+    if let path = line.path { text += "  \(path)" }
+    return text
+  }
+}
