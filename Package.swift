@@ -123,7 +123,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentBookmarkStoreTests",
-      dependencies: ["DocumentBookmarkStore", "DocumentBookmarks", "DocbmTestSupport"],
+      dependencies: ["DocumentBookmarkStore", "DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(
