@@ -72,7 +72,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocumentBookmarks", "CDocbmShims"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "CDocbmShims"],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),

@@ -95,6 +95,14 @@ if CommandLine.arguments.dropFirst().first == "resolve-profile", CommandLine.arg
   exit(0)
 }
 
+// `DocbmBenchmarks store [RECORDS]`: a store's load, change and refresh.
+if CommandLine.arguments.dropFirst().first == "store" {
+  let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000
+  let met = try runStoreBenchmark(root: root, records: count)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)

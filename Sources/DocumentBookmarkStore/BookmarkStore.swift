@@ -138,6 +138,25 @@ public final class BookmarkStore<
     return try await run { () throws(Failure) in try core.add(target: target, key: key, metadata: metadata) }
   }
 
+  /// Bookmarks each target and adds them all in one save (importing a list, say), each as
+  /// ``add(target:key:metadata:)`` would.
+  ///
+  /// - Throws: as ``add(target:key:metadata:)``; when one target cannot be bookmarked,
+  ///   nothing is added.
+  @discardableResult
+  public func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) async throws(Failure) -> [Record] {
+    let core = core
+    let targets = targets.map { Entry(target: $0.target, key: $0.key, metadata: $0.metadata) }
+    return try await run { () throws(Failure) in try core.add(targets: targets.map { ($0.target, $0.key, $0.metadata) }) }
+  }
+
+  /// A target to add, as a `Sendable` value.
+  private struct Entry: Sendable {
+    let target: FilePath
+    let key: Key
+    let metadata: Metadata
+  }
+
   /// Adds a bookmark already made on the store file (``AnchoredDocument/makeBookmark(to:)-(FilePath)``
   /// on ``path``); its status is unknown until resolved.
   ///

@@ -19,6 +19,29 @@ extension StoreCore {
     return try insert(record)
   }
 
+  /// Bookmarks each target and adds them all in one save; see
+  /// ``BookmarkStore/add(targets:)``. A target that cannot be bookmarked fails the whole
+  /// call before anything is saved.
+  package func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) throws(Failure) -> [Record] {
+    try file.createIfMissing()
+    var records: [Record] = []
+    records.reserveCapacity(targets.count)
+    let now = clock()
+    for (target, key, metadata) in targets {
+      do throws(DocbmError) {
+        let bookmark = try file.document.makeBookmark(to: target)
+        let contents = try bookmark.decodeUnverified()
+        records.append(
+          Record(
+            key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
+            volume: contents.volume, status: .available, createdAt: now, metadata: metadata))
+      } catch {
+        throw .docbm(error)
+      }
+    }
+    return try insert(records)
+  }
+
   /// Adds a bookmark already made on the store file; see ``BookmarkStore/add(bookmark:key:metadata:)``.
   package func add(bookmark: Bookmark, key: Key, metadata: Metadata) throws(Failure) -> Record {
     let contents: BookmarkContents
@@ -62,42 +85,55 @@ extension StoreCore {
 
   /// Puts `record` in the store, following the policy for duplicates, order and limit.
   private func insert(_ new: Record) throws(Failure) -> Record {
-    var result = new
+    try insert([new])[0]
+  }
+
+  /// Puts `records` in the store in one save, each as ``insert(_:)`` would.
+  private func insert(_ records: [Record]) throws(Failure) -> [Record] {
+    var results: [Record] = []
     let now = clock()
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
-      if let index = contents.index(of: new.key) {
-        // The same key again: a new target for it, keeping what the app set on the record.
-        var record = new
-        let old = contents.records[index]
-        record.isPinned = old.isPinned
-        record.createdAt = old.createdAt
-        record.lastUsedAt = old.lastUsedAt
-        record.unknownMembers = old.unknownMembers
-        contents.records[index] = record
-        result = record
-        promote(new.key, in: &contents, at: now)
-        result = contents[new.key] ?? record
-        return
+      results = []
+      for new in records {
+        results.append(try insert(new, into: &contents, evicted: &evicted, at: now))
       }
-      if policy.duplicates != .allow,
-        let existing = contents.records.first(where: {
-          TargetMatch.isSame(
-            ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
-        })
-      {
-        if policy.duplicates == .reject { throw .duplicate(of: existing.key) }
-        markUsed(existing.key, in: &contents, at: now)
-        result = contents[existing.key] ?? existing
-        return
-      }
-      switch policy.ordering {
-      case .insertion: contents.records.append(new)
-      case .mostRecentlyUsed: contents.records.insert(new, at: 0)
-      }
-      evict(from: &contents, sparing: new.key, into: &evicted)
-      result = new
     }
-    return result
+    return results
+  }
+
+  /// One record into `contents`: the same key again replaces its target, a duplicate
+  /// follows the policy, a new record goes where the ordering says, then eviction.
+  private func insert(
+    _ new: Record, into contents: inout Contents, evicted: inout [Eviction], at now: Timestamp
+  ) throws(Failure) -> Record {
+    if let index = contents.index(of: new.key) {
+      // The same key again: a new target for it, keeping what the app set on the record.
+      var record = new
+      let old = contents.records[index]
+      record.isPinned = old.isPinned
+      record.createdAt = old.createdAt
+      record.lastUsedAt = old.lastUsedAt
+      record.unknownMembers = old.unknownMembers
+      contents.records[index] = record
+      promote(new.key, in: &contents, at: now)
+      return record
+    }
+    if policy.duplicates != .allow,
+      let existing = contents.records.first(where: {
+        TargetMatch.isSame(
+          ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
+      })
+    {
+      if policy.duplicates == .reject { throw .duplicate(of: existing.key) }
+      markUsed(existing.key, in: &contents, at: now)
+      return contents[existing.key] ?? existing
+    }
+    switch policy.ordering {
+    case .insertion: contents.records.append(new)
+    case .mostRecentlyUsed: contents.records.insert(new, at: 0)
+    }
+    evict(from: &contents, sparing: new.key, into: &evicted)
+    return new
   }
 
   /// Moves the record to the front of a most-recently-used store.
