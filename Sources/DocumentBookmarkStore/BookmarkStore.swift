@@ -41,6 +41,7 @@ public final class BookmarkStore<
   /// A store kept in `file` (made on the first change; its folder too, mode 0700).
   ///
   /// - Parameters:
+  ///   - file: the store file's path.
   ///   - policy: duplicates, order, limit, eviction and failure handling.
   ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed:
   ///     give it the user's escrow so that a store whose key is lost can be repaired.
@@ -157,8 +158,8 @@ public final class BookmarkStore<
     let metadata: Metadata
   }
 
-  /// Adds a bookmark already made on the store file (``AnchoredDocument/makeBookmark(to:)-(FilePath)``
-  /// on ``path``); its status is unknown until resolved.
+  /// Adds a bookmark already made on the store file (`makeBookmark(to:)` of the document at
+  /// ``path``); its status is unknown until resolved.
   ///
   /// - Throws: `docbm` `keyMismatch` when the bookmark was made on another document.
   @discardableResult
