@@ -17,6 +17,8 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// The store file, absolute.
   let path: FilePath
   let service: BookmarkService
+  /// The version last read or written, and each record's JSON.
+  let cache = StoreFileCache<Key, Metadata>()
 
   init(path: FilePath, service: BookmarkService) {
     self.path = path.absolute.lexicallyNormalized
@@ -39,8 +41,15 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// - Throws: ``BookmarkStoreError`` `newerVersion`, `notAStore`, `corrupt` (damaged; see
   ///   ``readRepairing()``), `docbm` (`permissionDenied`, `ioError`, …).
   func read() throws(Failure) -> Contents {
-    guard let bytes = try readBytes(path) else { return Contents() }
-    return try decode(bytes, at: path)
+    switch try readFile(path, cached: true) {
+    case .absent: return Contents()
+    case .cached(let contents): return contents
+    case .bytes(let bytes, let signature):
+      let contents = try decode(bytes, at: path)
+      cache.remember(contents, signature: signature)
+      return contents
+    case .notRegular, .tooLarge: preconditionFailure("readFile throws for these")
+    }
   }
 
   private func decode(_ bytes: [UInt8], at path: FilePath) throws(Failure) -> Contents {
@@ -55,9 +64,17 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// The bytes of the file at `path`, or `nil` when there is none. Opened without blocking
   /// (a FIFO is refused, not waited on), a regular file only, at most the size limit.
   private func readBytes(_ path: FilePath) throws(Failure) -> [UInt8]? {
-    let found: FoundFile
+    if case .bytes(let bytes, _) = try readFile(path, cached: false) { return bytes }
+    return nil
+  }
+
+  /// Reads the file at `path`: its bytes and signature, or (with `cached`) the contents
+  /// last seen when the file is still that version, without reading it.
+  private func readFile(_ path: FilePath, cached: Bool) throws(Failure) -> FoundFile<Key, Metadata> {
+    let cache = cached ? cache : nil
+    let found: FoundFile<Key, Metadata>
     do {
-      found = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) -> FoundFile in
+      found = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) -> FoundFile<Key, Metadata> in
         let fd: FileDescriptor
         do throws(SystemCallError) {
           fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
@@ -69,16 +86,17 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         let status = try FileStatus.of(fd)
         guard status.kind == .regular else { return .notRegular }
         guard status.size <= UInt64(Format.sizeLimit) else { return .tooLarge }
-        return .bytes(try fd.readWhole(limit: Format.sizeLimit))
+        let signature = StoreFileCache<Key, Metadata>.Signature(status)
+        if let contents = cache?.contents(for: signature) { return .cached(contents) }
+        return .bytes(try fd.readWhole(limit: Format.sizeLimit), signature)
       }
     } catch {
       throw .docbm(error)
     }
     switch found {
-    case .absent: return nil
-    case .bytes(let bytes): return bytes
     case .notRegular: throw .notAStore(path: path, reason: "not a regular file")
     case .tooLarge: throw .notAStore(path: path, reason: "larger than \(Format.sizeLimit >> 20) MiB")
+    default: return found
     }
   }
 
@@ -202,7 +220,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   private func write(_ contents: Contents) throws(Failure) {
     let data: Data
     do {
-      data = try Format.encode(contents)
+      data = try Format.encode(contents, cache: cache)
     } catch {
       throw .corrupt(path: path, reason: "its records cannot be encoded: \(error)")
     }
@@ -220,9 +238,10 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
 }
 
 /// What reading a store file's path found.
-private enum FoundFile {
+private enum FoundFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable> {
   case absent
-  case bytes([UInt8])
+  case bytes([UInt8], StoreFileCache<Key, Metadata>.Signature)
+  case cached(StoreContents<Key, Metadata>)
   case notRegular
   case tooLarge
 }

@@ -23,39 +23,59 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     case newerVersion(Int)
   }
 
-  private struct Header: Decodable {
-    let format: String?
-    let schemaVersion: Int?
-  }
-
+  /// A record as read: decoded, or (when this version cannot) kept as it was.
   private struct Entry: Decodable {
-    let raw: JSONValue
     let record: StoreRecord<Key, Metadata>?
+    let raw: JSONValue?
     let key: Key?
 
     private enum KeyOnly: String, CodingKey { case key }
 
     init(from decoder: any Decoder) throws {
-      raw = try JSONValue(from: decoder)
       if let record = try? StoreRecord<Key, Metadata>(from: decoder) {
         self.record = record
+        raw = nil
         key = record.key
       } else {
         record = nil
+        raw = try JSONValue(from: decoder)
         key = try? decoder.container(keyedBy: KeyOnly.self).decode(Key.self, forKey: .key)
       }
     }
   }
 
+  /// The records could not be read (the envelope could).
+  private struct RecordsUnreadable: Error {
+    let underlying: any Error
+  }
+
+  /// The whole file in one pass: the format and version first, the records only when this
+  /// version reads them.
   private struct Envelope: Decodable {
-    let records: [Entry]
+    let format: String?
+    let version: Int?
+    let records: [Entry]?
     let members: [String: JSONValue]
 
-    private enum CodingKeys: String, CodingKey { case records }
-
     init(from decoder: any Decoder) throws {
-      records = try decoder.container(keyedBy: CodingKeys.self).decode([Entry].self, forKey: .records)
-      members = try JSONValue(from: decoder).members
+      let container = try decoder.container(keyedBy: AnyCodingKey.self)
+      format = try? container.decode(String.self, forKey: AnyCodingKey("format"))
+      version = try? container.decode(Int.self, forKey: AnyCodingKey("schemaVersion"))
+      guard format == formatName, let version, (1...schemaVersion).contains(version) else {
+        records = nil
+        members = [:]
+        return
+      }
+      do {
+        records = try container.decode([Entry].self, forKey: AnyCodingKey("records"))
+      } catch {
+        throw RecordsUnreadable(underlying: error)
+      }
+      var members: [String: JSONValue] = [:]
+      for name in container.allKeys where !["format", "schemaVersion", "records"].contains(name.stringValue) {
+        members[name.stringValue] = try container.decode(JSONValue.self, forKey: name)
+      }
+      self.members = members
     }
   }
 
@@ -63,72 +83,97 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   static func decode(_ bytes: [UInt8]) -> Result<Contents, Problem> {
     if bytes.isEmpty { return .failure(.corrupt("the file is empty")) }
     let data = Data(bytes)
-    let decoder = JSONDecoder()
-    let header: Header
+    let envelope: Envelope
     do {
-      header = try decoder.decode(Header.self, from: data)
+      envelope = try JSONDecoder().decode(Envelope.self, from: data)
+    } catch let error as RecordsUnreadable {
+      return .failure(.corrupt("its records cannot be read: \(error.underlying)"))
     } catch {
-      // Not JSON at all, or not an object: is it a store that was damaged, or something else?
+      // Not JSON at all, or not an object: a store that was damaged, or something else?
       if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
         return .failure(.notAStore("JSON, but not an object with a docbm-store format"))
       }
       return .failure(.corrupt("not valid JSON"))
     }
-    guard header.format == formatName else {
+    guard envelope.format == formatName else {
       return .failure(
-        .notAStore("its format is \(header.format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\""))
+        .notAStore("its format is \(envelope.format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\""))
     }
-    guard let version = header.schemaVersion else { return .failure(.corrupt("no schemaVersion")) }
+    guard let version = envelope.version else { return .failure(.corrupt("no schemaVersion")) }
     if version > schemaVersion { return .failure(.newerVersion(version)) }
-    guard version >= 1 else { return .failure(.corrupt("schemaVersion \(version)")) }
-    let envelope: Envelope
-    do {
-      envelope = try decoder.decode(Envelope.self, from: data)
-    } catch {
-      return .failure(.corrupt("its records cannot be read: \(error)"))
-    }
+    guard let entries = envelope.records else { return .failure(.corrupt("schemaVersion \(version)")) }
     var contents = Contents()
+    contents.records.reserveCapacity(entries.count)
     var keys = Set<Key>()
-    for entry in envelope.records {
+    for entry in entries {
       if let record = entry.record, keys.insert(record.key).inserted {
         contents.records.append(record)
       }
     }
     // An unreadable record gives way to a readable one with the same key.
-    for entry in envelope.records where entry.record == nil {
+    for entry in entries {
+      guard let raw = entry.raw else { continue }
       if let key = entry.key, keys.contains(key) { continue }
-      contents.unreadable.append(entry.raw)
+      contents.unreadable.append(raw)
     }
-    contents.unknownMembers = envelope.members.filter {
-      !["format", "schemaVersion", "records"].contains($0.key)
-    }
+    contents.unknownMembers = envelope.members
     return .success(contents)
   }
 
-  private struct Output: Encodable {
-    let contents: Contents
-
-    private enum CodingKeys: String, CodingKey { case format, schemaVersion, records }
-
-    func encode(to encoder: any Encoder) throws {
-      var unknown = encoder.container(keyedBy: AnyCodingKey.self)
-      for (name, value) in contents.unknownMembers { try unknown.encode(value, forKey: AnyCodingKey(name)) }
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(formatName, forKey: .format)
-      try container.encode(schemaVersion, forKey: .schemaVersion)
-      var records = container.nestedUnkeyedContainer(forKey: .records)
-      for record in contents.records { try records.encode(record) }
-      for raw in contents.unreadable { try records.encode(raw) }
-    }
-  }
-
-  /// Encodes contents as the store file's bytes: sorted members, one record per few lines,
-  /// so that a person can read it and a diff shows what changed.
-  static func encode(_ contents: Contents) throws -> Data {
+  /// Encodes contents as the store file's bytes: sorted members, pretty-printed, so that a
+  /// person can read it and a diff shows what changed. Each record's JSON comes from
+  /// `cache` while the record is unchanged; the file is assembled around them.
+  static func encode(_ contents: Contents, cache: StoreFileCache<Key, Metadata>? = nil) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    var data = try encoder.encode(Output(contents: contents))
-    data.append(UInt8(ascii: "\n"))
-    return data
+    var members: [(name: String, value: [UInt8])] = []
+    for (name, value) in contents.unknownMembers {
+      members.append((name, indented(Array(try encoder.encode(value)), by: 2)))
+    }
+    members.append(("format", Array(try encoder.encode(formatName))))
+    members.append(("schemaVersion", Array(String(schemaVersion).utf8)))
+    var records: [UInt8] = []
+    let count = contents.records.count + contents.unreadable.count
+    if count == 0 {
+      records = Array("[]".utf8)
+    } else {
+      records.reserveCapacity(count * 640)
+      records += Array("[\n".utf8)
+      var first = true
+      func append(_ json: Data) {
+        if !first { records += Array(",\n".utf8) }
+        first = false
+        records += Array(repeating: UInt8(ascii: " "), count: 4)
+        records += indented(Array(json), by: 4)
+      }
+      for record in contents.records {
+        append(try cache?.json(for: record, encoder: encoder) ?? encoder.encode(record))
+      }
+      for raw in contents.unreadable { append(try encoder.encode(raw)) }
+      records += Array("\n  ]".utf8)
+    }
+    members.append(("records", records))
+    members.sort { $0.name < $1.name }
+    var output: [UInt8] = Array("{\n".utf8)
+    output.reserveCapacity(records.count + 256)
+    for (index, member) in members.enumerated() {
+      output += Array("  ".utf8) + Array(try encoder.encode(member.name)) + Array(" : ".utf8) + member.value
+      output += Array((index == members.count - 1 ? "\n" : ",\n").utf8)
+    }
+    output += Array("}\n".utf8)
+    cache?.keepEncodings(of: Set(contents.records.map(\.key)))
+    return Data(output)
+  }
+
+  /// `json` with `spaces` more spaces after each line break: a value put at that depth.
+  private static func indented(_ json: [UInt8], by spaces: Int) -> [UInt8] {
+    var result: [UInt8] = []
+    result.reserveCapacity(json.count + json.count / 8)
+    let newline = UInt8(ascii: "\n")
+    for byte in json {
+      result.append(byte)
+      if byte == newline { result += repeatElement(UInt8(ascii: " "), count: spaces) }
+    }
+    return result
   }
 }

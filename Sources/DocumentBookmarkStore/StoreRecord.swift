@@ -82,42 +82,57 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
 }
 
 extension StoreRecord: Codable {
-  enum CodingKeys: String, CodingKey, CaseIterable {
-    case key, bookmark, path, identity, volume, status, created, refreshed, lastUsed, pinned, metadata
+  /// The members this version writes. A record's identity and filesystem are its
+  /// bookmark's (decoded from it when read), so only a path-only record writes `volume`.
+  static var knownMembers: Set<String> {
+    ["key", "bookmark", "path", "volume", "status", "created", "refreshed", "lastUsed", "pinned", "metadata"]
   }
 
   public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: CodingKeys.self)
-    key = try container.decode(Key.self, forKey: .key)
-    bookmark = try container.decodeIfPresent(Bookmark.self, forKey: .bookmark)
-    lastKnownPath = try container.decode(FilePath.self, forKey: .path)
-    identity = try container.decodeIfPresent(TargetIdentity.self, forKey: .identity)
-    volume = try container.decodeIfPresent(VolumeHint.self, forKey: .volume)
-    status = (try? container.decode(RecordStatus.self, forKey: .status)) ?? .unknown
-    createdAt = try container.decode(Timestamp.self, forKey: .created)
-    refreshedAt = try container.decodeIfPresent(Timestamp.self, forKey: .refreshed)
-    lastUsedAt = try container.decodeIfPresent(Timestamp.self, forKey: .lastUsed)
-    isPinned = try container.decodeIfPresent(Bool.self, forKey: .pinned) ?? false
-    metadata = try container.decode(Metadata.self, forKey: .metadata)
-    let known = Set(CodingKeys.allCases.map(\.rawValue))
-    unknownMembers = try JSONValue(from: decoder).members.filter { !known.contains($0.key) }
+    let container = try decoder.container(keyedBy: AnyCodingKey.self)
+    func member(_ name: String) -> AnyCodingKey { AnyCodingKey(name) }
+    key = try container.decode(Key.self, forKey: member("key"))
+    bookmark = try container.decodeIfPresent(Bookmark.self, forKey: member("bookmark"))
+    if let bookmark {
+      let fields = try bookmark.decodeUnverified()
+      identity = fields.identity
+      volume = fields.volume
+    } else {
+      identity = nil
+      volume = try container.decodeIfPresent(VolumeHint.self, forKey: member("volume"))
+    }
+    lastKnownPath = try container.decode(FilePath.self, forKey: member("path"))
+    status = (try? container.decode(RecordStatus.self, forKey: member("status"))) ?? .unknown
+    createdAt = try container.decode(Timestamp.self, forKey: member("created"))
+    refreshedAt = try container.decodeIfPresent(Timestamp.self, forKey: member("refreshed"))
+    lastUsedAt = try container.decodeIfPresent(Timestamp.self, forKey: member("lastUsed"))
+    isPinned = try container.decodeIfPresent(Bool.self, forKey: member("pinned")) ?? false
+    metadata = try container.decode(Metadata.self, forKey: member("metadata"))
+    let known = Self.knownMembers
+    for name in container.allKeys where !known.contains(name.stringValue) {
+      unknownMembers[name.stringValue] = try container.decode(JSONValue.self, forKey: name)
+    }
   }
 
   public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(key, forKey: .key)
-    try container.encodeIfPresent(bookmark, forKey: .bookmark)
-    try container.encode(lastKnownPath, forKey: .path)
-    try container.encodeIfPresent(identity, forKey: .identity)
-    try container.encodeIfPresent(volume, forKey: .volume)
-    try container.encode(status, forKey: .status)
-    try container.encode(createdAt, forKey: .created)
-    try container.encodeIfPresent(refreshedAt, forKey: .refreshed)
-    try container.encodeIfPresent(lastUsedAt, forKey: .lastUsed)
-    if isPinned { try container.encode(true, forKey: .pinned) }
-    try container.encode(metadata, forKey: .metadata)
-    var unknown = encoder.container(keyedBy: AnyCodingKey.self)
-    for (name, value) in unknownMembers { try unknown.encode(value, forKey: AnyCodingKey(name)) }
+    var container = encoder.container(keyedBy: AnyCodingKey.self)
+    func member(_ name: String) -> AnyCodingKey { AnyCodingKey(name) }
+    try container.encode(key, forKey: member("key"))
+    if let bookmark {
+      try container.encode(bookmark, forKey: member("bookmark"))
+    } else {
+      try container.encodeIfPresent(volume, forKey: member("volume"))
+    }
+    try container.encode(lastKnownPath, forKey: member("path"))
+    try container.encode(status, forKey: member("status"))
+    try container.encode(createdAt, forKey: member("created"))
+    try container.encodeIfPresent(refreshedAt, forKey: member("refreshed"))
+    try container.encodeIfPresent(lastUsedAt, forKey: member("lastUsed"))
+    if isPinned { try container.encode(true, forKey: member("pinned")) }
+    try container.encode(metadata, forKey: member("metadata"))
+    for (name, value) in unknownMembers where !Self.knownMembers.contains(name) {
+      try container.encode(value, forKey: member(name))
+    }
   }
 }
 

@@ -106,6 +106,17 @@ extension AnchoredDocument {
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
 
+  /// ``saveCopy(to:key:options:data:)`` with the key, without flushing the copy: for a copy
+  /// that is rewritten with every save and may be lost in a crash (whole or absent, never
+  /// half written), such as a store's last good copy. Not recorded in the escrow.
+  package func saveUnflushedCopy(to destination: FilePath, data: Data) throws(DocbmError) {
+    var replacer = DocumentReplacer(
+      destination: destination, metadataSource: path, copiesOwner: false, key: .carry,
+      options: ReplaceOptions(), writesFile: true)
+    replacer.flushes = false
+    try replacer.replace(writing: data)
+  }
+
   /// With an escrow: records the saved document with its key when the escrow holds the key
   /// but does not know the document where it is now (moved, or a copy that kept the key),
   /// so that a later repair finds it. Best effort: the save has succeeded either way.

@@ -30,6 +30,10 @@ struct DocumentReplacer {
   var beforeSwap: ((FilePath) throws(DocbmError) -> Void)? = nil
   /// Asked just before the rename: a save cancelled by then stops there, untouched.
   var cancellation: SaveCancellation? = nil
+  /// Whether the new version and its folder are flushed (`fsync`) before and after the
+  /// rename. Only a copy that may be lost in a crash (a store's last good copy, rewritten
+  /// with every save) goes without: it is still whole or absent, never half written.
+  var flushes = true
 
   /// The document as it is before the save.
   private struct Original {
@@ -174,7 +178,7 @@ struct DocumentReplacer {
       carriesKey = true
     }
     closeOriginals(exceptWatched: true)
-    try sync(written)
+    if flushes { try sync(written) }
 
     // Another save may have replaced the document while this one ran. Its version carried
     // the key too; make sure this one carries the key the document has now.
@@ -218,6 +222,7 @@ struct DocumentReplacer {
       if !carriesKey { try carryLateKey(from: existing, into: written) }
       closeOriginals()
     }
+    guard flushes else { return }
     do {
       try SaveFaults.check(.syncFolder, call: "fsync", destination: destination)
       try folder.sync()
