@@ -49,34 +49,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
   /// The mount point of the mount with ID `mountID`, read from `/proc/self/mountinfo`;
   /// `nil` when no such mount is listed.
   package static func mountPoint(ofMountID mountID: UInt64) -> FilePath? {
-    guard let table = try? readWholeFile(FilePath("/proc/self/mountinfo")) else { return nil }
-    let wanted = Array(String(mountID).utf8)
-    for line in table.split(separator: UInt8(ascii: "\n")) {
-      let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5)
-      guard fields.count >= 5, Array(fields[0]) == wanted else { continue }
-      return FilePath(uncheckedBytes: unescapeMountInfo(Array(fields[4])))
-    }
-    return nil
-  }
-
-  /// Undoes mountinfo's octal escapes (`\040` for a space, `\011`, `\012`, `\134`).
-  private static func unescapeMountInfo(_ bytes: [UInt8]) -> [UInt8] {
-    var output: [UInt8] = []
-    var index = 0
-    while index < bytes.count {
-      if bytes[index] == UInt8(ascii: "\\"), index + 3 < bytes.count {
-        let digits = bytes[(index + 1)...(index + 3)]
-        if digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x37 }) {
-          let value = digits.reduce(0) { $0 * 8 + Int($1 - 0x30) }
-          output.append(UInt8(truncatingIfNeeded: value))
-          index += 4
-          continue
-        }
-      }
-      output.append(bytes[index])
-      index += 1
-    }
-    return output
+    (try? MountTable.current())?.mount(withID: mountID)?.mountPoint
   }
 }
 
