@@ -222,8 +222,10 @@ enum CommandName: String, CaseIterable, Sendable {
       ]
     case .check:
       ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
-    case .save: [
-        "--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--in-place", "--help",
+    case .save:
+      [
+        "--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--in-place",
+        "--help",
       ]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
     case .demo, .completions, .help: ["--help"]

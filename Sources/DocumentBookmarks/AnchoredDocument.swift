@@ -66,26 +66,28 @@ public struct AnchoredDocument: Hashable, Sendable {
   package func makeSignedBookmark(to target: FilePath) throws(DocbmError) -> (
     bookmark: Bookmark, key: DocumentKey
   ) {
-    // Through the Documents portal, the bookmark records host paths and no identity, and
-    // a single-file export, which refuses attributes, is refused before any key is written.
-    let documentPortal = PortalDocument.of(path)
-    let key: DocumentKey
-    if let documentPortal, documentPortal.refusesAttributes {
-      guard let existing = try readKey() else {
-        throw PortalDocument.refusesAttributes(documentPortal, path: path, saving: false)
-      }
-      key = existing
-    } else {
-      key = try anchorKey()
-    }
-    if let documentPortal, documentPortal.hostPath == nil {
-      throw PortalDocument.hostPathUnknown(documentPortal, path: path)
-    }
     let snapshot: TargetSnapshot
     if let targetPortal = PortalDocument.of(target) {
       snapshot = try TargetSnapshot.read(target, through: targetPortal)
     } else {
       snapshot = try TargetSnapshot.read(target)
+    }
+    // Through the Documents portal, the bookmark records host paths and no identity, and
+    // a single-file export, which refuses attributes, is refused before any key is written.
+    let documentPortal = PortalDocument.of(path)
+    var existingKey: DocumentKey?
+    if let documentPortal {
+      existingKey = try readKey()
+      if documentPortal.refusesAttributes, existingKey == nil {
+        throw PortalDocument.refusesAttributes(documentPortal, path: path, saving: false)
+      }
+      if documentPortal.hostPath == nil { throw PortalDocument.hostPathUnknown(documentPortal, path: path) }
+    }
+    let key: DocumentKey
+    if let existingKey, documentPortal?.refusesAttributes == true {
+      key = existingKey
+    } else {
+      key = try anchorKey()
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     return (try sign(snapshot, key: key, documentHostPath: documentPortal?.hostPath), key)
@@ -245,7 +247,8 @@ public struct AnchoredDocument: Hashable, Sendable {
     let realFolder =
       documentHostPath?.removingLastComponent ?? (try? TargetSnapshot.canonicalPath(folder)) ?? folder
     let realDocument =
-      documentHostPath ?? (try? TargetSnapshot.canonicalPath(path)) ?? realFolder.appending(path.lastComponent)
+      documentHostPath ?? (try? TargetSnapshot.canonicalPath(path))
+      ?? realFolder.appending(path.lastComponent)
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,

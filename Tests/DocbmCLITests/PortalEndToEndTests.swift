@@ -13,7 +13,9 @@ struct PortalEndToEndTests {
     (try? String(contentsOfFile: path.description, encoding: .utf8)) ?? "<unreadable>"
   }
 
-  @Test("inspect and check say so; save is refused with the way out, --in-place keeps the key; bookmark is refused")
+  @Test(
+    "inspect and check say so; save is refused with the way out, --in-place keeps the key; bookmark is refused"
+  )
   func commands() throws {
     let scratch = try Scratch()
     let board = try scratch.file("home/board.json", "{}")
@@ -21,7 +23,8 @@ struct PortalEndToEndTests {
     let cat = try scratch.file("home/images/cat.png", "cat")
     let bookmark = run(docbm, ["bookmark", board.description, cat.description])
     #expect(bookmark.status == 0, "\(bookmark.error)")
-    try scratch.write("{\"image\":\"\(bookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}", to: board)
+    try scratch.write(
+      "{\"image\":\"\(bookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}", to: board)
     let fingerprint = try BookmarkService().documents(anchoredOn: board).keyFingerprint()
     let inode = try FileStatus.of(board, followSymlinks: false).inode
     guard let session = try DocumentPortalSession.start(exporting: [.file(board), .file(bare)]) else {
@@ -32,11 +35,14 @@ struct PortalEndToEndTests {
 
     let inspect = run(docbm, ["inspect", through])
     #expect(inspect.status == 0, "\(inspect.error)")
-    #expect(inspect.output.contains("portal:       through the Documents portal: document \(session.documentIDs[0])"))
+    #expect(
+      inspect.output.contains(
+        "portal:       through the Documents portal: document \(session.documentIDs[0])"))
     #expect(inspect.output.contains("a single-file export"))
     #expect(inspect.output.contains("verifies, resolves"), "\(inspect.output)")
     let inspectJSON = run(docbm, ["inspect", "--json", through])
-    #expect(inspectJSON.output.contains("\"documentID\" : \"\(session.documentIDs[0])\""), "\(inspectJSON.output)")
+    #expect(
+      inspectJSON.output.contains("\"documentID\" : \"\(session.documentIDs[0])\""), "\(inspectJSON.output)")
 
     let check = run(docbm, ["check", "--all", through])
     #expect(check.status == 0, "\(check.output)\(check.error)")

@@ -48,7 +48,9 @@ struct PortalTests {
   }
 
   func attributes(_ path: FilePath) throws -> [[UInt8]] {
-    try ExtendedAttributes.names(of: .path(path, followSymlinks: false)).sorted { $0.lexicographicallyPrecedes($1) }
+    try ExtendedAttributes.names(of: .path(path, followSymlinks: false)).sorted {
+      $0.lexicographicallyPrecedes($1)
+    }
   }
 
   @Test("portal paths are told apart: file and folder exports, an app's view, host paths")
@@ -72,7 +74,8 @@ struct PortalTests {
     #expect(!inside.refusesAttributes)
     #expect(inside.exportedPath == session.path(of: 1, name: "project"))
 
-    let appView = try #require(PortalDocument.of(session.path(of: 2, name: "board.json", app: "org.docbm.Sample")))
+    let appView = try #require(
+      PortalDocument.of(session.path(of: 2, name: "board.json", app: "org.docbm.Sample")))
     #expect(appView.appID == "org.docbm.Sample")
     #expect(appView.isSandboxView)
     #expect(appView.kind == .file)
@@ -85,14 +88,19 @@ struct PortalTests {
       #expect(file.hostPathSource == .unknown)
     }
     try offerHostPath(project)
-    let offered = try #require(PortalDocument.of(session.path(of: 1, name: "project").appending("board.json")))
+    let offered = try #require(
+      PortalDocument.of(session.path(of: 1, name: "project").appending("board.json")))
     #expect(offered.hostPath == project.appending("board.json"))
     #expect(offered.hostPathSource == .attribute)
-    #expect(offered.portalPath(ofHost: project.appending("images")) == session.path(of: 1, name: "project").appending("images"))
+    #expect(
+      offered.portalPath(ofHost: project.appending("images"))
+        == session.path(of: 1, name: "project").appending("images"))
     #expect(offered.portalPath(ofHost: cat) == nil)
   }
 
-  @Test("P1: a bookmark on a single-file export without a key fails with portalRefusesAttributes, nothing written")
+  @Test(
+    "P1: a bookmark on a single-file export without a key fails with portalRefusesAttributes, nothing written"
+  )
   func fileExportRefusesKey() throws {
     guard let session = try portal([.file(board)]) else { return }
     let through = session.path(of: 0, name: "board.json")
@@ -162,7 +170,8 @@ struct PortalTests {
     guard let session = try portal([.file(board), .folder(project)]) else { return }
     let bookmark = try service.documents(anchoredOn: board).makeBookmark(to: cat)
     // A single-file export of a portal that does not say its host path.
-    let resolution = try service.documents(anchoredOn: session.path(of: 0, name: "board.json")).resolve(bookmark)
+    let resolution = try service.documents(anchoredOn: session.path(of: 0, name: "board.json")).resolve(
+      bookmark)
     #expect(resolution.path == cat)
     #expect(resolution.staleReasons.isEmpty)
     #expect(resolution.refreshed == nil)
@@ -177,7 +186,8 @@ struct PortalTests {
     let exact = try through.resolve(projectBookmark)
     #expect(exact.staleReasons.isEmpty)
     #expect(exact.refreshed == nil)
-    try scratch.move(project.appending("images").appending("cat.png"), project.appending("images").appending("kitten.png"))
+    try scratch.move(
+      project.appending("images").appending("cat.png"), project.appending("images").appending("kitten.png"))
     let moved = try through.resolve(projectBookmark)
     #expect(moved.staleReasons == [.targetMoved])
     let refreshed = try #require(moved.refreshed).decodeUnverified()
@@ -186,7 +196,8 @@ struct PortalTests {
     #expect(!refreshed.absolutePath.description.contains(session.mountPoint.description))
   }
 
-  @Test("P5: a bookmark made through the portal records host paths and no portal inode, and resolves on the host")
+  @Test(
+    "P5: a bookmark made through the portal records host paths and no portal inode, and resolves on the host")
   func bookmarkMadeThroughPortal() throws {
     guard let session = try portal([.folder(project), .file(board)]) else { return }
     let exported = session.path(of: 0, name: "project")
@@ -196,10 +207,13 @@ struct PortalTests {
     }
     if session.version < 5 {
       #expect(unknown?.code == .portalHostPathUnknown)
+      // Refused before any key was written.
+      #expect(try KeyAttribute.read(atPath: project.appending("board.json")).key(of: project) == nil)
     }
 
     try offerHostPath(project)
-    let bookmark = try service.documents(anchoredOn: exported.appending("board.json")).makeBookmark(to: target)
+    let bookmark = try service.documents(anchoredOn: exported.appending("board.json")).makeBookmark(
+      to: target)
     let contents = try bookmark.decodeUnverified()
     let hostTarget = project.appending("images").appending("cat.png")
     #expect(contents.absolutePath == hostTarget)
@@ -249,7 +263,8 @@ struct PortalTests {
   func outsideSandbox() throws {
     guard let session = try portal([.fileForApp(board, app: "org.docbm.Sample")]) else { return }
     let bookmark = try service.documents(anchoredOn: board).makeBookmark(to: cat)
-    let appView = service.documents(anchoredOn: session.path(of: 0, name: "board.json", app: "org.docbm.Sample"))
+    let appView = service.documents(
+      anchoredOn: session.path(of: 0, name: "board.json", app: "org.docbm.Sample"))
     #expect(try appView.resolve(bookmark).path == cat)
     // The target leaves both recorded paths: from the app's view it cannot be told from a
     // file the sandbox does not share.
@@ -273,7 +288,8 @@ struct PortalTests {
     #expect(sandboxed.appID == "org.docbm.Sample")
     #expect(sandboxed.documentID == "4f2a")
     #expect(sandboxed.exportedPath == "/run/user/1000/doc/4f2a/board.json")
-    let full = try #require(PortalDocument(real: "/run/user/0/doc/by-app/org.x/9b1c/proj/a/b", mount: table.mounts[1]))
+    let full = try #require(
+      PortalDocument(real: "/run/user/0/doc/by-app/org.x/9b1c/proj/a/b", mount: table.mounts[1]))
     #expect(full.appID == "org.x")
     #expect(full.kind == .folder)
     #expect(full.exportedPath == "/run/user/0/doc/by-app/org.x/9b1c/proj")

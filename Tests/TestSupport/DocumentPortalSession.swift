@@ -41,7 +41,9 @@ public final class DocumentPortalSession: @unchecked Sendable {
   private let group: pid_t?
   private var stopped = false
 
-  private init(process: Process, input: Pipe, scratch: Scratch, mountPoint: FilePath, version: Int, ids: [String]) {
+  private init(
+    process: Process, input: Pipe, scratch: Scratch, mountPoint: FilePath, version: Int, ids: [String]
+  ) {
     self.process = process
     self.input = input
     self.scratch = scratch

@@ -47,7 +47,8 @@ struct TargetLocator {
     let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
 
     if !matcher.hasIdentity {
-      return try locateByPath(absoluteStatus: absoluteStatus, relative: relativeCandidate, moved: documentMoved)
+      return try locateByPath(
+        absoluteStatus: absoluteStatus, relative: relativeCandidate, moved: documentMoved)
     }
 
     if !documentMoved && absoluteIsTarget {

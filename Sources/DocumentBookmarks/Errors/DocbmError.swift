@@ -88,8 +88,8 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// folder that holds it, or save in place (``ReplaceOptions/portalFileDocuments``).
     case portalRefusesAttributes
     /// The document or target is reached through the Documents portal, which does not say
-    /// where it really is (no `user.document-portal.host-path` attribute, no
-    /// `GetHostPaths`), so no bookmark valid outside this sandbox can be made.
+    /// where it really is (no `user.document-portal.host-path` attribute), so no bookmark
+    /// valid outside this sandbox can be made.
     case portalHostPathUnknown
     /// Inside a sandbox (Flatpak), the target is not where the app can see it: not
     /// exported through the Documents portal, nor in a folder the sandbox shares. It may

@@ -23,12 +23,12 @@ public struct PortalDocument: Hashable, Sendable, Codable {
 
   /// Where ``PortalDocument/hostPath`` came from. Names are frozen: they appear in JSON output.
   public enum HostPathSource: String, Hashable, Sendable, Codable {
-    /// The portal's `user.document-portal.host-path` attribute (portals after 1.18).
+    /// The portal's `user.document-portal.host-path` attribute, read through the mount
+    /// (newer portals than Debian 12's 1.16 offer it).
     case attribute
-    /// The portal's D-Bus method `GetHostPaths` (Documents interface version 5).
-    case hostPathsCall
-    /// The portal does not say (Documents interface version 4 and earlier, such as
-    /// xdg-desktop-portal 1.16): the host path is unknown.
+    /// The portal does not say (no attribute; Debian 12's portal, 1.16, is one): the host
+    /// path is unknown. docbm does not call the portal's D-Bus `GetHostPaths` (Documents
+    /// interface version 5) yet.
     case unknown
   }
 
@@ -67,7 +67,9 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   ///
   /// Costs one `statfs` for a path elsewhere; through FUSE, the mount table is read too.
   public static func of(_ path: FilePath) -> PortalDocument? {
-    guard FileSystemIdentity.mayBeFUSE(path: path) || FileSystemIdentity.mayBeFUSE(path: path.absolute.removingLastComponent),
+    guard
+      FileSystemIdentity.mayBeFUSE(path: path)
+        || FileSystemIdentity.mayBeFUSE(path: path.absolute.removingLastComponent),
       let real = realPath(path)
     else { return nil }
     guard let table = try? MountTable.current(), let mount = table.mount(containing: real),
@@ -185,7 +187,8 @@ public struct PortalDocument: Hashable, Sendable, Codable {
 
 extension PortalDocument {
   /// `portalRefusesAttributes` for `path`, inside this single-file export.
-  package static func refusesAttributes(_ portal: PortalDocument, path: FilePath, saving: Bool) -> DocbmError {
+  package static func refusesAttributes(_ portal: PortalDocument, path: FilePath, saving: Bool) -> DocbmError
+  {
     let instead =
       saving
       ? "a save by a new version would lose its key and attributes. Save in place instead (ReplaceOptions.portalFileDocuments = .writeInPlace, docbm save --in-place; not crash-safe), or have the user export the folder that holds it"
@@ -193,7 +196,8 @@ extension PortalDocument {
     return DocbmError(
       .portalRefusesAttributes, path: path,
       message:
-        "\(path) is a single file exported through the Documents portal (document \(portal.documentID)), which refuses to set extended attributes on it: \(instead)")
+        "\(path) is a single file exported through the Documents portal (document \(portal.documentID)), which refuses to set extended attributes on it: \(instead)"
+    )
   }
 
   /// `portalHostPathUnknown` for `path`.
@@ -201,7 +205,7 @@ extension PortalDocument {
     DocbmError(
       .portalHostPathUnknown, path: path,
       message:
-        "\(path) is reached through the Documents portal (document \(portal.documentID)), which does not say where it really is (no \(hostPathAttribute) attribute, no GetHostPaths), so a bookmark made here would hold a path that exists only inside this session; open the file from a folder the app sees directly, or use a newer portal"
+        "\(path) is reached through the Documents portal (document \(portal.documentID)), which does not say where it really is (no \(hostPathAttribute) attribute), so a bookmark made here would hold a path that exists only inside this session; open the file from a folder the app sees directly, or use a newer portal"
     )
   }
 }

@@ -26,7 +26,8 @@ struct PortalTargetLocator {
         let replaced = matcher.hasIdentity && !matcher.isSameObject(status, at: absolute)
         return TargetLocator.Location(path: absolute, reasons: replaced ? [.identityChanged] : [])
       }
-      let relative = portal.path.removingLastComponent.appending(contents.relativePath.bytes).lexicallyNormalized
+      let relative = portal.path.removingLastComponent.appending(contents.relativePath.bytes)
+        .lexicallyNormalized
       if let status = try? FileStatus.of(relative, followSymlinks: false), matcher.kindMatches(status) {
         return TargetLocator.Location(path: relative, reasons: [])
       }
@@ -42,7 +43,9 @@ struct PortalTargetLocator {
       relative == absolute
       ? [(absolute, [])] : [(relative, [.documentMoved]), (absolute, [.relativePathChanged])]
     for (hostCandidate, reasons) in candidates {
-      if let seen = seen(hostCandidate, matcher) { return TargetLocator.Location(path: seen, reasons: reasons) }
+      if let seen = seen(hostCandidate, matcher) {
+        return TargetLocator.Location(path: seen, reasons: reasons)
+      }
     }
     throw notVisible()
   }
@@ -53,7 +56,8 @@ struct PortalTargetLocator {
     guard let hostStatus = try? FileStatus.of(host, followSymlinks: false),
       let portalStatus = try? FileStatus.of(portal.path, followSymlinks: false)
     else { return false }
-    return hostStatus.kind == portalStatus.kind && hostStatus.modificationTime == portalStatus.modificationTime
+    return hostStatus.kind == portalStatus.kind
+      && hostStatus.modificationTime == portalStatus.modificationTime
       && (hostStatus.kind == .directory || hostStatus.size == portalStatus.size)
   }
 

@@ -58,7 +58,9 @@ extension AnchoredDocument {
   func replaceDocument(
     options: ReplaceOptions, cancellation: SaveCancellation?, _ write: (URL) throws -> Void
   ) throws(DocbmError) {
-    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path), portal.refusesAttributes {
+    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
+      portal.refusesAttributes
+    {
       try InPlaceSave(destination: path).save { path in try write(path.url) }
       return
     }
@@ -73,7 +75,9 @@ extension AnchoredDocument {
   func replaceDocument(
     with data: Data, options: ReplaceOptions, cancellation: SaveCancellation?
   ) throws(DocbmError) {
-    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path), portal.refusesAttributes {
+    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
+      portal.refusesAttributes
+    {
       try InPlaceSave(destination: path).save(writing: data)
       return
     }

@@ -38,7 +38,7 @@ struct InPlaceSave {
     let source: FileDescriptor
     do throws(SystemCallError) {
       source = try FileDescriptor.open(written, [.readOnly, .noFollow, .nonBlocking])
-    } catch where error.errno == .noSuchFile {
+    } catch  where error.errno == .noSuchFile {
       throw DocbmError(
         .nothingWritten, path: destination,
         message: "the writer wrote nothing at the path it was given; \(destination) is unchanged",
@@ -75,12 +75,14 @@ struct InPlaceSave {
     guard status.kind == .regular else {
       throw DocbmError(
         .unsupportedFileType, path: destination,
-        message: "\(destination) is not a regular file, so it cannot be saved in place", step: .inspectDocument)
+        message: "\(destination) is not a regular file, so it cannot be saved in place",
+        step: .inspectDocument)
     }
     try mappingSystemErrors(.save(.write), path: destination) { () throws(SystemCallError) in
       try fd.truncate()
       try body(fd)
     }
-    try mappingSystemErrors(.save(.syncFile), path: destination) { () throws(SystemCallError) in try fd.sync() }
+    try mappingSystemErrors(.save(.syncFile), path: destination) { () throws(SystemCallError) in try fd.sync()
+    }
   }
 }

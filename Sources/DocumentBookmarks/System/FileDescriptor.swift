@@ -48,8 +48,9 @@ package struct FileDescriptor: Hashable, Sendable {
         path.withCString { openat(directory.rawValue, $0, flags, mode_t(permissions)) }
       }
       return FileDescriptor(rawValue: fd)
-    } catch where error.errno == .tooManySymbolicLinks && options.contains(.noFollow) {
-      return try openRefusingNoFollow(path, flags: flags, permissions: permissions, relativeTo: directory, error)
+    } catch  where error.errno == .tooManySymbolicLinks && options.contains(.noFollow) {
+      return try openRefusingNoFollow(
+        path, flags: flags, permissions: permissions, relativeTo: directory, error)
     }
   }
 
