@@ -66,4 +66,74 @@ struct PortalEndToEndTests {
     #expect(noKey.status == 1)
     #expect(noKey.error.contains("portalRefusesAttributes"), "\(noKey.error)")
   }
+
+  @Test(
+    "in a real sandbox (bubblewrap, /.flatpak-info, the app's view of the portal): inspect says so, an invisible target is outsideSandbox"
+  )
+  func sandbox() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap") else {
+      Issue.record("bubblewrap (/usr/bin/bwrap) is missing: run 'make setup'")
+      return
+    }
+    let probe = run("/usr/bin/bwrap", ["--ro-bind", "/", "/", "/bin/true"])
+    guard probe.status == 0 else {
+      print("skipped: bubblewrap cannot make a sandbox here (mount namespaces not permitted): \(probe.error)")
+      return
+    }
+    let scratch = try Scratch()
+    let board = try scratch.file("home/board.json", "{}")
+    let cat = try scratch.file("home/images/cat.png", "cat")
+    let made = run(docbm, ["bookmark", board.description, cat.description])
+    #expect(made.status == 0, "\(made.error)")
+    let bookmark = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    let app = "org.docbm.Sample"
+    guard let session = try DocumentPortalSession.start(exporting: [.fileForApp(board, app: app)]) else {
+      print(DocumentPortalSession.skipReason)
+      return
+    }
+    let flatpakInfo = try scratch.file("flatpak-info", "[Application]\nname=\(app)\n")
+    // What a Flatpak sandbox has: the system read-only, a private /tmp, the app's view of
+    // the portal where the whole portal is, and /.flatpak-info.
+    let docbmFolder = URL(fileURLWithPath: docbm).deletingLastPathComponent().path
+    var arguments = [
+      "--die-with-parent", "--unshare-pid", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
+      "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
+      "--tmpfs", "/tmp", "--ro-bind", docbmFolder, docbmFolder,
+      "--bind", session.mountPoint.appending("by-app").appending(app).description,
+      session.mountPoint.description,
+      "--ro-bind", flatpakInfo.description, "/.flatpak-info",
+    ]
+    for folder in Self.runtimeLibraryFolders() where !folder.hasPrefix("/usr/") {
+      arguments += ["--ro-bind", folder, folder]
+    }
+    let inside = session.path(of: 0, name: "board.json").description
+    func sandboxed(_ command: [String]) -> ProcessResult {
+      run("/usr/bin/bwrap", arguments + ["--setenv", "DOCBM_ESCROW_DIR", "/tmp/escrow", docbm] + command)
+    }
+
+    let inspect = sandboxed(["inspect", inside])
+    #expect(inspect.status == 0, "\(inspect.error)")
+    #expect(inspect.output.contains("in the view of app \(app)"), "\(inspect.output)")
+    #expect(inspect.output.contains("key:          present"), "\(inspect.output)")
+
+    let resolve = sandboxed(["resolve", inside, bookmark])
+    #expect(resolve.status == 1, "\(resolve.output)")
+    #expect(resolve.error.contains("outsideSandbox"), "\(resolve.error)")
+    #expect(!resolve.error.contains("missing"), "\(resolve.error)")
+    // On the host the same bookmark resolves.
+    #expect(run(docbm, ["resolve", board.description, bookmark]).status == 0)
+  }
+
+  /// The folders of the shared libraries this process (and so the docbm beside it) loaded.
+  static func runtimeLibraryFolders() -> [String] {
+    let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+    var folders: Set<String> = []
+    for line in maps.split(separator: "\n") {
+      guard let path = line.split(separator: " ", omittingEmptySubsequences: true).last, path.hasPrefix("/"),
+        path.contains(".so")
+      else { continue }
+      folders.insert(URL(fileURLWithPath: String(path)).deletingLastPathComponent().path)
+    }
+    return folders.sorted()
+  }
 }
