@@ -276,7 +276,10 @@ public struct KeyEscrow: Hashable, Sendable {
         case .key(let key)? = try? KeyAttribute.read(atPath: document),
         fingerprint == nil || fingerprint == key.fingerprint
       else { return nil }
-      guard PortalDocument.of(host) == nil else { return nil }
+      // In a sandbox the host path is usually not there (or is another file): no record.
+      guard (try? FileStatus.of(host, followSymlinks: true)) != nil, PortalDocument.of(host) == nil else {
+        return nil
+      }
       return try documentRecord(host, requiring: key.fingerprint, mayBePortal: false)
     }
     return try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
