@@ -83,11 +83,22 @@ struct PortalEndToEndTests {
     let scratch = try Scratch()
     let board = try scratch.file("home/board.json", "{}")
     let cat = try scratch.file("home/images/cat.png", "cat")
+    let projectBoard = try scratch.file("home/project/board.json", "{}")
+    let projectCat = try scratch.file("home/project/images/cat.png", "cat")
+    let project = projectBoard.removingLastComponent
     let made = run(docbm, ["bookmark", board.description, cat.description])
     #expect(made.status == 0, "\(made.error)")
     let bookmark = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
     let app = "org.docbm.Sample"
-    guard let session = try DocumentPortalSession.start(exporting: [.fileForApp(board, app: app)]) else {
+    // The host path a newer portal reports itself; Debian 12's passes this attribute of the
+    // exported folder through.
+    try ExtendedAttributes.set(
+      PortalDocument.hostPathAttribute, to: project.bytes, on: .path(project, followSymlinks: false))
+    guard
+      let session = try DocumentPortalSession.start(exporting: [
+        .fileForApp(board, app: app), .folderForApp(project, app: app),
+      ])
+    else {
       print(DocumentPortalSession.skipReason)
       return
     }
@@ -122,6 +133,22 @@ struct PortalEndToEndTests {
     #expect(!resolve.error.contains("missing"), "\(resolve.error)")
     // On the host the same bookmark resolves.
     #expect(run(docbm, ["resolve", board.description, bookmark]).status == 0)
+
+    // Inside a folder export, a bookmark made in the sandbox (its escrow cannot see the host
+    // path, so records nothing) holds host paths, and resolves on the host.
+    let exported = session.path(of: 1, name: "project")
+    let inSandbox = sandboxed([
+      "bookmark", exported.appending("board.json").description,
+      exported.appending("images").appending("cat.png").description,
+    ])
+    #expect(inSandbox.status == 0, "\(inSandbox.error)")
+    let made2 = inSandbox.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    let decoded = run(docbm, ["decode", made2])
+    #expect(decoded.output.contains(projectCat.description), "\(decoded.output)")
+    #expect(!decoded.output.contains(session.mountPoint.description), "\(decoded.output)")
+    let onHost = run(docbm, ["resolve", projectBoard.description, made2])
+    #expect(onHost.status == 0, "\(onHost.error)")
+    #expect(onHost.output.contains(projectCat.description), "\(onHost.output)")
   }
 
   /// The folders of the shared libraries this process (and so the docbm beside it) loaded.
