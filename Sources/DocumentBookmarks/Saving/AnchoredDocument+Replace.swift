@@ -62,6 +62,7 @@ extension AnchoredDocument {
       portal.refusesAttributes
     {
       try InPlaceSave(destination: path).save { path in try write(path.url) }
+      recordInEscrow(path)
       return
     }
     var replacer = DocumentReplacer(
@@ -79,6 +80,7 @@ extension AnchoredDocument {
       portal.refusesAttributes
     {
       try InPlaceSave(destination: path).save(writing: data)
+      recordInEscrow(path)
       return
     }
     var replacer = DocumentReplacer(
