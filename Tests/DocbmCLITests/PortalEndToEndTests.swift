@@ -27,7 +27,17 @@ struct PortalEndToEndTests {
       "{\"image\":\"\(bookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}", to: board)
     let fingerprint = try BookmarkService().documents(anchoredOn: board).keyFingerprint()
     let inode = try FileStatus.of(board, followSymlinks: false).inode
-    guard let session = try DocumentPortalSession.start(exporting: [.file(board), .file(bare)]) else {
+    let projectBoard = try scratch.file("home/project/board.json", "{}")
+    let projectCat = try scratch.file("home/project/images/cat.png", "cat")
+    let projectBookmark = run(docbm, ["bookmark", projectBoard.description, projectCat.description])
+    try scratch.write(
+      "{\"image\":\"\(projectBookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}",
+      to: projectBoard)
+    guard
+      let session = try DocumentPortalSession.start(exporting: [
+        .file(board), .file(bare), .folder(projectBoard.removingLastComponent),
+      ])
+    else {
       print(DocumentPortalSession.skipReason)
       return
     }
@@ -49,6 +59,12 @@ struct PortalEndToEndTests {
     #expect(check.output.contains("through the Documents portal"), "\(check.output)")
     let checkJSON = run(docbm, ["check", "--json", through])
     #expect(checkJSON.output.contains("\"portalDocument\""), "\(checkJSON.output)")
+
+    // A folder export is walked like any folder, through the portal's mount.
+    let tree = run(docbm, ["check", "-r", "--all", session.path(of: 2, name: "project").description])
+    #expect(tree.status == 0, "\(tree.output)\(tree.error)")
+    #expect(tree.output.contains("board.json  (1 bookmark)"), "\(tree.output)")
+    #expect(tree.output.contains("inside a folder export"), "\(tree.output)")
 
     let refused = run(docbm, ["save", through], input: "{\"new\":1}")
     #expect(refused.status == 1)
