@@ -34,25 +34,25 @@ struct PortalEndToEndTests {
       "{\"image\":\"\(projectBookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}",
       to: projectBoard)
     guard
-      let session = try DocumentPortalSession.start(exporting: [
+      let portal = try TestDocumentPortal.start(exporting: [
         .file(board), .file(bare), .folder(projectBoard.removingLastComponent),
       ])
     else {
-      print(DocumentPortalSession.skipReason)
+      print(TestDocumentPortal.skipReason)
       return
     }
-    let through = session.path(of: 0, name: "board.json").description
+    let through = portal.path(of: 0, name: "board.json").description
 
     let inspect = run(docbm, ["inspect", through])
     #expect(inspect.status == 0, "\(inspect.error)")
     #expect(
       inspect.output.contains(
-        "portal:       through the Documents portal: document \(session.documentIDs[0])"))
+        "portal:       through the Documents portal: document \(portal.documentIDs[0])"))
     #expect(inspect.output.contains("a single-file export"))
     #expect(inspect.output.contains("verifies, resolves"), "\(inspect.output)")
     let inspectJSON = run(docbm, ["inspect", "--json", through])
     #expect(
-      inspectJSON.output.contains("\"documentID\" : \"\(session.documentIDs[0])\""), "\(inspectJSON.output)")
+      inspectJSON.output.contains("\"documentID\" : \"\(portal.documentIDs[0])\""), "\(inspectJSON.output)")
 
     let check = run(docbm, ["check", "--all", through])
     #expect(check.status == 0, "\(check.output)\(check.error)")
@@ -61,7 +61,7 @@ struct PortalEndToEndTests {
     #expect(checkJSON.output.contains("\"portalDocument\""), "\(checkJSON.output)")
 
     // A folder export is walked like any folder, through the portal's mount.
-    let tree = run(docbm, ["check", "-r", "--all", session.path(of: 2, name: "project").description])
+    let tree = run(docbm, ["check", "-r", "--all", portal.path(of: 2, name: "project").description])
     #expect(tree.status == 0, "\(tree.output)\(tree.error)")
     #expect(tree.output.contains("board.json  (1 bookmark)"), "\(tree.output)")
     #expect(tree.output.contains("inside a folder export"), "\(tree.output)")
@@ -78,7 +78,7 @@ struct PortalEndToEndTests {
     #expect(try FileStatus.of(board, followSymlinks: false).inode == inode)
     #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == fingerprint)
 
-    let noKey = run(docbm, ["bookmark", session.path(of: 1, name: "bare.json").description, cat.description])
+    let noKey = run(docbm, ["bookmark", portal.path(of: 1, name: "bare.json").description, cat.description])
     #expect(noKey.status == 1)
     #expect(noKey.error.contains("portalRefusesAttributes"), "\(noKey.error)")
   }
@@ -111,11 +111,11 @@ struct PortalEndToEndTests {
     try ExtendedAttributes.set(
       PortalDocument.hostPathAttribute, to: project.bytes, on: .path(project, followSymlinks: false))
     guard
-      let session = try DocumentPortalSession.start(exporting: [
+      let portal = try TestDocumentPortal.start(exporting: [
         .fileForApp(board, app: app), .folderForApp(project, app: app),
       ])
     else {
-      print(DocumentPortalSession.skipReason)
+      print(TestDocumentPortal.skipReason)
       return
     }
     let flatpakInfo = try scratch.file("flatpak-info", "[Application]\nname=\(app)\n")
@@ -126,14 +126,14 @@ struct PortalEndToEndTests {
       "--die-with-parent", "--unshare-pid", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
       "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
       "--tmpfs", "/tmp", "--ro-bind", docbmFolder, docbmFolder,
-      "--bind", session.mountPoint.appending("by-app").appending(app).description,
-      session.mountPoint.description,
+      "--bind", portal.mountPoint.appending("by-app").appending(app).description,
+      portal.mountPoint.description,
       "--ro-bind", flatpakInfo.description, "/.flatpak-info",
     ]
     for folder in Self.runtimeLibraryFolders() where !folder.hasPrefix("/usr/") {
       arguments += ["--ro-bind", folder, folder]
     }
-    let inside = session.path(of: 0, name: "board.json").description
+    let inside = portal.path(of: 0, name: "board.json").description
     func sandboxed(_ command: [String]) -> ProcessResult {
       run("/usr/bin/bwrap", arguments + ["--setenv", "DOCBM_ESCROW_DIR", "/tmp/escrow", docbm] + command)
     }
@@ -152,7 +152,7 @@ struct PortalEndToEndTests {
 
     // Inside a folder export, a bookmark made in the sandbox (its escrow cannot see the host
     // path, so records nothing) holds host paths, and resolves on the host.
-    let exported = session.path(of: 1, name: "project")
+    let exported = portal.path(of: 1, name: "project")
     let inSandbox = sandboxed([
       "bookmark", exported.appending("board.json").description,
       exported.appending("images").appending("cat.png").description,
@@ -161,7 +161,7 @@ struct PortalEndToEndTests {
     let made2 = inSandbox.output.trimmingCharacters(in: .whitespacesAndNewlines)
     let decoded = run(docbm, ["decode", made2])
     #expect(decoded.output.contains(projectCat.description), "\(decoded.output)")
-    #expect(!decoded.output.contains(session.mountPoint.description), "\(decoded.output)")
+    #expect(!decoded.output.contains(portal.mountPoint.description), "\(decoded.output)")
     let onHost = run(docbm, ["resolve", projectBoard.description, made2])
     #expect(onHost.status == 0, "\(onHost.error)")
     #expect(onHost.output.contains(projectCat.description), "\(onHost.output)")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import DocumentBookmarks
 
-/// Against a real Documents portal (xdg-document-portal in its own D-Bus session): each
+/// Against a real Documents portal (xdg-document-portal in a bus of its own): each
 /// test exports files and folders of a scratch "home" and works through the FUSE mount.
 @Suite("Documents portal")
 struct PortalTests {
@@ -31,12 +31,12 @@ struct PortalTests {
   var project: FilePath { home.appending("project") }
 
   /// Starts a portal exporting `exports`, or prints why it cannot here.
-  func portal(_ exports: [DocumentPortalSession.Export]) throws -> DocumentPortalSession? {
-    guard let session = try DocumentPortalSession.start(exporting: exports) else {
-      print(DocumentPortalSession.skipReason)
+  func startPortal(_ exports: [TestDocumentPortal.Export]) throws -> TestDocumentPortal? {
+    guard let portal = try TestDocumentPortal.start(exporting: exports) else {
+      print(TestDocumentPortal.skipReason)
       return nil
     }
-    return session
+    return portal
   }
 
   /// Gives `path` the host-path attribute a newer portal reports itself; the portal of
@@ -56,45 +56,47 @@ struct PortalTests {
   @Test("portal paths are told apart: file and folder exports, an app's view, host paths")
   func detection() throws {
     guard
-      let session = try portal([.file(board), .folder(project), .fileForApp(board, app: "org.docbm.Sample")])
+      let portal = try startPortal([
+        .file(board), .folder(project), .fileForApp(board, app: "org.docbm.Sample"),
+      ])
     else { return }
     let table = try MountTable.current()
-    #expect(table.mount(containing: session.mountPoint)?.fileSystemType == "fuse.portal")
+    #expect(table.mount(containing: portal.mountPoint)?.fileSystemType == "fuse.portal")
 
-    let file = try #require(PortalDocument.of(session.path(of: 0, name: "board.json")))
+    let file = try #require(PortalDocument.of(portal.path(of: 0, name: "board.json")))
     #expect(file.kind == .file)
     #expect(file.refusesAttributes)
-    #expect(file.documentID == session.documentIDs[0])
+    #expect(file.documentID == portal.documentIDs[0])
     #expect(file.appID == nil)
     #expect(!file.isSandboxView || PortalDocument.isInsideFlatpak)
-    #expect(file.exportedPath == session.path(of: 0, name: "board.json"))
+    #expect(file.exportedPath == portal.path(of: 0, name: "board.json"))
 
-    let inside = try #require(PortalDocument.of(session.path(of: 1, name: "project").appending("images")))
+    let inside = try #require(PortalDocument.of(portal.path(of: 1, name: "project").appending("images")))
     #expect(inside.kind == .folder)
     #expect(!inside.refusesAttributes)
-    #expect(inside.exportedPath == session.path(of: 1, name: "project"))
+    #expect(inside.exportedPath == portal.path(of: 1, name: "project"))
 
     let appView = try #require(
-      PortalDocument.of(session.path(of: 2, name: "board.json", app: "org.docbm.Sample")))
+      PortalDocument.of(portal.path(of: 2, name: "board.json", app: "org.docbm.Sample")))
     #expect(appView.appID == "org.docbm.Sample")
     #expect(appView.isSandboxView)
     #expect(appView.kind == .file)
 
     #expect(PortalDocument.of(board) == nil)
-    #expect(PortalDocument.of(session.mountPoint) == nil)
-    if session.version < 5 {
+    #expect(PortalDocument.of(portal.mountPoint) == nil)
+    if portal.version < 5 {
       // Debian 12's portal offers neither the attribute nor GetHostPaths.
       #expect(file.hostPath == nil)
       #expect(file.hostPathSource == .unknown)
     }
     try offerHostPath(project)
     let offered = try #require(
-      PortalDocument.of(session.path(of: 1, name: "project").appending("board.json")))
+      PortalDocument.of(portal.path(of: 1, name: "project").appending("board.json")))
     #expect(offered.hostPath == project.appending("board.json"))
     #expect(offered.hostPathSource == .attribute)
     #expect(
       offered.portalPath(ofHost: project.appending("images"))
-        == session.path(of: 1, name: "project").appending("images"))
+        == portal.path(of: 1, name: "project").appending("images"))
     #expect(offered.portalPath(ofHost: cat) == nil)
   }
 
@@ -102,8 +104,8 @@ struct PortalTests {
     "P1: a bookmark on a single-file export without a key fails with portalRefusesAttributes, nothing written"
   )
   func fileExportRefusesKey() throws {
-    guard let session = try portal([.file(board)]) else { return }
-    let through = session.path(of: 0, name: "board.json")
+    guard let portal = try startPortal([.file(board)]) else { return }
+    let through = portal.path(of: 0, name: "board.json")
     let before = try attributes(board)
     let error = #expect(throws: DocbmError.self) {
       try service.documents(anchoredOn: through).makeBookmark(to: cat)
@@ -117,10 +119,10 @@ struct PortalTests {
 
   @Test("P2: a safe save on a single-file export is refused before the writer runs; nothing is left behind")
   func fileExportRefusesSave() throws {
-    guard let session = try portal([.file(board)]) else { return }
+    guard let portal = try startPortal([.file(board)]) else { return }
     let host = service.documents(anchoredOn: board)
     let fingerprint = try host.makeBookmark(to: cat).keyFingerprint
-    let through = service.documents(anchoredOn: session.path(of: 0, name: "board.json"))
+    let through = service.documents(anchoredOn: portal.path(of: 0, name: "board.json"))
     let listing = try FileManager.default.contentsOfDirectory(atPath: home.description).sorted()
     var writerRan = false
     let error = #expect(throws: DocbmError.self) {
@@ -142,9 +144,9 @@ struct PortalTests {
 
   @Test("P3: inside a folder export, bookmarks, safe saves and checks work; the host file keeps its key")
   func folderExportWorks() throws {
-    guard let session = try portal([.folder(project)]) else { return }
+    guard let portal = try startPortal([.folder(project)]) else { return }
     try offerHostPath(project)
-    let exported = session.path(of: 0, name: "project")
+    let exported = portal.path(of: 0, name: "project")
     let through = service.documents(anchoredOn: exported.appending("board.json"))
     let bookmark = try through.makeBookmark(to: exported.appending("images").appending("cat.png"))
     let hostDocument = service.documents(anchoredOn: project.appending("board.json"))
@@ -167,22 +169,22 @@ struct PortalTests {
 
   @Test("P4: a bookmark made on the host resolves through the portal with no staleness from the mount")
   func hostBookmarkThroughPortal() throws {
-    guard let session = try portal([.file(board), .folder(project)]) else { return }
+    guard let portal = try startPortal([.file(board), .folder(project)]) else { return }
     let bookmark = try service.documents(anchoredOn: board).makeBookmark(to: cat)
     // A single-file export of a portal that does not say its host path.
-    let resolution = try service.documents(anchoredOn: session.path(of: 0, name: "board.json")).resolve(
+    let resolution = try service.documents(anchoredOn: portal.path(of: 0, name: "board.json")).resolve(
       bookmark)
     #expect(resolution.path == cat)
     #expect(resolution.staleReasons.isEmpty)
     #expect(resolution.refreshed == nil)
-    #expect(resolution.portalDocument?.documentID == session.documentIDs[0])
+    #expect(resolution.portalDocument?.documentID == portal.documentIDs[0])
 
     // In a folder export whose host path the portal gives, the host path is where
     // resolution starts: the same result, and a move on the host is found from there.
     let projectBookmark = try service.documents(anchoredOn: project.appending("board.json"))
       .makeBookmark(to: project.appending("images").appending("cat.png"))
     try offerHostPath(project)
-    let through = service.documents(anchoredOn: session.path(of: 1, name: "project").appending("board.json"))
+    let through = service.documents(anchoredOn: portal.path(of: 1, name: "project").appending("board.json"))
     let exact = try through.resolve(projectBookmark)
     #expect(exact.staleReasons.isEmpty)
     #expect(exact.refreshed == nil)
@@ -193,19 +195,19 @@ struct PortalTests {
     let refreshed = try #require(moved.refreshed).decodeUnverified()
     #expect(refreshed.absolutePath == project.appending("images").appending("kitten.png"))
     #expect(refreshed.relativePath == "images/kitten.png")
-    #expect(!refreshed.absolutePath.description.contains(session.mountPoint.description))
+    #expect(!refreshed.absolutePath.description.contains(portal.mountPoint.description))
   }
 
   @Test(
     "P5: a bookmark made through the portal records host paths and no portal inode, and resolves on the host")
   func bookmarkMadeThroughPortal() throws {
-    guard let session = try portal([.folder(project), .file(board)]) else { return }
-    let exported = session.path(of: 0, name: "project")
+    guard let portal = try startPortal([.folder(project), .file(board)]) else { return }
+    let exported = portal.path(of: 0, name: "project")
     let target = exported.appending("images").appending("cat.png")
     let unknown = #expect(throws: DocbmError.self) {
       try service.documents(anchoredOn: exported.appending("board.json")).makeBookmark(to: target)
     }
-    if session.version < 5 {
+    if portal.version < 5 {
       #expect(unknown?.code == .portalHostPathUnknown)
       // Refused before any key was written.
       #expect(try KeyAttribute.read(atPath: project.appending("board.json")).key(of: project) == nil)
@@ -238,10 +240,10 @@ struct PortalTests {
 
   @Test("P6: the opt-in save in place keeps a single-file export's key and host inode")
   func saveInPlace() throws {
-    guard let session = try portal([.file(board)]) else { return }
+    guard let portal = try startPortal([.file(board)]) else { return }
     let fingerprint = try service.documents(anchoredOn: board).makeBookmark(to: cat).keyFingerprint
     let inode = try FileStatus.of(board, followSymlinks: false).inode
-    let through = service.documents(anchoredOn: session.path(of: 0, name: "board.json"))
+    let through = service.documents(anchoredOn: portal.path(of: 0, name: "board.json"))
     let options = ReplaceOptions(portalFileDocuments: .writeInPlace)
     try through.replaceDocument(with: Data("{\"in\":\"place\"}".utf8), options: options)
     #expect(try String(contentsOfFile: board.description, encoding: .utf8) == "{\"in\":\"place\"}")
@@ -261,10 +263,10 @@ struct PortalTests {
 
   @Test("P7: in an app's view, a target the app cannot see is outsideSandbox (pick again), never forget")
   func outsideSandbox() throws {
-    guard let session = try portal([.fileForApp(board, app: "org.docbm.Sample")]) else { return }
+    guard let portal = try startPortal([.fileForApp(board, app: "org.docbm.Sample")]) else { return }
     let bookmark = try service.documents(anchoredOn: board).makeBookmark(to: cat)
     let appView = service.documents(
-      anchoredOn: session.path(of: 0, name: "board.json", app: "org.docbm.Sample"))
+      anchoredOn: portal.path(of: 0, name: "board.json", app: "org.docbm.Sample"))
     #expect(try appView.resolve(bookmark).path == cat)
     // The target leaves both recorded paths: from the app's view it cannot be told from a
     // file the sandbox does not share.

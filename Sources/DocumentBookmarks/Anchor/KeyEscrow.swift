@@ -268,7 +268,7 @@ public struct KeyEscrow: Hashable, Sendable {
   private func documentRecord(
     _ document: FilePath, requiring fingerprint: KeyFingerprint? = nil, mayBePortal: Bool = true
   ) throws(DocbmError) -> EscrowEntry.Document? {
-    // A path through the Documents portal means nothing outside one session: the document
+    // A path through the Documents portal means nothing once the portal stops: the document
     // is recorded at its host path, when the portal says it and this process sees the same
     // document (with the same key) there, and not at all otherwise.
     if mayBePortal, let portal = PortalDocument.of(document) {

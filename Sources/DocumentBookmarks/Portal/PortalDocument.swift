@@ -205,7 +205,7 @@ extension PortalDocument {
     DocbmError(
       .portalHostPathUnknown, path: path,
       message:
-        "\(path) is reached through the Documents portal (document \(portal.documentID)), which does not say where it really is (no \(hostPathAttribute) attribute), so a bookmark made here would hold a path that exists only inside this session; open the file from a folder the app sees directly, or use a newer portal"
+        "\(path) is reached through the Documents portal (document \(portal.documentID)), which does not say where it really is (no \(hostPathAttribute) attribute), so a bookmark made here would hold a path that exists only while this portal runs; open the file from a folder the app sees directly, or use a newer portal"
     )
   }
 }

@@ -2,7 +2,7 @@ public import DocumentBookmarks
 import Foundation
 import Glibc
 
-/// A real Documents portal (`xdg-document-portal`) in its own D-Bus session, for tests:
+/// A real Documents portal (`xdg-document-portal`) in a bus of its own, for tests:
 /// `dbus-run-session` activates the portal on the first call, which mounts its FUSE
 /// filesystem at `<runtime folder>/doc`; files and folders are exported with the portal's
 /// `Add` and `AddFull` calls, which take a file descriptor (passed by python3-gi).
@@ -10,7 +10,7 @@ import Glibc
 /// ``start(exporting:)`` returns `nil`, with ``skipReason`` set, only when FUSE cannot be
 /// used here (no `/dev/fuse`, or mounting refused); anything else that goes wrong is an
 /// error, so that a missing package fails the test rather than skipping it.
-public final class DocumentPortalSession: @unchecked Sendable {
+public final class TestDocumentPortal: @unchecked Sendable {
   /// What to export.
   public enum Export: Sendable {
     /// A single file (`Add`).
@@ -30,13 +30,13 @@ public final class DocumentPortalSession: @unchecked Sendable {
   public let version: Int
   /// The document IDs, in the order of the exports.
   public let documentIDs: [String]
-  /// Why a session could not start here, when ``start(exporting:)`` returned `nil`.
+  /// Why a portal could not start here, when ``start(exporting:)`` returned `nil`.
   public nonisolated(unsafe) static var skipReason = ""
 
   private let process: Process
   private let input: Pipe
   private let scratch: Scratch
-  /// The session's own process group (the bus, the portal and the permission store), when
+  /// The portal's own process group (the bus, the portal and the permission store), when
   /// it has one apart from this process's.
   private let group: pid_t?
   private var stopped = false
@@ -69,7 +69,7 @@ public final class DocumentPortalSession: @unchecked Sendable {
 
   /// Starts a portal and exports `exports`; `nil` (with ``skipReason``) when FUSE cannot be
   /// used here.
-  public static func start(exporting exports: [Export]) throws -> DocumentPortalSession? {
+  public static func start(exporting exports: [Export]) throws -> TestDocumentPortal? {
     guard access("/dev/fuse", R_OK | W_OK) == 0 else {
       skipReason = "skipped: the Documents portal needs /dev/fuse, which is absent or not usable here"
       return nil
@@ -79,7 +79,7 @@ public final class DocumentPortalSession: @unchecked Sendable {
     let runtime = folder.appending("runtime")
     let data = folder.appending("data")
     for made in [runtime, data] {
-      guard mkdir(made.description, 0o700) == 0 else { throw DocumentPortalSessionError("mkdir \(made)") }
+      guard mkdir(made.description, 0o700) == 0 else { throw TestDocumentPortalError("mkdir \(made)") }
     }
     let script = folder.appending("portal.py")
     try base.write(helperScript, to: script)
@@ -131,15 +131,15 @@ public final class DocumentPortalSession: @unchecked Sendable {
         skipReason = "skipped: the Documents portal could not mount its FUSE filesystem here: \(log)"
         return nil
       }
-      throw DocumentPortalSessionError("the Documents portal did not start: \(text) \(log)")
+      throw TestDocumentPortalError("the Documents portal did not start: \(text) \(log)")
     }
     let ids = lines.filter { $0.hasPrefix("doc ") }.map { String($0.dropFirst(4)) }
-    return DocumentPortalSession(
+    return TestDocumentPortal(
       process: process, input: input, scratch: base, mountPoint: FilePath(String(mount)), version: version,
       ids: ids)
   }
 
-  /// Ends the session: the portal exits with its bus and unmounts; a mount left behind is
+  /// Stops the portal: it exits with its bus and unmounts; a mount left behind is
   /// unmounted lazily.
   public func stop() {
     guard !stopped else { return }
@@ -147,7 +147,7 @@ public final class DocumentPortalSession: @unchecked Sendable {
     try? input.fileHandleForWriting.close()
     process.waitUntilExit()
     // dbus-run-session leaves its bus (and the services it started) running: end the
-    // session's process group, politely first.
+    // portal's process group, politely first.
     if let group {
       _ = kill(-group, SIGTERM)
       var waited = 0
@@ -205,8 +205,8 @@ public final class DocumentPortalSession: @unchecked Sendable {
     """#
 }
 
-/// A portal session that could not start for a reason other than FUSE.
-public struct DocumentPortalSessionError: Error, CustomStringConvertible {
+/// A test portal that could not start for a reason other than FUSE.
+public struct TestDocumentPortalError: Error, CustomStringConvertible {
   public let description: String
   init(_ description: String) { self.description = description }
 }
