@@ -102,6 +102,18 @@ struct PortalEndToEndTests {
     let projectBoard = try scratch.file("home/project/board.json", "{}")
     let projectCat = try scratch.file("home/project/images/cat.png", "cat")
     let project = projectBoard.removingLastComponent
+    // A project bookmarked on the host, then moved there as a whole.
+    let movedBookmark = run(
+      docbm,
+      [
+        "bookmark", try scratch.file("home/old/board.json", "{}").description,
+        try scratch.file("home/old/images/dog.png", "dog").description,
+      ]
+    ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    try scratch.move(scratch.path("home/old"), scratch.path("home/moved"))
+    let moved = scratch.path("home/moved")
+    try ExtendedAttributes.set(
+      PortalDocument.hostPathAttribute, to: moved.bytes, on: .path(moved, followSymlinks: false))
     let made = run(docbm, ["bookmark", board.description, cat.description])
     #expect(made.status == 0, "\(made.error)")
     let bookmark = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -112,7 +124,7 @@ struct PortalEndToEndTests {
       PortalDocument.hostPathAttribute, to: project.bytes, on: .path(project, followSymlinks: false))
     guard
       let portal = try TestDocumentPortal.start(exporting: [
-        .fileForApp(board, app: app), .folderForApp(project, app: app),
+        .fileForApp(board, app: app), .folderForApp(project, app: app), .folderForApp(moved, app: app),
       ])
     else {
       print(TestDocumentPortal.skipReason)
@@ -162,6 +174,20 @@ struct PortalEndToEndTests {
     let decoded = run(docbm, ["decode", made2])
     #expect(decoded.output.contains(projectCat.description), "\(decoded.output)")
     #expect(!decoded.output.contains(portal.mountPoint.description), "\(decoded.output)")
+    // The moved project, resolved in the sandbox: stale because the document moved on the
+    // host (not because of the mount), refreshed from the host paths.
+    let movedInside = portal.path(of: 2, name: "moved").appending("board.json").description
+    let stale = sandboxed(["resolve", movedInside, movedBookmark])
+    #expect(stale.status == 0, "\(stale.error)")
+    #expect(stale.error.contains("stale: documentMoved"), "\(stale.error)")
+    let refreshedText = stale.error.split(separator: "\n").first { $0.hasPrefix("refreshed: ") }?.dropFirst(
+      11)
+    let refreshed = run(docbm, ["decode", String(refreshedText ?? "")])
+    #expect(
+      refreshed.output.contains(moved.appending("images").appending("dog.png").description),
+      "\(refreshed.output)")
+    #expect(!refreshed.output.contains(portal.mountPoint.description), "\(refreshed.output)")
+
     let onHost = run(docbm, ["resolve", projectBoard.description, made2])
     #expect(onHost.status == 0, "\(onHost.error)")
     #expect(onHost.output.contains(projectCat.description), "\(onHost.output)")
