@@ -158,6 +158,15 @@ int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype) {
   return 0;
 }
 
+int docbm_path_filesystem_type(const char *path, int64_t *fstype) {
+  struct statfs sf;
+  if (statfs(path, &sf) != 0) {
+    return -1;
+  }
+  *fstype = (int64_t)sf.f_type;
+  return 0;
+}
+
 ssize_t docbm_fgetxattr(int fd, const char *name, void *value, size_t size) {
   return fgetxattr(fd, name, value, size);
 }

@@ -12,7 +12,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .check: "check [--json] [-r] [--all] [--[no-]progress] PATH..."
     case .repair: "repair [--json] [-r] [--all] [--[no-]progress] [--allow-unrecorded] PATH..."
     case .save:
-      "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] DOCUMENT"
+      "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] [--in-place] DOCUMENT"
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .store:
@@ -155,6 +155,10 @@ enum CommandName: String, CaseIterable, Sendable {
                               write): the document becomes yours, and its owner loses the
                               owner's permissions and the right to change its mode. Without
                               it such a save is refused before anything is written.
+        --in-place            For a single file exported through the Documents portal
+                              (Flatpak), which refuses attributes: write the new contents
+                              over the document itself, keeping its key. Not crash-safe.
+                              Without it such a save is refused before anything is written.
         --json                Print a JSON object (see docbm(1)).
 
       The new version gets the document's key, other extended attributes, owner, mode and
@@ -251,7 +255,11 @@ enum CommandName: String, CaseIterable, Sendable {
       ]
     case .check:
       ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
-    case .save: ["--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--help"]
+    case .save:
+      [
+        "--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--in-place",
+        "--help",
+      ]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
     case .store: ["--json", "--key", "--path-only", "--pin", "--help"]
     case .demo, .completions, .help: ["--help"]

@@ -57,6 +57,8 @@ public enum DocbmCommandLine {
         "To save anyway (the other names keep the old version): docbm save --split-hard-links \(document)"
     case .ownerChanged:
       return "To save anyway (the document becomes yours): docbm save --allow-owner-change \(document)"
+    case .portalRefusesAttributes where error.step != nil:
+      return "To save in place, keeping the key (not crash-safe): docbm save --in-place \(document)"
     default:
       return nil
     }
@@ -110,7 +112,7 @@ public enum DocbmCommandLine {
         document: path(settings.document), source: standardInput ? nil : try settings.from.map(path),
         inputNamed: settings.from != nil, allowEmpty: settings.allowEmpty,
         splitHardLinks: settings.splitHardLinks,
-        allowOwnerChange: settings.allowOwnerChange, json: settings.json
+        allowOwnerChange: settings.allowOwnerChange, inPlace: settings.inPlace, json: settings.json
       ).run(console)
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)

@@ -109,6 +109,7 @@ enum ParsedCommand: Equatable {
     var from: [UInt8]?
     var splitHardLinks = false
     var allowOwnerChange = false
+    var inPlace = false
     var allowEmpty = false
     var recursive = false
     var listAll = false
@@ -128,6 +129,7 @@ enum ParsedCommand: Equatable {
       case "--json" where name.takesJSON: json = true
       case "--split-hard-links" where name == .save: splitHardLinks = true
       case "--allow-owner-change" where name == .save: allowOwnerChange = true
+      case "--in-place" where name == .save: inPlace = true
       case "--allow-empty" where name == .save: allowEmpty = true
       case "--recursive" where name.walksTrees, "-r" where name.walksTrees, "-R" where name.walksTrees:
         recursive = true
@@ -204,7 +206,7 @@ enum ParsedCommand: Equatable {
       return .save(
         SaveSettings(
           document: operands[0], from: from, splitHardLinks: splitHardLinks,
-          allowOwnerChange: allowOwnerChange,
+          allowOwnerChange: allowOwnerChange, inPlace: inPlace,
           allowEmpty: allowEmpty, json: json))
     case .demo:
       try expect()
@@ -268,6 +270,8 @@ struct SaveSettings: Equatable, Sendable {
   var from: [UInt8]?
   var splitHardLinks = false
   var allowOwnerChange = false
+  /// `--in-place`: a single file exported through the Documents portal is saved in place.
+  var inPlace = false
   /// `--allow-empty`: empty new contents are saved (otherwise refused).
   var allowEmpty = false
   var json = false

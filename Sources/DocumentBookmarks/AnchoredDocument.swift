@@ -46,7 +46,10 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// - Throws: ``DocbmError``: `notFound` (document or target), `unsupportedFileType`,
   ///   `permissionDenied`; and when the key cannot be stored, `unsupportedFilesystem`,
   ///   `readOnlyFilesystem`, `immutable` or `noSpace`, naming the document; the escrow's
-  ///   own errors when it cannot be written.
+  ///   own errors when it cannot be written. Through the Documents portal (see
+  ///   ``PortalDocument``): `portalRefusesAttributes` for a single-file export without a key
+  ///   (before any key is written), `portalHostPathUnknown` when the portal does not say
+  ///   where the document or target really is.
   public func makeBookmark(to target: FilePath) throws(DocbmError) -> Bookmark {
     let (bookmark, key) = try makeSignedBookmark(to: target)
     // The key signed with, made now or not, is escrowed (with this document, when the
@@ -63,10 +66,31 @@ public struct AnchoredDocument: Hashable, Sendable {
   package func makeSignedBookmark(to target: FilePath) throws(DocbmError) -> (
     bookmark: Bookmark, key: DocumentKey
   ) {
-    let snapshot = try TargetSnapshot.read(target)
-    let key = try anchorKey()
+    let snapshot: TargetSnapshot
+    if let targetPortal = PortalDocument.of(target) {
+      snapshot = try TargetSnapshot.read(target, through: targetPortal)
+    } else {
+      snapshot = try TargetSnapshot.read(target)
+    }
+    // Through the Documents portal, the bookmark records host paths and no identity, and
+    // a single-file export, which refuses attributes, is refused before any key is written.
+    let documentPortal = PortalDocument.of(path)
+    var existingKey: DocumentKey?
+    if let documentPortal {
+      existingKey = try readKey()
+      if documentPortal.refusesAttributes, existingKey == nil {
+        throw PortalDocument.refusesAttributes(documentPortal, path: path, saving: false)
+      }
+      if documentPortal.hostPath == nil { throw PortalDocument.hostPathUnknown(documentPortal, path: path) }
+    }
+    let key: DocumentKey
+    if let existingKey, documentPortal?.refusesAttributes == true {
+      key = existingKey
+    } else {
+      key = try anchorKey()
+    }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
-    return (try sign(snapshot, key: key), key)
+    return (try sign(snapshot, key: key, documentHostPath: documentPortal?.hostPath), key)
   }
 
   /// The document's key, created when it has none, and still the key of the file at the
@@ -117,7 +141,8 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// - Throws: ``DocbmError``: `keyMissing` (the document has no key), `keyMismatch`
   ///   (signed with another key), `keyMalformed`, `tampered` (the tag fails), `corrupt`,
   ///   `unsupportedVersion`, `missing` (with ``DocbmError/lastKnownPath``),
-  ///   `volumeUnavailable`, `notFound` (the document itself).
+  ///   `volumeUnavailable`, `notFound` (the document itself); through the Documents portal
+  ///   in a sandbox, `outsideSandbox` (not `missing`) for a target the app cannot see.
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     return try resolve(bookmark, header: header, key: try verifiedKey(for: header.fingerprint))
@@ -150,9 +175,15 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
-    let locator = TargetLocator(
-      contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget)
-    let location = try locator.locate()
+    let portal = PortalDocument.of(path)
+    let location: TargetLocator.Location
+    if let portal {
+      location = try PortalTargetLocator(contents: contents, portal: portal, budget: searchBudget).locate()
+    } else {
+      location = try TargetLocator(
+        contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget
+      ).locate()
+    }
     // The escrow follows documents: one that moved (with its targets, or alone) is
     // recorded where it is now.
     if let escrow,
@@ -161,14 +192,24 @@ public struct AnchoredDocument: Hashable, Sendable {
       _ = try? escrow.recordSighting(of: key.fingerprint, on: path)
     }
     var refreshed: Bookmark?
+    // Through the portal, a refreshed bookmark is computed from the host paths only: never
+    // without them, and never from the portal's own paths.
     if refreshing, !location.reasons.isEmpty, !location.reasons.contains(.ambiguous),
-      let snapshot = try? TargetSnapshot.read(location.path)
+      portal == nil || portal?.hostPath != nil,
+      let snapshot = try? refreshSnapshot(of: location.path)
     {
-      refreshed = try? sign(snapshot, key: key)
+      refreshed = try? sign(snapshot, key: key, documentHostPath: portal?.hostPath)
     }
     return Resolution(
       path: location.path, kind: contents.kind, staleReasons: location.reasons,
-      refreshed: refreshed, recorded: contents, candidates: location.candidates)
+      refreshed: refreshed, recorded: contents, candidates: location.candidates, portalDocument: portal)
+  }
+
+  /// The snapshot a refreshed bookmark is made from: through the portal when the target is
+  /// reached through it.
+  private func refreshSnapshot(of target: FilePath) throws(DocbmError) -> TargetSnapshot {
+    if let portal = PortalDocument.of(target) { return try TargetSnapshot.read(target, through: portal) }
+    return try TargetSnapshot.read(target)
   }
 
   /// The document's key, checked against the fingerprint a bookmark names.
@@ -198,9 +239,16 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// - Throws: ``DocbmError`` `unsupportedFileType` when the paths make the record longer
   ///   than a decoder accepts (``BookmarkRecord/maximumLength``).
-  func sign(_ snapshot: TargetSnapshot, key: DocumentKey) throws(DocbmError) -> Bookmark {
-    let realFolder = (try? TargetSnapshot.canonicalPath(folder)) ?? folder
-    let realDocument = (try? TargetSnapshot.canonicalPath(path)) ?? realFolder.appending(path.lastComponent)
+  /// `documentHostPath` is the document's host path when it is reached through the
+  /// Documents portal: the relative and document paths start from there.
+  func sign(
+    _ snapshot: TargetSnapshot, key: DocumentKey, documentHostPath: FilePath? = nil
+  ) throws(DocbmError) -> Bookmark {
+    let realFolder =
+      documentHostPath?.removingLastComponent ?? (try? TargetSnapshot.canonicalPath(folder)) ?? folder
+    let realDocument =
+      documentHostPath ?? (try? TargetSnapshot.canonicalPath(path))
+      ?? realFolder.appending(path.lastComponent)
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,

@@ -72,6 +72,9 @@ extern const int DOCBM_CAP_CHOWN;
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
 
+/// statfs(2)'s f_type of the filesystem holding path (a final symbolic link followed).
+int docbm_path_filesystem_type(const char *path, int64_t *fstype);
+
 ssize_t docbm_fgetxattr(int fd, const char *name, void *value, size_t size);
 ssize_t docbm_getxattr(const char *path, const char *name, void *value, size_t size);
 ssize_t docbm_lgetxattr(const char *path, const char *name, void *value, size_t size);

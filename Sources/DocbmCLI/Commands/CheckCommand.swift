@@ -123,9 +123,16 @@ struct CheckCommand {
     let count = check.bookmarks.count
     if check.verdict == .ok || check.verdict == .noBookmarks {
       return "\(verdict)\(check.document)" + (count > 0 ? "  (\(DocbmCLI.count(count, "bookmark")))" : "")
+        + portalNote(check)
     }
     let hint = check.verdict == .keyLost ? "; 'docbm repair' can put it back" : ""
-    return "\(verdict)\(check.document): \(check.message)\(hint)"
+    return "\(verdict)\(check.document): \(check.message)\(hint)\(portalNote(check))"
+  }
+
+  /// Said of a document reached through the Documents portal.
+  static func portalNote(_ check: DocumentCheck) -> String {
+    guard let portal = check.portalDocument else { return "" }
+    return "  (\(InspectCommand.portalLine(portal)))"
   }
 }
 

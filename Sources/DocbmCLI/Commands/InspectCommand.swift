@@ -22,6 +22,20 @@ struct InspectCommand {
     let bookmarks: [DocumentCheck.FoundEvidence]
     /// What a folder document's report means.
     let note: String?
+    /// The Documents portal export the document is reached through, when it is.
+    let portal: PortalDocument?
+  }
+
+  /// One line on a document reached through the Documents portal: which export, what works
+  /// there, and where the document really is.
+  static func portalLine(_ portal: PortalDocument) -> String {
+    let export =
+      portal.kind == .file
+      ? "a single-file export (its key can be read, but no key can be added; save with --in-place)"
+      : "inside a folder export (keys and safe saves work)"
+    let host = portal.hostPath.map { "host path \($0)" } ?? "host path unknown (the portal does not say)"
+    let app = portal.appID.map { ", in the view of app \($0)" } ?? ""
+    return "through the Documents portal: document \(portal.documentID)\(app), \(export); \(host)"
   }
 
   /// What inspect says of a folder document instead of a verdict on its bytes.
@@ -56,15 +70,17 @@ struct InspectCommand {
       check = checked
     }
     let note = isFolder ? InspectCommand.folderNote(document) : nil
+    let portal = PortalDocument.of(document)
     if json {
       console.print(
         JSONReport.render(
           Report(
             document: document, key: key, attributes: attributes, verdict: check?.verdict,
-            bookmarks: check?.bookmarks ?? [], note: note)))
+            bookmarks: check?.bookmarks ?? [], note: note, portal: portal)))
       return DocbmCommandLine.ExitStatus.success
     }
     console.print("document:     \(document)")
+    if let portal { console.print("portal:       \(InspectCommand.portalLine(portal))") }
     switch key.state {
     case "present": console.print("key:          present, fingerprint \(key.fingerprint!)")
     case "absent": console.print("key:          absent (no bookmark was ever made, or a save lost it)")

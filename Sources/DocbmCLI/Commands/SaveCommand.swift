@@ -13,6 +13,8 @@ struct SaveCommand {
   let allowEmpty: Bool
   let splitHardLinks: Bool
   let allowOwnerChange: Bool
+  /// `--in-place`: a single file exported through the Documents portal is written in place.
+  let inPlace: Bool
   let json: Bool
 
   private struct Report: Encodable {
@@ -27,7 +29,8 @@ struct SaveCommand {
   func run(_ console: Console) throws -> Int32 {
     let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
     let options = ReplaceOptions(
-      hardLinks: splitHardLinks ? .split : .refuse, ownerChange: allowOwnerChange ? .allow : .refuse)
+      hardLinks: splitHardLinks ? .split : .refuse, ownerChange: allowOwnerChange ? .allow : .refuse,
+      portalFileDocuments: inPlace ? .writeInPlace : .refuse)
     do throws(DocbmError) {
       if source == nil, !inputNamed, console.inputIsTerminal {
         throw DocbmError(

@@ -266,9 +266,23 @@ public struct KeyEscrow: Hashable, Sendable {
   /// user's own (not recorded: see ``deposit(_:document:)``), or when `fingerprint` is given
   /// and the document does not carry that key.
   private func documentRecord(
-    _ document: FilePath, requiring fingerprint: KeyFingerprint? = nil
+    _ document: FilePath, requiring fingerprint: KeyFingerprint? = nil, mayBePortal: Bool = true
   ) throws(DocbmError) -> EscrowEntry.Document? {
-    try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
+    // A path through the Documents portal means nothing once the portal stops: the document
+    // is recorded at its host path, when the portal says it and this process sees the same
+    // document (with the same key) there, and not at all otherwise.
+    if mayBePortal, let portal = PortalDocument.of(document) {
+      guard let host = portal.hostPath, host != document,
+        case .key(let key)? = try? KeyAttribute.read(atPath: document),
+        fingerprint == nil || fingerprint == key.fingerprint
+      else { return nil }
+      // In a sandbox the host path is usually not there (or is another file): no record.
+      guard (try? FileStatus.of(host, followSymlinks: true)) != nil, PortalDocument.of(host) == nil else {
+        return nil
+      }
+      return try documentRecord(host, requiring: key.fingerprint, mayBePortal: false)
+    }
+    return try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
       let fd = try FileDescriptor.open(document, [.readOnly, .nonBlocking])
       defer { fd.close() }
       let status = try FileStatus.of(fd)

@@ -8,6 +8,10 @@ struct IdentityMatcher {
   let kind: TargetKind
   let identity: TargetIdentity
 
+  /// Whether the bookmark recorded an identity at all: bookmarks made through the Documents
+  /// portal record inode 0 (not recorded), since the portal's inode numbers are its own.
+  var hasIdentity: Bool { identity.inode != 0 }
+
   func kindMatches(_ status: FileStatus) -> Bool {
     switch (kind, status.kind) {
     case (.file, .regular), (.folder, .directory): true

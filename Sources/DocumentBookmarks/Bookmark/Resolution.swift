@@ -34,6 +34,10 @@ public struct Resolution: Hashable, Sendable {
   /// For an ``StaleReason/ambiguous`` result, the files that may be the target (``path``
   /// first); empty otherwise. To settle it, make a new bookmark to the one the user means.
   public let candidates: [Candidate]
+  /// The Documents portal export the document was reached through, when it was: paths in
+  /// ``refreshed`` then start from its ``PortalDocument/hostPath``, and when that is
+  /// unknown (``PortalDocument/HostPathSource/unknown``) no refreshed bookmark is made.
+  public internal(set) var portalDocument: PortalDocument? = nil
 
   /// Whether the bookmark resolved, but not the way it was recorded.
   public var isStale: Bool { !staleReasons.isEmpty }

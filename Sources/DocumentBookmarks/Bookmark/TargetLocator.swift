@@ -22,6 +22,9 @@
 /// 7. A file of the right kind at the relative path (`documentMoved`, `identityChanged`)
 ///    or at the absolute path (`identityChanged`): the original is gone, the path wins.
 /// 8. Otherwise `missing`.
+///
+/// A bookmark that recorded no identity (inode 0: made through the Documents portal) is
+/// found by its paths only, in the same order, without a search.
 struct TargetLocator {
   let contents: BookmarkContents
   let documentFolder: FilePath
@@ -42,6 +45,11 @@ struct TargetLocator {
     var documentMoved = relativeCandidate.lexicallyNormalized != absolute
     let absoluteStatus = try? FileStatus.of(absolute, followSymlinks: false)
     let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
+
+    if !matcher.hasIdentity {
+      return try locateByPath(
+        absoluteStatus: absoluteStatus, relative: relativeCandidate, moved: documentMoved)
+    }
 
     if !documentMoved && absoluteIsTarget {
       return Location(path: absolute, reasons: [])
@@ -92,6 +100,26 @@ struct TargetLocator {
       message:
         "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and not found by identity within the search budget",
       lastKnownPath: absolute)
+  }
+
+  /// A bookmark that recorded no identity (made through the Documents portal): by path
+  /// only, with no search; the relative path of a moved document first.
+  private func locateByPath(absoluteStatus: FileStatus?, relative: FilePath, moved: Bool) throws(DocbmError)
+    -> Location
+  {
+    let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
+    let absoluteFits = absoluteStatus.map(matcher.kindMatches) ?? false
+    if !moved && absoluteFits { return Location(path: contents.absolutePath, reasons: []) }
+    if moved, let status = try? FileStatus.of(relative, followSymlinks: false), matcher.kindMatches(status) {
+      return Location(path: canonical(relative), reasons: [.documentMoved])
+    }
+    if absoluteFits { return Location(path: contents.absolutePath, reasons: [.relativePathChanged]) }
+    if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
+    throw DocbmError(
+      .missing, path: contents.absolutePath,
+      message:
+        "the \(contents.kind.rawValue) last seen at \(contents.absolutePath) is gone: not at its recorded paths (the bookmark, made through the Documents portal, records no identity to search for)",
+      lastKnownPath: contents.absolutePath)
   }
 
   /// The recorded file is at its absolute path and another file stands at the relative

@@ -30,4 +30,7 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   public let bookmarks: [FoundEvidence]
   /// One sentence on what the verdict means for this document.
   public let message: String
+  /// The Documents portal export the document was reached through, when it was (absent
+  /// from JSON otherwise).
+  public internal(set) var portalDocument: PortalDocument? = nil
 }

@@ -87,7 +87,7 @@ public struct DocumentChecker: Sendable {
     {
       DocumentCheck(
         document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
-        message: message)
+        message: message, portalDocument: PortalDocument.of(path))
     }
 
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
@@ -150,7 +150,7 @@ public struct DocumentChecker: Sendable {
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
-      message: message)
+      message: message, portalDocument: PortalDocument.of(path))
   }
 
   /// Why checking stopped before the end of the document, when it did.

@@ -17,6 +17,8 @@
 /// | `documentExists` | ``Recommendation/saveElsewhere`` | `useAnotherLocation` |
 /// | `hardLinked`, `ownerChanged`, `attributeCopyFailed` | ``Recommendation/confirmSave`` | `useAnotherLocation` |
 /// | `immutable` | ``Recommendation/clearFlags`` | `useAnotherLocation` |
+/// | `portalRefusesAttributes`, `portalHostPathUnknown` | `useAnotherLocation` | `useAnotherLocation` |
+/// | `outsideSandbox` | `pickAgain` | `pickAgain` |
 /// | `noSpace` | ``Recommendation/freeSpace`` | `retryLater` |
 /// | `ioError`, `systemFailure`, `writerFailed`, `nothingWritten` | `retryLater` | `retryLater` |
 ///
@@ -80,6 +82,19 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A first save (``NewDocument``) found a file or folder at the document's path, made
     /// meanwhile by someone else; it was left as it is, with its own key if it has one.
     case documentExists
+    /// The document is a single file reached through the Documents portal (Flatpak), which
+    /// refuses to set extended attributes on it, so it cannot be given a key, nor saved by
+    /// a new version that carries one. The message says what works instead: export the
+    /// folder that holds it, or save in place (``ReplaceOptions/portalFileDocuments``).
+    case portalRefusesAttributes
+    /// The document or target is reached through the Documents portal, which does not say
+    /// where it really is (no `user.document-portal.host-path` attribute), so no bookmark
+    /// valid outside this sandbox can be made.
+    case portalHostPathUnknown
+    /// Inside a sandbox (Flatpak), the target is not where the app can see it: not
+    /// exported through the Documents portal, nor in a folder the sandbox shares. It may
+    /// well exist; ask the user to pick it again (through the portal's file chooser).
+    case outsideSandbox
   }
 
   /// What happened.
@@ -149,13 +164,14 @@ extension DocbmError.Code {
     case .keyMissing: .repairKey
     case .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .notFound,
       .unsupportedFileType,
-      .permissionDenied:
+      .permissionDenied, .outsideSandbox:
       .pickAgain
     case .missing: .forget
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
     case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists: .useAnotherLocation
-    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted:
+    case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted,
+      .portalRefusesAttributes, .portalHostPathUnknown:
       .useAnotherLocation
     }
   }
@@ -170,9 +186,10 @@ extension DocbmError.Code {
     case .hardLinked, .ownerChanged, .attributeCopyFailed: .confirmSave
     case .immutable: .clearFlags
     case .noSpace: .freeSpace
-    case .unsupportedFilesystem: .useAnotherLocation
+    case .unsupportedFilesystem, .portalRefusesAttributes: .useAnotherLocation
     case .keyMissing, .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .missing,
-      .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted:
+      .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted,
+      .portalHostPathUnknown, .outsideSandbox:
       defaultRecommendation
     }
   }

@@ -24,6 +24,11 @@ extension AnchoredDocument {
   ///   append-only document or folder (`immutable`); for ``replaceDocument(with:options:)``,
   ///   a folder document (`unsupportedFileType`).
   /// - Works on documents without a key, too: it is the safe save.
+  /// - A single file exported through the Documents portal (``PortalDocument``) is refused
+  ///   before `write` runs (`portalRefusesAttributes`, at ``SaveStep/prepareTemporary``):
+  ///   the portal refuses attributes on it, so a new version would lose the key. With
+  ///   `options.portalFileDocuments` ``ReplaceOptions/PortalFileDocuments/writeInPlace``
+  ///   it is saved in place instead, keeping the key; that save is not crash-safe.
   ///
   /// The call is synchronous and, once started, runs to completion: there is no point at
   /// which cancelling could leave a half state. ``AsyncAnchoredDocument/replaceDocument(options:_:)``
@@ -33,7 +38,8 @@ extension AnchoredDocument {
   /// - Throws: ``DocbmError`` with ``DocbmError/step`` set: `writerFailed` (your writer
   ///   threw; its error is in the message), `nothingWritten`, `hardLinked`, `ownerChanged`,
   ///   `immutable`, `attributeCopyFailed`, `noSpace`, `ioError`, `readOnlyFilesystem`,
-  ///   `permissionDenied`, `unsupportedFileType`, `notFound`, `pathTooLong`. Its
+  ///   `permissionDenied`, `unsupportedFileType`, `notFound`, `pathTooLong`,
+  ///   `portalRefusesAttributes`. Its
   ///   ``DocbmError/recommendation`` says what to do about the save (see
   ///   ``DocbmError/Code/saveRecommendation``).
   public func replaceDocument(
@@ -52,6 +58,13 @@ extension AnchoredDocument {
   func replaceDocument(
     options: ReplaceOptions, cancellation: SaveCancellation?, _ write: (URL) throws -> Void
   ) throws(DocbmError) {
+    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
+      portal.refusesAttributes
+    {
+      try InPlaceSave(destination: path).save { path in try write(path.url) }
+      recordInEscrow(path)
+      return
+    }
     var replacer = DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options)
     replacer.cancellation = cancellation
@@ -63,6 +76,13 @@ extension AnchoredDocument {
   func replaceDocument(
     with data: Data, options: ReplaceOptions, cancellation: SaveCancellation?
   ) throws(DocbmError) {
+    if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
+      portal.refusesAttributes
+    {
+      try InPlaceSave(destination: path).save(writing: data)
+      recordInEscrow(path)
+      return
+    }
     var replacer = DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options,
       writesFile: true)

@@ -57,6 +57,12 @@ struct DocumentReplacer {
   }
 
   private func replace(_ write: (TemporaryVersion) throws -> Void) throws(DocbmError) {
+    // A single-file export of the Documents portal refuses attributes: a new version would
+    // lose the key. Refused before anything is written (the save in place is InPlaceSave).
+    if let portal = PortalDocument.of(destination), portal.refusesAttributes {
+      throw PortalDocument.refusesAttributes(portal, path: destination, saving: true).duringSave(
+        .prepareTemporary)
+    }
     var (folderPath, name) = try locate()
     var folder = try openFolder(folderPath)
     var existing: Original?

@@ -24,6 +24,21 @@ public struct ReplaceOptions: Hashable, Sendable {
     case allow
   }
 
+  /// How to save a single file exported through the Documents portal (``PortalDocument``),
+  /// which refuses to set extended attributes, so that a new version renamed over it
+  /// would lose the key.
+  public enum PortalFileDocuments: Hashable, Sendable {
+    /// Refuse with `portalRefusesAttributes` before the writer runs: the document stays as
+    /// it was, key included.
+    case refuse
+    /// Write the new contents over the document's own file (truncate, write, flush), which
+    /// keeps its key and attributes. **Not crash-safe**: a crash or a full disk while the
+    /// contents are copied into place leaves the document cut short. The writer of a URL
+    /// save writes into a private temporary folder first, so a writer that fails leaves
+    /// the document untouched.
+    case writeInPlace
+  }
+
   /// What to do when the document has more than one hard link. Default: ``HardLinks/refuse``.
   public var hardLinks: HardLinks
   /// Whether every extended attribute must be copied (like `cp --preserve=xattr`), or only
@@ -32,13 +47,18 @@ public struct ReplaceOptions: Hashable, Sendable {
   /// What to do when the new version cannot keep the document's owner or group. Default:
   /// ``OwnerChange/refuse``.
   public var ownerChange: OwnerChange
+  /// How to save a single file exported through the Documents portal. Default:
+  /// ``PortalFileDocuments/refuse``.
+  public var portalFileDocuments: PortalFileDocuments
 
   public init(
-    hardLinks: HardLinks = .refuse, requireEveryAttribute: Bool = true, ownerChange: OwnerChange = .refuse
+    hardLinks: HardLinks = .refuse, requireEveryAttribute: Bool = true, ownerChange: OwnerChange = .refuse,
+    portalFileDocuments: PortalFileDocuments = .refuse
   ) {
     self.hardLinks = hardLinks
     self.requireEveryAttribute = requireEveryAttribute
     self.ownerChange = ownerChange
+    self.portalFileDocuments = portalFileDocuments
   }
 }
 

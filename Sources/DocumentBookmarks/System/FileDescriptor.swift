@@ -43,10 +43,38 @@ package struct FileDescriptor: Hashable, Sendable {
     relativeTo directory: FileDescriptor = .currentWorkingDirectory
   ) throws(SystemCallError) -> FileDescriptor {
     let flags = options.rawValue | O_CLOEXEC
-    let fd = try retryingOnInterrupt("openat", path: path) {
-      path.withCString { openat(directory.rawValue, $0, flags, mode_t(permissions)) }
+    do {
+      let fd = try retryingOnInterrupt("openat", path: path) {
+        path.withCString { openat(directory.rawValue, $0, flags, mode_t(permissions)) }
+      }
+      return FileDescriptor(rawValue: fd)
+    } catch  where error.errno == .tooManySymbolicLinks && options.contains(.noFollow) {
+      return try openRefusingNoFollow(
+        path, flags: flags, permissions: permissions, relativeTo: directory, error)
     }
-    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Some FUSE filesystems (the Documents portal's) fail every `O_NOFOLLOW` open of a
+  /// regular file with ELOOP. When the entry is not a symbolic link, it is opened without
+  /// the flag and kept only when it is the very entry looked at (same device and inode),
+  /// so that a link put there in between is still refused.
+  private static func openRefusingNoFollow(
+    _ path: FilePath, flags: Int32, permissions: UInt32, relativeTo directory: FileDescriptor,
+    _ loop: SystemCallError
+  ) throws(SystemCallError) -> FileDescriptor {
+    guard let entry = try? FileStatus.of(path, relativeTo: directory, followSymlinks: false),
+      entry.kind != .symbolicLink, flags & O_CREAT == 0
+    else { throw loop }
+    let fd = try retryingOnInterrupt("openat", path: path) {
+      path.withCString { openat(directory.rawValue, $0, flags & ~O_NOFOLLOW, mode_t(permissions)) }
+    }
+    let opened = FileDescriptor(rawValue: fd)
+    guard let status = try? FileStatus.of(opened), status.device == entry.device, status.inode == entry.inode
+    else {
+      opened.close()
+      throw loop
+    }
+    return opened
   }
 
   /// Closes the descriptor. EINTR is not retried: on Linux the descriptor is gone anyway.
@@ -68,6 +96,13 @@ package struct FileDescriptor: Hashable, Sendable {
   /// The corresponding C function is `fsync`.
   package func sync() throws(SystemCallError) {
     _ = try retryingOnInterrupt("fsync") { Glibc.fsync(rawValue) }
+  }
+
+  /// Cuts the file to no bytes and moves the offset back to its start.
+  /// The corresponding C functions are `ftruncate` and `lseek`.
+  package func truncate() throws(SystemCallError) {
+    _ = try retryingOnInterrupt("ftruncate") { Glibc.ftruncate(rawValue, 0) }
+    _ = try retryingOnInterrupt("lseek") { Glibc.lseek(rawValue, 0, SEEK_SET) }
   }
 
   /// Reads up to `count` bytes at the current offset; an empty result means end of file.

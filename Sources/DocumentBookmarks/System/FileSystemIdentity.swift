@@ -26,6 +26,20 @@ package struct FileSystemIdentity: Hashable, Sendable {
     return try fd.closeAfter { fd throws(SystemCallError) in try of(fd) }
   }
 
+  /// `statfs(2)`'s `f_type` of FUSE filesystems (`fuse`, `fuse.portal`, `fuse.sshfs`, …).
+  package static let fuseType: Int64 = 0x6573_5546
+
+  /// Whether `path` may be on a FUSE filesystem: one `statfs`, which says so, or fails (the
+  /// Documents portal refuses `statfs` on some of its entries). `false` only when the kernel
+  /// names another filesystem type.
+  /// The corresponding C function is `statfs`.
+  package static func mayBeFUSE(path: FilePath) -> Bool {
+    var type: Int64 = 0
+    let status = path.withCString { docbm_path_filesystem_type($0, &type) }
+    guard status == 0 else { return Errno.current != .noSuchFile }
+    return type == fuseType
+  }
+
   /// The mount point of the filesystem holding `path` (an absolute path without symbolic
   /// links): the nearest ancestor that statx marks as a mount root, which costs one
   /// `statx` per folder level. Falls back to `/proc/self/mountinfo` on kernels that do
