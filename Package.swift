@@ -14,6 +14,7 @@ let package = Package(
   products: [
     .library(name: "DocumentBookmarks", targets: ["DocumentBookmarks"]),
     .library(name: "DocumentBookmarksTesting", targets: ["DocumentBookmarksTesting"]),
+    .library(name: "DocumentWatching", targets: ["DocumentWatching"]),
     .executable(name: "docbm", targets: ["docbm"]),
   ],
   targets: [
@@ -52,9 +53,15 @@ let package = Package(
       dependencies: ["DocumentBookmarks"],
       swiftSettings: strictSettings
     ),
+    // Watching documents: an optional capability, its own module over DocumentBookmarks.
+    .target(
+      name: "DocumentWatching",
+      dependencies: ["DocumentBookmarks"],
+      swiftSettings: strictSettings
+    ),
     .target(
       name: "DocbmCLI",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocumentWatching"],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -64,7 +71,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocumentBookmarks", "CDocbmShims"],
+      dependencies: ["DocumentBookmarks", "DocumentWatching", "CDocbmShims"],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),
@@ -111,6 +118,11 @@ let package = Package(
     .testTarget(
       name: "DocumentBookmarksTestingTests",
       dependencies: ["DocumentBookmarksTesting", "DocumentBookmarks", "DocbmTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "DocumentWatchingTests",
+      dependencies: ["DocumentWatching", "DocumentBookmarks", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(

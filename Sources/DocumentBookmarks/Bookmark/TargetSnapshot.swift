@@ -1,7 +1,7 @@
 import Glibc
 
 /// The facts about a target that go into a new bookmark, read from the filesystem.
-struct TargetSnapshot {
+package struct TargetSnapshot {
   /// The target's absolute path with every symbolic link resolved.
   let path: FilePath
   let kind: TargetKind
@@ -56,7 +56,7 @@ struct TargetSnapshot {
 
   /// The absolute path of `path` with every symbolic link and `.`/`..` resolved.
   /// The corresponding C function is `realpath`.
-  static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
+  package static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
     let result = path.withCString { realpath($0, nil) }
     guard let result else {
       let error = SystemCallError("realpath", Errno.current, path: path)

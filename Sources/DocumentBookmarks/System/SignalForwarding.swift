@@ -47,6 +47,25 @@ package enum SignalForwarding {
     return value == 0 ? nil : value
   }
 
+  /// Blocks the calling thread until one of ``signals`` arrives (after ``install()``), and
+  /// returns it. The signals are blocked while the flag is tested and unblocked only inside
+  /// `sigsuspend(2)`, so one that arrives just before the wait is not missed. Sleeps in the
+  /// kernel meanwhile: no timer, no wake-up.
+  package static func waitForSignal() -> Int32 {
+    var blocked = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&blocked)
+    for signal in signals { sigaddset(&blocked, signal) }
+    _ = pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+    defer { _ = pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    var waiting = previous
+    for signal in signals { sigdelset(&waiting, signal) }
+    while true {
+      if let signal = receivedSignal { return signal }
+      _ = sigsuspend(&waiting)
+    }
+  }
+
   /// The child that received signals are passed on to (0: none).
   static func forward(to pid: pid_t) {
     child.store(pid, ordering: .sequentiallyConsistent)
