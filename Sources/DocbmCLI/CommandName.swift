@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, demo, completions, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, watch, demo, completions, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -15,6 +15,7 @@ enum CommandName: String, CaseIterable, Sendable {
       "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] DOCUMENT"
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
+    case .watch: WatchCommand.usage
     case .demo: "demo"
     case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
@@ -32,6 +33,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .repair: "Put escrowed keys back on documents that lost them."
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
+    case .watch: WatchCommand.abstract
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
@@ -183,6 +185,7 @@ enum CommandName: String, CaseIterable, Sendable {
 
       Example: docbm probe -- sed -i s/a/b/ {}
       """
+    case .watch: WatchCommand.discussion
     case .demo:
       """
       Makes a scratch project, anchors bookmarks to files and a folder on a document,
@@ -220,6 +223,7 @@ enum CommandName: String, CaseIterable, Sendable {
       ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
     case .save: ["--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--help"]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
+    case .watch: WatchCommand.options
     case .demo, .completions, .help: ["--help"]
     }
   }
@@ -264,7 +268,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .watch: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

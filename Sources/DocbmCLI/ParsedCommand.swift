@@ -8,6 +8,7 @@ enum ParsedCommand: Equatable {
   case repair(RepairSettings)
   case save(SaveSettings)
   case probe(ProbeSettings)
+  case watch(WatchSettings)
   case demo
   case completions(shell: String)
   case help(CommandName?)
@@ -94,6 +95,7 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Unknown option '--json'", command: name)
     }
 
+    if name == .watch { return try WatchSettings.parse(global.dropFirst(), json: globalJSON) }
     if name == .probe {
       var parsed = try parseProbe(global.dropFirst())
       if globalJSON, case .probe(var settings) = parsed {
@@ -195,6 +197,8 @@ enum ParsedCommand: Equatable {
           listAll: listAll, progress: progress))
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
+    case .watch:
+      return try WatchSettings.parse(operands[...], json: json)
     case .save:
       try expect("DOCUMENT")
       return .save(

@@ -369,6 +369,10 @@ final class WatchEngine {
         .moved, oldPath: oldPath, path: path, oldIdentity: identity, identity: identity,
         fingerprint: document.fingerprint, message: "\(oldPath) moved to \(path)"))
     recordSighting(document, at: path)
+    if document.awaitingRepair {
+      repair(&document, at: path, &events)
+      documents[identity] = document
+    }
   }
 
   /// The folder `child` was renamed from `oldPath` to `entry`: every document under it moved.
@@ -390,19 +394,25 @@ final class WatchEngine {
     }
   }
 
-  /// A file not followed, at `entry`: followed from now on when it carries a key.
+  /// A file not followed by this name, at `entry`: followed from now on when it carries a
+  /// key; a followed document that left its name for this one (seen by listing a folder
+  /// just made, before its rename's event) is reported moved.
   private func consider(_ entry: Entry, at path: FilePath, announce: Bool, _ events: inout [DocumentEvent]) {
-    guard let fingerprint = Self.key(at: path),
-      let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular
-    else { return }
+    guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else { return }
     let identity = DocumentIdentity(status)
     if let known = documents[identity] {
-      // A second name of a followed file (a hard link), or one seen again by a listing.
-      if documentByEntry[known.entry] == identity { return }
-      documentByEntry[entry] = identity
-      documents[identity]?.entry = entry
+      guard known.entry != entry else { return }
+      let oldPath = self.path(of: known.entry)
+      let stillThere =
+        oldPath.flatMap { try? FileStatus.of($0, followSymlinks: false) }.map { DocumentIdentity($0) == identity }
+        ?? false
+      guard !stillThere else { return }  // a second name of a followed file (a hard link)
+      if documentByEntry[known.entry] == identity { documentByEntry[known.entry] = nil }
+      documentMoves = documentMoves.filter { $0.value.identity != identity }
+      moveDocument(identity, from: oldPath ?? path, to: entry, path: path, &events)
       return
     }
+    guard let fingerprint = Self.key(at: path) else { return }
     let document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
     documents[identity] = document
     documentByEntry[entry] = identity
@@ -456,6 +466,11 @@ final class WatchEngine {
 
   private func repair(_ document: inout Document, at path: FilePath, _ events: inout [DocumentEvent]) {
     guard options.repairs, let escrow = options.escrow else { return }
+    // Events are read after the fact: when the file at the path is no longer this document
+    // (moved on, replaced again), a later event brings it, and the repair is tried then.
+    guard let status = try? FileStatus.of(path, followSymlinks: false),
+      DocumentIdentity(status) == document.identity
+    else { return }
     // A repairer per repair: its checker reads the escrow's records as they are now,
     // sightings recorded since the watch began included.
     let report = DocumentRepairer(escrow: escrow).repair(path)

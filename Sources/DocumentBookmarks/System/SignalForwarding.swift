@@ -47,17 +47,18 @@ package enum SignalForwarding {
     return value == 0 ? nil : value
   }
 
-  /// Blocks the calling thread until one of ``signals`` arrives (after ``install()``), and
-  /// returns it. The signals are blocked while the flag is tested and unblocked only inside
-  /// `sigsuspend(2)`, so one that arrives just before the wait is not missed. Sleeps in the
-  /// kernel meanwhile: no timer, no wake-up.
-  package static func waitForSignal() -> Int32 {
+  /// Runs `start` with ``signals`` blocked (so the threads it starts inherit them blocked,
+  /// and a signal reaches this thread), then sleeps until one of them arrives (after
+  /// ``install()``) and returns it. The signals are unblocked only inside `sigsuspend(2)`,
+  /// so one that arrives before the wait is not missed. No timer, no wake-up meanwhile.
+  package static func waitForSignal(startingBlocked start: () -> Void = {}) -> Int32 {
     var blocked = sigset_t()
     var previous = sigset_t()
     sigemptyset(&blocked)
     for signal in signals { sigaddset(&blocked, signal) }
     _ = pthread_sigmask(SIG_BLOCK, &blocked, &previous)
     defer { _ = pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    start()
     var waiting = previous
     for signal in signals { sigdelset(&waiting, signal) }
     while true {
