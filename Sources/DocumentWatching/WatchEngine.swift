@@ -221,10 +221,12 @@ final class WatchEngine {
     handle([], now: now)
   }
 
-  /// When the next pending move or removal is due, if any.
+  /// When the next pending move or removal is due, if any. The name a document was renamed
+  /// from needs no wake-up: it is only forgotten, with the next events.
   var nextDeadline: ContinuousClock.Instant? {
     let all =
-      vacancies.values.map(\.deadline) + documentMoves.values.map(\.deadline) + folderMoves.values.map(\.deadline)
+      vacancies.values.filter(\.deleted).map(\.deadline) + documentMoves.values.map(\.deadline)
+      + folderMoves.values.map(\.deadline)
     return all.min()
   }
 
