@@ -97,7 +97,8 @@ docs: setup
 docs-serve:
 	@[ -d .build/docs/DocumentBookmarks ] || $(MAKE) --no-print-directory docs
 	@echo "Serving .build/docs: http://localhost:$(DOCS_PORT)/DocumentBookmarks/documentation/documentbookmarks/"
-	@echo "  and http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/ (Ctrl-C stops)"
+	@echo "  http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/"
+	@echo "  and http://localhost:$(DOCS_PORT)/DocumentWatching/documentation/documentwatching/ (Ctrl-C stops)"
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 format:
