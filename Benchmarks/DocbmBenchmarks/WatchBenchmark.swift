@@ -109,7 +109,9 @@ private func measureLossySaves(root: String) throws -> Bool {
     }
   }
   latencies.sort()
-  let keysBack = documents.filter { (try? service.documents(anchoredOn: FilePath($0)).keyFingerprint()) != nil }
+  let keysBack = documents.filter {
+    (try? service.documents(anchoredOn: FilePath($0)).keyFingerprint()) != nil
+  }
   let copiesWithKey = copies.filter {
     ((try? BookmarkService().documents(anchoredOn: FilePath($0)).keyFingerprint()) ?? nil) != nil
   }
@@ -131,7 +133,9 @@ private func measureLossySaves(root: String) throws -> Bool {
   let met = complete && keysBack.count == documents.count && copiesWithKey.isEmpty && median < 50
   print("## Watching with repair: 1,000 lossy saves (sed -i) over 100 documents")
   print("")
-  print("| saves | keys put back | documents with their key at the end | copies given a key | repairs refused | rename → key back: median | p90 | worst | saves took | goal |")
+  print(
+    "| saves | keys put back | documents with their key at the end | copies given a key | repairs refused | rename → key back: median | p90 | worst | saves took | goal |"
+  )
   print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
   print(
     "| \(saveCount) + \(copies.count * 10) on copies | \(restoredCount.load(ordering: .relaxed)) | \(keysBack.count) of \(documents.count) | \(copiesWithKey.count) of \(copies.count) | \(refusals.load(ordering: .relaxed)) | "
@@ -140,7 +144,8 @@ private func measureLossySaves(root: String) throws -> Bool {
   print("")
   print(
     String(
-      format: "The repair alone (`DocumentRepairer(escrow:).repair`, %d documents just saved by sed -i): median %.2f ms.",
+      format:
+        "The repair alone (`DocumentRepairer(escrow:).repair`, %d documents just saved by sed -i): median %.2f ms.",
       repairTimes.count, repairMedian))
   print("")
   return met

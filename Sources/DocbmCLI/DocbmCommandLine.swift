@@ -115,8 +115,10 @@ public enum DocbmCommandLine {
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)
     case .watch(let settings):
-      return try WatchCommand(folders: settings.folders.map(path), repair: settings.repair, json: settings.json)
-        .run(console)
+      return try WatchCommand(
+        folders: settings.folders.map(path), repair: settings.repair, json: settings.json
+      )
+      .run(console)
     case .demo:
       return try DemoCommand().run(console)
     case .completions(let shell):

@@ -51,7 +51,8 @@ public final class DocumentWatcher: Sendable {
   /// - Throws: ``DocbmError``: `notFound` or `permissionDenied` for a folder that cannot be
   ///   read, `unsupportedFileType` for a path that is not a folder, `systemFailure` when no
   ///   inotify instance or watch can be made (the user's limits).
-  public convenience init(watching folders: [FilePath], options: WatchOptions = WatchOptions()) throws(DocbmError)
+  public convenience init(watching folders: [FilePath], options: WatchOptions = WatchOptions())
+    throws(DocbmError)
   {
     try self.init(mode: .folders, paths: folders, options: options)
   }
@@ -74,7 +75,8 @@ public final class DocumentWatcher: Sendable {
       wake = try EventNotifier()
     } catch {
       throw DocbmError(
-        .systemFailure, message: "cannot watch: \(error) (the user's inotify instances, fs.inotify.max_user_instances?)",
+        .systemFailure,
+        message: "cannot watch: \(error) (the user's inotify instances, fs.inotify.max_user_instances?)",
         systemCall: error.call, errno: error.errno.rawValue)
     }
     let engine = WatchEngine(inotify: inotify, options: options, mode: mode)
@@ -129,7 +131,9 @@ public final class DocumentWatcher: Sendable {
     finished.wait()
   }
 
-  private func start(_ handler: @escaping @Sendable (DocumentEvent) -> Void, finished done: @escaping @Sendable () -> Void) {
+  private func start(
+    _ handler: @escaping @Sendable (DocumentEvent) -> Void, finished done: @escaping @Sendable () -> Void
+  ) {
     let go = run.withLock { run in
       defer { run.started = true }
       return !run.started && !run.stopping
@@ -160,7 +164,8 @@ public final class DocumentWatcher: Sendable {
       var timeout: Int32 = -1
       if let deadline {
         let left = deadline - ContinuousClock.now
-        let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+          left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
         timeout = Int32(clamping: max(0, milliseconds + 1))
       }
       let read: (events: [Inotify.Event], woken: Bool)

@@ -98,12 +98,14 @@ final class WatchEngine {
     }
     guard status.kind == .directory else {
       throw DocbmError(
-        .unsupportedFileType, path: root, message: "\(root) is not a folder: watch the folder a document is in")
+        .unsupportedFileType, path: root,
+        message: "\(root) is not a folder: watch the folder a document is in")
     }
     let real = (try? TargetSnapshot.canonicalPath(root)) ?? root.absolute.lexicallyNormalized
     rootPaths.append(real)
     var events: [DocumentEvent] = []
-    guard watchTree(real, parent: nil, name: real.lastComponent, isRoot: true, announce: false, &events) != nil
+    guard
+      watchTree(real, parent: nil, name: real.lastComponent, isRoot: true, announce: false, &events) != nil
     else {
       let reason = events.first?.message ?? "\(real) could not be watched"
       throw DocbmError(.systemFailure, path: real, message: reason)
@@ -151,7 +153,9 @@ final class WatchEngine {
     _ path: FilePath, parent: Int32?, name: [UInt8], isRoot: Bool, announce: Bool,
     _ events: inout [DocumentEvent]
   ) -> Int32? {
-    var stack: [(path: FilePath, parent: Int32?, name: [UInt8], isRoot: Bool)] = [(path, parent, name, isRoot)]
+    var stack: [(path: FilePath, parent: Int32?, name: [UInt8], isRoot: Bool)] = [
+      (path, parent, name, isRoot)
+    ]
     var first: Int32?
     var isFirst = true
     while let next = stack.popLast() {
@@ -177,7 +181,8 @@ final class WatchEngine {
           error.errno == .noSpace
           ? "the user's inotify watch limit (fs.inotify.max_user_watches) is reached"
           : "\(error)"
-        events.append(DocumentEvent(.notWatched, path: next.path, message: "\(next.path) is not watched: \(reason)"))
+        events.append(
+          DocumentEvent(.notWatched, path: next.path, message: "\(next.path) is not watched: \(reason)"))
         continue
       }
       if isFirst { first = watch }
@@ -247,7 +252,8 @@ final class WatchEngine {
     if event.events.contains(.isFolder) {
       guard mode == .folders else { return }
       if event.events.contains(.movedFrom), let child = folderByEntry.removeValue(forKey: entry) {
-        folderMoves[event.cookie] = PendingMove(identity: nil, folder: child, oldPath: path, deadline: deadline)
+        folderMoves[event.cookie] = PendingMove(
+          identity: nil, folder: child, oldPath: path, deadline: deadline)
       } else if event.events.contains(.movedTo), let move = folderMoves.removeValue(forKey: event.cookie),
         let child = move.folder, folders[child] != nil
       {
@@ -400,13 +406,17 @@ final class WatchEngine {
   /// key; a followed document that left its name for this one (seen by listing a folder
   /// just made, before its rename's event) is reported moved.
   private func consider(_ entry: Entry, at path: FilePath, announce: Bool, _ events: inout [DocumentEvent]) {
-    guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else { return }
+    guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else {
+      return
+    }
     let identity = DocumentIdentity(status)
     if let known = documents[identity] {
       guard known.entry != entry else { return }
       let oldPath = self.path(of: known.entry)
       let stillThere =
-        oldPath.flatMap { try? FileStatus.of($0, followSymlinks: false) }.map { DocumentIdentity($0) == identity }
+        oldPath.flatMap { try? FileStatus.of($0, followSymlinks: false) }.map {
+          DocumentIdentity($0) == identity
+        }
         ?? false
       guard !stillThere else { return }  // a second name of a followed file (a hard link)
       if documentByEntry[known.entry] == identity { documentByEntry[known.entry] = nil }
@@ -484,7 +494,8 @@ final class WatchEngine {
       events.append(
         DocumentEvent(
           .keyRestored, path: path, identity: document.identity, fingerprint: report.fingerprint,
-          repair: report, message: "\(path): key \(report.fingerprint.map(String.init(describing:)) ?? "") put back"))
+          repair: report,
+          message: "\(path): key \(report.fingerprint.map(String.init(describing:)) ?? "") put back"))
     case .refused:
       guard document.lastRefusal != report.refusal else { return }
       document.lastRefusal = report.refusal
@@ -519,8 +530,10 @@ final class WatchEngine {
         documentByEntry[document.entry] = nil
         events.append(
           DocumentEvent(
-            .movedOut, oldPath: old, path: nil, oldIdentity: document.identity, fingerprint: document.fingerprint,
-            message: "\(old.map(String.init(describing:)) ?? "a document") left the watched folders with \(move.oldPath)"
+            .movedOut, oldPath: old, path: nil, oldIdentity: document.identity,
+            fingerprint: document.fingerprint,
+            message:
+              "\(old.map(String.init(describing:)) ?? "a document") left the watched folders with \(move.oldPath)"
           ))
       }
       removeFolderTree(child)
@@ -533,7 +546,8 @@ final class WatchEngine {
       documents[identity] = nil
       events.append(
         DocumentEvent(
-          .movedOut, oldPath: move.oldPath, path: nil, oldIdentity: identity, fingerprint: document.fingerprint,
+          .movedOut, oldPath: move.oldPath, path: nil, oldIdentity: identity,
+          fingerprint: document.fingerprint,
           message: "\(move.oldPath) moved out of the watched folders"))
     }
     for (entry, vacancy) in vacancies where due(vacancy.deadline) {

@@ -105,13 +105,17 @@ struct WatchEndToEndTests {
     (try? BookmarkService().documents(anchoredOn: path).keyFingerprint()) ?? nil
   }
 
-  @Test("--repair --json: sed -i drops the key and it is back at once; a pasted bookmark gets none; SIGINT prints the summary")
+  @Test(
+    "--repair --json: sed -i drops the key and it is back at once; a pasted bookmark gets none; SIGINT prints the summary"
+  )
   func repairJSON() throws {
     let (scratch, escrow, document, bookmark, fingerprint) = try setUp()
     let pasted = try scratch.file("docs/notes.txt", "see \(bookmark.text)\n")
     let folder = scratch.path("docs")
     let watching = try Watching(docbm, ["watch", "--json", "--repair", folder.description], escrow: escrow)
-    try #require(watching.line(error: true) { $0.hasPrefix("watching 1 folder, 1 document") } != nil, "\(watching.error)")
+    try #require(
+      watching.line(error: true) { $0.hasPrefix("watching 1 folder, 1 document") } != nil, "\(watching.error)"
+    )
 
     try outsideProgram("/usr/bin/sed", ["-i", "s/see/look/", pasted.description])
     try outsideProgram("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
@@ -144,9 +148,12 @@ struct WatchEndToEndTests {
     let moved = watching.line { $0.hasPrefix("moved ") }
     #expect(moved == "moved         \(document) moved to \(renamed)", "\(watching.output)")
     try outsideProgram("/usr/bin/sed", ["-i", "s/image/picture/", renamed.description])
-    #expect(watching.line { $0.hasPrefix("keyLost ") }?.contains(renamed.description) == true, "\(watching.output)")
+    #expect(
+      watching.line { $0.hasPrefix("keyLost ") }?.contains(renamed.description) == true, "\(watching.output)")
     #expect(watching.stop(with: SIGTERM) == 0)
-    #expect(watching.output.last?.hasPrefix("stopped by SIGTERM: watched 1 folder, 1 document; ") == true, "\(watching.output)")
+    #expect(
+      watching.output.last?.hasPrefix("stopped by SIGTERM: watched 1 folder, 1 document; ") == true,
+      "\(watching.output)")
     // Without --repair the key stays lost.
     #expect(key(renamed) == nil)
   }

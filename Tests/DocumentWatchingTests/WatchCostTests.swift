@@ -72,7 +72,10 @@ struct WatchCostTests {
     try setting.document("board.json")
     try outside(
       "/usr/bin/python3",
-      ["-c", "import sys\nfor i in range(2000): open(f'{sys.argv[1]}/plain{i}.txt', 'w').close()", setting.folder.description])
+      [
+        "-c", "import sys\nfor i in range(2000): open(f'{sys.argv[1]}/plain{i}.txt', 'w').close()",
+        setting.folder.description,
+      ])
     let watcher = try DocumentWatcher(watching: [setting.folder])
     #expect(watcher.summary.documents == 1)
     #expect(watcher.summary.folders == 1)

@@ -54,7 +54,9 @@ struct WatchEventTests {
 
     // The folder holding it renamed: the document moved with it.
     let folderMoved = setting.folder.appending("earlier/deeper/board.json")
-    try outside("/bin/mv", [setting.folder.appending("later").description, setting.folder.appending("earlier").description])
+    try outside(
+      "/bin/mv",
+      [setting.folder.appending("later").description, setting.folder.appending("earlier").description])
     #expect(recorder.first(.moved, folderMoved)?.oldPath == deeper, "\(recorder.events)")
 
     // And it is still followed there: a save over it is seen.
@@ -76,7 +78,9 @@ struct WatchEventTests {
     #expect(!recorder.events.contains { $0.kind == .deleted && $0.oldPath == second })
   }
 
-  @Test("cp over the document: in place it is modified and keeps its key; with --remove-destination it is replaced")
+  @Test(
+    "cp over the document: in place it is modified and keeps its key; with --remove-destination it is replaced"
+  )
   func copiedOver() throws {
     let (setting, document, fingerprint, recorder) = try watched()
     let other = try setting.scratch.file("other.json", "{\"other\": true}\n")

@@ -72,7 +72,9 @@ struct WatchScratch {
   /// A document at `relative` under the watched folder, holding a bookmark (text form) to a
   /// sibling image: it carries a key, escrowed and recorded at its path.
   @discardableResult
-  func document(_ relative: String) throws -> (path: FilePath, bookmark: Bookmark, fingerprint: KeyFingerprint) {
+  func document(_ relative: String) throws -> (
+    path: FilePath, bookmark: Bookmark, fingerprint: KeyFingerprint
+  ) {
     let image = try scratch.file("images/\(relative).png", "png")
     let path = try scratch.file("docs/\(relative)", "placeholder\n")
     let bookmark = try service.documents(anchoredOn: path).makeBookmark(to: image)

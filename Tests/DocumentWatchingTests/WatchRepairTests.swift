@@ -54,7 +54,9 @@ struct WatchRepairTests {
     }
   }
 
-  @Test("a pasted bookmark or a plain copy never gets a key; another user's document is refused; yours is repaired")
+  @Test(
+    "a pasted bookmark or a plain copy never gets a key; another user's document is refused; yours is repaired"
+  )
   func onlyRecordedDocuments() throws {
     let setting = try WatchScratch()
     let (document, bookmark, fingerprint) = try setting.document("board.json")
@@ -111,21 +113,29 @@ struct WatchRepairTests {
     try outside("/bin/mv", [trigger.description, setting.folder.appending("trigger2.json").description])
     try #require(held.wait(timeout: .now() + 5) == .success, "no event arrived: \(recorder.events)")
     // More events than the queue holds: each file made gives IN_CREATE and IN_CLOSE_WRITE.
-    let limit = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
-      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+    let limit =
+      Int(
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+          .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
     let files = limit / 2 + 500
-    try outside("/usr/bin/python3", [
-      "-c", "import sys\nfor i in range(int(sys.argv[2])): open(f'{sys.argv[1]}/f{i}', 'w').close()",
-      noise.description, String(files),
-    ])
+    try outside(
+      "/usr/bin/python3",
+      [
+        "-c", "import sys\nfor i in range(int(sys.argv[2])): open(f'{sys.argv[1]}/f{i}', 'w').close()",
+        noise.description, String(files),
+      ])
     // The changes the dropped events would have told.
     try outside("/usr/bin/sed", ["-i", "s/image/picture/", changed.description])
     let movedTo = setting.folder.appending("noise/moved.json")
     try outside("/bin/mv", [moved.description, movedTo.description])
     release.signal()
     #expect(recorder.first(within: 20) { $0.kind == .rescanned } != nil, "no overflow seen")
-    #expect(recorder.first(.replaced, changed, within: 20) != nil, "\(recorder.events.filter { $0.kind != .appeared })")
-    #expect(recorder.first(.keyRestored, changed, within: 20) != nil, "\(recorder.events.filter { $0.kind != .appeared })")
+    #expect(
+      recorder.first(.replaced, changed, within: 20) != nil,
+      "\(recorder.events.filter { $0.kind != .appeared })")
+    #expect(
+      recorder.first(.keyRestored, changed, within: 20) != nil,
+      "\(recorder.events.filter { $0.kind != .appeared })")
     #expect(setting.key(changed) == fingerprint)
     #expect(recorder.first(.moved, movedTo, within: 20)?.oldPath == moved)
     #expect(recorder.watcher.summary.rescans >= 1)

@@ -162,7 +162,8 @@ struct WatchCommand {
   static func jsonLine(_ event: DocumentEvent) -> String {
     encode(
       EventLine(
-        event: event.kind.rawValue, path: event.path, oldPath: event.oldPath, identity: Identity(event.identity),
+        event: event.kind.rawValue, path: event.path, oldPath: event.oldPath,
+        identity: Identity(event.identity),
         oldIdentity: Identity(event.oldIdentity), fingerprint: event.fingerprint?.description,
         message: event.message,
         repair: event.repair.map {
