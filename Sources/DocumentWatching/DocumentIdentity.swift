@@ -20,7 +20,7 @@ public struct DocumentIdentity: Hashable, Sendable, Codable, CustomStringConvert
 
   /// The identity of the file at `path` (a final symbolic link is not followed).
   ///
-  /// - Throws: ``DocbmError`` (`notFound`, `permissionDenied`, …) when it cannot be read.
+  /// - Throws: `DocbmError` (`notFound`, `permissionDenied`, …) when it cannot be read.
   public static func of(_ path: FilePath) throws(DocbmError) -> DocumentIdentity {
     do {
       return DocumentIdentity(try FileStatus.of(path, followSymlinks: false))

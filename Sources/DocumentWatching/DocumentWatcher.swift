@@ -23,7 +23,7 @@ import Synchronization
 /// no timer wakes it, except while a removal waits ``WatchOptions/settleTime`` to see
 /// whether a save puts a new file in its place.
 ///
-/// Repair is ``DocumentRepairer``'s: a key goes back only on a document of the user's that
+/// Repair is `DocumentRepairer`'s: a key goes back only on a document of the user's that
 /// the escrow recorded for that key, never on a file holding a pasted bookmark or on
 /// another user's file. Documents seen at a new path are recorded in the escrow, as
 /// `docbm check` records them, so a later repair still knows them.
@@ -48,7 +48,7 @@ public final class DocumentWatcher: Sendable {
   /// every file carrying a key in them. The folders are watched when this returns: changes
   /// from then on are reported once the watcher is started.
   ///
-  /// - Throws: ``DocbmError``: `notFound` or `permissionDenied` for a folder that cannot be
+  /// - Throws: `DocbmError`: `notFound` or `permissionDenied` for a folder that cannot be
   ///   read, `unsupportedFileType` for a path that is not a folder, `systemFailure` when no
   ///   inotify instance or watch can be made (the user's limits).
   public convenience init(watching folders: [FilePath], options: WatchOptions = WatchOptions())
@@ -60,7 +60,7 @@ public final class DocumentWatcher: Sendable {
   /// Follows the documents at `documents` (files or folders): watches the folder each is in
   /// (not recursively), wherever they go within those folders.
   ///
-  /// - Throws: ``DocbmError`` for a document that cannot be found or read.
+  /// - Throws: `DocbmError` for a document that cannot be found or read.
   public convenience init(following documents: [FilePath], options: WatchOptions = WatchOptions())
     throws(DocbmError)
   {

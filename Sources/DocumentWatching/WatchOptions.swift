@@ -6,7 +6,7 @@ public struct WatchOptions: Sendable {
   /// recorded (as `docbm check` records them), so that a later repair still knows them.
   /// `nil`: no escrow, no repair, nothing recorded.
   public var escrow: KeyEscrow?
-  /// Put back a key that a save dropped, with ``DocumentRepairer`` and only under its rules:
+  /// Put back a key that a save dropped, with `DocumentRepairer` and only under its rules:
   /// the document is the user's, the escrow recorded it for that key, and its own bookmarks
   /// name the key. Needs ``escrow``.
   public var repairs: Bool
