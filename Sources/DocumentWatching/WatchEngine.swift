@@ -249,8 +249,8 @@ final class WatchEngine {
     let path = folderPath.appending(event.name)
     let deadline = now.advanced(by: options.settleTime)
 
-    if event.events.contains(.isFolder) {
-      guard mode == .folders else { return }
+    // A folder followed as a document (documents mode) is handled as a file is.
+    if event.events.contains(.isFolder), mode == .folders {
       if event.events.contains(.movedFrom), let child = folderByEntry.removeValue(forKey: entry) {
         folderMoves[event.cookie] = PendingMove(
           identity: nil, folder: child, oldPath: path, deadline: deadline)
@@ -307,9 +307,9 @@ final class WatchEngine {
   private func arrival(
     _ entry: Entry, at path: FilePath, now: ContinuousClock.Instant, _ events: inout [DocumentEvent]
   ) {
-    guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else {
-      return
-    }
+    guard let status = try? FileStatus.of(path, followSymlinks: false),
+      status.kind == .regular || (mode == .documents && status.kind == .directory)
+    else { return }
     let identity = DocumentIdentity(status)
     if let old = documentByEntry[entry] {
       guard old != identity else { return }  // already known (seen by a listing)
@@ -363,6 +363,19 @@ final class WatchEngine {
     guard var document = documents[identity] else { return }
     if let displaced = documentByEntry[entry], displaced != identity, let other = documents[displaced] {
       documents[displaced] = nil
+      if document.hasKey, other.fingerprint == document.fingerprint {
+        // A new version carrying the same key renamed over the document: a safe save
+        // (`replaceDocument`, or a copy made with its attributes). One document, replaced.
+        document.entry = entry
+        documents[identity] = document
+        documentByEntry[entry] = identity
+        events.append(
+          DocumentEvent(
+            .replaced, oldPath: path, path: path, oldIdentity: displaced, identity: identity,
+            fingerprint: document.fingerprint,
+            message: "\(path) was replaced by a new version that kept its key: reload it"))
+        return
+      }
       events.append(
         DocumentEvent(
           .replaced, oldPath: path, path: path, oldIdentity: displaced, identity: identity,
@@ -428,7 +441,9 @@ final class WatchEngine {
     let document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
     documents[identity] = document
     documentByEntry[entry] = identity
-    guard announce else { return }
+    // A new version `replaceDocument` is writing is followed, not announced: its rename over
+    // the document is reported as the document's replacement.
+    guard announce, entry.name.firstRange(of: TemporaryVersion.marker) == nil else { return }
     events.append(
       DocumentEvent(
         .appeared, path: path, identity: identity, fingerprint: fingerprint,

@@ -182,4 +182,34 @@ struct WatchEventTests {
     let appeared = try #require(recorder.first(.appeared, copy), "\(recorder.events)")
     #expect(appeared.fingerprint == fingerprint)
   }
+
+  @Test("replaceDocument, the safe save, is one replaced event: the key is kept, no copy appears or moves")
+  func safeSave() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let before = try DocumentIdentity.of(document)
+    try setting.service.documents(anchoredOn: document).replaceDocument(with: Data("{\"saved\": 1}\n".utf8))
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    let after = try DocumentIdentity.of(document)
+    #expect(replaced.oldIdentity == before && replaced.identity == after)
+    #expect(replaced.fingerprint == fingerprint)
+    #expect(
+      recorder.first(within: 0.5) { $0.kind != .replaced && $0.kind != .modified } == nil,
+      "\(recorder.events)")
+    #expect(setting.key(document) == fingerprint)
+  }
+
+  @Test("a folder document followed on its own is followed when renamed")
+  func folderDocument() throws {
+    let setting = try WatchScratch()
+    let package = try setting.scratch.folder("docs/Project.pkg")
+    let image = try setting.scratch.file("images/cover.png", "png")
+    _ = try setting.service.documents(anchoredOn: package).makeBookmark(to: image)
+    let recorder = WatchRecorder(try DocumentWatcher(following: [package]))
+    recorder.start()
+    let renamed = setting.folder.appending("Renamed.pkg")
+    try outside("/bin/mv", [package.description, renamed.description])
+    let moved = try #require(recorder.first(.moved, renamed), "\(recorder.events)")
+    #expect(moved.oldPath == package)
+    #expect(moved.identity == (try DocumentIdentity.of(renamed)))
+  }
 }
