@@ -70,12 +70,7 @@ struct WatchCostTests {
   func stateFollowsDocuments() throws {
     let setting = try WatchScratch()
     try setting.document("board.json")
-    try outside(
-      "/usr/bin/python3",
-      [
-        "-c", "import sys\nfor i in range(2000): open(f'{sys.argv[1]}/plain{i}.txt', 'w').close()",
-        setting.folder.description,
-      ])
+    try makeEmptyFiles(2000, in: setting.folder)
     let watcher = try DocumentWatcher(watching: [setting.folder])
     #expect(watcher.summary.documents == 1)
     #expect(watcher.summary.folders == 1)

@@ -2,6 +2,7 @@ import DocbmTestSupport
 import DocumentBookmarks
 import DocumentWatching
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -100,4 +101,14 @@ func outside(_ executable: String, _ arguments: [String]) throws -> ProcessResul
 /// The path of a program, or `nil` (the test then skips, saying so).
 func program(_ candidates: String...) -> String? {
   candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// Makes `count` empty files `f0`, `f1`, … in `folder` (each open and close is an
+/// `IN_CREATE` and an `IN_CLOSE_WRITE` for a watch on the folder).
+func makeEmptyFiles(_ count: Int, in folder: FilePath) throws {
+  for index in 0..<count {
+    let fd = folder.appending("f\(index)").withCString { open($0, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644) }
+    try #require(fd >= 0, "cannot make a file in \(folder)")
+    close(fd)
+  }
 }

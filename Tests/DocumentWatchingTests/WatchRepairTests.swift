@@ -118,12 +118,7 @@ struct WatchRepairTests {
         (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
           .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
     let files = limit / 2 + 500
-    try outside(
-      "/usr/bin/python3",
-      [
-        "-c", "import sys\nfor i in range(int(sys.argv[2])): open(f'{sys.argv[1]}/f{i}', 'w').close()",
-        noise.description, String(files),
-      ])
+    try makeEmptyFiles(files, in: noise)
     // The changes the dropped events would have told.
     try outside("/usr/bin/sed", ["-i", "s/image/picture/", changed.description])
     let movedTo = setting.folder.appending("noise/moved.json")
