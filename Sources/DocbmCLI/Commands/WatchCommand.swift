@@ -47,21 +47,22 @@ struct WatchCommand {
   static let options = ["--json", "--repair", "--help"]
   static let discussion = """
     ARGUMENTS:
-      FOLDER      A folder to watch, with the folders under it (symbolic links are not
-                  followed). Folders made later are watched too.
+      FOLDER      A folder to watch, with the folders under it (symbolic links are
+                  not followed). Folders made later are watched too.
 
     OPTIONS:
-      --repair    Put back the key a save dropped, from the escrow, under repair's rules:
-                  only on a document of yours that the escrow recorded for that key. A
-                  pasted bookmark or a copy made without the key never gets one.
+      --repair    Put back the key a save dropped, from the escrow, under repair's
+                  rules: only on a document of yours that the escrow recorded for
+                  that key. A pasted bookmark or a copy made without the key never
+                  gets one.
       --json      One JSON object per line (see docbm(1)).
 
-    Every file carrying a key is followed, wherever it goes within the folders: one line
-    per event (appeared, moved, replaced, modified, deleted, movedOut, keyLost,
-    keyRestored, repairRefused, rescanned, notWatched). Documents seen at a new path are
-    recorded in the escrow, as check records them. Runs until SIGINT (Ctrl-C) or SIGTERM,
-    then prints a summary. Exit status: 0 when stopped by a signal, 1 when the folders
-    could not be watched.
+    Every file carrying a key is followed wherever it goes within the folders, one
+    line per event: appeared, moved, replaced, modified, deleted, movedOut,
+    keyLost, keyRestored, repairRefused, rescanned, notWatched. Documents seen at
+    a new path are recorded in the escrow, as check records them. Runs until
+    SIGINT (Ctrl-C) or SIGTERM, then prints a summary. Exit status: 0 when stopped
+    by a signal, 1 when the folders could not be watched.
     """
 
   func run(_ console: Console) throws -> Int32 {
