@@ -153,6 +153,7 @@ final class WatchEngine {
     _ path: FilePath, parent: Int32?, name: [UInt8], isRoot: Bool, announce: Bool,
     _ events: inout [DocumentEvent]
   ) -> Int32? {
+    namedInWalk = 0
     var stack: [(path: FilePath, parent: Int32?, name: [UInt8], isRoot: Bool)] = [
       (path, parent, name, isRoot)
     ]
@@ -162,13 +163,8 @@ final class WatchEngine {
       defer { isFirst = false }
       let watch: Int32
       if folders.count >= options.maximumFolders {
-        summary.foldersNotWatched += 1
-        events.append(
-          DocumentEvent(
-            .notWatched, path: next.path,
-            message:
-              "\(next.path) is not watched: \(options.maximumFolders) folders are watched already (the watcher's limit)"
-          ))
+        leftOut(
+          next.path, "\(options.maximumFolders) folders are watched already (the watcher's limit)", &events)
         continue
       }
       do {
@@ -176,13 +172,11 @@ final class WatchEngine {
       } catch {
         // A folder removed since it was listed is not a problem worth a notice.
         if error.errno == .noSuchFile || error.errno == .notDirectory { continue }
-        summary.foldersNotWatched += 1
         let reason =
           error.errno == .noSpace
           ? "the user's inotify watch limit (fs.inotify.max_user_watches) is reached"
           : "\(error)"
-        events.append(
-          DocumentEvent(.notWatched, path: next.path, message: "\(next.path) is not watched: \(reason)"))
+        leftOut(next.path, reason, &events)
         continue
       }
       if isFirst { first = watch }
@@ -205,8 +199,31 @@ final class WatchEngine {
         }
       }
     }
+    if notNamed > 0 {
+      events.append(
+        DocumentEvent(
+          .notWatched, path: path,
+          message: "\(notNamed) more folders under \(path) are not watched (and the folders inside them)"))
+      notNamed = 0
+    }
     refreshCounts()
     return first
+  }
+
+  /// Folders left out by the current walk beyond the first few named in notices.
+  private var notNamed = 0
+  private var namedInWalk = 0
+
+  /// Counts a folder that could not be watched; the first three of a walk get a notice each,
+  /// the others one notice at the walk's end (a tree far past the limit is not a flood).
+  private func leftOut(_ path: FilePath, _ reason: String, _ events: inout [DocumentEvent]) {
+    summary.foldersNotWatched += 1
+    if namedInWalk < 3 {
+      namedInWalk += 1
+      events.append(DocumentEvent(.notWatched, path: path, message: "\(path) is not watched: \(reason)"))
+    } else {
+      notNamed += 1
+    }
   }
 
   // MARK: - Events
