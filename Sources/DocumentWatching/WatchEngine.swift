@@ -79,10 +79,18 @@ final class WatchEngine {
   private var rootPaths: [FilePath] = []
   private(set) var summary = WatchSummary()
 
+  /// The paths the escrow recorded documents at (with repair on): a file there without a
+  /// key is a document that lost it, followed and repaired even though it was never seen
+  /// with its key.
+  private var recordedPaths: Set<FilePath> = []
+
   init(inotify: Inotify, options: WatchOptions, mode: Mode) {
     self.inotify = inotify
     self.options = options
     self.mode = mode
+    if options.repairs, let escrow = options.escrow {
+      recordedPaths = Set(escrow.entries().entries.flatMap { $0.documents.map(\.path) })
+    }
   }
 
   // MARK: - Starting
@@ -454,7 +462,21 @@ final class WatchEngine {
       moveDocument(identity, from: oldPath ?? path, to: entry, path: path, &events)
       return
     }
-    guard let fingerprint = Self.key(at: path) else { return }
+    guard let fingerprint = Self.key(at: path) else {
+      guard recordedPaths.contains(path), case .absent? = try? Self.readKey(at: path) else { return }
+      // A document the escrow recorded here, without its key: lost while nothing watched.
+      var document = Document(entry: entry, identity: identity, fingerprint: nil, hasKey: false)
+      document.awaitingRepair = true
+      documentByEntry[entry] = identity
+      events.append(
+        DocumentEvent(
+          .keyLost, path: path, identity: identity,
+          message:
+            "\(path) carries no key, but the escrow recorded a document here: a save dropped user.docbm.key"))
+      repair(&document, at: path, &events)
+      documents[identity] = document
+      return
+    }
     let document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
     documents[identity] = document
     documentByEntry[entry] = identity
@@ -520,6 +542,7 @@ final class WatchEngine {
     let report = DocumentRepairer(escrow: escrow).repair(path)
     switch report.action {
     case .restored:
+      recordedPaths.insert(path)  // repair recorded the document as it is now
       document.hasKey = true
       document.awaitingRepair = false
       document.fingerprint = report.fingerprint ?? document.fingerprint
@@ -544,7 +567,9 @@ final class WatchEngine {
     guard options.recordsSightings, document.hasKey, let escrow = options.escrow,
       let fingerprint = document.fingerprint
     else { return }
-    _ = try? escrow.recordSighting(of: fingerprint, on: path)
+    if (try? escrow.recordSighting(of: fingerprint, on: path)) == true, options.repairs {
+      recordedPaths.insert(path)
+    }
   }
 
   // MARK: - Settling

@@ -90,6 +90,31 @@ struct WatchRepairTests {
     #expect(!recorder.events.contains { $0.kind == .keyRestored && $0.path != document })
   }
 
+  @Test(
+    "a recorded document that lost its key before the watch began is repaired when the watch starts; a pasted bookmark is not"
+  )
+  func lostBeforeTheWatch() throws {
+    let setting = try WatchScratch()
+    let (document, bookmark, fingerprint) = try setting.document("board.json")
+    let pasted = try setting.scratch.file("docs/pasted.txt", "see \(bookmark.text)\n")
+    try outside("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
+    #expect(setting.key(document) == nil)
+    let recorder = try repairing(setting)
+    recorder.start()
+    #expect(recorder.first(.keyLost, document) != nil, "\(recorder.events)")
+    #expect(recorder.first(.keyRestored, document) != nil, "\(recorder.events)")
+    #expect(setting.key(document) == fingerprint)
+    // Saved again while watched: followed, repaired again.
+    try outside("/usr/bin/sed", ["-i", "s/picture/image/", document.description])
+    #expect(
+      recorder.first {
+        $0.kind == .keyRestored && recorder.events.filter { $0.kind == .keyRestored }.count == 2
+      } != nil)
+    #expect(setting.key(document) == fingerprint)
+    #expect(setting.key(pasted) == nil)
+    #expect(!recorder.events.contains { $0.path == pasted })
+  }
+
   @Test("the kernel's queue overflows while the reader is held up; a rescan reports the save and repairs it")
   func overflowRescan() throws {
     let setting = try WatchScratch()
