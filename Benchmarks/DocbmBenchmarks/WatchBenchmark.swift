@@ -99,11 +99,21 @@ private func measureLossySaves(root: String) throws -> Bool {
   watcher.stop()
   observing.store(false, ordering: .relaxed)
 
+  // Each rename is paired with the first key back after it and before the document's next
+  // rename; a rename without one is counted, not paired with a later repair.
   var latencies: [Double] = []
+  var unpaired = 0
   let seenRenames = renames.withLock { $0 }
   let seenRestores = restored.withLock { $0 }
   for document in documents {
-    for (rename, back) in zip(seenRenames[document] ?? [], seenRestores[document] ?? []) {
+    let times = (seenRenames[document] ?? []).sorted()
+    let backs = (seenRestores[document] ?? []).sorted()
+    for (index, rename) in times.enumerated() {
+      let next = index + 1 < times.count ? times[index + 1] : nil
+      guard let back = backs.first(where: { $0 >= rename && (next == nil || $0 < next!) }) else {
+        unpaired += 1
+        continue
+      }
       let took = back - rename
       latencies.append(Double(took.components.seconds) * 1000 + Double(took.components.attoseconds) / 1e15)
     }
@@ -141,6 +151,10 @@ private func measureLossySaves(root: String) throws -> Bool {
     "| \(saveCount) + \(copies.count * 10) on copies | \(restoredCount.load(ordering: .relaxed)) | \(keysBack.count) of \(documents.count) | \(copiesWithKey.count) of \(copies.count) | \(refusals.load(ordering: .relaxed)) | "
       + String(format: "%.2f ms | %.2f ms | %.2f ms | %.1f s", median, p90, worst, seconds(savesTook))
       + " | every key back, none on a copy, median < 50 ms: \(met ? "met" : "NOT met") |")
+  print("")
+  print(
+    "Renames seen on the documents: \(seenRenames.values.map(\.count).reduce(0, +)); paired with a key back: \(latencies.count); without one before the next save: \(unpaired). Rescans: \(watcher.summary.rescans). Load average at the end: \(loadAverage())."
+  )
   print("")
   print(
     String(

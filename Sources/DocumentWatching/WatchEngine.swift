@@ -69,15 +69,15 @@ final class WatchEngine {
   let inotify: Inotify
   let options: WatchOptions
   let mode: Mode
-  private(set) var folders: [Int32: Folder] = [:]
-  private var folderByEntry: [Entry: Int32] = [:]
-  private(set) var documents: [DocumentIdentity: Document] = [:]
-  private var documentByEntry: [Entry: DocumentIdentity] = [:]
-  private var vacancies: [Entry: Vacancy] = [:]
-  private var documentMoves: [UInt32: PendingMove] = [:]
-  private var folderMoves: [UInt32: PendingMove] = [:]
-  private var rootPaths: [FilePath] = []
-  private(set) var summary = WatchSummary()
+  var folders: [Int32: Folder] = [:]
+  var folderByEntry: [Entry: Int32] = [:]
+  var documents: [DocumentIdentity: Document] = [:]
+  var documentByEntry: [Entry: DocumentIdentity] = [:]
+  var vacancies: [Entry: Vacancy] = [:]
+  var documentMoves: [UInt32: PendingMove] = [:]
+  var folderMoves: [UInt32: PendingMove] = [:]
+  var rootPaths: [FilePath] = []
+  var summary = WatchSummary()
 
   /// The paths the escrow recorded documents at (with repair on): a file there without a
   /// key is a document that lost it, followed and repaired even though it was never seen
@@ -358,7 +358,7 @@ final class WatchEngine {
 
   /// The document `old` is now the file `identity` at `entry`: report the replacement,
   /// then what became of its key.
-  private func replace(
+  func replace(
     _ old: DocumentIdentity, with identity: DocumentIdentity, at entry: Entry, path: FilePath,
     oldPath: FilePath, _ events: inout [DocumentEvent]
   ) {
@@ -381,7 +381,7 @@ final class WatchEngine {
   }
 
   /// The followed document `identity` was renamed from `oldPath` to `entry`.
-  private func moveDocument(
+  func moveDocument(
     _ identity: DocumentIdentity, from oldPath: FilePath, to entry: Entry, path: FilePath,
     _ events: inout [DocumentEvent]
   ) {
@@ -443,7 +443,7 @@ final class WatchEngine {
   /// A file not followed by this name, at `entry`: followed from now on when it carries a
   /// key; a followed document that left its name for this one (seen by listing a folder
   /// just made, before its rename's event) is reported moved.
-  private func consider(_ entry: Entry, at path: FilePath, announce: Bool, _ events: inout [DocumentEvent]) {
+  func consider(_ entry: Entry, at path: FilePath, announce: Bool, _ events: inout [DocumentEvent]) {
     guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else {
       return
     }
@@ -491,7 +491,7 @@ final class WatchEngine {
   }
 
   /// Reads the document's key again; reports a lost key and, when asked, repairs it.
-  private func checkKey(
+  func checkKey(
     _ identity: DocumentIdentity, at path: FilePath, retryRepair: Bool, _ events: inout [DocumentEvent]
   ) {
     guard var document = documents[identity] else { return }
@@ -621,95 +621,10 @@ final class WatchEngine {
     }
   }
 
-  // MARK: - Overflow
-
-  /// Lists every watched folder again after the kernel dropped events, and reports what
-  /// became of each document: moved, replaced, deleted, key lost (and repaired).
-  private func rescan(_ events: inout [DocumentEvent]) {
-    summary.rescans += 1
-    events.append(
-      DocumentEvent(
-        .rescanned, path: nil,
-        message:
-          "the kernel dropped events (its queue overflowed, fs.inotify.max_queued_events): the watched folders were listed again"
-      ))
-    vacancies.removeAll()
-    documentMoves.removeAll()
-    folderMoves.removeAll()
-    // Where each followed file is now, and which new files stand at followed names.
-    var foundAt: [DocumentIdentity: Entry] = [:]
-    var standing: [Entry: DocumentIdentity] = [:]
-    var fresh: [(Entry, FilePath)] = []
-    var stack: [(FilePath, Int32?, [UInt8], Bool)] = []
-    if mode == .folders {
-      stack = rootPaths.map { ($0, nil, $0.lastComponent, true) }
-    } else {
-      stack = folders.compactMap { watch, folder in folder.root.map { ($0, nil, folder.name, true) } }
-    }
-    var listed: Set<Int32> = []
-    while let (folderPath, parent, name, isRoot) = stack.popLast() {
-      guard let watch = try? inotify.watch(folderPath, for: Self.folderEvents) else { continue }
-      listed.insert(watch)
-      if let old = folders[watch], let oldParent = old.parent, oldParent != parent || old.name != name {
-        folderByEntry[Entry(folder: oldParent, name: old.name)] = nil
-      }
-      folders[watch] = Folder(parent: parent, name: name, root: isRoot ? folderPath : nil)
-      if let parent { folderByEntry[Entry(folder: parent, name: name)] = watch }
-      guard let listing = try? DirectoryStream(folderPath) else { continue }
-      while let item = listing.next() {
-        let childPath = folderPath.appending(item.name)
-        let entry = Entry(folder: watch, name: item.name)
-        if item.type == .directory {
-          if mode == .folders && options.recursive { stack.append((childPath, watch, item.name, false)) }
-          continue
-        }
-        guard item.type == .regular || item.type == .unknown,
-          let status = try? FileStatus.of(childPath, followSymlinks: false), status.kind == .regular
-        else { continue }
-        let identity = DocumentIdentity(status)
-        if documents[identity] != nil {
-          foundAt[identity] = entry
-        } else if documentByEntry[entry] != nil {
-          standing[entry] = identity
-        } else if mode == .folders {
-          fresh.append((entry, childPath))
-        }
-      }
-    }
-    for (watch, _) in folders where !listed.contains(watch) {
-      inotify.unwatch(watch)
-      forgetFolder(watch, &events)
-    }
-    for (identity, document) in documents {
-      if let entry = foundAt[identity] {
-        if entry != document.entry, let old = path(of: document.entry), let now = path(of: entry) {
-          documentByEntry[document.entry] = nil
-          moveDocument(identity, from: old, to: entry, path: now, &events)
-        }
-        if let now = path(of: entry) { checkKey(identity, at: now, retryRepair: true, &events) }
-      } else if let replacement = standing[document.entry], let now = path(of: document.entry) {
-        replace(identity, with: replacement, at: document.entry, path: now, oldPath: now, &events)
-      } else {
-        let old = path(of: document.entry)
-        documents[identity] = nil
-        if documentByEntry[document.entry] == identity { documentByEntry[document.entry] = nil }
-        events.append(
-          DocumentEvent(
-            .deleted, oldPath: old, path: nil, oldIdentity: identity, fingerprint: document.fingerprint,
-            message:
-              "\(old.map(String.init(describing:)) ?? "a document") is no longer in the watched folders (deleted or moved out while events were dropped)"
-          ))
-      }
-    }
-    for (entry, path) in fresh where documentByEntry[entry] == nil {
-      consider(entry, at: path, announce: true, &events)
-    }
-  }
-
   // MARK: - Folders
 
   /// A watch the kernel removed (its folder deleted) or that was removed here.
-  private func forgetFolder(_ watch: Int32, _ events: inout [DocumentEvent]) {
+  func forgetFolder(_ watch: Int32, _ events: inout [DocumentEvent]) {
     guard let folder = folders.removeValue(forKey: watch) else { return }
     if let parent = folder.parent, folderByEntry[Entry(folder: parent, name: folder.name)] == watch {
       folderByEntry[Entry(folder: parent, name: folder.name)] = nil
@@ -763,7 +678,7 @@ final class WatchEngine {
     return nil
   }
 
-  private func path(of entry: Entry) -> FilePath? {
+  func path(of entry: Entry) -> FilePath? {
     path(ofFolder: entry.folder)?.appending(entry.name)
   }
 
