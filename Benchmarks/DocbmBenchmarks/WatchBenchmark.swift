@@ -153,7 +153,7 @@ private func measureLossySaves(root: String) throws -> Bool {
       + " | every key back, none on a copy, median < 50 ms: \(met ? "met" : "NOT met") |")
   print("")
   print(
-    "Renames seen on the documents: \(seenRenames.values.map(\.count).reduce(0, +)); paired with a key back: \(latencies.count); without one before the next save: \(unpaired). Rescans: \(watcher.summary.rescans). Load average at the end: \(loadAverage())."
+    "Renames seen on the documents: \(documents.map { seenRenames[$0]?.count ?? 0 }.reduce(0, +)); paired with a key back: \(latencies.count); without one before the next save: \(unpaired). Rescans: \(watcher.summary.rescans). Load average at the end: \(loadAverage())."
   )
   print("")
   print(
