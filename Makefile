@@ -6,8 +6,9 @@
 #   make docs    build the DocC documentation into .build/docs, warnings as errors
 #   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
-#   make install install docbm, its manual page and completions under PREFIX (installs no
-#                packages: run `make setup` first when the build packages are missing)
+#   make install install docbm, its manual page, completions and systemd user unit
+#                (docbm-watch@.service) under PREFIX (installs no packages: run
+#                `make setup` first when the build packages are missing)
 #   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
@@ -20,7 +21,7 @@ PREFIX ?= /usr/local
 DOCS_PORT ?= 8000
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/docbm \
-  share/zsh/site-functions/_docbm
+  share/zsh/site-functions/_docbm share/systemd/user/docbm-watch@.service
 # Release builds link the Swift runtime and Foundation statically: docbm starts in a
 # fraction of the time (it matters for a command run once per file, and for `check`).
 RELEASE := -c release --static-swift-stdlib
@@ -75,6 +76,9 @@ install: check-setup
 	.build/release/docbm completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm
 	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
+	mkdir -p $(DESTDIR)$(PREFIX)/share/systemd/user
+	sed 's|@bindir@|$(PREFIX)/bin|' docs/docbm-watch@.service > $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
 	@echo "Installed under $(DESTDIR)$(PREFIX): $(INSTALLED)"
 
 # Removes the installed files only (never a folder, which other programs may share).
@@ -93,7 +97,8 @@ docs: setup
 docs-serve:
 	@[ -d .build/docs/DocumentBookmarks ] || $(MAKE) --no-print-directory docs
 	@echo "Serving .build/docs: http://localhost:$(DOCS_PORT)/DocumentBookmarks/documentation/documentbookmarks/"
-	@echo "  and http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/ (Ctrl-C stops)"
+	@echo "  http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/"
+	@echo "  and http://localhost:$(DOCS_PORT)/DocumentWatching/documentation/documentwatching/ (Ctrl-C stops)"
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 format:

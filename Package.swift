@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "DocumentBookmarks", targets: ["DocumentBookmarks"]),
     .library(name: "DocumentBookmarksTesting", targets: ["DocumentBookmarksTesting"]),
     .library(name: "DocumentBookmarkStore", targets: ["DocumentBookmarkStore"]),
+    .library(name: "DocumentWatching", targets: ["DocumentWatching"]),
     .executable(name: "docbm", targets: ["docbm"]),
   ],
   targets: [
@@ -60,9 +61,15 @@ let package = Package(
       dependencies: ["DocumentBookmarks"],
       swiftSettings: strictSettings
     ),
+    // Watching documents: an optional capability, its own module over DocumentBookmarks.
+    .target(
+      name: "DocumentWatching",
+      dependencies: ["DocumentBookmarks"],
+      swiftSettings: strictSettings
+    ),
     .target(
       name: "DocbmCLI",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching"],
       swiftSettings: strictSettings
     ),
     .executableTarget(
@@ -72,7 +79,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "CDocbmShims"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "CDocbmShims"],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),
@@ -124,6 +131,11 @@ let package = Package(
     .testTarget(
       name: "DocumentBookmarkStoreTests",
       dependencies: ["DocumentBookmarkStore", "DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "DocumentWatchingTests",
+      dependencies: ["DocumentWatching", "DocumentBookmarks", "DocbmTestSupport"],
       swiftSettings: strictSettings
     ),
     .testTarget(

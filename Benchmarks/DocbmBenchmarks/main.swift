@@ -80,6 +80,13 @@ if CommandLine.arguments.dropFirst().first == "crafted" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks watch`: lossy saves repaired while watching, and 10,000 folders watched.
+if CommandLine.arguments.dropFirst().first == "watch" {
+  let met = try runWatchBenchmark(root: root)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 // `DocbmBenchmarks resolve-profile COUNT`: COUNT unmoved resolves and nothing else, to
 // count instructions by hand (`valgrind --tool=callgrind`), which noise does not change.
 if CommandLine.arguments.dropFirst().first == "resolve-profile", CommandLine.arguments.count == 3,

@@ -9,6 +9,7 @@
 #include <attr/libattr.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -410,3 +411,5 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
   return sink.length == 0 ? 0 : -1;
 }
+
+int docbm_event_counter(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, demo, completions, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, watch, demo, completions, help
 
   /// The usage line, without the leading `docbm`.
   var usage: String {
@@ -17,6 +17,7 @@ enum CommandName: String, CaseIterable, Sendable {
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .store:
       "store list|add|forget|pin|unpin|refresh|follow [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
+    case .watch: WatchCommand.usage
     case .demo: "demo"
     case .completions: "completions bash|zsh"
     case .help: "help [SUBCOMMAND]"
@@ -35,6 +36,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .store: "List and fix an app's store of remembered files and folders."
+    case .watch: WatchCommand.abstract
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
@@ -190,6 +192,7 @@ enum CommandName: String, CaseIterable, Sendable {
 
       Example: docbm probe -- sed -i s/a/b/ {}
       """
+    case .watch: WatchCommand.discussion
     case .demo:
       """
       Makes a scratch project, anchors bookmarks to files and a folder on a document,
@@ -262,6 +265,7 @@ enum CommandName: String, CaseIterable, Sendable {
       ]
     case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
     case .store: ["--json", "--key", "--path-only", "--pin", "--help"]
+    case .watch: WatchCommand.options
     case .demo, .completions, .help: ["--help"]
     }
   }
@@ -306,7 +310,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

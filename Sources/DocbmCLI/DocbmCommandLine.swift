@@ -120,6 +120,11 @@ public enum DocbmCommandLine {
       return try StoreFollowCommand(store: path(settings.store), json: settings.json).run(console)
     case .store(let settings):
       return try StoreCommand(settings: settings, store: path(settings.store)).run(console)
+    case .watch(let settings):
+      return try WatchCommand(
+        folders: settings.folders.map(path), repair: settings.repair, json: settings.json
+      )
+      .run(console)
     case .demo:
       return try DemoCommand().run(console)
     case .completions(let shell):

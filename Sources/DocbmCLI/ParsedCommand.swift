@@ -9,6 +9,7 @@ enum ParsedCommand: Equatable {
   case save(SaveSettings)
   case probe(ProbeSettings)
   case store(StoreSettings)
+  case watch(WatchSettings)
   case demo
   case completions(shell: String)
   case help(CommandName?)
@@ -95,6 +96,7 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Unknown option '--json'", command: name)
     }
 
+    if name == .watch { return try WatchSettings.parse(global.dropFirst(), json: globalJSON) }
     if name == .probe {
       var parsed = try parseProbe(global.dropFirst())
       if globalJSON, case .probe(var settings) = parsed {
@@ -201,6 +203,8 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .store:
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .store)
+    case .watch:
+      return try WatchSettings.parse(operands[...], json: json)
     case .save:
       try expect("DOCUMENT")
       return .save(

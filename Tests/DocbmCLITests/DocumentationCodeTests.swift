@@ -197,6 +197,7 @@ enum DocumentationCode {
     let newPath = FilePath("copy.json")
     let saveAsURL = URL(fileURLWithPath: "Archive/board.json")
     let folder = FilePath("Documents")
+    let boardPath = FilePath("board.json")
     let contents = Data()
     func show(_ path: FilePath) {}
     func open(_ path: FilePath) {}
@@ -207,6 +208,10 @@ enum DocumentationCode {
     func askUserToPickAgain() {}
     func explain(_ error: DocbmError) {}
     func showSaveFailed(_ message: String, retry: Bool) {}
+    func documentMoved(to path: FilePath) {}
+    func reloadDocument(from path: FilePath) {}
+    func offerToSaveAgain() {}
+    func warnKeyLost(_ path: FilePath?) {}
     struct Writer: Sendable { func write(to url: URL) throws {} }
     let myWriter = Writer()
     struct Board: Sendable {

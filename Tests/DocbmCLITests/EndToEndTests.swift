@@ -281,7 +281,8 @@ struct CompletionAndManualTests {
       .deletingLastPathComponent().appendingPathComponent("docs/docbm.1")
     let text = try String(contentsOf: source, encoding: .utf8)
     for name in [
-      "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "demo", "completions",
+      "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "watch", "demo",
+      "completions",
     ] {
       #expect(text.contains(".BI \"\(name)") || text.contains(".B \(name)"), "\(name) is missing")
     }

@@ -36,7 +36,7 @@ struct MakefileTests {
         == Set(
           [
             "bin/docbm", "share/man/man1/docbm.1", "share/bash-completion/completions/docbm",
-            "share/zsh/site-functions/_docbm",
+            "share/zsh/site-functions/_docbm", "share/systemd/user/docbm-watch@.service",
           ].map { prefix + $0 }))
 
     let uninstall = dryRun("uninstall")

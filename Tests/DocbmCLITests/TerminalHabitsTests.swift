@@ -92,7 +92,7 @@ struct TerminalHabitsTests {
   func helpFitsTheWidth() {
     for topic in [["--help"]]
       + [
-        "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe",
+        "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "watch",
         "demo", "completions", "help",
       ].map({ ["help", $0] })
     {

@@ -1,6 +1,6 @@
 // C shim for what Glibc's Swift module does not expose: extended attributes, statx,
 // file handles, renameat2, the generation and inode-flags ioctls, statfs's filesystem id, the
-// caller's capabilities, and a byte search.
+// caller's capabilities, an event counter (eventfd), and a byte search.
 // Every function returns -1 and sets errno on failure, like the call it wraps (the byte
 // search returns -1 for "not found").
 #ifndef DOCBM_SHIMS_H
@@ -125,5 +125,9 @@ extern const int DOCBM_LOCK_NB;
 /// on zeros and text, since memchr is vectorized.
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index);
+
+/// eventfd(2) with EFD_CLOEXEC | EFD_NONBLOCK, counting from zero: a descriptor one thread
+/// writes to wake another polling it.
+int docbm_event_counter(void);
 
 #endif

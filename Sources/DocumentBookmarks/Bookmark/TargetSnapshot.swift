@@ -56,7 +56,7 @@ package struct TargetSnapshot {
 
   /// The absolute path of `path` with every symbolic link and `.`/`..` resolved.
   /// The corresponding C function is `realpath`.
-  static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
+  package static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
     let result = path.withCString { realpath($0, nil) }
     guard let result else {
       let error = SystemCallError("realpath", Errno.current, path: path)

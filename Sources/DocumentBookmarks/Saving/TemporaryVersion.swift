@@ -31,8 +31,8 @@
 /// saves nor make them probe without end. The writer's own name has a random part (above).
 /// The save opens what the writer made without following links, and refuses anything but
 /// a regular file or a folder.
-final class TemporaryVersion {
-  static let marker = Array(".docbm-save-".utf8)
+package final class TemporaryVersion {
+  package static let marker = Array(".docbm-save-".utf8)
   static let writerMark = Array("-new".utf8)
   /// How long an unlocked leftover must have stayed unmodified before a sweep removes it.
   static let sweepAge: Int64 = 600

@@ -25,6 +25,10 @@ package final class Inotify: @unchecked Sendable {
     package static let watchedMoved = Events(rawValue: UInt32(IN_MOVE_SELF))
     /// Only watch `path` when it is a folder.
     package static let onlyFolder = Events(rawValue: UInt32(IN_ONLYDIR))
+    /// Do not follow `path` when it is a symbolic link.
+    package static let dontFollow = Events(rawValue: UInt32(IN_DONT_FOLLOW))
+    /// No events for entries after they were unlinked from the watched folder.
+    package static let excludeUnlinked = Events(rawValue: UInt32(IN_EXCL_UNLINK))
     /// Events were dropped: the queue overflowed.
     package static let overflowed = Events(rawValue: UInt32(IN_Q_OVERFLOW))
     /// The watch was removed (its file is gone, or it was removed explicitly).
@@ -71,16 +75,35 @@ package final class Inotify: @unchecked Sendable {
     return watch
   }
 
+  /// Stops watching: the kernel queues a last ``Events/watchRemoved`` for `watch`.
+  /// A watch already gone (its folder deleted) is not an error.
+  package func unwatch(_ watch: Int32) {
+    _ = inotify_rm_watch(descriptor, watch)
+  }
+
   /// Reads the queued events, waiting up to `timeout` milliseconds (-1: without limit) for
   /// the first; an empty array when none came.
   package func read(timeout: Int32) throws(SystemCallError) -> [Event] {
-    var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    let ready = poll(&poller, 1, timeout)
+    try read(timeout: timeout, wakingOn: nil).events
+  }
+
+  /// Reads the queued events as ``read(timeout:)`` does, also waking when `wake` is
+  /// signalled (it is then reset); `woken` says whether it was. One `poll(2)` on both
+  /// descriptors: a reader with nothing to do sleeps in the kernel, with no timer.
+  package func read(
+    timeout: Int32, wakingOn wake: EventNotifier?
+  ) throws(SystemCallError) -> (events: [Event], woken: Bool) {
+    var pollers = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+    if let wake { pollers.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)) }
+    let ready = poll(&pollers, nfds_t(pollers.count), timeout)
     if ready < 0 {
-      if errno == EINTR { return [] }
+      if errno == EINTR { return ([], false) }
       throw SystemCallError("poll", .current)
     }
-    guard ready > 0 else { return [] }
+    guard ready > 0 else { return ([], false) }
+    let woken = pollers.count > 1 && pollers[1].revents != 0
+    if woken { wake?.reset() }
+    guard pollers[0].revents != 0 else { return ([], woken) }
     var events: [Event] = []
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
@@ -93,7 +116,7 @@ package final class Inotify: @unchecked Sendable {
       guard count > 0 else { break }
       events += Self.parse(buffer[0..<count])
     }
-    return events
+    return (events, woken)
   }
 
   /// Parses `struct inotify_event` records: wd, mask, cookie, len, then `len` bytes of name

@@ -47,6 +47,26 @@ package enum SignalForwarding {
     return value == 0 ? nil : value
   }
 
+  /// Runs `start` with ``signals`` blocked (so the threads it starts inherit them blocked,
+  /// and a signal reaches this thread), then sleeps until one of them arrives (after
+  /// ``install()``) and returns it. The signals are unblocked only inside `sigsuspend(2)`,
+  /// so one that arrives before the wait is not missed. No timer, no wake-up meanwhile.
+  package static func waitForSignal(startingBlocked start: () -> Void = {}) -> Int32 {
+    var blocked = sigset_t()
+    var previous = sigset_t()
+    sigemptyset(&blocked)
+    for signal in signals { sigaddset(&blocked, signal) }
+    _ = pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+    defer { _ = pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    start()
+    var waiting = previous
+    for signal in signals { sigdelset(&waiting, signal) }
+    while true {
+      if let signal = receivedSignal { return signal }
+      _ = sigsuspend(&waiting)
+    }
+  }
+
   /// The child that received signals are passed on to (0: none).
   static func forward(to pid: pid_t) {
     child.store(pid, ordering: .sequentiallyConsistent)

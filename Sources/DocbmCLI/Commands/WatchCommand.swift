@@ -1,0 +1,182 @@
+import DocumentBookmarks
+import DocumentWatching
+import Foundation
+
+/// `watch`'s operands and options.
+struct WatchSettings: Equatable, Sendable {
+  var folders: [[UInt8]]
+  /// `--repair`: put back the keys saves drop (under the trust rules).
+  var repair = false
+  var json = false
+
+  /// Parses the arguments after `watch`.
+  static func parse(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError) -> ParsedCommand {
+    var settings = WatchSettings(folders: [], json: json)
+    var optionsEnded = false
+    for argument in arguments {
+      let text = String(decoding: argument, as: UTF8.self)
+      if optionsEnded || !text.hasPrefix("-") || text == "-" {
+        settings.folders.append(argument)
+        continue
+      }
+      switch text {
+      case "--": optionsEnded = true
+      case "-h", "--help": return .help(.watch)
+      case "--json": settings.json = true
+      case "--repair": settings.repair = true
+      default: throw UsageError(message: "Unknown option '\(text)'", command: .watch)
+      }
+    }
+    guard !settings.folders.isEmpty else {
+      throw UsageError(message: "Missing expected argument 'FOLDER'", command: .watch)
+    }
+    return .watch(settings)
+  }
+}
+
+/// `docbm watch FOLDER...`: follows the documents in folders (recursively) as other
+/// programs rename, replace, delete or strip them, one line per event, until SIGINT or
+/// SIGTERM; with `--repair`, puts back the keys saves drop. Then a summary.
+struct WatchCommand {
+  let folders: [FilePath]
+  let repair: Bool
+  let json: Bool
+
+  static let usage = "watch [--json] [--repair] FOLDER..."
+  static let abstract = "Follow the documents in folders and report moves, saves over them and lost keys."
+  static let options = ["--json", "--repair", "--help"]
+  static let discussion = """
+    ARGUMENTS:
+      FOLDER      A folder to watch, with the folders under it (symbolic links are
+                  not followed). Folders made later are watched too.
+
+    OPTIONS:
+      --repair    Put back the key a save dropped, from the escrow, under repair's
+                  rules: only on a document of yours that the escrow recorded for
+                  that key. A pasted bookmark or a copy made without the key never
+                  gets one.
+      --json      One JSON object per line (see docbm(1)).
+
+    Every file carrying a key is followed wherever it goes within the folders, one
+    line per event: appeared, moved, replaced, modified, deleted, movedOut,
+    keyLost, keyRestored, repairRefused, rescanned, notWatched. Documents seen at
+    a new path are recorded in the escrow, as check records them. Runs until
+    SIGINT (Ctrl-C) or SIGTERM, then prints a summary. Exit status: 0 when stopped
+    by a signal, 1 when the folders could not be watched.
+    """
+
+  func run(_ console: Console) throws -> Int32 {
+    SignalForwarding.install()
+    defer { SignalForwarding.uninstall() }
+    let watcher = try DocumentWatcher(
+      watching: folders, options: WatchOptions(escrow: .default, repairs: repair, recordsSightings: true))
+    let started = watcher.summary
+    console.printError(
+      "watching \(count(started.folders, "folder")), \(count(started.documents, "document"))\(repair ? ", repairing lost keys" : "") (Ctrl-C stops)"
+    )
+    let signal = SignalForwarding.waitForSignal {
+      watcher.start { event in
+        console.print(json ? WatchCommand.jsonLine(event) : WatchCommand.line(for: event))
+        console.flush()
+      }
+    }
+    watcher.stop()
+    let summary = watcher.summary
+    let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
+    if json {
+      console.print(WatchCommand.encode(SummaryLine(summary: SummaryReport(summary, signal: name))))
+    } else {
+      console.print(WatchCommand.summaryLine(summary, signal: name))
+    }
+    return DocbmCommandLine.ExitStatus.success
+  }
+
+  /// `kind        message`: the kind is the line's first word.
+  static func line(for event: DocumentEvent) -> String {
+    "\(event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))\(event.message)"
+  }
+
+  static func summaryLine(_ summary: WatchSummary, signal: String) -> String {
+    let total = summary.events.values.reduce(0, +)
+    var parts = ["\(count(total, "event"))"]
+    for kind in DocumentEvent.Kind.allCases where summary.count(kind) > 0 {
+      parts.append("\(summary.count(kind)) \(kind.rawValue)")
+    }
+    return
+      "stopped by \(signal): watched \(count(summary.folders, "folder")), \(count(summary.documents, "document")); "
+      + parts.joined(separator: ", ")
+  }
+
+  // MARK: - JSON lines
+
+  private struct Identity: Encodable {
+    let device: UInt64
+    let inode: UInt64
+    init?(_ identity: DocumentIdentity?) {
+      guard let identity else { return nil }
+      device = identity.device
+      inode = identity.inode
+    }
+  }
+
+  private struct Repair: Encodable {
+    let action: String
+    let refusal: String?
+    let message: String
+  }
+
+  private struct EventLine: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let event: String
+    let path: FilePath?
+    let oldPath: FilePath?
+    let identity: Identity?
+    let oldIdentity: Identity?
+    let fingerprint: String?
+    let message: String
+    let repair: Repair?
+  }
+
+  struct SummaryReport: Encodable {
+    let folders: Int
+    let documents: Int
+    let foldersNotWatched: Int
+    let rescans: Int
+    let events: [String: Int]
+    let signal: String
+
+    init(_ summary: WatchSummary, signal: String) {
+      folders = summary.folders
+      documents = summary.documents
+      foldersNotWatched = summary.foldersNotWatched
+      rescans = summary.rescans
+      events = Dictionary(uniqueKeysWithValues: summary.events.map { ($0.key.rawValue, $0.value) })
+      self.signal = signal
+    }
+  }
+
+  struct SummaryLine: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let summary: SummaryReport
+  }
+
+  static func jsonLine(_ event: DocumentEvent) -> String {
+    encode(
+      EventLine(
+        event: event.kind.rawValue, path: event.path, oldPath: event.oldPath,
+        identity: Identity(event.identity),
+        oldIdentity: Identity(event.oldIdentity), fingerprint: event.fingerprint?.description,
+        message: event.message,
+        repair: event.repair.map {
+          Repair(action: $0.action.rawValue, refusal: $0.refusal?.rawValue, message: $0.message)
+        }))
+  }
+
+  /// One object on one line, keys sorted.
+  static func encode(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}

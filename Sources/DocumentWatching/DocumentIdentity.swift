@@ -1,0 +1,39 @@
+public import DocumentBookmarks
+
+/// Which file a document is: its device and inode number, as `statx(2)` gives them.
+///
+/// A rename or a move within one filesystem keeps a document's identity; a save that writes
+/// a new file and renames it over the document (`sed -i`, Python's `os.replace`, most
+/// editors) gives the document a new one. ``DocumentEvent`` carries both, so an app can tell
+/// its own save (whose new identity it knows) from another program's.
+public struct DocumentIdentity: Hashable, Sendable, Codable, CustomStringConvertible {
+  /// The device: the major number in the high 32 bits, the minor in the low.
+  public let device: UInt64
+  /// The inode number on that device.
+  public let inode: UInt64
+
+  /// An identity from its parts.
+  public init(device: UInt64, inode: UInt64) {
+    self.device = device
+    self.inode = inode
+  }
+
+  /// The identity of the file at `path` (a final symbolic link is not followed).
+  ///
+  /// - Throws: `DocbmError` (`notFound`, `permissionDenied`, …) when it cannot be read.
+  public static func of(_ path: FilePath) throws(DocbmError) -> DocumentIdentity {
+    do {
+      return DocumentIdentity(try FileStatus.of(path, followSymlinks: false))
+    } catch {
+      throw DocbmError(error, operation: .openDocument, path: path)
+    }
+  }
+
+  init(_ status: FileStatus) {
+    device = UInt64(status.device.major) << 32 | UInt64(status.device.minor)
+    inode = status.inode
+  }
+
+  /// `major:minor:inode`.
+  public var description: String { "\(device >> 32):\(device & 0xFFFF_FFFF):\(inode)" }
+}

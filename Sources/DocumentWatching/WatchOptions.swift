@@ -1,0 +1,39 @@
+public import DocumentBookmarks
+
+/// How a ``DocumentWatcher`` watches.
+public struct WatchOptions: Sendable {
+  /// The escrow that repair takes keys from and where documents seen at new paths are
+  /// recorded (as `docbm check` records them), so that a later repair still knows them.
+  /// `nil`: no escrow, no repair, nothing recorded.
+  public var escrow: KeyEscrow?
+  /// Put back a key that a save dropped, with `DocumentRepairer` and only under its rules:
+  /// the document is the user's, the escrow recorded it for that key, and its own bookmarks
+  /// name the key. Needs ``escrow``.
+  public var repairs: Bool
+  /// Record in ``escrow`` a document seen carrying an escrowed key at a path the escrow
+  /// does not know (it moved, or a copy of the user's that kept its key appeared).
+  public var recordsSightings: Bool
+  /// Watch the folders under the folders given, and folders made in them later.
+  public var recursive: Bool
+  /// At most this many folders are watched (one inotify watch each); beyond, a
+  /// ``DocumentEvent/Kind/notWatched`` notice names the folders left out. The kernel's own
+  /// per-user limit is `fs.inotify.max_user_watches`.
+  public var maximumFolders: Int
+  /// How long a document that was deleted (or moved out) may be followed by a file at its
+  /// path before it is reported deleted: a save that removes the document and writes a new
+  /// one is a replacement, not a deletion.
+  public var settleTime: Duration
+
+  /// Options; by default no escrow, recursive, up to 65,536 folders, 200 ms to settle.
+  public init(
+    escrow: KeyEscrow? = nil, repairs: Bool = false, recordsSightings: Bool = true, recursive: Bool = true,
+    maximumFolders: Int = 65_536, settleTime: Duration = .milliseconds(200)
+  ) {
+    self.escrow = escrow
+    self.repairs = repairs
+    self.recordsSightings = recordsSightings
+    self.recursive = recursive
+    self.maximumFolders = maximumFolders
+    self.settleTime = settleTime
+  }
+}

@@ -1,0 +1,201 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// `docbm watch`, run as its own process against real files changed by real programs, and
+/// stopped by a signal.
+@Suite("docbm watch")
+struct WatchEndToEndTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// A running `docbm watch`, its output read line by line as it comes.
+  final class Watching: Sendable {
+    let process: Process
+    private let lines = Mutex<(output: [String], error: [String])>(([], []))
+    private let arrived = DispatchSemaphore(value: 0)
+    private let drained = DispatchSemaphore(value: 0)
+
+    init(_ executable: String, _ arguments: [String], escrow: FilePath) throws {
+      process = Process()
+      process.executableURL = URL(fileURLWithPath: executable)
+      process.arguments = arguments
+      var environment = ProcessInfo.processInfo.environment
+      environment["DOCBM_ESCROW_DIR"] = escrow.description
+      process.environment = environment
+      let output = Pipe()
+      let error = Pipe()
+      process.standardOutput = output
+      process.standardError = error
+      process.standardInput = FileHandle.nullDevice
+      try process.run()
+      for (pipe, isError) in [(output, false), (error, true)] {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+          var pending = Data()
+          while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+              let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+              pending = Data(pending[(newline + 1)...])
+              lines.withLock { isError ? $0.error.append(line) : $0.output.append(line) }
+              arrived.signal()
+            }
+          }
+          drained.signal()
+        }
+      }
+    }
+
+    var output: [String] { lines.withLock { $0.output } }
+    var error: [String] { lines.withLock { $0.error } }
+
+    /// The first line of standard output (or error) so far, or within `seconds`, that
+    /// matches.
+    func line(error: Bool = false, within seconds: Double = 10, where matches: (String) -> Bool) -> String? {
+      let end = Date().addingTimeInterval(seconds)
+      while true {
+        if let found = (error ? self.error : output).first(where: matches) { return found }
+        let left = end.timeIntervalSinceNow
+        guard left > 0, arrived.wait(timeout: .now() + left) == .success else {
+          return (error ? self.error : output).first(where: matches)
+        }
+      }
+    }
+
+    /// Sends `signal` and waits for the process to end (and its output to be read).
+    func stop(with signal: Int32) -> Int32 {
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      _ = drained.wait(timeout: .now() + 5)
+      _ = drained.wait(timeout: .now() + 5)
+      return process.terminationStatus
+    }
+
+    deinit {
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+      }
+    }
+  }
+
+  /// A scratch folder with an escrow and one document in `docs/`, holding a bookmark.
+  private func setUp() throws -> (Scratch, FilePath, FilePath, Bookmark, KeyFingerprint) {
+    let scratch = try Scratch()
+    let escrow = scratch.path("state/docbm")
+    let service = BookmarkService(escrow: KeyEscrow(folder: escrow))
+    let image = try scratch.file("images/cat.png", "png")
+    let document = try scratch.file("docs/board.json", "{}")
+    let bookmark = try service.documents(anchoredOn: document).makeBookmark(to: image)
+    try scratch.write("{\"image\": \"\(bookmark.text)\"}\n", to: document)
+    let fingerprint = try #require(try service.documents(anchoredOn: document).keyFingerprint())
+    return (scratch, escrow, document, bookmark, fingerprint)
+  }
+
+  private func object(_ line: String) -> [String: Any]? {
+    try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+  }
+
+  private func key(_ path: FilePath) -> KeyFingerprint? {
+    (try? BookmarkService().documents(anchoredOn: path).keyFingerprint()) ?? nil
+  }
+
+  @Test(
+    "--repair --json: sed -i drops the key and it is back at once; a pasted bookmark gets none; SIGINT prints the summary"
+  )
+  func repairJSON() throws {
+    let (scratch, escrow, document, bookmark, fingerprint) = try setUp()
+    let pasted = try scratch.file("docs/notes.txt", "see \(bookmark.text)\n")
+    let folder = scratch.path("docs")
+    let watching = try Watching(docbm, ["watch", "--json", "--repair", folder.description], escrow: escrow)
+    try #require(
+      watching.line(error: true) { $0.hasPrefix("watching 1 folder, 1 document") } != nil, "\(watching.error)"
+    )
+
+    try outsideProgram("/usr/bin/sed", ["-i", "s/see/look/", pasted.description])
+    try outsideProgram("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
+    let restoredLine = watching.line { object($0)?["event"] as? String == "keyRestored" }
+    let restored = try #require(restoredLine.map { object($0) } ?? nil, "\(watching.output)")
+    #expect(restored["path"] as? String == document.description)
+    #expect(restored["fingerprint"] as? String == fingerprint.description)
+    #expect((restored["repair"] as? [String: Any])?["action"] as? String == "restored")
+    #expect(restored["schemaVersion"] as? Int == 1)
+    #expect(key(document) == fingerprint)
+    #expect(key(pasted) == nil)
+
+    #expect(watching.stop(with: SIGINT) == 0)
+    let last = watching.output.last.map { object($0) } ?? nil
+    let summary = try #require(last?["summary"] as? [String: Any], "\(watching.output)")
+    #expect(summary["signal"] as? String == "SIGINT")
+    let counts = summary["events"] as? [String: Int] ?? [:]
+    #expect(counts["keyRestored"] == 1 && counts["keyLost"] == 1 && counts["replaced"] == 1, "\(summary)")
+    #expect(!watching.output.contains { object($0)?["path"] as? String == pasted.description })
+  }
+
+  @Test("human lines: a move is reported with both paths, and SIGTERM prints the summary")
+  func humanLines() throws {
+    let (scratch, escrow, document, _, _) = try setUp()
+    let folder = scratch.path("docs")
+    let watching = try Watching(docbm, ["watch", folder.description], escrow: escrow)
+    try #require(watching.line(error: true) { $0.hasPrefix("watching") } != nil, "\(watching.error)")
+    let renamed = scratch.path("docs/renamed.json")
+    try outsideProgram("/bin/mv", [document.description, renamed.description])
+    let moved = watching.line { $0.hasPrefix("moved ") }
+    #expect(moved == "moved         \(document) moved to \(renamed)", "\(watching.output)")
+    try outsideProgram("/usr/bin/sed", ["-i", "s/image/picture/", renamed.description])
+    #expect(
+      watching.line { $0.hasPrefix("keyLost ") }?.contains(renamed.description) == true, "\(watching.output)")
+    #expect(watching.stop(with: SIGTERM) == 0)
+    #expect(
+      watching.output.last?.hasPrefix("stopped by SIGTERM: watched 1 folder, 1 document; ") == true,
+      "\(watching.output)")
+    // Without --repair the key stays lost.
+    #expect(key(renamed) == nil)
+  }
+
+  @Test("watch without a folder is a usage error; a folder that does not exist fails with notFound")
+  func badInput() throws {
+    let missing = run(docbm, ["watch"])
+    #expect(missing.status == 64)
+    #expect(missing.error.contains("Missing expected argument 'FOLDER'"))
+    let unknown = run(docbm, ["watch", "--recursive-nope", "/"])
+    #expect(unknown.status == 64)
+    let scratch = try Scratch()
+    let gone = run(docbm, ["watch", scratch.path("gone").description])
+    #expect(gone.status == 1)
+    #expect(gone.error.contains("notFound"), "\(gone.error)")
+    let file = try scratch.file("plain.txt")
+    let notFolder = run(docbm, ["watch", file.description])
+    #expect(notFolder.status == 1)
+    #expect(notFolder.error.contains("unsupportedFileType"), "\(notFolder.error)")
+  }
+
+  @Test("the systemd user unit is valid, and runs docbm watch --repair on the folder its instance names")
+  func systemdUnit() throws {
+    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("docs/docbm-watch@.service")
+    let text = try String(contentsOf: source, encoding: .utf8)
+    #expect(text.contains("ExecStart=@bindir@/docbm watch --repair %f"))
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
+      print("skipped (in part): systemd-analyze is not installed, the unit was not verified")
+      return
+    }
+    // As `make install` writes it, under an instance.
+    let scratch = try Scratch()
+    let folder = URL(fileURLWithPath: docbm).deletingLastPathComponent().path
+    let unit = try scratch.file(
+      "docbm-watch@home-ana-Documents.service", text.replacingOccurrences(of: "@bindir@", with: folder))
+    let verified = run("/usr/bin/systemd-analyze", ["verify", "--man=no", unit.description])
+    #expect(verified.status == 0, "\(verified.output) \(verified.error)")
+  }
+
+  private func outsideProgram(_ executable: String, _ arguments: [String]) throws {
+    let result = run(executable, arguments)
+    try #require(result.status == 0, "\(executable) failed: \(result.error)")
+  }
+}

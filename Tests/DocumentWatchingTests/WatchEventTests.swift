@@ -1,0 +1,215 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import DocumentWatching
+import Foundation
+import Testing
+
+/// Each kind of event, caused by a real outside program on real files in a watched folder.
+@Suite("Watching documents: events from outside programs")
+struct WatchEventTests {
+  /// A watched scratch folder with one document in it, and the recorder, started.
+  private func watched(
+    _ name: String = "board.json", userFolder: Bool = false, options: WatchOptions = WatchOptions()
+  ) throws -> (WatchScratch, FilePath, KeyFingerprint, WatchRecorder) {
+    let setting = try WatchScratch(userFolder: userFolder)
+    let document = try setting.document(name)
+    let recorder = WatchRecorder(try DocumentWatcher(watching: [setting.folder], options: options))
+    recorder.start()
+    return (setting, document.path, document.fingerprint, recorder)
+  }
+
+  @Test("sed -i replaces the document with a new file, which lost the key")
+  func sedInPlace() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    defer { withExtendedLifetime(setting) {} }  // the scratch folder outlives the test
+    let before = try DocumentIdentity.of(document)
+    try outside("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    #expect(replaced.oldPath == document)
+    #expect(replaced.oldIdentity == before)
+    #expect(replaced.identity == (try DocumentIdentity.of(document)))
+    #expect(replaced.identity != before)
+    let lost = try #require(recorder.first(.keyLost, document), "\(recorder.events)")
+    #expect(lost.fingerprint == fingerprint)
+    // No escrow, no repair: the key stays lost.
+    #expect(recorder.first(within: 0.3) { $0.kind == .keyRestored } == nil)
+  }
+
+  @Test("mv renames and moves the document; a folder made later is watched, and so is a moved folder")
+  func moves() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let identity = try DocumentIdentity.of(document)
+    let renamed = setting.folder.appending("renamed.json")
+    try outside("/bin/mv", [document.description, renamed.description])
+    let moved = try #require(recorder.first(.moved, renamed), "\(recorder.events)")
+    #expect(moved.oldPath == document)
+    #expect(moved.identity == identity && moved.oldIdentity == identity)
+    #expect(moved.fingerprint == fingerprint)
+
+    // A folder made after the watch began, then the document moved into it.
+    try outside("/bin/mkdir", ["-p", setting.folder.appending("later/deeper").description])
+    let deeper = setting.folder.appending("later/deeper/board.json")
+    try outside("/bin/mv", [renamed.description, deeper.description])
+    #expect(recorder.first(.moved, deeper)?.oldPath == renamed, "\(recorder.events)")
+
+    // The folder holding it renamed: the document moved with it.
+    let folderMoved = setting.folder.appending("earlier/deeper/board.json")
+    try outside(
+      "/bin/mv",
+      [setting.folder.appending("later").description, setting.folder.appending("earlier").description])
+    #expect(recorder.first(.moved, folderMoved)?.oldPath == deeper, "\(recorder.events)")
+
+    // And it is still followed there: a save over it is seen.
+    try outside("/usr/bin/sed", ["-i", "s/a/b/", folderMoved.description])
+    #expect(recorder.first(.keyLost, folderMoved) != nil, "\(recorder.events)")
+  }
+
+  @Test("rm deletes the document; mv out of the watched folders moves it out")
+  func deletedAndMovedOut() throws {
+    let (setting, document, _, recorder) = try watched()
+    let second = try setting.document("second.json").path
+    try outside("/bin/rm", [document.description])
+    let deleted = try #require(recorder.first(.deleted, document), "\(recorder.events)")
+    #expect(deleted.path == nil)
+    let outsidePath = setting.scratch.path("elsewhere.json")
+    try outside("/bin/mv", [second.description, outsidePath.description])
+    let left = try #require(recorder.first(.movedOut, second), "\(recorder.events)")
+    #expect(left.path == nil && left.oldPath == second)
+    #expect(!recorder.events.contains { $0.kind == .deleted && $0.oldPath == second })
+  }
+
+  @Test(
+    "cp over the document: in place it is modified and keeps its key; with --remove-destination it is replaced"
+  )
+  func copiedOver() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let other = try setting.scratch.file("other.json", "{\"other\": true}\n")
+    let identity = try DocumentIdentity.of(document)
+    try outside("/bin/cp", [other.description, document.description])
+    let modified = try #require(recorder.first(.modified, document), "\(recorder.events)")
+    #expect(modified.identity == identity)
+    #expect(setting.key(document) == fingerprint)
+    #expect(!recorder.events.contains { $0.kind == .keyLost })
+
+    try outside("/bin/cp", ["--remove-destination", other.description, document.description])
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    // (The new file may get the removed one's inode number: the same identity.)
+    #expect(replaced.oldIdentity == identity)
+    #expect(recorder.first(.keyLost, document)?.fingerprint == fingerprint, "\(recorder.events)")
+    // Removed and made anew is a replacement, not a deletion.
+    #expect(!recorder.events.contains { $0.kind == .deleted })
+  }
+
+  @Test("Python's os.replace of a temporary replaces the document, which lost its key")
+  func pythonReplace() throws {
+    guard let python = program("/usr/bin/python3", "/usr/local/bin/python3") else {
+      print("skipped: python3 is not installed")
+      return
+    }
+    let (setting, document, fingerprint, recorder) = try watched()
+    defer { withExtendedLifetime(setting) {} }  // the scratch folder outlives the test
+    let script = """
+      import os, sys
+      path = sys.argv[1]
+      with open(path + ".tmp", "w") as f: f.write("{}\\n")
+      os.replace(path + ".tmp", path)
+      """
+    try outside(python, ["-c", script, document.description])
+    #expect(recorder.first(.replaced, document) != nil, "\(recorder.events)")
+    #expect(recorder.first(.keyLost, document)?.fingerprint == fingerprint, "\(recorder.events)")
+  }
+
+  @Test("Vim's default save (backup by rename, new file) replaces the document, which lost its key")
+  func vimSave() throws {
+    guard let vim = program("/usr/bin/vim.basic", "/usr/bin/vim") else {
+      print("skipped: vim is not installed")
+      return
+    }
+    // Where documents live, not under /tmp (where Vim writes in place).
+    let (setting, document, fingerprint, recorder) = try watched(userFolder: true)
+    defer { withExtendedLifetime(setting) {} }  // the scratch folder outlives the test
+    let before = try DocumentIdentity.of(document)
+    try outside(vim, ["-u", "NONE", "-N", "-es", "-c", "normal! Ax", "-c", "wq", document.description])
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    #expect(replaced.oldIdentity == before && replaced.identity != before)
+    #expect(recorder.first(.keyLost, document)?.fingerprint == fingerprint, "\(recorder.events)")
+    // The backup Vim renamed the document to, then removed, is not reported as the document.
+    #expect(recorder.first(within: 0.5) { $0.kind == .deleted } == nil, "\(recorder.events)")
+  }
+
+  @Test("setfattr -x strips the key in place: key lost, same file")
+  func strippedInPlace() throws {
+    guard let setfattr = program("/usr/bin/setfattr") else {
+      print("skipped: setfattr (package attr) is not installed")
+      return
+    }
+    let (setting, document, fingerprint, recorder) = try watched()
+    defer { withExtendedLifetime(setting) {} }  // the scratch folder outlives the test
+    try outside(setfattr, ["-x", "user.docbm.key", document.description])
+    let lost = try #require(recorder.first(.keyLost, document), "\(recorder.events)")
+    #expect(lost.fingerprint == fingerprint)
+    #expect(lost.identity == (try DocumentIdentity.of(document)))
+  }
+
+  @Test("a document followed on its own, as an AsyncSequence: renamed, then saved over")
+  func followedDocumentAsync() async throws {
+    let setting = try WatchScratch()
+    let document = try setting.document("board.json").path
+    let unrelated = try setting.document("unrelated.json").path
+    let watcher = try DocumentWatcher(following: [document])
+    let renamed = setting.folder.appending("kept.json")
+    let events = watcher.events()
+    try outside("/bin/mv", [unrelated.description, setting.folder.appending("gone.json").description])
+    try outside("/bin/mv", [document.description, renamed.description])
+    try outside("/usr/bin/sed", ["-i", "s/a/b/", renamed.description])
+    var kinds: [DocumentEvent.Kind] = []
+    for await event in events {
+      // Only the document followed is reported, not the other one in its folder.
+      #expect(event.oldPath != unrelated)
+      kinds.append(event.kind)
+      if event.kind == .moved { #expect(event.oldPath == document && event.path == renamed) }
+      if event.kind == .keyLost { break }
+    }
+    #expect(kinds == [.moved, .replaced, .keyLost])
+    watcher.stop()
+  }
+
+  @Test("a copy that kept its key (cp -a) appears as a document")
+  func copyAppears() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let copy = setting.folder.appending("copy.json")
+    try outside("/bin/cp", ["-a", document.description, copy.description])
+    let appeared = try #require(recorder.first(.appeared, copy), "\(recorder.events)")
+    #expect(appeared.fingerprint == fingerprint)
+  }
+
+  @Test("replaceDocument, the safe save, is one replaced event: the key is kept, no copy appears or moves")
+  func safeSave() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let before = try DocumentIdentity.of(document)
+    try setting.service.documents(anchoredOn: document).replaceDocument(with: Data("{\"saved\": 1}\n".utf8))
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    let after = try DocumentIdentity.of(document)
+    #expect(replaced.oldIdentity == before && replaced.identity == after)
+    #expect(replaced.fingerprint == fingerprint)
+    #expect(
+      recorder.first(within: 0.5) { $0.kind != .replaced && $0.kind != .modified } == nil,
+      "\(recorder.events)")
+    #expect(setting.key(document) == fingerprint)
+  }
+
+  @Test("a folder document followed on its own is followed when renamed")
+  func folderDocument() throws {
+    let setting = try WatchScratch()
+    let package = try setting.scratch.folder("docs/Project.pkg")
+    let image = try setting.scratch.file("images/cover.png", "png")
+    _ = try setting.service.documents(anchoredOn: package).makeBookmark(to: image)
+    let recorder = WatchRecorder(try DocumentWatcher(following: [package]))
+    recorder.start()
+    let renamed = setting.folder.appending("Renamed.pkg")
+    try outside("/bin/mv", [package.description, renamed.description])
+    let moved = try #require(recorder.first(.moved, renamed), "\(recorder.events)")
+    #expect(moved.oldPath == package)
+    #expect(moved.identity == (try DocumentIdentity.of(renamed)))
+  }
+}
