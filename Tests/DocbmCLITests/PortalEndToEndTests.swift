@@ -203,6 +203,13 @@ struct PortalEndToEndTests {
       else { continue }
       folders.insert(URL(fileURLWithPath: String(path)).deletingLastPathComponent().path)
     }
+    // And those of the libraries docbm itself needs (a debug build needs some this process
+    // may not have loaded, such as libswiftSwiftOnoneSupport).
+    for line in run("/usr/bin/ldd", [Capabilities.docbmExecutable]).output.split(separator: "\n") {
+      guard let arrow = line.range(of: "=> /") else { continue }
+      let path = line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init) ?? ""
+      folders.insert(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
     return folders.sorted()
   }
 }
