@@ -145,10 +145,14 @@ public final class BookmarkStore<
   /// - Throws: as ``add(target:key:metadata:)``; when one target cannot be bookmarked,
   ///   nothing is added.
   @discardableResult
-  public func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) async throws(Failure) -> [Record] {
+  public func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) async throws(Failure)
+    -> [Record]
+  {
     let core = core
     let targets = targets.map { Entry(target: $0.target, key: $0.key, metadata: $0.metadata) }
-    return try await run { () throws(Failure) in try core.add(targets: targets.map { ($0.target, $0.key, $0.metadata) }) }
+    return try await run { () throws(Failure) in
+      try core.add(targets: targets.map { ($0.target, $0.key, $0.metadata) })
+    }
   }
 
   /// A target to add, as a `Sendable` value.

@@ -94,19 +94,47 @@ extension StoreCore {
     let now = clock()
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
       results = []
+      var index = TargetIndex(contents.records)
       for new in records {
-        results.append(try insert(new, into: &contents, evicted: &evicted, at: now))
+        results.append(try insert(new, into: &contents, index: &index, evicted: &evicted, at: now))
       }
     }
     return results
   }
 
+  /// The store's records by key, inode and path, so that adding many records does not
+  /// search all of them for each.
+  struct TargetIndex {
+    var keys: Set<Key> = []
+    var byInode: [UInt64: [Key]] = [:]
+    var byPath: [FilePath: [Key]] = [:]
+
+    init(_ records: [Record]) {
+      for record in records { insert(record) }
+    }
+
+    mutating func insert(_ record: Record) {
+      keys.insert(record.key)
+      if let identity = record.identity { byInode[identity.inode, default: []].append(record.key) }
+      byPath[record.lastKnownPath, default: []].append(record.key)
+    }
+
+    mutating func remove(_ key: Key) { keys.remove(key) }
+
+    /// Keys of records that may hold the same target as `record` (to be confirmed).
+    func candidates(for record: Record) -> [Key] {
+      let byIdentity = record.identity.map { byInode[$0.inode] ?? [] } ?? []
+      return (byIdentity + (byPath[record.lastKnownPath] ?? [])).filter { keys.contains($0) }
+    }
+  }
+
   /// One record into `contents`: the same key again replaces its target, a duplicate
   /// follows the policy, a new record goes where the ordering says, then eviction.
   private func insert(
-    _ new: Record, into contents: inout Contents, evicted: inout [Eviction], at now: Timestamp
+    _ new: Record, into contents: inout Contents, index targets: inout TargetIndex, evicted: inout [Eviction],
+    at now: Timestamp
   ) throws(Failure) -> Record {
-    if let index = contents.index(of: new.key) {
+    if targets.keys.contains(new.key), let index = contents.index(of: new.key) {
       // The same key again: a new target for it, keeping what the app set on the record.
       var record = new
       let old = contents.records[index]
@@ -118,12 +146,12 @@ extension StoreCore {
       promote(new.key, in: &contents, at: now)
       return record
     }
-    if policy.duplicates != .allow,
-      let existing = contents.records.first(where: {
-        TargetMatch.isSame(
-          ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
-      })
-    {
+    let candidates =
+      policy.duplicates == .allow ? [] : targets.candidates(for: new).compactMap { contents[$0] }
+    if let existing = candidates.first(where: {
+      TargetMatch.isSame(
+        ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
+    }) {
       if policy.duplicates == .reject { throw .duplicate(of: existing.key) }
       markUsed(existing.key, in: &contents, at: now)
       return contents[existing.key] ?? existing
@@ -132,7 +160,10 @@ extension StoreCore {
     case .insertion: contents.records.append(new)
     case .mostRecentlyUsed: contents.records.insert(new, at: 0)
     }
+    targets.insert(new)
+    let before = evicted.count
     evict(from: &contents, sparing: new.key, into: &evicted)
+    for eviction in evicted[before...] { targets.remove(eviction.record.key) }
     return new
   }
 

@@ -33,8 +33,15 @@ extension StoreCore {
     let key = outcome.key
     var committed: Record?
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
-      guard let current = contents[key] else { throw .notFound(key) }
-      committed = apply(outcome, to: &contents, evicted: &evicted) ?? current
+      guard let index = contents.index(of: key) else { throw .notFound(key) }
+      let current = contents.records[index]
+      switch apply(outcome, at: index, to: &contents) {
+      case .kept(let record): committed = record
+      case .unchanged: committed = current
+      case .dropped(let code):
+        evicted.append(StoreEviction(record: contents.records.remove(at: index), reason: .failure(code)))
+        committed = current
+      }
     }
     switch outcome.result {
     case .failure(let error):
@@ -63,7 +70,21 @@ extension StoreCore {
     }
     let found = outcomes.withLock { $0.compactMap { $0 } }
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
-      for outcome in found { _ = apply(outcome, to: &contents, evicted: &evicted) }
+      // One lookup table for the whole batch, and removals at the end, so that committing
+      // many outcomes costs a pass, not a search per outcome.
+      let positions = Dictionary(
+        contents.records.indices.map { (contents.records[$0].key, $0) },
+        uniquingKeysWith: { first, _ in first })
+      var dropped: [(index: Int, code: DocbmError.Code)] = []
+      for outcome in found {
+        guard let index = positions[outcome.key] else { continue }
+        if case .dropped(let code) = apply(outcome, at: index, to: &contents) {
+          dropped.append((index, code))
+        }
+      }
+      for (index, code) in dropped.sorted(by: { $0.index > $1.index }) {
+        evicted.append(StoreEviction(record: contents.records.remove(at: index), reason: .failure(code)))
+      }
     }
     var failures: [Key: DocbmError] = [:]
     for outcome in found {
@@ -115,14 +136,22 @@ extension StoreCore {
       lastKnownPath: record.lastKnownPath)
   }
 
-  /// Commits `outcome` to `contents`: status, path, refreshed or first bookmark; a failure
-  /// that repeats the stored one changes nothing (so nothing is written), and a failure the
-  /// policy drops removes the record. Returns the record as committed.
-  func apply(_ outcome: Outcome, to contents: inout Contents, evicted: inout [Eviction]) -> Record? {
-    guard let index = contents.index(of: outcome.key), contents.records[index].bookmark == outcome.resolved
-    else {
-      return nil
-    }
+  /// What committing an outcome did to its record.
+  enum Disposition {
+    /// The record changed, to this.
+    case kept(Record)
+    /// Nothing changed (the record moved on meanwhile, or the failure repeats the stored one).
+    case unchanged
+    /// The policy drops the record for this failure; the caller removes it.
+    case dropped(DocbmError.Code)
+  }
+
+  /// Commits `outcome` to the record at `index`: status, path, refreshed or first
+  /// bookmark. A record that no longer holds the bookmark resolved (re-added meanwhile) is
+  /// left alone; a failure that repeats the stored one changes nothing, so nothing is
+  /// written; a failure the policy drops is reported for the caller to remove.
+  func apply(_ outcome: Outcome, at index: Int, to contents: inout Contents) -> Disposition {
+    guard contents.records[index].bookmark == outcome.resolved else { return .unchanged }
     var record = contents.records[index]
     switch outcome.result {
     case .success(.resolution(let resolution)):
@@ -141,15 +170,12 @@ extension StoreCore {
       record.lastKnownPath = fields.absolutePath
       record.status = .available
     case .failure(let error):
-      if policy.failureHandling.drops(error.code) {
-        evicted.append(
-          StoreEviction(record: contents.records.remove(at: index), reason: .failure(error.code)))
-        return nil
-      }
-      if record.status.failure == error.code { return record }
+      if policy.failureHandling.drops(error.code) { return .dropped(error.code) }
+      if record.status.failure == error.code { return .unchanged }
       record.status = .unavailable(error.code, since: clock())
     }
+    if record == contents.records[index] { return .unchanged }
     contents.records[index] = record
-    return record
+    return .kept(record)
   }
 }

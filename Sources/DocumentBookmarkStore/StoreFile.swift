@@ -74,7 +74,8 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let cache = cached ? cache : nil
     let found: FoundFile<Key, Metadata>
     do {
-      found = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) -> FoundFile<Key, Metadata> in
+      found = try mappingSystemErrors(.openDocument, path: path) {
+        () throws(SystemCallError) -> FoundFile<Key, Metadata> in
         let fd: FileDescriptor
         do throws(SystemCallError) {
           fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
@@ -226,11 +227,19 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     }
     let isNew = !FileManager.default.fileExists(atPath: path.description)
     do {
+      cache.remember(contents, signature: nil)
       try document.replaceDocument(with: data)
       if isNew {
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.description)
       }
-      try document.saveCopy(to: lastGoodPath, key: .carry, data: data)
+      // The last good copy is rewritten with every save; it is not flushed (it is whole
+      // or absent after a crash, and the store itself was flushed).
+      try document.saveUnflushedCopy(to: lastGoodPath, data: data)
+      // The version just written is known: the next change under the lock need not
+      // decode it again (another writer's save gives the file a new inode).
+      if let status = try? FileStatus.of(path, followSymlinks: true) {
+        cache.remember(contents, signature: StoreFileCache<Key, Metadata>.Signature(status))
+      }
     } catch {
       throw .docbm(error)
     }

@@ -11,7 +11,9 @@ import Synchronization
 ///   save gives a new inode, and a write in place changes its times), so it is not decoded
 ///   again;
 /// - each record's encoded JSON, reused while the record is unchanged.
-final class StoreFileCache<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>: Sendable {
+final class StoreFileCache<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>:
+  Sendable
+{
   typealias Contents = StoreContents<Key, Metadata>
   typealias Record = StoreRecord<Key, Metadata>
 

@@ -97,7 +97,8 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     }
     guard envelope.format == formatName else {
       return .failure(
-        .notAStore("its format is \(envelope.format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\""))
+        .notAStore("its format is \(envelope.format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\"")
+      )
     }
     guard let version = envelope.version else { return .failure(.corrupt("no schemaVersion")) }
     if version > schemaVersion { return .failure(.newerVersion(version)) }

@@ -26,7 +26,8 @@ struct StoreSaveFailureTests {
     Issue.record("another test kept a process-wide save fault installed")
   }
 
-  @Test("a full disk during a change: the error says so, nothing is evicted, memory and file stay as they were")
+  @Test(
+    "a full disk during a change: the error says so, nothing is evicted, memory and file stay as they were")
   func diskFull() async throws {
     let store = files.store(StorePolicy(limit: 2))
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")
