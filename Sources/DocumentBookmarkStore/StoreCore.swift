@@ -110,6 +110,11 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   /// What turns `old` into `new`: added, updated and removed records, and the new order
   /// when the records both hold changed places.
   static func changes(from old: [Record], to new: [Record]) -> [StoreChange<Key, Metadata>] {
+    // The common case, a change to some records in place: the same keys in the same order,
+    // compared pairwise.
+    if old.count == new.count, zip(old, new).allSatisfy({ $0.key == $1.key }) {
+      return zip(old, new).compactMap { $0 == $1 ? nil : .updated($1) }
+    }
     var changes: [StoreChange<Key, Metadata>] = []
     let oldByKey = Dictionary(old.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
     let newKeys = Set(new.map(\.key))

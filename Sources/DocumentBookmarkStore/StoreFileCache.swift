@@ -35,7 +35,7 @@ final class StoreFileCache<Key: Hashable & Sendable & Codable, Metadata: Sendabl
   }
 
   private let contents = Mutex<(signature: Signature, contents: Contents)?>(nil)
-  private let encoded = Mutex<[Key: (record: Record, json: Data)]>([:])
+  private let encoded = Mutex<[Key: (record: Record, json: [UInt8])]>([:])
 
   /// The contents of the version with `signature`, when it is the one last seen.
   func contents(for signature: Signature) -> Contents? {
@@ -46,10 +46,11 @@ final class StoreFileCache<Key: Hashable & Sendable & Codable, Metadata: Sendabl
     contents.withLock { $0 = signature.map { ($0, value) } }
   }
 
-  /// The record's JSON (pretty, sorted members), encoded again only when it changed.
-  func json(for record: Record, encoder: JSONEncoder) throws -> Data {
+  /// The record's JSON as the store file holds it (pretty, sorted members, indented for its
+  /// place in the records list), made again only when the record changed.
+  func json(for record: Record, make: (Record) throws -> [UInt8]) rethrows -> [UInt8] {
     if let cached = encoded.withLock({ $0[record.key] }), cached.record == record { return cached.json }
-    let json = try encoder.encode(record)
+    let json = try make(record)
     encoded.withLock { $0[record.key] = (record, json) }
     return json
   }

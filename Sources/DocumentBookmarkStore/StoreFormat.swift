@@ -141,16 +141,19 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       records.reserveCapacity(count * 640)
       records += Array("[\n".utf8)
       var first = true
-      func append(_ json: Data) {
+      func append(_ entry: [UInt8]) {
         if !first { records += Array(",\n".utf8) }
         first = false
-        records += Array(repeating: UInt8(ascii: " "), count: 4)
-        records += indented(Array(json), by: 4)
+        records += entry
+      }
+      /// A value as an element of the records list: four spaces in, at every line.
+      func entry(_ value: some Encodable) throws -> [UInt8] {
+        Array("    ".utf8) + indented(Array(try encoder.encode(value)), by: 4)
       }
       for record in contents.records {
-        append(try cache?.json(for: record, encoder: encoder) ?? encoder.encode(record))
+        append(try cache?.json(for: record, make: entry) ?? entry(record))
       }
-      for raw in contents.unreadable { append(try encoder.encode(raw)) }
+      for raw in contents.unreadable { append(try entry(raw)) }
       records += Array("\n  ]".utf8)
     }
     members.append(("records", records))
