@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -131,6 +133,13 @@ int docbm_set_inode_flags(int fd, uint32_t flags) {
 }
 
 const int DOCBM_CAP_CHOWN = CAP_CHOWN;
+
+int docbm_unshare_mount_namespace(void) {
+  if (unshare(CLONE_NEWNS) != 0) {
+    return -1;
+  }
+  return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
 
 int docbm_has_effective_capability(int capability) {
   if (capability < 0 || capability >= 64) {

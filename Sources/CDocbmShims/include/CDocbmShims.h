@@ -69,6 +69,13 @@ extern const uint32_t DOCBM_FS_APPEND_FL;
 int docbm_has_effective_capability(int capability);
 extern const int DOCBM_CAP_CHOWN;
 
+/// Gives the calling thread a mount namespace of its own (unshare(2) with CLONE_NEWNS,
+/// which also gives it its own root, working folder and umask) and makes every mount in it
+/// private (mount(2) with MS_REC | MS_PRIVATE on "/"), so mounts made from this thread, or
+/// by processes it starts, are invisible to the rest of the system and vanish with the
+/// thread. Needs CAP_SYS_ADMIN. Returns 0, or -1 with errno.
+int docbm_unshare_mount_namespace(void);
+
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
 

@@ -35,6 +35,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let overflow = Errno(rawValue: EOVERFLOW)
   package static let notImplemented = Errno(rawValue: ENOSYS)
   package static let invalidArgument = Errno(rawValue: EINVAL)
+  package static let crossDevice = Errno(rawValue: EXDEV)
   /// ENOTTY: the descriptor does not support the ioctl.
   package static let inappropriateIoctl = Errno(rawValue: ENOTTY)
 
