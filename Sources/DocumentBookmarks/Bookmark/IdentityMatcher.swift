@@ -2,7 +2,9 @@
 ///
 /// The test, cheapest first: the kind and inode number must match; then equal birth times
 /// when both are known (statx gives it with the inode, so the unmoved case costs no extra
-/// call); else equal file handles from `name_to_handle_at`; else equal inode generations.
+/// call), and on Btrfs equal file handles too (a snapshot's copy has the same inode and
+/// birth time); else equal file handles from `name_to_handle_at`; else equal inode
+/// generations.
 /// With none of those recorded, an equal inode of the right kind is accepted.
 struct IdentityMatcher {
   let kind: TargetKind
@@ -22,7 +24,12 @@ struct IdentityMatcher {
   ) -> Bool {
     guard kindMatches(status), status.inode == identity.inode else { return false }
     if let recorded = identity.birthTime, let current = status.birthTime {
-      return recorded == current
+      guard recorded == current else { return false }
+      // A Btrfs snapshot's copy has the same inode and birth time: compare the handles,
+      // which name the subvolume (one more system call, on Btrfs only).
+      guard let handle = identity.fileHandle, handle.namesSubvolume else { return true }
+      let currentHandle = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
+      return currentHandle.map { $0 == handle } ?? true
     }
     if let recorded = identity.fileHandle,
       let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)

@@ -28,8 +28,9 @@ struct IdentitySearch {
         guard let stream = try? DirectoryStream(folder),
           let status = try? FileStatus.of(stream.descriptor)
         else { continue }
-        // Never leave the root's filesystem, never list a folder twice.
-        guard status.device == rootStatus.device,
+        // Never leave the root's filesystem (a Btrfs subvolume has its own device number
+        // but is on the same mount), never list a folder twice.
+        guard status.device == rootStatus.device || (status.mountID != nil && status.mountID == rootStatus.mountID),
           visited.insert(Visit(device: status.device, inode: status.inode)).inserted
         else { continue }
         while entriesLeft > 0, let entry = stream.next() {
