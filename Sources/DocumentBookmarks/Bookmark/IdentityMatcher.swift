@@ -24,7 +24,7 @@ struct IdentityMatcher {
   ) -> Bool {
     guard kindMatches(status), status.inode == identity.inode else { return false }
     if let recorded = identity.birthTime, let current = status.birthTime {
-      guard recorded == current else { return false }
+      guard recorded == current else { return isCopiedUp(recorded, current, at: path, relativeTo: directory) }
       // A Btrfs snapshot's copy has the same inode and birth time: compare the handles,
       // which name the subvolume (one more system call, on Btrfs only).
       guard let handle = identity.fileHandle, handle.namesSubvolume else { return true }
@@ -43,5 +43,19 @@ struct IdentityMatcher {
       }
     }
     return true
+  }
+
+  /// Whether a file with the recorded inode but a later birth time is the recorded one,
+  /// copied up by overlayfs (its first write in the container made an upper-layer copy:
+  /// overlayfs keeps the inode number, the birth time is the copy's). Costs an `fstatfs`,
+  /// only when the birth times differ. On overlayfs a copied-up file is known by its inode
+  /// number alone, as on filesystems without birth times, handles or generations.
+  private func isCopiedUp(
+    _ recorded: Timestamp, _ current: Timestamp, at path: FilePath, relativeTo directory: FileDescriptor
+  ) -> Bool {
+    guard current > recorded,
+      let fd = try? FileDescriptor.open(path, [.path, .noFollow], relativeTo: directory)
+    else { return false }
+    return fd.closeAfter { (try? FileSystemIdentity.of($0))?.isOverlay ?? false }
   }
 }

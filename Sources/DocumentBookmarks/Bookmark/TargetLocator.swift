@@ -165,8 +165,27 @@ struct TargetLocator {
   }
 
   /// The search roots: the recorded folder or its nearest existing ancestor, up to
-  /// `ascent` folders above it, then the document's folder.
+  /// `ascent` folders above it, then the document's folder; only those inside the recorded
+  /// mount point, when one was recorded, or on a filesystem with the recorded `f_fsid`
+  /// (the same disk mounted elsewhere). A rename never leaves a filesystem, so a search
+  /// outside it can only find another file: the lower layer of an overlay, the source
+  /// folder of a bind mount or a FUSE passthrough, whose files have the target's inode and
+  /// birth time.
   private func searchRoots() -> [FilePath] {
+    let mountPoint = contents.volume.mountPoint?.lexicallyNormalized
+    func onRecordedFilesystem(_ folder: FilePath) -> Bool {
+      guard let mountPoint, mountPoint.bytes != [UInt8(ascii: "/")] else { return true }
+      let components = folder.lexicallyNormalized.components
+      let mountComponents = mountPoint.components
+      if components.count >= mountComponents.count
+        && Array(components.prefix(mountComponents.count)) == mountComponents
+      {
+        return true
+      }
+      // The same filesystem mounted somewhere else now (a disk at a new mount point).
+      guard let recorded = contents.volume.filesystemID, recorded != 0 else { return false }
+      return (try? FileSystemIdentity.of(path: folder))?.fsid == recorded
+    }
     var roots: [FilePath] = []
     var folder = contents.absolutePath.removingLastComponent
     while folder.bytes != [UInt8(ascii: "/")],
@@ -174,13 +193,13 @@ struct TargetLocator {
     {
       folder = folder.removingLastComponent
     }
-    roots.append(folder)
+    if onRecordedFilesystem(folder) { roots.append(folder) }
     for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
       folder = folder.removingLastComponent
-      roots.append(folder)
+      if onRecordedFilesystem(folder) { roots.append(folder) }
     }
     let documentRoot = documentFolder.lexicallyNormalized
-    if !roots.contains(documentRoot) { roots.append(documentRoot) }
+    if !roots.contains(documentRoot), onRecordedFilesystem(documentRoot) { roots.append(documentRoot) }
     return roots
   }
 

@@ -20,6 +20,11 @@ package struct FileSystemIdentity: Hashable, Sendable {
     return FileSystemIdentity(fsid: fsid, type: type)
   }
 
+  /// Whether this is overlayfs (`OVERLAYFS_SUPER_MAGIC`), where a file of a lower layer is
+  /// copied up to the upper layer by its first write: it keeps its inode number but gets
+  /// the upper file's birth time.
+  package var isOverlay: Bool { type == 0x794c_7630 }
+
   /// The filesystem that holds `path` (following symbolic links).
   package static func of(path: FilePath) throws(SystemCallError) -> FileSystemIdentity {
     let fd = try FileDescriptor.open(path, .path)
