@@ -3,8 +3,8 @@
 /// The test, cheapest first: the kind and inode number must match; then equal birth times
 /// when both are known (statx gives it with the inode, so the unmoved case costs no extra
 /// call), and on Btrfs equal file handles too (a snapshot's copy has the same inode and
-/// birth time); else equal file handles from `name_to_handle_at`; else equal inode
-/// generations.
+/// birth time); else equal file handles from `name_to_handle_at` (except FUSE's, which are
+/// not persistent); else equal inode generations.
 /// With none of those recorded, an equal inode of the right kind is accepted.
 struct IdentityMatcher {
   let kind: TargetKind
@@ -31,7 +31,7 @@ struct IdentityMatcher {
       let currentHandle = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
       return currentHandle.map { $0 == handle } ?? true
     }
-    if let recorded = identity.fileHandle,
+    if let recorded = identity.fileHandle, recorded.isPersistent,
       let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
     {
       return recorded == current

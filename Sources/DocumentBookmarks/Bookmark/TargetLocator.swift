@@ -40,7 +40,18 @@ struct TargetLocator {
     let absolute = contents.absolutePath
     let relativeCandidate = documentFolder.appending(contents.relativePath.bytes)
     var documentMoved = relativeCandidate.lexicallyNormalized != absolute
-    let absoluteStatus = try? FileStatus.of(absolute, followSymlinks: false)
+    // A recorded path that could not be looked at because the storage failed (EIO, a FUSE
+    // server gone) makes "missing" a guess: that is reported as ioError instead.
+    var storageFailure: SystemCallError?
+    func status(_ path: FilePath) -> FileStatus? {
+      do {
+        return try FileStatus.of(path, followSymlinks: false)
+      } catch {
+        if storageFailure == nil, error.errno.isStorageFailure { storageFailure = error }
+        return nil
+      }
+    }
+    let absoluteStatus = status(absolute)
     let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
 
     if !documentMoved && absoluteIsTarget {
@@ -48,8 +59,7 @@ struct TargetLocator {
     }
 
     var relativeStatus: FileStatus?
-    if documentMoved, let status = try? FileStatus.of(relativeCandidate, followSymlinks: false),
-      matcher.kindMatches(status)
+    if documentMoved, let status = status(relativeCandidate), matcher.kindMatches(status)
     {
       if let absoluteStatus, absoluteStatus.device == status.device && absoluteStatus.inode == status.inode {
         // The same place by another name (the document opened through a linked folder):
@@ -74,8 +84,9 @@ struct TargetLocator {
 
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
-    let search = IdentitySearch(matcher: matcher, budget: budget)
-    if let found = search.find(roots: searchRoots()) {
+    let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots())
+    if storageFailure == nil { storageFailure = search.storageFailure }
+    if let found = search.found {
       var reasons: [StaleReason] = [.targetMoved]
       if documentMoved { reasons.append(.documentMoved) }
       return Location(path: found, reasons: reasons)
@@ -86,6 +97,14 @@ struct TargetLocator {
     if let absoluteStatus, matcher.kindMatches(absoluteStatus) {
       let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
       return Location(path: absolute, reasons: moved + [.identityChanged])
+    }
+    if let storageFailure {
+      let place = storageFailure.path.map { " reading \($0)" } ?? ""
+      throw DocbmError(
+        .ioError, path: absolute,
+        message:
+          "the \(contents.kind.rawValue) last seen at \(absolute) could not be looked for: \(storageFailure.errno)\(place); try again later",
+        systemCall: storageFailure.call, errno: storageFailure.errno.rawValue, lastKnownPath: absolute)
     }
     throw DocbmError(
       .missing, path: absolute,

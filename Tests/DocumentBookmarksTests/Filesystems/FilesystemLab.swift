@@ -100,7 +100,7 @@ final class FilesystemLab: @unchecked Sendable {
     let point = try scratch.folder("mnt-\(label)")
     let image = scratch.path("\(label).img")
     switch kind {
-    case .ext4: try loopMount(image, point, tool: "mkfs.ext4", package: "e2fsprogs", size: "32M", options: "-q")
+    case .ext4: try loopMount(image, point, tool: "mkfs.ext4", package: "e2fsprogs", size: "32M", options: "-q -b 4096")
     case .xfs: try loopMount(image, point, tool: "mkfs.xfs", package: "xfsprogs", size: "300M", options: "-q")
     case .btrfs: try loopMount(image, point, tool: "mkfs.btrfs", package: "btrfs-progs", size: "128M", options: "-q")
     case .tmpfs: try sh("mount -t tmpfs -o size=64m none '\(point)'")
