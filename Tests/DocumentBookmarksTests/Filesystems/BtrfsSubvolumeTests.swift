@@ -18,7 +18,7 @@ struct BtrfsSubvolumeTests {
         try Self.measure(in: lab)
       })
     else { return }
-    for (operation, result) in rows { FilesystemTable.record("btrfs", operation, result) }
+    for (operation, result) in rows { FilesystemTable.record("btrfs", "btrfs", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
     #expect(measured["target in another subvolume"] == "resolved")
     #expect(measured["renamed inside its subvolume"] == "stale: targetMoved")

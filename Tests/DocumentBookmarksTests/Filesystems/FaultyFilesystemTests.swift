@@ -61,7 +61,7 @@ struct FaultyFilesystemTests {
         try Self.measureSaves(in: lab)
       })
     else { return }
-    for (operation, result) in rows { FilesystemTable.record("FUSE, failing", operation, result) }
+    for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
     let intact = "original intact with its key and attributes, nothing left"
     #expect(measured["no fault: saved"] == "saved; key and attributes kept")
@@ -162,7 +162,7 @@ struct FaultyFilesystemTests {
         try Self.measureReads(in: lab)
       })
     else { return }
-    for (operation, result) in rows { FilesystemTable.record("FUSE, failing", operation, result) }
+    for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
     #expect(measured["resolve, no fault"] == "resolved")
     #expect(measured["resolve, the key unreadable (getxattr EIO)"] == "error: ioError")

@@ -99,23 +99,45 @@ final class FilesystemLab: @unchecked Sendable {
     let label = name ?? kind.rawValue
     let point = try scratch.folder("mnt-\(label)")
     let image = scratch.path("\(label).img")
+    func make(_ tool: String, package: String, size: String, options: String) throws {
+      guard has(tool) else { throw LabSkip(description: "\(tool) is not installed (apt-get install \(package))") }
+      try sh("truncate -s \(size) '\(image)' && \(tool) \(options) '\(image)' > /dev/null")
+    }
     switch kind {
-    case .ext4: try loopMount(image, point, tool: "mkfs.ext4", package: "e2fsprogs", size: "32M", options: "-q -b 4096")
-    case .xfs: try loopMount(image, point, tool: "mkfs.xfs", package: "xfsprogs", size: "300M", options: "-q")
-    case .btrfs: try loopMount(image, point, tool: "mkfs.btrfs", package: "btrfs-progs", size: "128M", options: "-q")
-    case .tmpfs: try sh("mount -t tmpfs -o size=64m none '\(point)'")
+    case .ext4: try make("mkfs.ext4", package: "e2fsprogs", size: "32M", options: "-q -b 4096")
+    case .xfs: try make("mkfs.xfs", package: "xfsprogs", size: "300M", options: "-q")
+    case .btrfs: try make("mkfs.btrfs", package: "btrfs-progs", size: "128M", options: "-q")
+    case .tmpfs: break
     case .overlayfs:
       let layers = try scratch.folder("layers-\(label)")
       try sh("mkdir -p '\(layers)/lower' '\(layers)/upper' '\(layers)/work'")
-      try mountOverlay(layers: layers, at: point)
     case .bindfs:
       guard has("bindfs") else { throw LabSkip(description: "bindfs is not installed (apt-get install bindfs)") }
-      let source = try scratch.folder("source-\(label)")
-      try startFUSE(try executable("bindfs"), ["-f", source.description, point.description], at: point)
-      return point
+      try scratch.folder("source-\(label)")
     }
-    mounted.append(point)
+    try remount(kind, name: label)
     return point
+  }
+
+  /// Mounts again, at the same folder, what ``mount(_:name:)`` made (the same image, layers
+  /// or source folder; a new, empty tmpfs).
+  func remount(_ kind: LabFilesystem, name: String? = nil) throws {
+    let label = name ?? kind.rawValue
+    let point = scratch.path("mnt-\(label)")
+    switch kind {
+    case .ext4, .xfs, .btrfs:
+      let result = run("/bin/mount", ["-o", "loop", scratch.path("\(label).img").description, point.description])
+      guard result.status == 0 else { throw LabSkip(description: "loop devices are not available: \(result.error)") }
+      mounted.append(point)
+    case .tmpfs:
+      try sh("mount -t tmpfs -o size=64m none '\(point)'")
+      mounted.append(point)
+    case .overlayfs:
+      try mountOverlay(layers: scratch.path("layers-\(label)"), at: point)
+    case .bindfs:
+      let source = scratch.path("source-\(label)")
+      try startFUSE(try executable("bindfs"), ["-f", source.description, point.description], at: point)
+    }
   }
 
   /// Mounts an overlay of `layers`/lower, upper and work at `point` (the layers made by the
@@ -129,15 +151,6 @@ final class FilesystemLab: @unchecked Sendable {
       ])
     guard result.status == 0 else { throw LabSkip(description: "overlayfs cannot be mounted: \(result.error)") }
     if !mounted.contains(point) { mounted.append(point) }
-  }
-
-  private func loopMount(
-    _ image: FilePath, _ point: FilePath, tool: String, package: String, size: String, options: String
-  ) throws {
-    guard has(tool) else { throw LabSkip(description: "\(tool) is not installed (apt-get install \(package))") }
-    try sh("truncate -s \(size) '\(image)' && \(tool) \(options) '\(image)' > /dev/null")
-    let result = run("/bin/mount", ["-o", "loop", image.description, point.description])
-    guard result.status == 0 else { throw LabSkip(description: "loop devices are not available: \(result.error)") }
   }
 
   /// Starts a FUSE daemon that stays in the foreground (so this lab can stop it), and
@@ -197,13 +210,13 @@ struct LabError: Error, CustomStringConvertible {
   var description: String { "`\(script)` exited \(status): \(output)" }
 }
 
-/// The measured table: when `DOCBM_FILESYSTEM_TABLE` names a file, each measured cell is
-/// appended to it as a line `filesystem<TAB>operation<TAB>result`, from which
-/// `make filesystem-table` writes docs/filesystems.md's table.
+/// The measured tables: when `DOCBM_FILESYSTEM_TABLE` names a file, each measured cell is
+/// appended to it as a line `table<TAB>filesystem<TAB>operation<TAB>result`, from which
+/// `make filesystem-table` writes docs/filesystems.md's tables.
 enum FilesystemTable {
-  static func record(_ filesystem: String, _ operation: String, _ result: String) {
+  static func record(_ table: String, _ filesystem: String, _ operation: String, _ result: String) {
     guard let path = ProcessInfo.processInfo.environment["DOCBM_FILESYSTEM_TABLE"], !path.isEmpty else { return }
-    let line = Array("\(filesystem)\t\(operation)\t\(result)\n".utf8)
+    let line = Array("\(table)\t\(filesystem)\t\(operation)\t\(result)\n".utf8)
     let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
     defer { close(fd) }

@@ -19,7 +19,7 @@ struct LargeAttributeTests {
         try Self.measure(in: lab)
       })
     else { return }
-    for (filesystem, operation, result) in rows { FilesystemTable.record(filesystem, operation, result) }
+    for (filesystem, operation, result) in rows { FilesystemTable.record("attributes", filesystem, operation, result) }
     for filesystem in Self.filesystems.map(\.rawValue) {
       let measured = Dictionary(
         rows.filter { $0.0 == filesystem }.map { ($0.1, $0.2) }, uniquingKeysWith: { first, _ in first })

@@ -16,7 +16,7 @@ struct OverlayCopyUpTests {
         try Self.measure(in: lab)
       })
     else { return }
-    for (operation, result) in rows { FilesystemTable.record("overlayfs", operation, result) }
+    for (operation, result) in rows { FilesystemTable.record("overlayfs", "overlayfs", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
     #expect(measured["lower-layer document saved (copy-up)"] == "key, attributes and mode kept; bookmark resolves")
     #expect(measured["document written in place first, then saved"] == "key, attributes and mode kept; bookmark resolves")
