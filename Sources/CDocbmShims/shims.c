@@ -240,6 +240,7 @@ struct docbm_error_sink {
   char *buffer;
   size_t capacity;
   size_t length;
+  int first_errno; /* the errno of the first failure noted, 0 when none */
 };
 
 static void docbm_collect_error(struct error_context *context, const char *format, ...) {
@@ -285,6 +286,7 @@ static void docbm_sink_init(struct docbm_error_sink *sink, char *messages, size_
   sink->buffer = messages;
   sink->capacity = capacity;
   sink->length = 0;
+  sink->first_errno = 0;
   if (messages && capacity > 0) messages[0] = 0;
 }
 
@@ -299,6 +301,7 @@ int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, i
 
 /* Appends "name: strerror(errno)" to the sink, as libattr's own messages read. */
 static void docbm_note_failure(struct docbm_error_sink *sink, const char *what, const char *name) {
+  if (sink->first_errno == 0) sink->first_errno = errno;
   docbm_collect_error(&sink->context, "%s %s", what, name);
 }
 
@@ -331,9 +334,11 @@ static ssize_t docbm_read_value(int fd, const char *name, char **value, size_t *
 
 int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
                           void *key_value, size_t key_capacity, ssize_t *key_length,
-                          int *acl_names, char *messages, size_t capacity) {
+                          int *acl_names, char *messages, size_t capacity,
+                          int *failure_errno) {
   struct docbm_error_sink sink;
   docbm_sink_init(&sink, messages, capacity);
+  *failure_errno = 0;
   *key_length = -1;
   *acl_names = 0;
 
@@ -352,6 +357,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
     if (errno != ERANGE) {
       docbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
+      *failure_errno = sink.first_errno;
       return -1;
     }
     ssize_t needed = flistxattr(src_fd, NULL, 0);
@@ -362,6 +368,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
       errno = ENOMEM;
       docbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
+      *failure_errno = sink.first_errno;
       return -1;
     }
     list = bigger;
@@ -408,5 +415,6 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
   if (value != value_stack) free(value);
   if (list != list_stack) free(list);
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
+  *failure_errno = sink.first_errno;
   return sink.length == 0 ? 0 : -1;
 }

@@ -541,6 +541,15 @@ struct DocumentReplacer {
       from: source.descriptor, to: written.descriptor, key: KeyAttribute.name, carryingKey: key == .carry)
     var keyValue = outcome.key
     if let failure = outcome.failure {
+      // The storage failed (EIO, a FUSE server gone): not an attribute the destination
+      // cannot hold, so nothing to confirm; try again later.
+      if let errno = failure.errno, errno.isStorageFailure {
+        throw DocbmError(
+          .ioError, path: destination,
+          message:
+            "the extended attributes of \(source.path) could not be copied (\(failure.messages)): \(errno); \(destination) is unchanged",
+          systemCall: "fsetxattr", errno: errno.rawValue, step: .copyAttributes)
+      }
       if options.requireEveryAttribute {
         throw DocbmError(
           .attributeCopyFailed, path: destination,

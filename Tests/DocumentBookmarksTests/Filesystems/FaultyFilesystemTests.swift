@@ -70,7 +70,7 @@ struct FaultyFilesystemTests {
     #expect(measured["fsync fails (EIO)"] == "error: ioError at syncFile; \(intact)")
     #expect(measured["rename after the failed fsync"] == "none")
     #expect(measured["setxattr fails (ENOSPC)"] == "error: attributeCopyFailed at copyAttributes; \(intact)")
-    #expect(measured["setxattr fails (EIO)"] == "error: attributeCopyFailed at copyAttributes; \(intact)")
+    #expect(measured["setxattr fails (EIO)"] == "error: ioError at copyAttributes; \(intact)")
     #expect(measured["rename fails (EIO)"] == "error: ioError at swap; \(intact)")
     #expect(measured["folder fsync fails (EIO)"] == "error: ioError at syncFolder; new version in place with its key")
     #expect(measured["slowest call"].map { !$0.hasPrefix("over") } == true, "\(measured["slowest call"] ?? "")")

@@ -30,7 +30,7 @@ struct FilesystemMatrixTests {
     ("repair", "restored; check: ok"),
     ("unmounted", "error: volumeUnavailable"),
     ("mounted again", "resolved"),
-    ("mounted again, document's bookmark", "stale: targetMoved"),
+    ("mounted again, the renamed file's first bookmark", "stale: targetMoved"),
   ]
 
   /// Results that differ from ``expected`` on one filesystem, and why that is right.
@@ -39,7 +39,7 @@ struct FilesystemMatrixTests {
     // document cannot be swapped atomically, and the save says so before changing anything.
     .bindfs: ["folder document saved": "error: unsupportedFilesystem; document intact"],
     // A tmpfs keeps nothing once unmounted: the new one is empty.
-    .tmpfs: ["mounted again": "error: missing", "mounted again, document's bookmark": "error: notFound"],
+    .tmpfs: ["mounted again": "error: missing", "mounted again, the renamed file's first bookmark": "error: notFound"],
   ]
 
   @Test("each case on each filesystem", .timeLimit(.minutes(2)), arguments: LabFilesystem.allCases)
@@ -107,7 +107,9 @@ struct FilesystemMatrixTests {
     if case .success(let resolution) = document.outcome(catBookmark) {
       let identity = resolution.recorded.identity
       var facts: [String] = []
-      if let handle = identity.fileHandle { facts.append("file handle (\(handle.bytes.count) bytes)") }
+      if let handle = identity.fileHandle {
+        facts.append("file handle (\(handle.bytes.count) bytes\(handle.isPersistent ? "" : ", not persistent: unused"))")
+      }
       if identity.birthTime != nil { facts.append("birth time") }
       if identity.generation != nil { facts.append("generation") }
       if resolution.recorded.volume.filesystemID.map({ $0 != 0 }) == true { facts.append("f_fsid") }
@@ -207,7 +209,7 @@ struct FilesystemMatrixTests {
     // Mounted again: file handles and node IDs may be new (FUSE), the files are the same.
     try lab.remount(kind)
     row("mounted again", describe(outsideDocument.outcome(volumeBookmark), expecting: volumeTarget))
-    row("mounted again, document's bookmark", describe(document.outcome(catBookmark), expecting: renamed))
+    row("mounted again, the renamed file's first bookmark", describe(document.outcome(catBookmark), expecting: renamed))
     return rows
   }
 }
