@@ -54,7 +54,9 @@ struct IdentitySearch {
         defer { if let failure = stream.failure { note(SystemCallError("readdir", failure, path: folder)) } }
         // Never leave the root's filesystem (a Btrfs subvolume has its own device number
         // but is on the same mount), never list a folder twice.
-        guard status.device == rootStatus.device || (status.mountID != nil && status.mountID == rootStatus.mountID),
+        guard
+          status.device == rootStatus.device
+            || (status.mountID != nil && status.mountID == rootStatus.mountID),
           visited.insert(Visit(device: status.device, inode: status.inode)).inserted
         else { continue }
         while entriesLeft > 0, let entry = stream.next() {

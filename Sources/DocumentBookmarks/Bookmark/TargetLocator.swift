@@ -59,8 +59,7 @@ struct TargetLocator {
     }
 
     var relativeStatus: FileStatus?
-    if documentMoved, let status = status(relativeCandidate), matcher.kindMatches(status)
-    {
+    if documentMoved, let status = status(relativeCandidate), matcher.kindMatches(status) {
       if let absoluteStatus, absoluteStatus.device == status.device && absoluteStatus.inode == status.inode {
         // The same place by another name (the document opened through a linked folder):
         // the document did not move.

@@ -667,7 +667,7 @@ struct DocumentReplacer {
   {
     do {
       try folder.exchange(temporary, with: document, in: folder)
-    } catch where [.invalidArgument, .notImplemented, .crossDevice].contains(error.errno) {
+    } catch  where [.invalidArgument, .notImplemented, .crossDevice].contains(error.errno) {
       let why =
         error.errno == .crossDevice
         ? "it is an overlayfs folder from a lower layer, which overlayfs cannot swap"

@@ -11,12 +11,15 @@ import Testing
 /// original.
 @Suite("Btrfs subvolumes and snapshots")
 struct BtrfsSubvolumeTests {
-  @Test("a target in another subvolume, the subvolume renamed, a snapshot told apart", .timeLimit(.minutes(2)))
+  @Test(
+    "a target in another subvolume, the subvolume renamed, a snapshot told apart", .timeLimit(.minutes(2)))
   func subvolumesAndSnapshots() async throws {
     guard
-      let rows = try await FilesystemLab.inNamespace("the Btrfs subvolume test", { lab in
-        try Self.measure(in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the Btrfs subvolume test",
+        { lab in
+          try Self.measure(in: lab)
+        })
     else { return }
     for (operation, result) in rows { FilesystemTable.record("btrfs", "btrfs", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -31,7 +34,9 @@ struct BtrfsSubvolumeTests {
   }
 
   static func measure(in lab: FilesystemLab) throws -> [(String, String)] {
-    guard lab.has("btrfs") else { throw LabSkip(description: "btrfs is not installed (apt-get install btrfs-progs)") }
+    guard lab.has("btrfs") else {
+      throw LabSkip(description: "btrfs is not installed (apt-get install btrfs-progs)")
+    }
     let m = try lab.mount(.btrfs, name: "btrfs-subvolumes")
     let scratch = lab.scratch
     var rows: [(String, String)] = []
@@ -58,13 +63,17 @@ struct BtrfsSubvolumeTests {
 
     // A snapshot: the same inode numbers and birth times, another subvolume.
     try lab.sh("btrfs -q subvolume snapshot '\(path("studio"))' '\(path("snapshot"))'")
-    rows.append(("snapshot taken, original unmoved", describe(document.outcome(current), expecting: inStudio)))
+    rows.append(
+      ("snapshot taken, original unmoved", describe(document.outcome(current), expecting: inStudio)))
     try scratch.remove(inStudio)
-    rows.append(("snapshot taken, original deleted", describe(document.outcome(current), expecting: inStudio)))
+    rows.append(
+      ("snapshot taken, original deleted", describe(document.outcome(current), expecting: inStudio)))
 
     // Rolled back: the original subvolume deleted, the snapshot renamed into its place.
-    try lab.sh("btrfs -q subvolume delete '\(path("studio"))' && mv '\(path("snapshot"))' '\(path("studio"))'")
-    rows.append(("snapshot put in the original's place", describe(document.outcome(current), expecting: inStudio)))
+    try lab.sh(
+      "btrfs -q subvolume delete '\(path("studio"))' && mv '\(path("snapshot"))' '\(path("studio"))'")
+    rows.append(
+      ("snapshot put in the original's place", describe(document.outcome(current), expecting: inStudio)))
 
     // A document inside a subvolume that is snapshotted: the snapshot is a copy of the
     // project, as `cp -a` makes one.
@@ -75,8 +84,15 @@ struct BtrfsSubvolumeTests {
     try lab.sh("btrfs -q subvolume snapshot '\(path("project"))' '\(path("project-snapshot"))'")
     let copy = service.documents(anchoredOn: path("project-snapshot/board.doc"))
     rows.append(
-      ("document in a snapshot", describe(copy.outcome(insideBookmark), expecting: path("project-snapshot/cat.png"))))
-    rows.append(("document in the original subvolume", describe(inside.outcome(insideBookmark), expecting: insideTarget)))
+      (
+        "document in a snapshot",
+        describe(copy.outcome(insideBookmark), expecting: path("project-snapshot/cat.png"))
+      ))
+    rows.append(
+      (
+        "document in the original subvolume",
+        describe(inside.outcome(insideBookmark), expecting: insideTarget)
+      ))
     return rows
   }
 }

@@ -33,7 +33,8 @@ struct FaultyFilesystemTests {
     }
 
     var logLines: [String] {
-      ((try? String(contentsOfFile: log.description, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+      ((try? String(contentsOfFile: log.description, encoding: .utf8)) ?? "").split(separator: "\n").map(
+        String.init)
     }
 
     func path(_ relative: String) -> FilePath { FilePath(point.description + "/" + relative) }
@@ -43,23 +44,31 @@ struct FaultyFilesystemTests {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
       run("/usr/bin/python3", ["-c", "import fusepy"]).status == 0
     else { throw LabSkip(description: "python3-fusepy is not installed (apt-get install python3-fusepy)") }
-    guard FileManager.default.fileExists(atPath: "/dev/fuse") else { throw LabSkip(description: "/dev/fuse is missing") }
+    guard FileManager.default.fileExists(atPath: "/dev/fuse") else {
+      throw LabSkip(description: "/dev/fuse is missing")
+    }
     let source = try lab.scratch.folder("faulty-source")
     let point = try lab.scratch.folder("faulty")
     let mount = FaultyMount(
-      lab: lab, point: point, control: lab.scratch.path("faulty-control"), log: lab.scratch.path("faulty-log"))
+      lab: lab, point: point, control: lab.scratch.path("faulty-control"), log: lab.scratch.path("faulty-log")
+    )
     try lab.startFUSE(
-      "/usr/bin/python3", [script, source.description, point.description, mount.control.description, mount.log.description],
+      "/usr/bin/python3",
+      [script, source.description, point.description, mount.control.description, mount.log.description],
       at: point)
     return mount
   }
 
-  @Test("saves keep the original and its key; a failed fsync is never followed by the rename", .timeLimit(.minutes(2)))
+  @Test(
+    "saves keep the original and its key; a failed fsync is never followed by the rename",
+    .timeLimit(.minutes(2)))
   func saves() async throws {
     guard
-      let rows = try await FilesystemLab.inNamespace("the faulty-filesystem save test", { lab in
-        try Self.measureSaves(in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the faulty-filesystem save test",
+        { lab in
+          try Self.measureSaves(in: lab)
+        })
     else { return }
     for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
@@ -72,8 +81,11 @@ struct FaultyFilesystemTests {
     #expect(measured["setxattr fails (ENOSPC)"] == "error: attributeCopyFailed at copyAttributes; \(intact)")
     #expect(measured["setxattr fails (EIO)"] == "error: ioError at copyAttributes; \(intact)")
     #expect(measured["rename fails (EIO)"] == "error: ioError at swap; \(intact)")
-    #expect(measured["folder fsync fails (EIO)"] == "error: ioError at syncFolder; new version in place with its key")
-    #expect(measured["slowest call"].map { !$0.hasPrefix("over") } == true, "\(measured["slowest call"] ?? "")")
+    #expect(
+      measured["folder fsync fails (EIO)"]
+        == "error: ioError at syncFolder; new version in place with its key")
+    #expect(
+      measured["slowest call"].map { !$0.hasPrefix("over") } == true, "\(measured["slowest call"] ?? "")")
   }
 
   static func measureSaves(in lab: FilesystemLab) throws -> [(String, String)] {
@@ -82,14 +94,16 @@ struct FaultyFilesystemTests {
     let documentPath = try lab.scratch.file(bytes: faulty.path("board.doc"), "original")
     let document = BookmarkService().documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try lab.scratch.file(bytes: faulty.path("cat.png"), "cat"))
-    try ExtendedAttributes.set("user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
+    try ExtendedAttributes.set(
+      "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
     let fingerprint = try document.keyFingerprint()
     var slowest = 0.0
 
     func state(expecting contents: String) -> String {
       let text = try? String(contentsOfFile: documentPath.description, encoding: .utf8)
       let key = (try? document.keyFingerprint()) == fingerprint
-      let color = (try? ExtendedAttributes.value("user.color", of: .path(documentPath, followSymlinks: false)))
+      let color =
+        (try? ExtendedAttributes.value("user.color", of: .path(documentPath, followSymlinks: false)))
         == Array("blue".utf8)
       let left = (try? FileManager.default.contentsOfDirectory(atPath: faulty.point.description))?.filter {
         $0.contains(".docbm-save-")
@@ -108,7 +122,11 @@ struct FaultyFilesystemTests {
       rows.append(("no fault: saved", "error: \(error.code.rawValue)"))
     } else {
       let after = state(expecting: "original")
-      rows.append(("no fault: saved", after == "with its key and attributes, nothing left" ? "saved; key and attributes kept" : after))
+      rows.append(
+        (
+          "no fault: saved",
+          after == "with its key and attributes, nothing left" ? "saved; key and attributes kept" : after
+        ))
     }
 
     let faults: [(String, String, String?, String)] = [
@@ -127,13 +145,19 @@ struct FaultyFilesystemTests {
       switch result {
       case .success: rows.append((name, "saved: the fault was not met"))
       case .failure(let error):
-        rows.append((name, "error: \(error.code.rawValue) at \(error.step?.rawValue ?? "no step"); original intact \(state(expecting: "original"))"))
+        rows.append(
+          (
+            name,
+            "error: \(error.code.rawValue) at \(error.step?.rawValue ?? "no step"); original intact \(state(expecting: "original"))"
+          ))
       }
       if operation == "fsync" {
         let lines = faulty.logLines
         let failed = lines.firstIndex { $0.hasPrefix("fsync ") && $0.hasSuffix(" EIO") }
-        let renames = failed.map { lines[$0...].filter { $0.hasPrefix("rename ") } } ?? ["(the fsync was not met)"]
-        rows.append(("rename after the failed fsync", renames.isEmpty ? "none" : renames.joined(separator: "; ")))
+        let renames =
+          failed.map { lines[$0...].filter { $0.hasPrefix("rename ") } } ?? ["(the fsync was not met)"]
+        rows.append(
+          ("rename after the failed fsync", renames.isEmpty ? "none" : renames.joined(separator: "; ")))
       }
     }
 
@@ -158,9 +182,11 @@ struct FaultyFilesystemTests {
   @Test("resolve and check report typed errors, never a guess", .timeLimit(.minutes(2)))
   func resolveAndCheck() async throws {
     guard
-      let rows = try await FilesystemLab.inNamespace("the faulty-filesystem resolve test", { lab in
-        try Self.measureReads(in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the faulty-filesystem resolve test",
+        { lab in
+          try Self.measureReads(in: lab)
+        })
     else { return }
     for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })

@@ -61,7 +61,8 @@ final class FilesystemLab: @unchecked Sendable {
     // The programs this thread starts must share its namespace, or a mount would land in
     // the machine's: check before mounting anything.
     let mine = PrivateMountNamespace.identity()
-    let child = run("/bin/readlink", ["/proc/self/ns/mnt"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    let child = run("/bin/readlink", ["/proc/self/ns/mnt"]).output.trimmingCharacters(
+      in: .whitespacesAndNewlines)
     guard let mine, mine != PrivateMountNamespace.identity("/proc/self/ns/mnt"), child == mine else {
       throw LabSkip(description: "programs started here do not share the thread's mount namespace")
     }
@@ -82,7 +83,8 @@ final class FilesystemLab: @unchecked Sendable {
 
   /// The full path of an installed program.
   func executable(_ program: String) throws -> String {
-    let found = run("/bin/sh", ["-c", "command -v \(program)"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    let found = run("/bin/sh", ["-c", "command -v \(program)"]).output.trimmingCharacters(
+      in: .whitespacesAndNewlines)
     guard !found.isEmpty else { throw LabSkip(description: "\(program) is not installed") }
     return found
   }
@@ -100,7 +102,9 @@ final class FilesystemLab: @unchecked Sendable {
     let point = try scratch.folder("mnt-\(label)")
     let image = scratch.path("\(label).img")
     func make(_ tool: String, package: String, size: String, options: String) throws {
-      guard has(tool) else { throw LabSkip(description: "\(tool) is not installed (apt-get install \(package))") }
+      guard has(tool) else {
+        throw LabSkip(description: "\(tool) is not installed (apt-get install \(package))")
+      }
       try sh("truncate -s \(size) '\(image)' && \(tool) \(options) '\(image)' > /dev/null")
     }
     switch kind {
@@ -112,7 +116,9 @@ final class FilesystemLab: @unchecked Sendable {
       let layers = try scratch.folder("layers-\(label)")
       try sh("mkdir -p '\(layers)/lower' '\(layers)/upper' '\(layers)/work'")
     case .bindfs:
-      guard has("bindfs") else { throw LabSkip(description: "bindfs is not installed (apt-get install bindfs)") }
+      guard has("bindfs") else {
+        throw LabSkip(description: "bindfs is not installed (apt-get install bindfs)")
+      }
       try scratch.folder("source-\(label)")
     }
     try remount(kind, name: label)
@@ -126,8 +132,11 @@ final class FilesystemLab: @unchecked Sendable {
     let point = scratch.path("mnt-\(label)")
     switch kind {
     case .ext4, .xfs, .btrfs:
-      let result = run("/bin/mount", ["-o", "loop", scratch.path("\(label).img").description, point.description])
-      guard result.status == 0 else { throw LabSkip(description: "loop devices are not available: \(result.error)") }
+      let result = run(
+        "/bin/mount", ["-o", "loop", scratch.path("\(label).img").description, point.description])
+      guard result.status == 0 else {
+        throw LabSkip(description: "loop devices are not available: \(result.error)")
+      }
       mounted.append(point)
     case .tmpfs:
       try sh("mount -t tmpfs -o size=64m none '\(point)'")
@@ -149,7 +158,9 @@ final class FilesystemLab: @unchecked Sendable {
         "-t", "overlay", "overlay", "-o",
         "lowerdir=\(layers)/lower,upperdir=\(layers)/upper,workdir=\(layers)/work", point.description,
       ])
-    guard result.status == 0 else { throw LabSkip(description: "overlayfs cannot be mounted: \(result.error)") }
+    guard result.status == 0 else {
+      throw LabSkip(description: "overlayfs cannot be mounted: \(result.error)")
+    }
     if !mounted.contains(point) { mounted.append(point) }
   }
 
@@ -215,7 +226,9 @@ struct LabError: Error, CustomStringConvertible {
 /// `make filesystem-table` writes docs/filesystems.md's tables.
 enum FilesystemTable {
   static func record(_ table: String, _ filesystem: String, _ operation: String, _ result: String) {
-    guard let path = ProcessInfo.processInfo.environment["DOCBM_FILESYSTEM_TABLE"], !path.isEmpty else { return }
+    guard let path = ProcessInfo.processInfo.environment["DOCBM_FILESYSTEM_TABLE"], !path.isEmpty else {
+      return
+    }
     let line = Array("\(table)\t\(filesystem)\t\(operation)\t\(result)\n".utf8)
     let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard fd >= 0 else { return }
@@ -228,7 +241,9 @@ enum FilesystemTable {
 func describe(_ outcome: Result<Resolution, DocbmError>, expecting expected: FilePath) -> String {
   switch outcome {
   case .success(let resolution):
-    var text = resolution.isStale ? "stale: " + resolution.staleReasons.map(\.rawValue).joined(separator: ", ") : "resolved"
+    var text =
+      resolution.isStale
+      ? "stale: " + resolution.staleReasons.map(\.rawValue).joined(separator: ", ") : "resolved"
     if resolution.path != expected { text += " (at \(resolution.path), not \(expected))" }
     return text
   case .failure(let error):

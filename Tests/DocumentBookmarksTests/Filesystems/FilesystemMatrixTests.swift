@@ -39,18 +39,25 @@ struct FilesystemMatrixTests {
     // document cannot be swapped atomically, and the save says so before changing anything.
     .bindfs: ["folder document saved": "error: unsupportedFilesystem; document intact"],
     // A tmpfs keeps nothing once unmounted: the new one is empty.
-    .tmpfs: ["mounted again": "error: missing", "mounted again, the renamed file's first bookmark": "error: notFound"],
+    .tmpfs: [
+      "mounted again": "error: missing",
+      "mounted again, the renamed file's first bookmark": "error: notFound",
+    ],
   ]
 
   @Test("each case on each filesystem", .timeLimit(.minutes(2)), arguments: LabFilesystem.allCases)
   func matrix(_ filesystem: LabFilesystem) async throws {
     let started = Date()
     guard
-      let rows = try await FilesystemLab.inNamespace("the \(filesystem.rawValue) matrix", { lab in
-        try Self.measure(filesystem, in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the \(filesystem.rawValue) matrix",
+        { lab in
+          try Self.measure(filesystem, in: lab)
+        })
     else { return }
-    print("\(filesystem.rawValue) matrix: \(rows.count) cells in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+    print(
+      "\(filesystem.rawValue) matrix: \(rows.count) cells in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
+    )
     for (operation, result) in rows {
       FilesystemTable.record("matrix", filesystem.rawValue, operation, result)
     }
@@ -108,7 +115,8 @@ struct FilesystemMatrixTests {
       let identity = resolution.recorded.identity
       var facts: [String] = []
       if let handle = identity.fileHandle {
-        facts.append("file handle (\(handle.bytes.count) bytes\(handle.isPersistent ? "" : ", not persistent: unused"))")
+        facts.append(
+          "file handle (\(handle.bytes.count) bytes\(handle.isPersistent ? "" : ", not persistent: unused"))")
       }
       if identity.birthTime != nil { facts.append("birth time") }
       if identity.generation != nil { facts.append("generation") }
@@ -127,7 +135,9 @@ struct FilesystemMatrixTests {
 
     let renamedParent = path("project/sketches")
     try scratch.move(path("project/drafts"), renamedParent)
-    row("parent folder renamed", describe(document.outcome(birdBookmark), expecting: path("project/sketches/bird.png")))
+    row(
+      "parent folder renamed",
+      describe(document.outcome(birdBookmark), expecting: path("project/sketches/bird.png")))
 
     let renamedSources = path("project/code")
     try scratch.move(sources, renamedSources)
@@ -140,10 +150,13 @@ struct FilesystemMatrixTests {
     row("deleted", describe(document.outcome(mouseBookmark), expecting: mouse))
 
     // The safe save: key, another attribute and the mode survive, the bookmark resolves.
-    try ExtendedAttributes.set("user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
+    try ExtendedAttributes.set(
+      "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
     chmod(documentPath.description, 0o640)
     let fingerprint = try document.keyFingerprint()
-    let saved = Result { () throws(DocbmError) in try document.replaceDocument(with: Data("board, saved".utf8)) }
+    let saved = Result { () throws(DocbmError) in
+      try document.replaceDocument(with: Data("board, saved".utf8))
+    }
     if case .failure(let error) = saved {
       row("saved with replaceDocument", "error: \(error.code.rawValue)")
     } else {
@@ -175,7 +188,8 @@ struct FilesystemMatrixTests {
       }
     }
     if case .failure(let error) = folderSaved {
-      let leftovers = try FileManager.default.contentsOfDirectory(atPath: path("project").description).filter {
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: path("project").description).filter
+      {
         $0.contains(".docbm-save-")
       }
       let intact =
@@ -209,7 +223,9 @@ struct FilesystemMatrixTests {
     // Mounted again: file handles and node IDs may be new (FUSE), the files are the same.
     try lab.remount(kind)
     row("mounted again", describe(outsideDocument.outcome(volumeBookmark), expecting: volumeTarget))
-    row("mounted again, the renamed file's first bookmark", describe(document.outcome(catBookmark), expecting: renamed))
+    row(
+      "mounted again, the renamed file's first bookmark",
+      describe(document.outcome(catBookmark), expecting: renamed))
     return rows
   }
 }

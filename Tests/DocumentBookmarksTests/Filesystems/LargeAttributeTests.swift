@@ -15,11 +15,15 @@ struct LargeAttributeTests {
   @Test("saves copy every attribute a filesystem holds; a copy that cannot is typed", .timeLimit(.minutes(2)))
   func attributes() async throws {
     guard
-      let rows = try await FilesystemLab.inNamespace("the attribute test", { lab in
-        try Self.measure(in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the attribute test",
+        { lab in
+          try Self.measure(in: lab)
+        })
     else { return }
-    for (filesystem, operation, result) in rows { FilesystemTable.record("attributes", filesystem, operation, result) }
+    for (filesystem, operation, result) in rows {
+      FilesystemTable.record("attributes", filesystem, operation, result)
+    }
     for filesystem in Self.filesystems.map(\.rawValue) {
       let measured = Dictionary(
         rows.filter { $0.0 == filesystem }.map { ($0.1, $0.2) }, uniquingKeysWith: { first, _ in first })
@@ -27,7 +31,9 @@ struct LargeAttributeTests {
       #expect(measured["saved with its attributes"]?.hasPrefix("all copied") == true, "\(filesystem)")
       #expect(measured["Save As onto ext4"] != nil, "\(filesystem)")
       // A value larger than ext4 holds must fail typed, leaving the original as it was.
-      if let largest = measured["largest value accepted"].flatMap({ Int($0.split(separator: " ")[0]) }), largest > 4096 {
+      if let largest = measured["largest value accepted"].flatMap({ Int($0.split(separator: " ")[0]) }),
+        largest > 4096
+      {
         #expect(
           measured["Save As onto ext4"] == "error: attributeCopyFailed; original intact, nothing left",
           "\(filesystem)")
@@ -78,34 +84,43 @@ struct LargeAttributeTests {
       if case .failure(let error) = saved {
         row("saved with its attributes", "error: \(error.code.rawValue)")
       } else {
-        let missing = expected.filter { (try? ExtendedAttributes.value($0.key, of: subject, sizeHint: 70000)) != $0.value }
+        let missing = expected.filter {
+          (try? ExtendedAttributes.value($0.key, of: subject, sizeHint: 70000)) != $0.value
+        }
         let keyKept = (try? document.keyFingerprint()) != nil
         row(
           "saved with its attributes",
           missing.isEmpty && keyKept
-            ? "all copied (\(expected.count) and the key)" : "lost: \(missing.keys.sorted().joined(separator: ", "))")
+            ? "all copied (\(expected.count) and the key)"
+            : "lost: \(missing.keys.sorted().joined(separator: ", "))")
       }
 
       // Save As onto ext4, whose attribute block holds about 4 KiB in all.
       let copyPath = FilePath(ext4.description + "/\(kind.rawValue)-copy")
-      let copied = Result { () throws(DocbmError) in try document.saveCopy(to: copyPath, data: Data("copy".utf8)) }
+      let copied = Result { () throws(DocbmError) in
+        try document.saveCopy(to: copyPath, data: Data("copy".utf8))
+      }
       switch copied {
       case .success:
         let missing = expected.filter {
-          (try? ExtendedAttributes.value($0.key, of: .path(copyPath, followSymlinks: false), sizeHint: 70000)) != $0.value
+          (try? ExtendedAttributes.value($0.key, of: .path(copyPath, followSymlinks: false), sizeHint: 70000))
+            != $0.value
         }
         row("Save As onto ext4", missing.isEmpty ? "all copied" : "copied, lost: \(missing.count)")
       case .failure(let error):
         let intact =
           (try? String(contentsOfFile: documentPath.description, encoding: .utf8)) == "saved"
-          && expected.allSatisfy { (try? ExtendedAttributes.value($0.key, of: subject, sizeHint: 70000)) == $0.value }
+          && expected.allSatisfy {
+            (try? ExtendedAttributes.value($0.key, of: subject, sizeHint: 70000)) == $0.value
+          }
           && (try? document.keyFingerprint()) != nil
         let left = (try? FileManager.default.contentsOfDirectory(atPath: ext4.description))?.filter {
           $0.contains(kind.rawValue)
         }
         row(
           "Save As onto ext4",
-          "error: \(error.code.rawValue); original \(intact ? "intact" : "damaged"), \(left == [] ? "nothing left" : "left: \(left ?? [])")")
+          "error: \(error.code.rawValue); original \(intact ? "intact" : "damaged"), \(left == [] ? "nothing left" : "left: \(left ?? [])")"
+        )
       }
     }
     return rows

@@ -12,14 +12,19 @@ struct OverlayCopyUpTests {
   @Test("documents and targets of a lower layer, before and after copy-up", .timeLimit(.minutes(2)))
   func copyUp() async throws {
     guard
-      let rows = try await FilesystemLab.inNamespace("the overlayfs copy-up test", { lab in
-        try Self.measure(in: lab)
-      })
+      let rows = try await FilesystemLab.inNamespace(
+        "the overlayfs copy-up test",
+        { lab in
+          try Self.measure(in: lab)
+        })
     else { return }
     for (operation, result) in rows { FilesystemTable.record("overlayfs", "overlayfs", operation, result) }
     let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    #expect(measured["lower-layer document saved (copy-up)"] == "key, attributes and mode kept; bookmark resolves")
-    #expect(measured["document written in place first, then saved"] == "key, attributes and mode kept; bookmark resolves")
+    #expect(
+      measured["lower-layer document saved (copy-up)"] == "key, attributes and mode kept; bookmark resolves")
+    #expect(
+      measured["document written in place first, then saved"]
+        == "key, attributes and mode kept; bookmark resolves")
     #expect(measured["lower-layer target, not copied up"] == "resolved")
     #expect(measured["lower-layer target after copy-up"] == "resolved")
     #expect(measured["lower-layer target copied up, then renamed"] == "stale: targetMoved")
@@ -71,7 +76,9 @@ struct OverlayCopyUpTests {
       if (try? document.keyFingerprint()) != fingerprints[name] { lost.append("key") }
       let color = try? ExtendedAttributes.value("user.color", of: .path(document.path, followSymlinks: false))
       if color != Array("blue".utf8) { lost.append("attributes") }
-      if (try? FileStatus.of(document.path, followSymlinks: false).permissions) != 0o640 { lost.append("mode") }
+      if (try? FileStatus.of(document.path, followSymlinks: false).permissions) != 0o640 {
+        lost.append("mode")
+      }
       let resolves = (try? document.resolve(catBookmark).path) == cat || name != "board.doc"
       return (lost.isEmpty ? "key, attributes and mode kept" : "lost: " + lost.joined(separator: ", "))
         + (resolves ? "; bookmark resolves" : "; bookmark does not resolve")
@@ -83,7 +90,11 @@ struct OverlayCopyUpTests {
     let fd = open(notesPath.description, O_WRONLY | O_APPEND)
     _ = write(fd, "more", 4)
     close(fd)
-    rows.append(("document written in place first, then saved", saved("notes.doc", service.documents(anchoredOn: notesPath))))
+    rows.append(
+      (
+        "document written in place first, then saved",
+        saved("notes.doc", service.documents(anchoredOn: notesPath))
+      ))
 
     rows.append(("lower-layer target, not copied up", describe(board.outcome(catBookmark), expecting: cat)))
     // The first write copies the file up: a new inode in the upper layer.
@@ -97,12 +108,17 @@ struct OverlayCopyUpTests {
     close(dogFD)
     let renamedDog = path("images/dog-renamed.png")
     try scratch.move(dog, renamedDog)
-    rows.append(("lower-layer target copied up, then renamed", describe(board.outcome(dogBookmark), expecting: renamedDog)))
+    rows.append(
+      (
+        "lower-layer target copied up, then renamed",
+        describe(board.outcome(dogBookmark), expecting: renamedDog)
+      ))
 
     // Deleted in the container (a whiteout): the lower layer still holds the file, with the
     // same inode and birth time, but outside the overlay: it is not the target any more.
     try scratch.remove(owl)
-    rows.append(("lower-layer target deleted in the container", describe(board.outcome(owlBookmark), expecting: owl)))
+    rows.append(
+      ("lower-layer target deleted in the container", describe(board.outcome(owlBookmark), expecting: owl)))
 
     // A folder document of the lower layer: overlayfs cannot exchange it.
     let package = service.documents(anchoredOn: path("Board.pkg"))
@@ -115,7 +131,11 @@ struct OverlayCopyUpTests {
     switch result {
     case .success:
       let kept = (try? package.keyFingerprint()) == packageFingerprint
-      rows.append(("lower-layer folder document saved", "swapped whole (RENAME_EXCHANGE)" + (kept ? "; key kept" : "; key lost")))
+      rows.append(
+        (
+          "lower-layer folder document saved",
+          "swapped whole (RENAME_EXCHANGE)" + (kept ? "; key kept" : "; key lost")
+        ))
     case .failure(let error):
       let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: m.description))?.filter {
         $0.contains(".docbm-save-")
@@ -123,7 +143,11 @@ struct OverlayCopyUpTests {
       let intact =
         FileManager.default.fileExists(atPath: path("Board.pkg/old.txt").description)
         && (try? package.keyFingerprint()) == packageFingerprint && leftovers == []
-      rows.append(("lower-layer folder document saved", "error: \(error.code.rawValue); document \(intact ? "intact" : "damaged")"))
+      rows.append(
+        (
+          "lower-layer folder document saved",
+          "error: \(error.code.rawValue); document \(intact ? "intact" : "damaged")"
+        ))
     }
     return rows
   }
