@@ -30,8 +30,11 @@ done
 import sys
 
 rows_path, doc_path, versions = sys.argv[1:]
-columns = ["ext4", "xfs", "btrfs", "tmpfs", "overlayfs", "bindfs"]
-names = {"ext4": "ext4", "xfs": "XFS", "btrfs": "Btrfs", "tmpfs": "tmpfs", "overlayfs": "overlayfs", "bindfs": "bindfs (FUSE)"}
+columns = ["ext4", "xfs", "btrfs", "tmpfs", "overlayfs", "bindfs", "fusepy"]
+names = {
+    "ext4": "ext4", "xfs": "XFS", "btrfs": "Btrfs", "tmpfs": "tmpfs", "overlayfs": "overlayfs",
+    "bindfs": "bindfs (FUSE)", "fusepy": "FUSE passthrough (libfuse 2)",
+}
 cells = {}
 order = {}
 with open(rows_path) as lines:

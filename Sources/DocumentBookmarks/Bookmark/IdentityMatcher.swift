@@ -3,8 +3,9 @@
 /// The test, cheapest first: the kind and inode number must match; then equal birth times
 /// when both are known (statx gives it with the inode, so the unmoved case costs no extra
 /// call), and on Btrfs equal file handles too (a snapshot's copy has the same inode and
-/// birth time); else equal file handles from `name_to_handle_at` (except FUSE's, which are
-/// not persistent); else equal inode generations.
+/// birth time); else equal file handles from `name_to_handle_at` (on FUSE, whose handles
+/// hold node IDs the server hands out anew, unequal ones do not count); else equal inode
+/// generations.
 /// With none of those recorded, an equal inode of the right kind is accepted.
 struct IdentityMatcher {
   let kind: TargetKind
@@ -31,10 +32,13 @@ struct IdentityMatcher {
       let currentHandle = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
       return currentHandle.map { $0 == handle } ?? true
     }
-    if let recorded = identity.fileHandle, recorded.isPersistent,
+    if let recorded = identity.fileHandle,
       let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
     {
-      return recorded == current
+      if recorded == current { return true }
+      // On FUSE unequal handles say nothing (new node IDs after a remount): fall back to
+      // the generation, else the inode, as on filesystems without handles.
+      guard filesystem(of: path, relativeTo: directory, \.isFUSE) else { return false }
     }
     if let recorded = identity.generation {
       let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
@@ -53,9 +57,18 @@ struct IdentityMatcher {
   private func isCopiedUp(
     _ recorded: Timestamp, _ current: Timestamp, at path: FilePath, relativeTo directory: FileDescriptor
   ) -> Bool {
-    guard current > recorded,
-      let fd = try? FileDescriptor.open(path, [.path, .noFollow], relativeTo: directory)
-    else { return false }
-    return fd.closeAfter { (try? FileSystemIdentity.of($0))?.isOverlay ?? false }
+    guard current > recorded else { return false }
+    return filesystem(of: path, relativeTo: directory, \.isOverlay)
+  }
+
+  /// Whether the filesystem of `path` is of a kind (one `fstatfs`); `false` when it cannot
+  /// be told.
+  private func filesystem(
+    of path: FilePath, relativeTo directory: FileDescriptor, _ kind: (FileSystemIdentity) -> Bool
+  ) -> Bool {
+    guard let fd = try? FileDescriptor.open(path, [.path, .noFollow], relativeTo: directory) else {
+      return false
+    }
+    return fd.closeAfter { (try? FileSystemIdentity.of($0)).map(kind) ?? false }
   }
 }

@@ -36,6 +36,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let notImplemented = Errno(rawValue: ENOSYS)
   package static let invalidArgument = Errno(rawValue: EINVAL)
   package static let crossDevice = Errno(rawValue: EXDEV)
+  package static let notEmpty = Errno(rawValue: ENOTEMPTY)
   /// ENOTTY: the descriptor does not support the ioctl.
   package static let inappropriateIoctl = Errno(rawValue: ENOTTY)
   /// ENOTCONN: a FUSE filesystem whose server has gone ("transport endpoint is not connected").

@@ -23,13 +23,6 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
   /// the original's inode numbers and birth times: only the handle tells them apart.
   package var namesSubvolume: Bool { (0x4d...0x4f).contains(type) }
 
-  /// Whether the handle names the same object for as long as it exists. FUSE's handles
-  /// (types 0x81 and 0x82) hold the node ID that the FUSE server handed out, which a
-  /// libfuse filesystem gives anew when it forgets a node and after every mount: they say
-  /// nothing about identity, so a FUSE target is known by its inode number (and birth time,
-  /// where the server reports one).
-  package var isPersistent: Bool { type != 0x81 && type != 0x82 }
-
   /// The handle of `path` (relative to `directory` when relative), or `nil` when the
   /// filesystem gives none (EOPNOTSUPP on /proc, some network filesystems; ENOSYS).
   ///

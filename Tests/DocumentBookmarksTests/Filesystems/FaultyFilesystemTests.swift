@@ -10,8 +10,7 @@ import Testing
 /// kernel as it would a failing disk.
 @Suite("Real I/O errors from a faulty filesystem")
 struct FaultyFilesystemTests {
-  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("FaultFS/faultfs.py").path
+  static let script = FilesystemLab.faultScript
 
   /// The faulty filesystem, mounted in a lab: writing a control line makes calls fail.
   struct FaultyMount {

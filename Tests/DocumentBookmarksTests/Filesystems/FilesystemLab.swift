@@ -5,9 +5,11 @@ import Testing
 
 @testable import DocumentBookmarks
 
-/// The filesystems the matrix makes for real, each in a private mount namespace.
+/// The filesystems the matrix makes for real, each in a private mount namespace. `fusepy`
+/// is the tests' own FUSE passthrough (`Tests/FaultFS/faultfs.py`, libfuse 2) with no fault
+/// asked for.
 enum LabFilesystem: String, CaseIterable, Sendable, CustomTestStringConvertible {
-  case ext4, xfs, btrfs, tmpfs, overlayfs, bindfs
+  case ext4, xfs, btrfs, tmpfs, overlayfs, bindfs, fusepy
 
   var testDescription: String { rawValue }
 }
@@ -120,6 +122,14 @@ final class FilesystemLab: @unchecked Sendable {
         throw LabSkip(description: "bindfs is not installed (apt-get install bindfs)")
       }
       try scratch.folder("source-\(label)")
+    case .fusepy:
+      guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+        run("/usr/bin/python3", ["-c", "import fusepy"]).status == 0
+      else { throw LabSkip(description: "python3-fusepy is not installed (apt-get install python3-fusepy)") }
+      guard FileManager.default.fileExists(atPath: "/dev/fuse") else {
+        throw LabSkip(description: "/dev/fuse is missing")
+      }
+      try scratch.folder("source-\(label)")
     }
     try remount(kind, name: label)
     return point
@@ -146,8 +156,18 @@ final class FilesystemLab: @unchecked Sendable {
     case .bindfs:
       let source = scratch.path("source-\(label)")
       try startFUSE(try executable("bindfs"), ["-f", source.description, point.description], at: point)
+    case .fusepy:
+      let arguments = [
+        Self.faultScript, scratch.path("source-\(label)").description, point.description,
+        scratch.path("control-\(label)").description, scratch.path("log-\(label)").description,
+      ]
+      try startFUSE("/usr/bin/python3", arguments, at: point)
     }
   }
+
+  /// The fault-injecting FUSE passthrough, `Tests/FaultFS/faultfs.py`.
+  static let faultScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("FaultFS/faultfs.py").path
 
   /// Mounts an overlay of `layers`/lower, upper and work at `point` (the layers made by the
   /// caller, so a test can put files in the lower layer first).

@@ -38,6 +38,8 @@ struct FilesystemMatrixTests {
     // FUSE has no RENAME_EXCHANGE for bindfs (the kernel answers EINVAL): a folder
     // document cannot be swapped atomically, and the save says so before changing anything.
     .bindfs: ["folder document saved": "error: unsupportedFilesystem; document intact"],
+    // libfuse 2 has no rename flags at all: the same.
+    .fusepy: ["folder document saved": "error: unsupportedFilesystem; document intact"],
     // A tmpfs keeps nothing once unmounted: the new one is empty.
     .tmpfs: [
       "mounted again": "error: missing",
@@ -115,8 +117,9 @@ struct FilesystemMatrixTests {
       let identity = resolution.recorded.identity
       var facts: [String] = []
       if let handle = identity.fileHandle {
+        let fuse = (try? FileSystemIdentity.of(path: cat))?.isFUSE == true
         facts.append(
-          "file handle (\(handle.bytes.count) bytes\(handle.isPersistent ? "" : ", not persistent: unused"))")
+          "file handle (\(handle.bytes.count) bytes\(fuse ? ", a FUSE node ID: not identity" : ""))")
       }
       if identity.birthTime != nil { facts.append("birth time") }
       if identity.generation != nil { facts.append("generation") }
@@ -192,10 +195,16 @@ struct FilesystemMatrixTests {
       {
         $0.contains(".docbm-save-")
       }
-      let intact =
-        FileManager.default.fileExists(atPath: path("project/Board.pkg/old.txt").description)
-        && (try? folderDocument.keyFingerprint()) == packageFingerprint && leftovers.isEmpty
-      row("folder document saved", "error: \(error.code.rawValue); document \(intact ? "intact" : "damaged")")
+      var damage: [String] = []
+      if !FileManager.default.fileExists(atPath: path("project/Board.pkg/old.txt").description) {
+        damage.append("contents changed")
+      }
+      if (try? folderDocument.keyFingerprint()) != packageFingerprint { damage.append("key lost") }
+      if !leftovers.isEmpty { damage.append("left: \(leftovers.joined(separator: ", "))") }
+      row(
+        "folder document saved",
+        "error: \(error.code.rawValue); document "
+          + (damage.isEmpty ? "intact" : damage.joined(separator: "; ")))
     } else {
       let swapped = FileManager.default.fileExists(atPath: path("project/Board.pkg/new.txt").description)
       let kept = try folderDocument.keyFingerprint() == packageFingerprint

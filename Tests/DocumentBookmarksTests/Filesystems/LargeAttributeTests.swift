@@ -10,7 +10,7 @@ import Testing
 /// a filesystem that cannot hold them does.
 @Suite("Large and many extended attributes")
 struct LargeAttributeTests {
-  static let filesystems: [LabFilesystem] = [.ext4, .xfs, .btrfs, .tmpfs, .overlayfs, .bindfs]
+  static let filesystems: [LabFilesystem] = LabFilesystem.allCases
 
   @Test("saves copy every attribute a filesystem holds; a copy that cannot is typed", .timeLimit(.minutes(2)))
   func attributes() async throws {
