@@ -6,13 +6,16 @@
 #   make docs    build the DocC documentation into .build/docs, warnings as errors
 #   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
+#   make filesystem-table  measure docbm on ext4, XFS, Btrfs, tmpfs, overlayfs and FUSE (as root)
+#                and rewrite docs/filesystems.md's tables from the tests' output
 #   make install install docbm, its manual page, completions and systemd user unit
 #                (docbm-watch@.service) under PREFIX (installs no packages: run
 #                `make setup` first when the build packages are missing)
 #   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
-PACKAGES := libattr1-dev libsodium-dev libssl-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi bubblewrap
+PACKAGES := libattr1-dev libsodium-dev libssl-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
+  bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -26,7 +29,7 @@ INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/
 # fraction of the time (it matters for a command run once per file, and for `check`).
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: setup check-setup build demo test bench bench-check docs docs-serve install uninstall format lint clean save-table
+.PHONY: setup check-setup build demo test bench bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -89,6 +92,9 @@ save-table: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
 	$(SWIFT) build --product docbm
 	bash Benchmarks/save-table.sh
+
+filesystem-table: setup
+	bash Benchmarks/filesystem-table.sh
 
 docs: setup
 	DOCS_PORT=$(DOCS_PORT) bash .ci/docs

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -133,6 +135,13 @@ int docbm_set_inode_flags(int fd, uint32_t flags) {
 
 const int DOCBM_CAP_CHOWN = CAP_CHOWN;
 
+int docbm_unshare_mount_namespace(void) {
+  if (unshare(CLONE_NEWNS) != 0) {
+    return -1;
+  }
+  return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
 int docbm_has_effective_capability(int capability) {
   if (capability < 0 || capability >= 64) {
     errno = EINVAL;
@@ -241,6 +250,7 @@ struct docbm_error_sink {
   char *buffer;
   size_t capacity;
   size_t length;
+  int first_errno; /* the errno of the first failure noted, 0 when none */
 };
 
 static void docbm_collect_error(struct error_context *context, const char *format, ...) {
@@ -286,6 +296,7 @@ static void docbm_sink_init(struct docbm_error_sink *sink, char *messages, size_
   sink->buffer = messages;
   sink->capacity = capacity;
   sink->length = 0;
+  sink->first_errno = 0;
   if (messages && capacity > 0) messages[0] = 0;
 }
 
@@ -300,6 +311,7 @@ int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, i
 
 /* Appends "name: strerror(errno)" to the sink, as libattr's own messages read. */
 static void docbm_note_failure(struct docbm_error_sink *sink, const char *what, const char *name) {
+  if (sink->first_errno == 0) sink->first_errno = errno;
   docbm_collect_error(&sink->context, "%s %s", what, name);
 }
 
@@ -332,9 +344,11 @@ static ssize_t docbm_read_value(int fd, const char *name, char **value, size_t *
 
 int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
                           void *key_value, size_t key_capacity, ssize_t *key_length,
-                          int *acl_names, char *messages, size_t capacity) {
+                          int *acl_names, char *messages, size_t capacity,
+                          int *failure_errno) {
   struct docbm_error_sink sink;
   docbm_sink_init(&sink, messages, capacity);
+  *failure_errno = 0;
   *key_length = -1;
   *acl_names = 0;
 
@@ -353,6 +367,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
     if (errno != ERANGE) {
       docbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
+      *failure_errno = sink.first_errno;
       return -1;
     }
     ssize_t needed = flistxattr(src_fd, NULL, 0);
@@ -363,6 +378,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
       errno = ENOMEM;
       docbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
+      *failure_errno = sink.first_errno;
       return -1;
     }
     list = bigger;
@@ -409,6 +425,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
   if (value != value_stack) free(value);
   if (list != list_stack) free(list);
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
+  *failure_errno = sink.first_errno;
   return sink.length == 0 ? 0 : -1;
 }
 

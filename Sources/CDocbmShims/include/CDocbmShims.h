@@ -69,6 +69,13 @@ extern const uint32_t DOCBM_FS_APPEND_FL;
 int docbm_has_effective_capability(int capability);
 extern const int DOCBM_CAP_CHOWN;
 
+/// Gives the calling thread a mount namespace of its own (unshare(2) with CLONE_NEWNS,
+/// which also gives it its own root, working folder and umask) and makes every mount in it
+/// private (mount(2) with MS_REC | MS_PRIVATE on "/"), so mounts made from this thread, or
+/// by processes it starts, are invisible to the rest of the system and vanish with the
+/// thread. Needs CAP_SYS_ADMIN. Returns 0, or -1 with errno.
+int docbm_unshare_mount_namespace(void);
+
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
 
@@ -105,10 +112,12 @@ int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, i
 /// copied key's value goes to `key_value` and its length to `*key_length` (-1 when the key
 /// was not copied: absent, left out, or its copy failed). `*acl_names` gets bit 1 when the
 /// source lists system.posix_acl_access, bit 2 for system.posix_acl_default. Returns 0
-/// when every name was copied, -1 otherwise, with messages as docbm_attr_copy_fd writes.
+/// when every name was copied, -1 otherwise, with messages as docbm_attr_copy_fd writes and
+/// the errno of the first failure in `*failure_errno` (0 when none).
 int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
                           void *key_value, size_t key_capacity, ssize_t *key_length,
-                          int *acl_names, char *messages, size_t capacity);
+                          int *acl_names, char *messages, size_t capacity,
+                          int *failure_errno);
 
 /// getdents64(2) from the start of an open folder: rewinds `fd`, then fills `buffer` with
 /// `struct linux_dirent64` records; call again (with `rewind` 0) until it returns 0.

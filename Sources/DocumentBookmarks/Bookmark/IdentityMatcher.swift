@@ -2,7 +2,10 @@
 ///
 /// The test, cheapest first: the kind and inode number must match; then equal birth times
 /// when both are known (statx gives it with the inode, so the unmoved case costs no extra
-/// call); else equal file handles from `name_to_handle_at`; else equal inode generations.
+/// call), and on Btrfs equal file handles too (a snapshot's copy has the same inode and
+/// birth time); else equal file handles from `name_to_handle_at` (on FUSE, whose handles
+/// hold node IDs the server hands out anew, unequal ones do not count); else equal inode
+/// generations.
 /// With none of those recorded, an equal inode of the right kind is accepted.
 struct IdentityMatcher {
   let kind: TargetKind
@@ -26,12 +29,20 @@ struct IdentityMatcher {
   ) -> Bool {
     guard kindMatches(status), status.inode == identity.inode else { return false }
     if let recorded = identity.birthTime, let current = status.birthTime {
-      return recorded == current
+      guard recorded == current else { return isCopiedUp(recorded, current, at: path, relativeTo: directory) }
+      // A Btrfs snapshot's copy has the same inode and birth time: compare the handles,
+      // which name the subvolume (one more system call, on Btrfs only).
+      guard let handle = identity.fileHandle, handle.namesSubvolume else { return true }
+      let currentHandle = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
+      return currentHandle.map { $0 == handle } ?? true
     }
     if let recorded = identity.fileHandle,
       let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
     {
-      return recorded == current
+      if recorded == current { return true }
+      // On FUSE unequal handles say nothing (new node IDs after a remount): fall back to
+      // the generation, else the inode, as on filesystems without handles.
+      guard filesystem(of: path, relativeTo: directory, \.isFUSE) else { return false }
     }
     if let recorded = identity.generation {
       let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
@@ -40,5 +51,28 @@ struct IdentityMatcher {
       }
     }
     return true
+  }
+
+  /// Whether a file with the recorded inode but a later birth time is the recorded one,
+  /// copied up by overlayfs (its first write in the container made an upper-layer copy:
+  /// overlayfs keeps the inode number, the birth time is the copy's). Costs an `fstatfs`,
+  /// only when the birth times differ. On overlayfs a copied-up file is known by its inode
+  /// number alone, as on filesystems without birth times, handles or generations.
+  private func isCopiedUp(
+    _ recorded: Timestamp, _ current: Timestamp, at path: FilePath, relativeTo directory: FileDescriptor
+  ) -> Bool {
+    guard current > recorded else { return false }
+    return filesystem(of: path, relativeTo: directory, \.isOverlay)
+  }
+
+  /// Whether the filesystem of `path` is of a kind (one `fstatfs`); `false` when it cannot
+  /// be told.
+  private func filesystem(
+    of path: FilePath, relativeTo directory: FileDescriptor, _ kind: (FileSystemIdentity) -> Bool
+  ) -> Bool {
+    guard let fd = try? FileDescriptor.open(path, [.path, .noFollow], relativeTo: directory) else {
+      return false
+    }
+    return fd.closeAfter { (try? FileSystemIdentity.of($0)).map(kind) ?? false }
   }
 }

@@ -11,12 +11,29 @@ struct IdentitySearch {
     let inode: UInt64
   }
 
+  /// What a search came to: the first exact match, and the first folder that could not be
+  /// read because the storage failed (EIO, or a FUSE server gone), which makes "not found"
+  /// inconclusive.
+  struct Outcome {
+    var found: FilePath?
+    var storageFailure: SystemCallError?
+  }
+
   /// Searches below each root in turn; returns the first exact match.
   func find(roots: [FilePath]) -> FilePath? {
+    search(roots: roots).found
+  }
+
+  /// Searches below each root in turn, noting storage failures on the way.
+  func search(roots: [FilePath]) -> Outcome {
+    var outcome = Outcome()
+    func note(_ error: SystemCallError) {
+      if outcome.storageFailure == nil, error.errno.isStorageFailure { outcome.storageFailure = error }
+    }
     var entriesLeft = budget.maximumEntries
     var visited = Set<Visit>()
     for root in roots {
-      guard entriesLeft > 0 else { return nil }
+      guard entriesLeft > 0 else { return outcome }
       guard let rootStatus = try? FileStatus.of(root, followSymlinks: false),
         rootStatus.kind == .directory
       else { continue }
@@ -25,11 +42,21 @@ struct IdentitySearch {
       while head < queue.count, entriesLeft > 0 {
         let (folder, depth) = queue[head]
         head += 1
-        guard let stream = try? DirectoryStream(folder),
-          let status = try? FileStatus.of(stream.descriptor)
-        else { continue }
-        // Never leave the root's filesystem, never list a folder twice.
-        guard status.device == rootStatus.device,
+        let stream: DirectoryStream
+        let status: FileStatus
+        do {
+          stream = try DirectoryStream(folder)
+          status = try FileStatus.of(stream.descriptor)
+        } catch {
+          note(error)
+          continue
+        }
+        defer { if let failure = stream.failure { note(SystemCallError("readdir", failure, path: folder)) } }
+        // Never leave the root's filesystem (a Btrfs subvolume has its own device number
+        // but is on the same mount), never list a folder twice.
+        guard
+          status.device == rootStatus.device
+            || (status.mountID != nil && status.mountID == rootStatus.mountID),
           visited.insert(Visit(device: status.device, inode: status.inode)).inserted
         else { continue }
         while entriesLeft > 0, let entry = stream.next() {
@@ -41,7 +68,8 @@ struct IdentitySearch {
             matcher.isSameObject(
               childStatus, at: FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor)
           {
-            return child
+            outcome.found = child
+            return outcome
           }
           if depth < budget.maximumDepth, entry.type == .directory || entry.type == .unknown {
             queue.append((child, depth + 1))
@@ -49,6 +77,6 @@ struct IdentitySearch {
         }
       }
     }
-    return nil
+    return outcome
   }
 }

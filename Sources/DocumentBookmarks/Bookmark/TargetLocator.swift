@@ -43,7 +43,18 @@ struct TargetLocator {
     let absolute = contents.absolutePath
     let relativeCandidate = documentFolder.appending(contents.relativePath.bytes)
     var documentMoved = relativeCandidate.lexicallyNormalized != absolute
-    let absoluteStatus = try? FileStatus.of(absolute, followSymlinks: false)
+    // A recorded path that could not be looked at because the storage failed (EIO, a FUSE
+    // server gone) makes "missing" a guess: that is reported as ioError instead.
+    var storageFailure: SystemCallError?
+    func status(_ path: FilePath) -> FileStatus? {
+      do {
+        return try FileStatus.of(path, followSymlinks: false)
+      } catch {
+        if storageFailure == nil, error.errno.isStorageFailure { storageFailure = error }
+        return nil
+      }
+    }
+    let absoluteStatus = status(absolute)
     let absoluteIsTarget = absoluteStatus.map { matcher.isSameObject($0, at: absolute) } ?? false
 
     if !matcher.hasIdentity {
@@ -56,9 +67,7 @@ struct TargetLocator {
     }
 
     var relativeStatus: FileStatus?
-    if documentMoved, let status = try? FileStatus.of(relativeCandidate, followSymlinks: false),
-      matcher.kindMatches(status)
-    {
+    if documentMoved, let status = status(relativeCandidate), matcher.kindMatches(status) {
       if let absoluteStatus, absoluteStatus.device == status.device && absoluteStatus.inode == status.inode {
         // The same place by another name (the document opened through a linked folder):
         // the document did not move.
@@ -82,8 +91,9 @@ struct TargetLocator {
 
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
-    let search = IdentitySearch(matcher: matcher, budget: budget)
-    if let found = search.find(roots: searchRoots()) {
+    let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots())
+    if storageFailure == nil { storageFailure = search.storageFailure }
+    if let found = search.found {
       var reasons: [StaleReason] = [.targetMoved]
       if documentMoved { reasons.append(.documentMoved) }
       return Location(path: found, reasons: reasons)
@@ -94,6 +104,14 @@ struct TargetLocator {
     if let absoluteStatus, matcher.kindMatches(absoluteStatus) {
       let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
       return Location(path: absolute, reasons: moved + [.identityChanged])
+    }
+    if let storageFailure {
+      let place = storageFailure.path.map { " reading \($0)" } ?? ""
+      throw DocbmError(
+        .ioError, path: absolute,
+        message:
+          "the \(contents.kind.rawValue) last seen at \(absolute) could not be looked for: \(storageFailure.errno)\(place); try again later",
+        systemCall: storageFailure.call, errno: storageFailure.errno.rawValue, lastKnownPath: absolute)
     }
     throw DocbmError(
       .missing, path: absolute,
@@ -193,8 +211,27 @@ struct TargetLocator {
   }
 
   /// The search roots: the recorded folder or its nearest existing ancestor, up to
-  /// `ascent` folders above it, then the document's folder.
+  /// `ascent` folders above it, then the document's folder; only those inside the recorded
+  /// mount point, when one was recorded, or on a filesystem with the recorded `f_fsid`
+  /// (the same disk mounted elsewhere). A rename never leaves a filesystem, so a search
+  /// outside it can only find another file: the lower layer of an overlay, the source
+  /// folder of a bind mount or a FUSE passthrough, whose files have the target's inode and
+  /// birth time.
   private func searchRoots() -> [FilePath] {
+    let mountPoint = contents.volume.mountPoint?.lexicallyNormalized
+    func onRecordedFilesystem(_ folder: FilePath) -> Bool {
+      guard let mountPoint, mountPoint.bytes != [UInt8(ascii: "/")] else { return true }
+      let components = folder.lexicallyNormalized.components
+      let mountComponents = mountPoint.components
+      if components.count >= mountComponents.count
+        && Array(components.prefix(mountComponents.count)) == mountComponents
+      {
+        return true
+      }
+      // The same filesystem mounted somewhere else now (a disk at a new mount point).
+      guard let recorded = contents.volume.filesystemID, recorded != 0 else { return false }
+      return (try? FileSystemIdentity.of(path: folder))?.fsid == recorded
+    }
     var roots: [FilePath] = []
     var folder = contents.absolutePath.removingLastComponent
     while folder.bytes != [UInt8(ascii: "/")],
@@ -202,13 +239,13 @@ struct TargetLocator {
     {
       folder = folder.removingLastComponent
     }
-    roots.append(folder)
+    if onRecordedFilesystem(folder) { roots.append(folder) }
     for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
       folder = folder.removingLastComponent
-      roots.append(folder)
+      if onRecordedFilesystem(folder) { roots.append(folder) }
     }
     let documentRoot = documentFolder.lexicallyNormalized
-    if !roots.contains(documentRoot) { roots.append(documentRoot) }
+    if !roots.contains(documentRoot), onRecordedFilesystem(documentRoot) { roots.append(documentRoot) }
     return roots
   }
 

@@ -48,6 +48,9 @@ extension DocbmError {
     case .ioError:
       code = .ioError
       message = "input/output error \(what) \(path)"
+    case .notConnected:
+      code = .ioError
+      message = "the filesystem of \(path) is not answering \(what) it (its FUSE server has gone)"
     case .tooManySymbolicLinks:
       code = .unsupportedFileType
       message = "\(path) is a symbolic link where a file or folder was expected"

@@ -216,12 +216,13 @@ struct DocumentReplacer {
     } else {
       try step(.swap, destination) { () throws(SystemCallError) in
         try SaveFaults.check(.swap, call: "renameat", destination: destination)
-        if existing?.status.kind == .directory {
-          try folder.exchange(temporary.name, with: documentName, in: folder)
-        } else {
+        if existing?.status.kind != .directory {
           try folder.rename(temporary.name, to: documentName, in: folder)
           renamedIntoPlace = true
         }
+      }
+      if existing?.status.kind == .directory {
+        try exchangeFolders(temporary.name, documentName, in: folder)
       }
     }
     if watchesLateKey, let existing {
@@ -551,6 +552,15 @@ struct DocumentReplacer {
       from: source.descriptor, to: written.descriptor, key: KeyAttribute.name, carryingKey: key == .carry)
     var keyValue = outcome.key
     if let failure = outcome.failure {
+      // The storage failed (EIO, a FUSE server gone): not an attribute the destination
+      // cannot hold, so nothing to confirm; try again later.
+      if let errno = failure.errno, errno.isStorageFailure {
+        throw DocbmError(
+          .ioError, path: destination,
+          message:
+            "the extended attributes of \(source.path) could not be copied (\(failure.messages)): \(errno); \(destination) is unchanged",
+          systemCall: "fsetxattr", errno: errno.rawValue, step: .copyAttributes)
+      }
       if options.requireEveryAttribute {
         throw DocbmError(
           .attributeCopyFailed, path: destination,
@@ -657,6 +667,32 @@ struct DocumentReplacer {
   }
 
   /// Runs System-layer work of one save step, naming the step in its error.
+  /// Swaps the new version of a folder document with the document, atomically. A
+  /// filesystem that cannot (FUSE filesystems without `RENAME_EXCHANGE`, such as bindfs and
+  /// sshfs: EINVAL; overlayfs for a folder of a lower layer: EXDEV; kernels without
+  /// renameat2: ENOSYS) gets `unsupportedFilesystem`: renaming the document away and the new
+  /// version in would leave a moment with no document at its path, which a crash could make
+  /// permanent.
+  private func exchangeFolders(_ temporary: FilePath, _ document: FilePath, in folder: FileDescriptor)
+    throws(DocbmError)
+  {
+    do {
+      try folder.exchange(temporary, with: document, in: folder)
+    } catch  where [.invalidArgument, .notImplemented, .crossDevice].contains(error.errno) {
+      let why =
+        error.errno == .crossDevice
+        ? "it is an overlayfs folder from a lower layer, which overlayfs cannot swap"
+        : "its filesystem cannot swap two folders atomically (no RENAME_EXCHANGE)"
+      throw DocbmError(
+        .unsupportedFilesystem, path: destination,
+        message:
+          "the folder document \(destination) cannot be saved in place: \(why); it is unchanged. Save it on another filesystem, or as a copy",
+        systemCall: "renameat2", errno: error.errno.rawValue, step: .swap)
+    } catch {
+      throw DocbmError(error, operation: .save(.swap), path: destination)
+    }
+  }
+
   private func step<Value>(
     _ step: SaveStep, _ path: FilePath, _ body: () throws(SystemCallError) -> Value
   ) throws(DocbmError) -> Value {

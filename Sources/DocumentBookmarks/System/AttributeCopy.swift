@@ -8,6 +8,8 @@ package enum AttributeCopy {
   /// A copy that left some names behind; `messages` are libattr's, one per failure.
   package struct Failure: Error, Sendable {
     package let messages: String
+    /// The error of the first name that failed, when known.
+    package let errno: Errno?
   }
 }
 
@@ -36,17 +38,20 @@ extension AttributeCopy {
     var aclNames: Int32 = 0
     var keyValue = [UInt8](repeating: 0, count: 256)
     var messages = [CChar](repeating: 0, count: 2048)
+    var failureErrno: Int32 = 0
     let result = keyValue.withUnsafeMutableBytes { keyBuffer in
       key.withCString { name in
         docbm_copy_attributes(
           source.rawValue, destination.rawValue, name, carryingKey ? 1 : 0, keyBuffer.baseAddress,
-          keyBuffer.count, &keyLength, &aclNames, &messages, messages.count)
+          keyBuffer.count, &keyLength, &aclNames, &messages, messages.count, &failureErrno)
       }
     }
     var failure: Failure?
     if result != 0 {
       let text = messages.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-      failure = Failure(messages: text.isEmpty ? "copying attributes failed" : text)
+      failure = Failure(
+        messages: text.isEmpty ? "copying attributes failed" : text,
+        errno: failureErrno == 0 ? nil : Errno(rawValue: failureErrno))
     }
     if keyLength >= 0 { keyValue.removeSubrange(keyLength...) }
     return Outcome(

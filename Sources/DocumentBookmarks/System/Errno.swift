@@ -35,8 +35,16 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let overflow = Errno(rawValue: EOVERFLOW)
   package static let notImplemented = Errno(rawValue: ENOSYS)
   package static let invalidArgument = Errno(rawValue: EINVAL)
+  package static let crossDevice = Errno(rawValue: EXDEV)
+  package static let notEmpty = Errno(rawValue: ENOTEMPTY)
   /// ENOTTY: the descriptor does not support the ioctl.
   package static let inappropriateIoctl = Errno(rawValue: ENOTTY)
+  /// ENOTCONN: a FUSE filesystem whose server has gone ("transport endpoint is not connected").
+  package static let notConnected = Errno(rawValue: ENOTCONN)
+
+  /// Whether the error says the storage failed (EIO, or a FUSE filesystem whose server has
+  /// gone), not that a file is absent or refused: what was looked for may still be there.
+  package var isStorageFailure: Bool { self == .ioError || self == .notConnected }
 
   /// The symbolic name (`ENOENT`) followed by the C library's message.
   package var description: String {
@@ -72,6 +80,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     case ENOTTY: "ENOTTY"
     case EBADF: "EBADF"
     case EBUSY: "EBUSY"
+    case ENOTCONN: "ENOTCONN"
     default: "errno \(rawValue)"
     }
   }

@@ -20,6 +20,16 @@ package struct FileSystemIdentity: Hashable, Sendable {
     return FileSystemIdentity(fsid: fsid, type: type)
   }
 
+  /// Whether this is overlayfs (`OVERLAYFS_SUPER_MAGIC`), where a file of a lower layer is
+  /// copied up to the upper layer by its first write: it keeps its inode number but gets
+  /// the upper file's birth time.
+  package var isOverlay: Bool { type == 0x794c_7630 }
+
+  /// Whether this is a FUSE filesystem (`FUSE_SUPER_MAGIC`), whose file handles hold the
+  /// node ID the FUSE server handed out: a libfuse server gives a node a new one after every
+  /// mount and whenever it forgot the node, so unequal handles say nothing there.
+  package var isFUSE: Bool { type == 0x6573_5546 }
+
   /// The filesystem that holds `path` (following symbolic links).
   package static func of(path: FilePath) throws(SystemCallError) -> FileSystemIdentity {
     let fd = try FileDescriptor.open(path, .path)

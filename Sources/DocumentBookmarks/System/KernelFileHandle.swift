@@ -17,6 +17,12 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
     self.bytes = bytes
   }
 
+  /// Whether the handle is Btrfs's (`FILEID_BTRFS_WITHOUT_PARENT`, `_WITH_PARENT`,
+  /// `_WITH_PARENT_ROOT`: 0x4d to 0x4f), which names the subvolume as well as the inode.
+  /// On Btrfs, inode numbers are unique only within a subvolume, and a snapshot's files keep
+  /// the original's inode numbers and birth times: only the handle tells them apart.
+  package var namesSubvolume: Bool { (0x4d...0x4f).contains(type) }
+
   /// The handle of `path` (relative to `directory` when relative), or `nil` when the
   /// filesystem gives none (EOPNOTSUPP on /proc, some network filesystems; ENOSYS).
   ///

@@ -1,0 +1,237 @@
+import DocbmTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarks
+
+/// Real I/O errors: a FUSE passthrough (`Tests/FaultFS/faultfs.py`, on python3-fusepy) fails
+/// chosen calls with EIO or ENOSPC on command, and the library meets them through the
+/// kernel as it would a failing disk.
+@Suite("Real I/O errors from a faulty filesystem")
+struct FaultyFilesystemTests {
+  static let script = FilesystemLab.faultScript
+
+  /// The faulty filesystem, mounted in a lab: writing a control line makes calls fail.
+  struct FaultyMount {
+    let lab: FilesystemLab
+    let point: FilePath
+    let control: FilePath
+    let log: FilePath
+
+    func fail(_ operation: String, _ errno: String, in text: String? = nil) throws {
+      try lab.scratch.write("\(operation) \(errno)\(text.map { " " + $0 } ?? "")\n", to: control)
+    }
+
+    func heal() throws {
+      try lab.scratch.remove(control)
+    }
+
+    func clearLog() throws {
+      try lab.scratch.write("", to: log)
+    }
+
+    var logLines: [String] {
+      ((try? String(contentsOfFile: log.description, encoding: .utf8)) ?? "").split(separator: "\n").map(
+        String.init)
+    }
+
+    func path(_ relative: String) -> FilePath { FilePath(point.description + "/" + relative) }
+  }
+
+  static func mountFaulty(in lab: FilesystemLab) throws -> FaultyMount {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+      run("/usr/bin/python3", ["-c", "import fusepy"]).status == 0
+    else { throw LabSkip(description: "python3-fusepy is not installed (apt-get install python3-fusepy)") }
+    guard FileManager.default.fileExists(atPath: "/dev/fuse") else {
+      throw LabSkip(description: "/dev/fuse is missing")
+    }
+    let source = try lab.scratch.folder("faulty-source")
+    let point = try lab.scratch.folder("faulty")
+    let mount = FaultyMount(
+      lab: lab, point: point, control: lab.scratch.path("faulty-control"), log: lab.scratch.path("faulty-log")
+    )
+    try lab.startFUSE(
+      "/usr/bin/python3",
+      [script, source.description, point.description, mount.control.description, mount.log.description],
+      at: point)
+    return mount
+  }
+
+  @Test(
+    "saves keep the original and its key; a failed fsync is never followed by the rename",
+    .timeLimit(.minutes(2)))
+  func saves() async throws {
+    guard
+      let rows = try await FilesystemLab.inNamespace(
+        "the faulty-filesystem save test",
+        { lab in
+          try Self.measureSaves(in: lab)
+        })
+    else { return }
+    for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
+    let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    let intact = "original intact with its key and attributes, nothing left"
+    #expect(measured["no fault: saved"] == "saved; key and attributes kept")
+    #expect(measured["write fails (EIO)"] == "error: ioError at write; \(intact)")
+    #expect(measured["write fails (ENOSPC)"] == "error: noSpace at write; \(intact)")
+    #expect(measured["fsync fails (EIO)"] == "error: ioError at syncFile; \(intact)")
+    #expect(measured["rename after the failed fsync"] == "none")
+    #expect(measured["setxattr fails (ENOSPC)"] == "error: attributeCopyFailed at copyAttributes; \(intact)")
+    #expect(measured["setxattr fails (EIO)"] == "error: ioError at copyAttributes; \(intact)")
+    #expect(measured["rename fails (EIO)"] == "error: ioError at swap; \(intact)")
+    #expect(
+      measured["folder fsync fails (EIO)"]
+        == "error: ioError at syncFolder; new version in place with its key")
+    #expect(
+      measured["slowest call"].map { !$0.hasPrefix("over") } == true, "\(measured["slowest call"] ?? "")")
+  }
+
+  static func measureSaves(in lab: FilesystemLab) throws -> [(String, String)] {
+    let faulty = try mountFaulty(in: lab)
+    var rows: [(String, String)] = []
+    let documentPath = try lab.scratch.file(bytes: faulty.path("board.doc"), "original")
+    let document = BookmarkService().documents(anchoredOn: documentPath)
+    _ = try document.makeBookmark(to: try lab.scratch.file(bytes: faulty.path("cat.png"), "cat"))
+    try ExtendedAttributes.set(
+      "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
+    let fingerprint = try document.keyFingerprint()
+    var slowest = 0.0
+
+    func state(expecting contents: String) -> String {
+      let text = try? String(contentsOfFile: documentPath.description, encoding: .utf8)
+      let key = (try? document.keyFingerprint()) == fingerprint
+      let color =
+        (try? ExtendedAttributes.value("user.color", of: .path(documentPath, followSymlinks: false)))
+        == Array("blue".utf8)
+      let left = (try? FileManager.default.contentsOfDirectory(atPath: faulty.point.description))?.filter {
+        $0.contains(".docbm-save-")
+      }
+      guard text == contents else { return "contents: \(text ?? "unreadable")" }
+      return (key ? "with its key" : "key lost") + (color ? " and attributes" : ", attributes lost")
+        + (left == [] ? ", nothing left" : ", left: \(left ?? [])")
+    }
+    func save(_ contents: String) -> Result<Void, DocbmError> {
+      let started = Date()
+      defer { slowest = max(slowest, Date().timeIntervalSince(started)) }
+      return Result { () throws(DocbmError) in try document.replaceDocument(with: Data(contents.utf8)) }
+    }
+
+    if case .failure(let error) = save("original") {
+      rows.append(("no fault: saved", "error: \(error.code.rawValue)"))
+    } else {
+      let after = state(expecting: "original")
+      rows.append(
+        (
+          "no fault: saved",
+          after == "with its key and attributes, nothing left" ? "saved; key and attributes kept" : after
+        ))
+    }
+
+    let faults: [(String, String, String?, String)] = [
+      ("write", "EIO", ".docbm-save", "write fails (EIO)"),
+      ("write", "ENOSPC", ".docbm-save", "write fails (ENOSPC)"),
+      ("fsync", "EIO", ".docbm-save", "fsync fails (EIO)"),
+      ("setxattr", "ENOSPC", ".docbm-save", "setxattr fails (ENOSPC)"),
+      ("setxattr", "EIO", ".docbm-save", "setxattr fails (EIO)"),
+      ("rename", "EIO", nil, "rename fails (EIO)"),
+    ]
+    for (operation, errno, text, name) in faults {
+      try faulty.clearLog()
+      try faulty.fail(operation, errno, in: text)
+      let result = save("replaced")
+      try faulty.heal()
+      switch result {
+      case .success: rows.append((name, "saved: the fault was not met"))
+      case .failure(let error):
+        rows.append(
+          (
+            name,
+            "error: \(error.code.rawValue) at \(error.step?.rawValue ?? "no step"); original intact \(state(expecting: "original"))"
+          ))
+      }
+      if operation == "fsync" {
+        let lines = faulty.logLines
+        let failed = lines.firstIndex { $0.hasPrefix("fsync ") && $0.hasSuffix(" EIO") }
+        let renames =
+          failed.map { lines[$0...].filter { $0.hasPrefix("rename ") } } ?? ["(the fsync was not met)"]
+        rows.append(
+          ("rename after the failed fsync", renames.isEmpty ? "none" : renames.joined(separator: "; ")))
+      }
+    }
+
+    try faulty.fail("fsyncdir", "EIO")
+    let result = save("replaced")
+    try faulty.heal()
+    switch result {
+    case .success: rows.append(("folder fsync fails (EIO)", "saved: the fault was not met"))
+    case .failure(let error):
+      let after = state(expecting: "replaced")
+      rows.append(
+        (
+          "folder fsync fails (EIO)",
+          "error: \(error.code.rawValue) at \(error.step?.rawValue ?? "no step"); "
+            + (after.hasPrefix("with its key") ? "new version in place with its key" : after)
+        ))
+    }
+    rows.append(("slowest call", slowest < 5 ? "\(Int(slowest * 1000)) ms" : "over 5 s: \(slowest) s"))
+    return rows
+  }
+
+  @Test("resolve and check report typed errors, never a guess", .timeLimit(.minutes(2)))
+  func resolveAndCheck() async throws {
+    guard
+      let rows = try await FilesystemLab.inNamespace(
+        "the faulty-filesystem resolve test",
+        { lab in
+          try Self.measureReads(in: lab)
+        })
+    else { return }
+    for (operation, result) in rows { FilesystemTable.record("faults", "FUSE, failing", operation, result) }
+    let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    #expect(measured["resolve, no fault"] == "resolved")
+    #expect(measured["resolve, the key unreadable (getxattr EIO)"] == "error: ioError")
+    #expect(measured["resolve, the target unreadable (getattr EIO)"] == "error: ioError")
+    #expect(measured["resolve a moved target, folders unreadable (readdir EIO)"] == "error: ioError")
+    #expect(measured["resolve a moved target, no fault"] == "stale: targetMoved")
+    #expect(measured["check, no fault"] == "ok")
+    #expect(measured["check, the document unreadable (read EIO)"] == "unreadable")
+    #expect(measured["check, the key unreadable (getxattr EIO)"] == "unreadable")
+  }
+
+  static func measureReads(in lab: FilesystemLab) throws -> [(String, String)] {
+    let faulty = try mountFaulty(in: lab)
+    var rows: [(String, String)] = []
+    let documentPath = try lab.scratch.file(bytes: faulty.path("board.doc"), "original")
+    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let cat = try lab.scratch.file(bytes: faulty.path("images/cat.png"), "cat")
+    let bookmark = try document.makeBookmark(to: cat)
+    try lab.scratch.write("board \(bookmark.text)", to: documentPath)
+    func resolve(_ name: String, expecting expected: FilePath) {
+      rows.append((name, describe(document.outcome(bookmark), expecting: expected)))
+    }
+
+    resolve("resolve, no fault", expecting: cat)
+    try faulty.fail("getxattr", "EIO", in: "board.doc")
+    resolve("resolve, the key unreadable (getxattr EIO)", expecting: cat)
+    try faulty.fail("getattr", "EIO", in: "cat.png")
+    resolve("resolve, the target unreadable (getattr EIO)", expecting: cat)
+    try faulty.heal()
+
+    let moved = faulty.path("images/old/cat.png")
+    try lab.scratch.move(cat, moved)
+    try faulty.fail("readdir", "EIO")
+    resolve("resolve a moved target, folders unreadable (readdir EIO)", expecting: moved)
+    try faulty.heal()
+    resolve("resolve a moved target, no fault", expecting: moved)
+
+    let checker = DocumentChecker()
+    rows.append(("check, no fault", checker.check(documentPath).verdict.rawValue))
+    try faulty.fail("read", "EIO", in: "board.doc")
+    rows.append(("check, the document unreadable (read EIO)", checker.check(documentPath).verdict.rawValue))
+    try faulty.fail("getxattr", "EIO", in: "board.doc")
+    rows.append(("check, the key unreadable (getxattr EIO)", checker.check(documentPath).verdict.rawValue))
+    try faulty.heal()
+    return rows
+  }
+}
