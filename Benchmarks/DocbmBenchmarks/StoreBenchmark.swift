@@ -16,9 +16,13 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
     makeFile("\(folder)/targets/\(index / 1000)/file\(index).txt")
   }
   let storePath = FilePath("\(folder)/store.json")
-  let store = StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
+  let store = StoreCore<String, NoMetadata>(
+    file: storePath, policy: StorePolicy(), service: BookmarkService())
   let targets = (0..<count).map { index in
-    (target: FilePath("\(folder)/targets/\(index / 1000)/file\(index).txt"), key: "record-\(index)", metadata: NoMetadata())
+    (
+      target: FilePath("\(folder)/targets/\(index / 1000)/file\(index).txt"), key: "record-\(index)",
+      metadata: NoMetadata()
+    )
   }
   _ = try store.add(targets: targets)
   var info = stat()
@@ -27,7 +31,8 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
 
   // Load: a fresh store reading the file.
   let load = try measure(iterations: 1, rounds: 5) {
-    _ = try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService()).load()
+    _ = try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
+      .load()
   }
   // One change (a pin toggled) against one replaceDocument of as many bytes, interleaved.
   let same = BookmarkService().documents(anchoredOn: FilePath("\(folder)/same-size.json"))

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <attr/libattr.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
@@ -209,6 +210,8 @@ const int DOCBM_LOCK_EX = LOCK_EX;
 const int DOCBM_LOCK_NB = LOCK_NB;
 
 int docbm_flock(int fd, int operation) { return flock(fd, operation); }
+
+int docbm_name_current_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index) {

@@ -59,6 +59,7 @@ final class MountWatcher: @unchecked Sendable {
     else { return nil }
     self.stop = stop
     thread = Thread {
+      ThreadName.setCurrent("docbm-mounts")
       defer { table.close() }
       var known = initial
       while true {

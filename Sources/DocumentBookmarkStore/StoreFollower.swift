@@ -17,6 +17,7 @@ final class StoreFollower: @unchecked Sendable {
     else { return nil }
     self.stop = stop
     thread = Thread {
+      ThreadName.setCurrent("docbm-store")
       while true {
         guard let ready = try? Poller.wait([inotify.interest, stop.interest], timeout: -1) else { return }
         if ready[1] { return }
@@ -24,7 +25,7 @@ final class StoreFollower: @unchecked Sendable {
         if events.contains(where: { $0.name == name || $0.events.contains(.overflowed) }) { reload() }
       }
     }
-    thread.name = "docbm-store-follow"
+    thread.name = "docbm-store"
     thread.start()
   }
 

@@ -207,7 +207,8 @@ struct PortalEndToEndTests {
     // may not have loaded, such as libswiftSwiftOnoneSupport).
     for line in run("/usr/bin/ldd", [Capabilities.docbmExecutable]).output.split(separator: "\n") {
       guard let arrow = line.range(of: "=> /") else { continue }
-      let path = line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init) ?? ""
+      let path =
+        line[line.index(before: arrow.upperBound)...].split(separator: " ").first.map(String.init) ?? ""
       folders.insert(URL(fileURLWithPath: path).deletingLastPathComponent().path)
     }
     return folders.sorted()

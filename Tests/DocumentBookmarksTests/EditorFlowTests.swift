@@ -247,7 +247,11 @@ struct EditorFlowTests {
     #expect(!DocbmThreads.isCurrent)
     let seen = Mutex<(name: String?, marked: Bool)?>(nil)
     try await document.async.replaceDocument { url in
-      seen.withLock { $0 = (Thread.current.name, DocbmThreads.isCurrent) }
+      // The kernel's name of the thread (what ps and debuggers show), not Foundation's copy
+      // of it, which may still hold the name of the thread that started this one.
+      let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+      let kernelName = comm?.trimmingCharacters(in: .newlines)
+      seen.withLock { $0 = (kernelName, DocbmThreads.isCurrent) }
       try Data("new".utf8).write(to: url)
     }
     let observed = try #require(seen.withLock { $0 })

@@ -125,6 +125,10 @@ ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind);
 
 /// flock(2) on a descriptor (folders included).
 int docbm_flock(int fd, int operation);
+
+/// Names the calling thread in the kernel (pthread_setname_np: what ps, top and debuggers
+/// show; at most 15 bytes are kept). Returns 0, or an errno value.
+int docbm_name_current_thread(const char *name);
 extern const int DOCBM_LOCK_EX;
 extern const int DOCBM_LOCK_NB;
 

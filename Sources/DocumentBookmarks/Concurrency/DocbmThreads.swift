@@ -64,6 +64,7 @@ private final class WorkerPool: @unchecked Sendable {
   private func serve() {
     // Named from inside: the kernel's name of the thread (what `ps` and debuggers show), too.
     Thread.current.name = DocbmThreads.threadName
+    ThreadName.setCurrent(DocbmThreads.threadName)
     Thread.current.threadDictionary[WorkerPool.markerKey] = true
     while true {
       condition.lock()
