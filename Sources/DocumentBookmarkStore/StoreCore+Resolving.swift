@@ -56,16 +56,19 @@ extension StoreCore {
   /// Resolves every record (or only those not known to be available), several at a time
   /// on Dispatch's threads, and commits all the results in one save. Returns each failure.
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
-    try load()
-    return try refresh(snapshot.records.filter { includingAvailable || $0.status != .available })
+    // The records as the file holds them now (no lock: saves replace it whole); the
+    // commit applies to what it holds then.
+    let records = try file.read().records
+    return try refresh(includingAvailable ? records : records.filter { $0.status != .available })
   }
 
   /// Resolves `records` several at a time and commits the results in one save.
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
     let outcomes = Mutex<[Outcome?]>(Array(repeating: nil, count: records.count))
+    let document = file.document
     DispatchQueue.concurrentPerform(iterations: records.count) { index in
-      let outcome = find(records[index])
+      let outcome = find(records[index], on: document)
       outcomes.withLock { $0[index] = outcome }
     }
     let found = outcomes.withLock { $0.compactMap { $0 } }
@@ -95,9 +98,9 @@ extension StoreCore {
 
   /// Resolves `record`'s bookmark against the store file, or makes the first bookmark of a
   /// path-only record. No lock is held: resolution may search, and other changes go on.
-  func find(_ record: Record) -> Outcome {
+  func find(_ record: Record, on document: AnchoredDocument? = nil) -> Outcome {
     resolutions.add(1, ordering: .relaxed)
-    let document = file.document
+    let document = document ?? file.document
     guard let bookmark = record.bookmark else {
       do throws(DocbmError) {
         let made = try document.makeBookmark(to: record.lastKnownPath)

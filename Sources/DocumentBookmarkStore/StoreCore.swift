@@ -112,6 +112,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   static func changes(from old: [Record], to new: [Record]) -> [StoreChange<Key, Metadata>] {
     // The common case, a change to some records in place: the same keys in the same order,
     // compared pairwise.
+    if old == new { return [] }  // often the very same storage: no comparison at all
     if old.count == new.count, zip(old, new).allSatisfy({ $0.key == $1.key }) {
       return zip(old, new).compactMap { $0 == $1 ? nil : .updated($1) }
     }
