@@ -1,5 +1,6 @@
 import Dispatch
 package import DocumentBookmarks
+import Foundation
 import Synchronization
 
 extension StoreCore {
@@ -65,13 +66,16 @@ extension StoreCore {
   /// Resolves `records` several at a time and commits the results in one save.
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
-    let outcomes = Mutex<[Outcome?]>(Array(repeating: nil, count: records.count))
+    // In chunks, a few per core, each gathering its outcomes before taking the lock once.
+    let chunks = min(records.count, ProcessInfo.processInfo.activeProcessorCount * 4)
+    let outcomes = Mutex<[[Outcome]]>(Array(repeating: [], count: chunks))
     let document = file.document
-    DispatchQueue.concurrentPerform(iterations: records.count) { index in
-      let outcome = find(records[index], on: document)
-      outcomes.withLock { $0[index] = outcome }
+    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+      let range = (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks)
+      let found = range.map { find(records[$0], on: document) }
+      outcomes.withLock { $0[chunk] = found }
     }
-    let found = outcomes.withLock { $0.compactMap { $0 } }
+    let found = outcomes.withLock { $0.flatMap { $0 } }
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
       // One lookup table for the whole batch, and removals at the end, so that committing
       // many outcomes costs a pass, not a search per outcome.
@@ -155,6 +159,12 @@ extension StoreCore {
   /// written; a failure the policy drops is reported for the caller to remove.
   func apply(_ outcome: Outcome, at index: Int, to contents: inout Contents) -> Disposition {
     guard contents.records[index].bookmark == outcome.resolved else { return .unchanged }
+    // The common case of a refresh, found where it was: nothing to change, nothing to copy.
+    if case .success(.resolution(let resolution)) = outcome.result, resolution.refreshed == nil,
+      contents.records[index].status == .available, contents.records[index].lastKnownPath == resolution.path
+    {
+      return .unchanged
+    }
     var record = contents.records[index]
     switch outcome.result {
     case .success(.resolution(let resolution)):
