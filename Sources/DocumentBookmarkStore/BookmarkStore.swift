@@ -81,9 +81,17 @@ public final class BookmarkStore<
     async throws(Failure)
     -> Value
   {
-    let core = core
+    try await finishing { try await DocbmThreads.run { () throws -> Value in try work() } }
+  }
+
+  /// Starts following mounts and other processes now, without waiting for a first call.
+  package func startFollowingNow() { startFollowing() }
+
+  /// Awaits `work` (done on docbm's threads), then starts following; its errors are the
+  /// store's own (anything else, which docbm's calls do not throw, as `systemFailure`).
+  private func finishing<Value: Sendable>(_ work: () async throws -> Value) async throws(Failure) -> Value {
     do {
-      let value = try await DocbmThreads.run { () throws -> Value in try work() }
+      let value = try await work()
       startFollowing()
       return value
     } catch let error as Failure {
@@ -92,9 +100,6 @@ public final class BookmarkStore<
       throw .docbm(DocbmError(.systemFailure, path: core.path, message: "\(error)"))
     }
   }
-
-  /// Starts following mounts and other processes now, without waiting for a first call.
-  package func startFollowingNow() { startFollowing() }
 
   private func startFollowing() {
     if followsMounts {
@@ -201,15 +206,7 @@ public final class BookmarkStore<
       return task
     }
     defer { _ = flights.withLock { $0[key] == task ? $0.removeValue(forKey: key) : nil } }
-    do {
-      let value = try await task.value
-      startFollowing()
-      return value
-    } catch let error as Failure {
-      throw error
-    } catch {
-      throw .docbm(DocbmError(.systemFailure, path: core.path, message: "\(error)"))
-    }
+    return try await finishing { try await task.value }
   }
 
   /// Resolves every record (or only those not known to be available), several at once,

@@ -154,18 +154,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let lock: FileDescriptor
     do {
       lock = try mappingSystemErrors(.openDocument, path: lockPath) { () throws(SystemCallError) in
-        let fd = try FileDescriptor.open(
-          lockPath, [.readWrite, .create, .noFollow, .nonBlocking], permissions: 0o600)
-        do throws(SystemCallError) {
-          guard try FileStatus.of(fd).kind == .regular else {
-            throw SystemCallError("open", .permissionDenied, path: lockPath)
-          }
-          _ = try fd.lockExclusively(wait: true)
-        } catch {
-          fd.close()
-          throw error
-        }
-        return fd
+        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath)
       }
     } catch {
       throw .docbm(error)

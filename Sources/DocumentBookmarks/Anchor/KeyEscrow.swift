@@ -374,20 +374,9 @@ public struct KeyEscrow: Hashable, Sendable {
   ) throws(DocbmError) -> Value {
     let lockPath = folder.path.appending(".lock")
     let lock = try mappingSystemErrors(.writeKey, path: lockPath) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(
-        FilePath(".lock"), [.readWrite, .create, .noFollow, .nonBlocking], permissions: 0o600,
-        relativeTo: folder.descriptor)
-      do throws(SystemCallError) {
-        let status = try FileStatus.of(fd)
-        guard status.kind == .regular, EscrowFolder.ownershipProblem(status, what: "file") == nil else {
-          throw SystemCallError("open", .permissionDenied, path: lockPath)
-        }
-        _ = try fd.lockExclusively(wait: true)
-      } catch {
-        fd.close()
-        throw error
+      try FileDescriptor.openLocked(FilePath(".lock"), relativeTo: folder.descriptor, reportedAs: lockPath) {
+        EscrowFolder.ownershipProblem($0, what: "file") == nil
       }
-      return fd
     }
     defer { lock.close() }
     return try body()

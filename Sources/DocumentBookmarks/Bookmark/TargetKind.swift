@@ -12,6 +12,21 @@ public enum TargetKind: String, Hashable, Sendable, Codable {
     }
   }
 
+  /// The kind of what `status` describes.
+  ///
+  /// - Throws: ``DocbmError`` `unsupportedFileType`, naming `path`, for anything that is
+  ///   neither a regular file nor a folder (a FIFO, a device, a socket, a link).
+  init(of status: FileStatus, at path: FilePath) throws(DocbmError) {
+    switch status.kind {
+    case .regular: self = .file
+    case .directory: self = .folder
+    default:
+      throw DocbmError(
+        .unsupportedFileType, path: path,
+        message: "\(path) is neither a regular file nor a folder, so it cannot be bookmarked")
+    }
+  }
+
   init?(code: UInt8) {
     switch code {
     case 1: self = .file

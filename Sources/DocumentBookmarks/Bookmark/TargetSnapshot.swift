@@ -24,15 +24,7 @@ package struct TargetSnapshot {
     let (status, handle) = try mappingSystemErrors(.inspectTarget, path: path) {
       () throws(SystemCallError) in (try FileStatus.of(fd), try KernelFileHandle.of(fd))
     }
-    let kind: TargetKind
-    switch status.kind {
-    case .regular: kind = .file
-    case .directory: kind = .folder
-    default:
-      throw DocbmError(
-        .unsupportedFileType, path: path,
-        message: "\(path) is neither a regular file nor a folder, so it cannot be bookmarked")
-    }
+    let kind = try TargetKind(of: status, at: path)
     let filesystem = try? FileSystemIdentity.of(fd)
     return TargetSnapshot(
       path: real, kind: kind,

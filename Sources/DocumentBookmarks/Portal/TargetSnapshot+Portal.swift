@@ -14,15 +14,7 @@ extension TargetSnapshot {
     let status = try mappingSystemErrors(.inspectTarget, path: path) { () throws(SystemCallError) in
       try FileStatus.of(portal.path, followSymlinks: false)
     }
-    let kind: TargetKind
-    switch status.kind {
-    case .regular: kind = .file
-    case .directory: kind = .folder
-    default:
-      throw DocbmError(
-        .unsupportedFileType, path: path,
-        message: "\(path) is neither a regular file nor a folder, so it cannot be bookmarked")
-    }
+    let kind = try TargetKind(of: status, at: path)
     return TargetSnapshot(
       path: host, kind: kind,
       identity: TargetIdentity(

@@ -27,6 +27,37 @@ extension FileDescriptor {
   }
 }
 
+extension FileDescriptor {
+  /// Opens (creating it, mode 0600) the lock file `path`, relative to `directory` when
+  /// relative, without following a link nor blocking on a FIFO, and waits for an exclusive
+  /// `flock` on it. The lock goes with the descriptor's last close (or the process's end,
+  /// however it ends).
+  ///
+  /// - Parameter accepts: a further test of the opened file (its owner, its mode);
+  ///   refused like a file that is not regular.
+  /// - Throws: ``SystemCallError``: EACCES (the `open` call) when the file is not a regular
+  ///   file or `accepts` refuses it; `open`'s and `flock`'s own errors.
+  package static func openLocked(
+    _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory,
+    reportedAs shown: FilePath,
+    accepts: (FileStatus) -> Bool = { _ in true }
+  ) throws(SystemCallError) -> FileDescriptor {
+    let fd = try FileDescriptor.open(
+      path, [.readWrite, .create, .noFollow, .nonBlocking], permissions: 0o600, relativeTo: directory)
+    do throws(SystemCallError) {
+      let status = try FileStatus.of(fd)
+      guard status.kind == .regular, accepts(status) else {
+        throw SystemCallError("open", .permissionDenied, path: shown)
+      }
+      _ = try fd.lockExclusively(wait: true)
+    } catch {
+      fd.close()
+      throw error
+    }
+    return fd
+  }
+}
+
 /// Operations on the entries of an open folder, by name.
 extension FileDescriptor {
   /// Checks that the caller (by its effective ids) may make and remove entries in this
