@@ -122,6 +122,7 @@ public final class BookmarkStore<
   /// Reads the store file (restoring its last good copy when it is damaged).
   ///
   /// - Throws: ``BookmarkStoreError``: `newerVersion` (never overwritten), `notAStore`,
+  ///   `untrusted` (another user's file, or one others may write),
   ///   `corrupt` (damaged and no last good copy), `docbm` (permissions, I/O).
   @discardableResult
   public func load() async throws(Failure) -> [Record] {

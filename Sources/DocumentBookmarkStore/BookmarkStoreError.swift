@@ -16,6 +16,10 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The file at the store's path is not a store file (another program's file, a folder, a
   /// FIFO, or larger than a store can be); it is left as it is.
   case notAStore(path: FilePath, reason: String)
+  /// The store file (or its last good copy, or its lock) belongs to another user, or others
+  /// than its owner may write it: what it holds could have been put there by someone else,
+  /// so it is neither read nor written.
+  case untrusted(path: FilePath, reason: String)
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.
   case corrupt(path: FilePath, reason: String)
@@ -29,6 +33,8 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
       "\(path) is a store file of a newer docbm (schema version \(version)); it is left unchanged"
     case .notAStore(let path, let reason):
       "\(path) is not a docbm store file (\(reason)); it is left unchanged"
+    case .untrusted(let path, let reason):
+      "\(path) is not trusted (\(reason)); it is left unchanged"
     case .corrupt(let path, let reason):
       "\(path) cannot be read (\(reason)) and no last good copy restores it; it is left unchanged"
     }

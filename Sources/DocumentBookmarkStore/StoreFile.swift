@@ -48,7 +48,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       let contents = try decode(bytes, at: path)
       cache.remember(contents, signature: signature)
       return contents
-    case .notRegular, .tooLarge: preconditionFailure("readFile throws for these")
+    case .notRegular, .tooLarge, .untrusted: preconditionFailure("readFile throws for these")
     }
   }
 
@@ -86,6 +86,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         defer { fd.close() }
         let status = try FileStatus.of(fd)
         guard status.kind == .regular else { return .notRegular }
+        if let problem = Self.trustProblem(status) { return .untrusted(problem) }
         guard status.size <= UInt64(Format.sizeLimit) else { return .tooLarge }
         let signature = StoreFileCache<Key, Metadata>.Signature(status)
         if let contents = cache?.contents(for: signature) { return .cached(contents) }
@@ -97,8 +98,21 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     switch found {
     case .notRegular: throw .notAStore(path: path, reason: "not a regular file")
     case .tooLarge: throw .notAStore(path: path, reason: "larger than \(Format.sizeLimit >> 20) MiB")
+    case .untrusted(let reason): throw .untrusted(path: path, reason: reason)
     default: return found
     }
+  }
+
+  /// Why a store file, last good copy or lock file is not to be trusted: it belongs to
+  /// another user (root aside), or its group or others may write it. Records and a key
+  /// someone else could have put there would lead the app to that person's choice of files.
+  static func trustProblem(_ status: FileStatus) -> String? {
+    let user = ProcessCredentials.effectiveUser
+    if status.owner != user && status.owner != 0 { return "it belongs to user \(status.owner)" }
+    if status.permissions & 0o022 != 0 {
+      return "its group or others may write it (mode \(String(status.permissions & 0o7777, radix: 8)))"
+    }
+    return nil
   }
 
   /// Reads the file, and when it is damaged, quarantines it and restores the last good copy
@@ -154,7 +168,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let lock: FileDescriptor
     do {
       lock = try mappingSystemErrors(.openDocument, path: lockPath) { () throws(SystemCallError) in
-        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath)
+        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath) { Self.trustProblem($0) == nil }
       }
     } catch {
       throw .docbm(error)
@@ -242,4 +256,5 @@ private enum FoundFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & 
   case cached(StoreContents<Key, Metadata>)
   case notRegular
   case tooLarge
+  case untrusted(String)
 }

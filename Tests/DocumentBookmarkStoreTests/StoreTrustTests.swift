@@ -1,0 +1,101 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarkStore
+
+@Suite("Store files someone else could have written")
+struct StoreTrustTests {
+  let files: StoreScratch
+
+  init() throws { files = try StoreScratch() }
+
+  private func isUntrusted(_ error: BookmarkStoreError<String>) -> Bool {
+    if case .untrusted = error { true } else { false }
+  }
+
+  @Test("a store file of another user is neither read nor written")
+  func anotherUsersStore() async throws {
+    guard Capabilities.isRoot else {
+      print("skipped: giving a store file to another user needs root")
+      return
+    }
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    #expect(chown(files.storePath.description, 65534, 65534) == 0)
+    let before = try files.storeBytes()
+    let other = files.store()
+    do {
+      try await other.load()
+      Issue.record("another user's store file was read")
+    } catch {
+      #expect(isUntrusted(error), "\(error)")
+    }
+    do {
+      try await other.add(target: try files.scratch.file("b.txt"), key: "b")
+      Issue.record("another user's store file was written")
+    } catch {
+      guard let error = error as? BookmarkStoreError<String> else { throw error }
+      #expect(isUntrusted(error), "\(error)")
+    }
+    #expect(try files.storeBytes() == before)
+  }
+
+  @Test("a store file others may write is not trusted")
+  func writableByOthers() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    #expect(chmod(files.storePath.description, 0o666) == 0)
+    do {
+      try await files.store().load()
+      Issue.record("a store file anyone may write was read")
+    } catch {
+      #expect(isUntrusted(error), "\(error)")
+    }
+  }
+
+  @Test("a planted last good copy is not restored over a damaged store")
+  func plantedLastGood() async throws {
+    guard Capabilities.isRoot else {
+      print("skipped: giving a last good copy to another user needs root")
+      return
+    }
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    // Someone else's "last good copy", and a damaged store file.
+    #expect(chown((files.storePath.description + ".last-good"), 65534, 65534) == 0)
+    try files.scratch.write("{\"format\": \"docbm-st", to: files.storePath)
+    do {
+      try await files.store().load()
+      Issue.record("a damaged store was restored from another user's copy")
+    } catch {
+      guard case .corrupt = error else {
+        Issue.record("\(error)")
+        return
+      }
+    }
+    #expect(String(decoding: try files.storeBytes(), as: UTF8.self) == "{\"format\": \"docbm-st")
+  }
+
+  @Test("a lock file of another user stops changes, and the store is left as it was")
+  func anotherUsersLock() async throws {
+    guard Capabilities.isRoot else {
+      print("skipped: giving a lock file to another user needs root")
+      return
+    }
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    #expect(chown(files.storePath.description + ".lock", 65534, 65534) == 0)
+    let before = try files.storeBytes()
+    do {
+      try await files.store().add(target: try files.scratch.file("b.txt"), key: "b")
+      Issue.record("a change went on under another user's lock file")
+    } catch {
+      guard let error = error as? BookmarkStoreError<String> else { throw error }
+      #expect(error.code == .permissionDenied, "\(error)")
+    }
+    #expect(try files.storeBytes() == before)
+  }
+}
