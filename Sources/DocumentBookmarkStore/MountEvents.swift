@@ -49,13 +49,13 @@ public enum MountEvents {
 
 /// The thread behind ``MountEvents``: waits on the mount table, diffs it by mount ID.
 final class MountWatcher: @unchecked Sendable {
-  private let stop: WakeSignal
+  private let stop: EventNotifier
   private let thread: Thread
 
   /// Starts watching; `nil` when the mount table cannot be read (no `/proc`).
   init?(report: @escaping @Sendable ([MountEvent]) -> Void) {
     guard let table = try? FileDescriptor.open(FilePath("/proc/self/mountinfo"), [.readOnly]),
-      let stop = try? WakeSignal(), let initial = try? MountWatcher.mounts()
+      let stop = try? EventNotifier(), let initial = try? MountWatcher.mounts()
     else { return nil }
     self.stop = stop
     thread = Thread {

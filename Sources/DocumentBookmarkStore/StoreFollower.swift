@@ -6,22 +6,20 @@ import Foundation
 /// sees another's changes within moments and without polling. The store's own saves wake
 /// it too; the reload then finds nothing new and tells nobody.
 final class StoreFollower: @unchecked Sendable {
-  private let stop: WakeSignal
+  private let stop: EventNotifier
   private let thread: Thread
 
   /// Starts following, or returns `nil` when the folder cannot be watched (it does not
   /// exist yet, or the user's inotify limits are reached).
   init?(folder: FilePath, name: [UInt8], reload: @escaping @Sendable () -> Void) {
-    guard let inotify = try? Inotify(), let stop = try? WakeSignal(),
+    guard let inotify = try? Inotify(), let stop = try? EventNotifier(),
       (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .onlyFolder])) != nil
     else { return nil }
     self.stop = stop
     thread = Thread {
       ThreadName.setCurrent("docbm-store")
       while true {
-        guard let ready = try? Poller.wait([inotify.interest, stop.interest], timeout: -1) else { return }
-        if ready[1] { return }
-        guard ready[0], let events = try? inotify.read(timeout: 0) else { continue }
+        guard let (events, stopped) = try? inotify.read(timeout: -1, wakingOn: stop), !stopped else { return }
         if events.contains(where: { $0.name == name || $0.events.contains(.overflowed) }) { reload() }
       }
     }

@@ -60,7 +60,6 @@ struct StoreFollowCommand {
       }
     }
     // Start following (mounts, other processes) now that the store is read.
-    _ = try? followed.core.load()
     followed.startFollowingNow()
     Self.waitForInterrupt()
     printer.cancel()

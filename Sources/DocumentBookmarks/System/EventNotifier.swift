@@ -20,6 +20,9 @@ package final class EventNotifier: Sendable {
 
   deinit { _ = Glibc.close(descriptor) }
 
+  /// What a waiter passes to ``Poller/wait(_:timeout:)`` to wake when this is signalled.
+  package var interest: Poller.Interest { .readable(descriptor) }
+
   /// Wakes the poller (adds one to the counter; safe from any thread).
   package func signal() {
     var one: UInt64 = 1

@@ -61,9 +61,6 @@ package final class Inotify: @unchecked Sendable {
 
   deinit { _ = Glibc.close(descriptor) }
 
-  /// What a waiter passes to ``Poller/wait(_:timeout:)`` to sleep until events are queued.
-  package var interest: Poller.Interest { .readable(descriptor) }
-
   /// Watches `path` for `events`; returns the watch descriptor (the same one when `path`
   /// is already watched, the mask then replaced).
   ///
@@ -93,17 +90,11 @@ package final class Inotify: @unchecked Sendable {
   package func read(
     timeout: Int32, wakingOn wake: EventNotifier?
   ) throws(SystemCallError) -> (events: [Event], woken: Bool) {
-    var pollers = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-    if let wake { pollers.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)) }
-    let ready = poll(&pollers, nfds_t(pollers.count), timeout)
-    if ready < 0 {
-      if errno == EINTR { return ([], false) }
-      throw SystemCallError("poll", .current)
-    }
-    guard ready > 0 else { return ([], false) }
-    let woken = pollers.count > 1 && pollers[1].revents != 0
+    let ready = try Poller.wait(
+      [.readable(descriptor)] + (wake.map { [$0.interest] } ?? []), timeout: timeout)
+    let woken = ready.count > 1 && ready[1]
     if woken { wake?.reset() }
-    guard pollers[0].revents != 0 else { return ([], woken) }
+    guard ready[0] else { return ([], woken) }
     var events: [Event] = []
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
