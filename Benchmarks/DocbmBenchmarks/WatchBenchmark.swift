@@ -165,7 +165,7 @@ private func measureLossySaves(root: String) throws -> Bool {
   return met
 }
 
-private func seconds(_ duration: Duration) -> Double {
+func seconds(_ duration: Duration) -> Double {
   Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 

@@ -16,7 +16,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .probe:
       "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
     case .store:
-      "store list|add|forget|pin|unpin|refresh|follow [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
+      "store list|add|forget|pin|unpin|refresh|follow|compact [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
     case .watch: WatchCommand.usage
     case .demo: "demo"
     case .completions: "completions bash|zsh"
@@ -233,6 +233,8 @@ enum CommandName: String, CaseIterable, Sendable {
         follow STORE          Print each change to the store as it happens (made by any
                               process, or by a disk unmounted or mounted: its records
                               become unavailable and come back), until interrupted.
+        compact STORE         Write the store file whole, its journal of recent changes
+                              folded in (before copying or editing the file alone).
 
       OPTIONS:
         --json                Print a JSON object (see docbm(1)).

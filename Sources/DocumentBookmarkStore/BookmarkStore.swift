@@ -113,7 +113,10 @@ public final class BookmarkStore<
     follower.withLock { follower in
       guard follower == nil else { return }
       let core = core
-      follower = StoreFollower(folder: core.path.removingLastComponent, name: core.path.lastComponent) {
+      follower = StoreFollower(
+        folder: core.path.removingLastComponent,
+        names: [core.path.lastComponent, core.file.journal.path.lastComponent]
+      ) {
         _ = try? core.load()
       }
     }
@@ -234,6 +237,20 @@ public final class BookmarkStore<
   public func forget(where matches: @escaping @Sendable (Record) -> Bool) async throws(Failure) -> [Record] {
     let core = core
     return try await run { () throws(Failure) in try core.forget(where: matches) }
+  }
+
+  /// Writes the store file whole, folding in its journal (`<store>.journal`, the changes
+  /// made since the file was last written whole; docs/format.md).
+  ///
+  /// The store does this by itself when the journal has grown; call it before copying the
+  /// store file alone (a backup, another machine) or editing it by hand, since the file
+  /// without its journal lacks the latest changes. Saved with `replaceDocument`, so the
+  /// store keeps its key.
+  ///
+  /// - Throws: ``BookmarkStoreError``, as ``load()`` and the changes do.
+  public func compact() async throws(Failure) {
+    let core = core
+    try await run { () throws(Failure) in try core.compact() }
   }
 
   /// Removes every record.

@@ -1,7 +1,8 @@
 import DocumentBookmarks
 
-/// What one version of the store file holds: the records this version reads, the records
-/// it cannot (kept verbatim, written after the others), and top-level members it does not know.
+/// What one version of the store file holds, its journal applied: the records this version
+/// reads, the records it cannot (kept verbatim, written after the others), top-level members
+/// it does not know, and the name that ties the journal to this version of the file.
 struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>: Equatable,
   Sendable
 {
@@ -10,6 +11,35 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
   var records: [Record] = []
   var unreadable: [JSONValue] = []
   var unknownMembers: [String: JSONValue] = [:]
+  /// The store file's `journal` member: a random name each whole rewrite gives the file,
+  /// which its journal's first line repeats. `nil` for a file of schema version 1 (no
+  /// journal) and for a store not written yet.
+  var snapshotID: String?
+
+  /// The positions of the records that differ in `other`, when it holds the same keys in
+  /// the same order (the usual change: some records changed in place); `nil` when it does
+  /// not. One pass, comparing the records where they lie.
+  ///
+  /// A change copies the list and alters a few records, so nearly every record shares its
+  /// fields with the one before, and compares equal by one pointer comparison.
+  func changedPositions(to other: StoreContents) -> [Int]? {
+    guard records.count == other.records.count else { return nil }
+    return records.withUnsafeBufferPointer { old in
+      other.records.withUnsafeBufferPointer { new -> [Int]? in
+        var changed: [Int] = []
+        for index in old.indices where old[index] != new[index] {
+          guard old[index].key == new[index].key else { return nil }
+          changed.append(index)
+        }
+        return changed
+      }
+    }
+  }
+
+  /// Whether both hold the same members and records this version does not read.
+  func sameUnreadParts(as other: StoreContents) -> Bool {
+    unknownMembers == other.unknownMembers && unreadable == other.unreadable
+  }
 
   /// The position of the record with `key`.
   func index(of key: Key) -> Int? { records.firstIndex { $0.key == key } }

@@ -9,6 +9,11 @@ extension StoreCore {
     return try forget { set.contains($0.key) }
   }
 
+  /// Writes the store file whole with its journal folded in (``BookmarkStore/compact()``).
+  package func compact() throws(Failure) {
+    try file.compact()
+  }
+
   /// Removes, in one save, every record `matches` picks; returns them.
   @discardableResult
   package func forget(where matches: (Record) -> Bool) throws(Failure) -> [Record] {

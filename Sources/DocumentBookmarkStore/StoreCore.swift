@@ -61,7 +61,9 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     do {
       try file.update(
         { (_: inout Contents) throws(Failure) in },
-        publish: { (_: Contents, now: Contents) in publish(now, evicted: []) })
+        publish: { (before: Contents, now: Contents, changed: [Int]?) in
+          publish(now, evicted: [], after: before, changed: changed)
+        })
     } catch .docbm(let error) where error.code == .readOnlyFilesystem || error.code == .permissionDenied {
       // A store one may read but not lock (another user's, a read-only disk): read it as
       // it is. Saves replace it by rename, so the read sees one whole version.
@@ -87,15 +89,28 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         evicted = []
         try change(&contents, &evicted)
       },
-      publish: { (_: Contents, now: Contents) in publish(now, evicted: evicted) })
+      publish: { (before: Contents, now: Contents, changed: [Int]?) in
+        publish(now, evicted: evicted, after: before, changed: changed)
+      })
   }
 
   /// Makes `contents` what this process sees and tells listeners: the changes since the
   /// last version seen, then the evictions. Runs under the store file's lock, so versions
   /// are published in the order they were saved.
-  func publish(_ contents: Contents, evicted: [Eviction]) {
+  ///
+  /// `before` and `changed`: the version `contents` was made from and the positions of the
+  /// records changed in it (the same keys in the same order). When this process last saw
+  /// that very version, the changes are those records, without comparing the rest again.
+  func publish(
+    _ contents: Contents, evicted: [Eviction], after before: Contents? = nil, changed: [Int]? = nil
+  ) {
     state.withLock { state in
-      let changes = Self.changes(from: state.records, to: contents.records)
+      let changes: [StoreChange<Key, Metadata>]
+      if let before, let changed, Self.sameStorage(state.records, before.records) {
+        changes = changed.map { .updated(contents.records[$0]) }
+      } else {
+        changes = Self.changes(from: state.records, to: contents.records)
+      }
       state.records = contents.records
       state.isLoaded = true
       if !changes.isEmpty {
@@ -107,14 +122,26 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     }
   }
 
+  /// Whether two record lists are one storage (so, equal without a comparison).
+  static func sameStorage(_ first: [Record], _ second: [Record]) -> Bool {
+    first.count == second.count
+      && first.withUnsafeBufferPointer { a in
+        second.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
+      }
+  }
+
   /// What turns `old` into `new`: added, updated and removed records, and the new order
   /// when the records both hold changed places.
   static func changes(from old: [Record], to new: [Record]) -> [StoreChange<Key, Metadata>] {
     // The common case, a change to some records in place: the same keys in the same order,
-    // compared pairwise.
-    if old == new { return [] }  // often the very same storage: no comparison at all
-    if old.count == new.count, zip(old, new).allSatisfy({ $0.key == $1.key }) {
-      return zip(old, new).compactMap { $0 == $1 ? nil : .updated($1) }
+    // compared pairwise where they lie.
+    if sameStorage(old, new) { return [] }
+    var oldContents = Contents()
+    oldContents.records = old
+    var newContents = Contents()
+    newContents.records = new
+    if let changed = oldContents.changedPositions(to: newContents) {
+      return changed.map { .updated(new[$0]) }
     }
     var changes: [StoreChange<Key, Metadata>] = []
     let oldByKey = Dictionary(old.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,10 +1,13 @@
 import DocumentBookmarks
 import Foundation
 
-/// The store file on disk: read without a lock (saves replace it by rename, so a reader
-/// sees one whole version), changed read-merge-write under an `flock` on a sibling lock
-/// file, saved with `replaceDocument` (so it keeps its key), with a last good copy to
-/// restore when it is found damaged.
+/// The store file on disk and its journal: read without a lock (whole saves replace the
+/// file by rename, and a journal line counts only when whole, so a reader sees one version),
+/// changed read-merge-write under an `flock` on a sibling lock file. A change is one line
+/// appended to the journal and flushed; from time to time (when the journal has grown to a
+/// quarter of the file, or a change is too large for a line) the file is written whole with
+/// `replaceDocument` (so it keeps its key), and a last good copy is kept beside it to restore
+/// when it is found damaged.
 ///
 /// Several processes (and threads) may use one store file: each change applies to what the
 /// file holds at that moment, so no process's change is lost. A killed holder's lock goes
@@ -19,11 +22,19 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   let service: BookmarkService
   /// The version last read or written, and each record's JSON.
   let cache = StoreFileCache<Key, Metadata>()
+  /// `<store>.journal`: the changes since the file was last written whole.
+  let journal: StoreJournal<Key, Metadata>
 
   init(path: FilePath, service: BookmarkService) {
     self.path = path.absolute.lexicallyNormalized
     self.service = service
+    journal = StoreJournal(storePath: self.path)
   }
+
+  /// How large the journal may grow before the next change writes the file whole: a
+  /// quarter of the file (so that reading the journal costs less than reading the file),
+  /// and at least 64 KiB (so that a small store is not rewritten at every change).
+  static func journalLimit(fileSize: UInt64) -> Int { max(64 << 10, Int(clamping: fileSize / 4)) }
 
   /// The store file as a document: what its bookmarks are anchored on.
   var document: AnchoredDocument { service.documents(anchoredOn: path) }
@@ -36,20 +47,61 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     FilePath(bytes: path.bytes + Array(suffix.utf8)) ?? path
   }
 
-  /// Reads the file as it is; a file that does not exist reads as an empty store.
+  /// What a read found: the contents (the journal applied), the store file's signature
+  /// (`nil`: there is no file), and how far the journal was read.
+  struct Loaded {
+    var contents: Contents
+    var signature: StoreFileCache<Key, Metadata>.Signature?
+    var journal: StoreJournal<Key, Metadata>.Reading
+  }
+
+  /// Reads the file as it is, with its journal; a file that does not exist reads as an
+  /// empty store.
   ///
   /// - Throws: ``BookmarkStoreError`` `newerVersion`, `notAStore`, `corrupt` (damaged; see
-  ///   ``readRepairing()``), `docbm` (`permissionDenied`, `ioError`, …).
-  func read() throws(Failure) -> Contents {
-    switch try readFile(path, cached: true) {
-    case .absent: return Contents()
-    case .cached(let contents): return contents
-    case .bytes(let bytes, let signature):
-      let contents = try decode(bytes, at: path)
-      cache.remember(contents, signature: signature)
-      return contents
-    case .notRegular, .tooLarge, .untrusted: preconditionFailure("readFile throws for these")
+  ///   ``readRepairing()``), `untrusted`, `docbm` (`permissionDenied`, `ioError`, …).
+  func read() throws(Failure) -> Contents { try load().contents }
+
+  /// Reads the file and its journal (only the journal lines added since, when the file is
+  /// the version last seen).
+  ///
+  /// Without the lock a whole save may come between reading the file and reading its
+  /// journal; the file is looked at again after the journal, and the read starts over when
+  /// it was replaced meanwhile, so that what is returned is one version.
+  func load() throws(Failure) -> Loaded {
+    var cached = true
+    for _ in 0..<8 {
+      var contents: Contents
+      let signature: StoreFileCache<Key, Metadata>.Signature
+      var from: StoreJournal<Key, Metadata>.Position?
+      switch try readFile(path, cached: cached) {
+      case .absent: return Loaded(contents: Contents(), signature: nil, journal: .none)
+      case .cached(let seen, let seenSignature, let position):
+        (contents, signature, from) = (seen, seenSignature, position)
+      case .bytes(let bytes, let readSignature):
+        (contents, signature, from) = (try decode(bytes, at: path), readSignature, nil)
+      case .notRegular, .tooLarge, .untrusted: preconditionFailure("readFile throws for these")
+      }
+      switch try journal.replay(onto: &contents, snapshot: contents.snapshotID, from: from) {
+      case .startOver:
+        cached = false
+      case .read(let reading):
+        guard currentSignature() == signature else {
+          cached = false
+          continue
+        }
+        cache.remember(contents, signature: signature, journal: reading.position)
+        return Loaded(contents: contents, signature: signature, journal: reading)
+      }
     }
+    throw .docbm(
+      DocbmError(
+        .ioError, path: path, message: "\(path) kept being replaced while it was read; try again"))
+  }
+
+  /// The store file's signature now, or `nil` when it cannot be looked at.
+  private func currentSignature() -> StoreFileCache<Key, Metadata>.Signature? {
+    (try? FileStatus.of(path, followSymlinks: true)).map(StoreFileCache<Key, Metadata>.Signature.init)
   }
 
   private func decode(_ bytes: [UInt8], at path: FilePath) throws(Failure) -> Contents {
@@ -89,7 +141,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         if let problem = Self.trustProblem(status) { return .untrusted(problem) }
         guard status.size <= UInt64(Format.sizeLimit) else { return .tooLarge }
         let signature = StoreFileCache<Key, Metadata>.Signature(status)
-        if let contents = cache?.contents(for: signature) { return .cached(contents) }
+        if let seen = cache?.contents(for: signature) {
+          return .cached(seen.contents, signature, seen.journal)
+        }
         return .bytes(try fd.readWhole(limit: Format.sizeLimit), signature)
       }
     } catch {
@@ -121,25 +175,27 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     do {
       return try read()
     } catch .corrupt {
-      return try locked { () throws(Failure) in try readRepairingLocked().contents }
+      return try locked { () throws(Failure) in try readRepairingLocked().loaded.contents }
     }
   }
 
   /// Under the lock: reads, repairing damage. `repaired` says whether the file was restored.
-  private func readRepairingLocked() throws(Failure) -> (contents: Contents, repaired: Bool) {
+  private func readRepairingLocked() throws(Failure) -> (loaded: Loaded, repaired: Bool) {
     do {
-      return (try read(), false)
+      return (try load(), false)
     } catch .corrupt(_, let reason) {
-      return (try restoreLastGood(reason: reason), true)
+      try restoreLastGood(reason: reason)
+      return (try load(), true)
     }
   }
 
   /// The file is damaged: if the last good copy reads, the damaged file is kept under
   /// `<store>.corrupt-<seconds>[-n]` (a hard link to it, so nothing is copied) and the last
   /// good version is saved over it with the last good copy's attributes (the key among
-  /// them, even when whatever damaged the file also dropped its key).
-  private func restoreLastGood(reason: String) throws(Failure) -> Contents {
-    guard let bytes = try? readBytes(lastGoodPath), let good = try? decode(bytes, at: lastGoodPath) else {
+  /// them, even when whatever damaged the file also dropped its key). The last good copy
+  /// is the version last written whole, so the journal still belongs to it.
+  private func restoreLastGood(reason: String) throws(Failure) {
+    guard let bytes = try? readBytes(lastGoodPath), (try? decode(bytes, at: lastGoodPath)) != nil else {
       throw .corrupt(path: path, reason: reason + "; there is no readable last good copy (\(lastGoodPath))")
     }
     let stamp = Int(Date().timeIntervalSince1970)
@@ -159,7 +215,6 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     } catch {
       throw .docbm(error)
     }
-    return good
   }
 
   /// Runs `body` holding the store's lock.
@@ -178,27 +233,55 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   }
 
   /// Applies `change` to what the file holds now, under the lock, and saves the result when
-  /// it differs; `publish` runs, still under the lock, with the contents before and after
-  /// (so that whoever keeps them in memory sees versions in the order they were saved).
+  /// it differs: one line appended to the journal, or the file written whole; `publish`
+  /// runs, still under the lock, with the contents before and after (so that whoever keeps
+  /// them in memory sees versions in the order they were saved) and, when the change kept
+  /// every key in its place, the positions of the records it changed.
   ///
-  /// - Returns: whether the file was written.
+  /// - Returns: whether anything was written.
   @discardableResult
   func update(
     _ change: (inout Contents) throws(Failure) -> Void,
-    publish: (_ before: Contents, _ after: Contents) -> Void = { _, _ in }
+    publish: (_ before: Contents, _ after: Contents, _ changed: [Int]?) -> Void = { _, _, _ in }
   ) throws(Failure) -> Bool {
     try locked { () throws(Failure) -> Bool in
-      let before = try readRepairingLocked().contents
+      let loaded = try readRepairingLocked().loaded
+      let before = loaded.contents
       var after = before
       try change(&after)
-      guard after != before else {
-        publish(before, before)
+      // One comparison of the records serves the test, the journal line and the listeners.
+      let changed = before.changedPositions(to: after)
+      guard changed?.isEmpty != true || !before.sameUnreadParts(as: after) else {
+        publish(before, before, [])
         return false
       }
-      try write(after)
-      publish(before, after)
+      if !(try appendToJournal(after, loaded: loaded, changed: changed)) {
+        try write(after, replacing: loaded.journal)
+      }
+      publish(before, after, changed)
       return true
     }
+  }
+
+  /// Records the change from `loaded` to `after` as one journal line, when the file has a
+  /// journal name and holds a bookmark, its journal is not damaged, the change can be said
+  /// in a line and the journal stays within its limit. Returns whether it did.
+  ///
+  /// A file that holds no bookmark yet is written whole: from its first bookmark on, the
+  /// file itself shows (to `docbm check`, to a repair) that its key is the store's, and its
+  /// last good copy carries the key.
+  private func appendToJournal(_ after: Contents, loaded: Loaded, changed: [Int]?) throws(Failure) -> Bool {
+    guard let signature = loaded.signature, let snapshot = loaded.contents.snapshotID,
+      !loaded.journal.isDamaged, loaded.contents.records.contains(where: { $0.bookmark != nil }),
+      let change = StoreJournal<Key, Metadata>.change(from: loaded.contents, to: after, changed: changed),
+      let line = try? StoreJournal<Key, Metadata>.line(for: change)
+    else { return false }
+    let length = loaded.journal.position?.length ?? 0
+    guard length + line.count <= Self.journalLimit(fileSize: signature.size) else { return false }
+    cache.remember(loaded.contents, signature: nil, journal: nil)
+    let position = try journal.append(line, snapshot: snapshot, after: loaded.journal)
+    cache.remember(after, signature: signature, journal: position)
+    return true
   }
 
   /// Makes the store file (an empty store) when there is none, so that bookmarks can be
@@ -207,7 +290,17 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     if FileManager.default.fileExists(atPath: path.description) { return }
     try locked { () throws(Failure) in
       if FileManager.default.fileExists(atPath: path.description) { return }
-      try write(Contents())
+      try write(Contents(), replacing: .none)
+    }
+  }
+
+  /// Writes the file whole, folding its journal in (under the lock), even when nothing
+  /// changed: before a copy of the store file alone is taken, or it is edited by hand.
+  func compact() throws(Failure) {
+    try locked { () throws(Failure) in
+      let loaded = try readRepairingLocked().loaded
+      guard loaded.signature != nil else { return }
+      try write(loaded.contents, replacing: loaded.journal)
     }
   }
 
@@ -219,9 +312,13 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
   }
 
-  /// Saves `contents` with `replaceDocument`, then refreshes the last good copy. A new
-  /// store file is made private (0600): it lists the user's files.
-  private func write(_ contents: Contents) throws(Failure) {
+  /// Saves `contents` whole with `replaceDocument`, under a new journal name, then refreshes
+  /// the last good copy and removes the journal it replaces (keeping a damaged one aside).
+  /// A new store file is made private (0600): it lists the user's files.
+  private func write(_ contents: Contents, replacing old: StoreJournal<Key, Metadata>.Reading) throws(Failure)
+  {
+    var contents = contents
+    contents.snapshotID = Self.newSnapshotID()
     let data: Data
     do {
       data = try Format.encode(contents, cache: cache)
@@ -230,22 +327,32 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     }
     let isNew = !FileManager.default.fileExists(atPath: path.description)
     do {
-      cache.remember(contents, signature: nil)
+      cache.remember(contents, signature: nil, journal: nil)
       try document.replaceDocument(with: data)
       if isNew {
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.description)
       }
-      // The last good copy is rewritten with every save; it is not flushed (it is whole
-      // or absent after a crash, and the store itself was flushed).
+      // The last good copy is rewritten with every whole save; it is not flushed (it is
+      // whole or absent after a crash, and the store itself was flushed).
       try document.saveUnflushedCopy(to: lastGoodPath, data: data)
-      // The version just written is known: the next change under the lock need not
-      // decode it again (another writer's save gives the file a new inode).
-      if let status = try? FileStatus.of(path, followSymlinks: true) {
-        cache.remember(contents, signature: StoreFileCache<Key, Metadata>.Signature(status))
-      }
     } catch {
       throw .docbm(error)
     }
+    // The journal names the version before: readers ignore it from now on.
+    journal.remove(keepingAside: old.isDamaged)
+    // The version just written is known: the next change under the lock need not decode
+    // it again (another writer's whole save gives the file a new inode).
+    if let signature = currentSignature() { cache.remember(contents, signature: signature, journal: nil) }
+  }
+
+  /// A new journal name: 16 random bytes in hexadecimal.
+  private static func newSnapshotID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let value = generator.next() as UInt64
+      let hex = String(value, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }.joined()
   }
 }
 
@@ -253,7 +360,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
 private enum FoundFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable> {
   case absent
   case bytes([UInt8], StoreFileCache<Key, Metadata>.Signature)
-  case cached(StoreContents<Key, Metadata>)
+  case cached(
+    StoreContents<Key, Metadata>, StoreFileCache<Key, Metadata>.Signature,
+    StoreJournal<Key, Metadata>.Position?)
   case notRegular
   case tooLarge
   case untrusted(String)

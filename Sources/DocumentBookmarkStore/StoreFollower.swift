@@ -2,7 +2,8 @@ import DocumentBookmarks
 import Foundation
 
 /// A thread that sleeps until the store file's folder says the store file was replaced or
-/// written (inotify: moved to, closed after writing), then reloads it, so that this process
+/// written, or its journal appended to (inotify: moved to, closed after writing), then
+/// reloads it, so that this process
 /// sees another's changes within moments and without polling. The store's own saves wake
 /// it too; the reload then finds nothing new and tells nobody.
 final class StoreFollower: @unchecked Sendable {
@@ -11,7 +12,7 @@ final class StoreFollower: @unchecked Sendable {
 
   /// Starts following, or returns `nil` when the folder cannot be watched (it does not
   /// exist yet, or the user's inotify limits are reached).
-  init?(folder: FilePath, name: [UInt8], reload: @escaping @Sendable () -> Void) {
+  init?(folder: FilePath, names: [[UInt8]], reload: @escaping @Sendable () -> Void) {
     guard let inotify = try? Inotify(), let stop = try? EventNotifier(),
       (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .onlyFolder])) != nil
     else { return nil }
@@ -20,7 +21,7 @@ final class StoreFollower: @unchecked Sendable {
       ThreadName.setCurrent("docbm-store")
       while true {
         guard let (events, stopped) = try? inotify.read(timeout: -1, wakingOn: stop), !stopped else { return }
-        if events.contains(where: { $0.name == name || $0.events.contains(.overflowed) }) { reload() }
+        if events.contains(where: { names.contains($0.name) || $0.events.contains(.overflowed) }) { reload() }
       }
     }
     thread.name = "docbm-store"

@@ -1,8 +1,8 @@
 import DocumentBookmarks
 import Foundation
 
-/// The store file's JSON (docs/format.md, "Store files"): an envelope with a format name and
-/// a schema version, and the records.
+/// The store file's JSON (docs/format.md, "Store files"): an envelope with a format name, a
+/// schema version and the name its journal repeats, and the records.
 ///
 /// Evolution rules: members this version does not know, of the envelope and of each record,
 /// are written back unchanged; a record this version cannot decode is kept verbatim, after
@@ -12,7 +12,9 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   typealias Contents = StoreContents<Key, Metadata>
 
   static var formatName: String { "docbm-store" }
-  static var schemaVersion: Int { 1 }
+  /// 2: the file has a journal beside it (``StoreJournal``), named by its `journal` member.
+  /// Version 1 files (no journal) are read, and written as version 2 at their first change.
+  static var schemaVersion: Int { 2 }
   /// The largest store file read: far beyond any real list, small enough to bound memory.
   static var sizeLimit: Int { 256 << 20 }
 
@@ -44,6 +46,9 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     }
   }
 
+  /// The envelope's members this version writes.
+  fileprivate static var knownMembers: Set<String> { ["format", "schemaVersion", "records", "journal"] }
+
   /// The records could not be read (the envelope could).
   private struct RecordsUnreadable: Error {
     let underlying: any Error
@@ -55,6 +60,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let format: String?
     let version: Int?
     let records: [Entry]?
+    let journal: String?
     let members: [String: JSONValue]
 
     init(from decoder: any Decoder) throws {
@@ -63,16 +69,18 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       version = try? container.decode(Int.self, forKey: AnyCodingKey("schemaVersion"))
       guard format == formatName, let version, (1...schemaVersion).contains(version) else {
         records = nil
+        journal = nil
         members = [:]
         return
       }
+      journal = version >= 2 ? try? container.decode(String.self, forKey: AnyCodingKey("journal")) : nil
       do {
         records = try container.decode([Entry].self, forKey: AnyCodingKey("records"))
       } catch {
         throw RecordsUnreadable(underlying: error)
       }
       var members: [String: JSONValue] = [:]
-      for name in container.allKeys where !["format", "schemaVersion", "records"].contains(name.stringValue) {
+      for name in container.allKeys where !StoreFormat.knownMembers.contains(name.stringValue) {
         members[name.stringValue] = try container.decode(JSONValue.self, forKey: name)
       }
       self.members = members
@@ -118,6 +126,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       contents.unreadable.append(raw)
     }
     contents.unknownMembers = envelope.members
+    contents.snapshotID = envelope.journal
     return .success(contents)
   }
 
@@ -128,11 +137,12 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     var members: [(name: String, value: [UInt8])] = []
-    for (name, value) in contents.unknownMembers {
+    for (name, value) in contents.unknownMembers where !knownMembers.contains(name) {
       members.append((name, indented(Array(try encoder.encode(value)), by: 2)))
     }
     members.append(("format", Array(try encoder.encode(formatName))))
     members.append(("schemaVersion", Array(String(schemaVersion).utf8)))
+    if let journal = contents.snapshotID { members.append(("journal", Array(try encoder.encode(journal)))) }
     var records: [UInt8] = []
     let count = contents.records.count + contents.unreadable.count
     if count == 0 {

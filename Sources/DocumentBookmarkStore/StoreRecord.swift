@@ -9,46 +9,170 @@ public import DocumentBookmarks
 public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>:
   Sendable, Equatable
 {
+  /// The record's fields, shared between copies until one of them changes (copy on write):
+  /// a store copies its list of records at every change and compares them, and a shared
+  /// box makes each copy one reference and each comparison of an unchanged record one
+  /// pointer comparison.
+  private final class Fields: Sendable {
+    let key: Key
+    let bookmark: Bookmark?
+    let lastKnownPath: FilePath
+    let identity: TargetIdentity?
+    let volume: VolumeHint?
+    let status: RecordStatus
+    let createdAt: Timestamp
+    let refreshedAt: Timestamp?
+    let lastUsedAt: Timestamp?
+    let isPinned: Bool
+    let metadata: Metadata
+    let unknownMembers: [String: JSONValue]
+
+    init(
+      key: Key, bookmark: Bookmark?, lastKnownPath: FilePath, identity: TargetIdentity?, volume: VolumeHint?,
+      status: RecordStatus, createdAt: Timestamp, refreshedAt: Timestamp?, lastUsedAt: Timestamp?,
+      isPinned: Bool, metadata: Metadata, unknownMembers: [String: JSONValue]
+    ) {
+      self.key = key
+      self.bookmark = bookmark
+      self.lastKnownPath = lastKnownPath
+      self.identity = identity
+      self.volume = volume
+      self.status = status
+      self.createdAt = createdAt
+      self.refreshedAt = refreshedAt
+      self.lastUsedAt = lastUsedAt
+      self.isPinned = isPinned
+      self.metadata = metadata
+      self.unknownMembers = unknownMembers
+    }
+
+    /// A copy with `change` applied to its values.
+    func with(_ change: (inout Values) -> Void) -> Fields {
+      var values = Values(self)
+      change(&values)
+      return Fields(
+        key: key, bookmark: values.bookmark, lastKnownPath: values.lastKnownPath, identity: values.identity,
+        volume: values.volume, status: values.status, createdAt: values.createdAt,
+        refreshedAt: values.refreshedAt, lastUsedAt: values.lastUsedAt, isPinned: values.isPinned,
+        metadata: values.metadata, unknownMembers: values.unknownMembers)
+    }
+
+    func equals(_ other: Fields) -> Bool {
+      self === other
+        || (key == other.key && bookmark == other.bookmark && lastKnownPath == other.lastKnownPath
+          && identity == other.identity && volume == other.volume && status == other.status
+          && createdAt == other.createdAt && refreshedAt == other.refreshedAt
+          && lastUsedAt == other.lastUsedAt && isPinned == other.isPinned && metadata == other.metadata
+          && unknownMembers == other.unknownMembers)
+    }
+  }
+
+  /// The fields a change may alter (all but the key).
+  private struct Values {
+    var bookmark: Bookmark?
+    var lastKnownPath: FilePath
+    var identity: TargetIdentity?
+    var volume: VolumeHint?
+    var status: RecordStatus
+    var createdAt: Timestamp
+    var refreshedAt: Timestamp?
+    var lastUsedAt: Timestamp?
+    var isPinned: Bool
+    var metadata: Metadata
+    var unknownMembers: [String: JSONValue]
+
+    init(_ fields: Fields) {
+      bookmark = fields.bookmark
+      lastKnownPath = fields.lastKnownPath
+      identity = fields.identity
+      volume = fields.volume
+      status = fields.status
+      createdAt = fields.createdAt
+      refreshedAt = fields.refreshedAt
+      lastUsedAt = fields.lastUsedAt
+      isPinned = fields.isPinned
+      metadata = fields.metadata
+      unknownMembers = fields.unknownMembers
+    }
+  }
+
+  private var fields: Fields
+
+  private mutating func change(_ body: (inout Values) -> Void) {
+    fields = fields.with(body)
+  }
+
   /// The app's stable key for the record; it never changes through refreshes.
-  public let key: Key
+  public var key: Key { fields.key }
   /// The bookmark, anchored on the store file; `nil` for a path-only record that has not
   /// been reached yet.
-  public internal(set) var bookmark: Bookmark?
+  public internal(set) var bookmark: Bookmark? {
+    get { fields.bookmark }
+    set { change { $0.bookmark = newValue } }
+  }
   /// Where the target was last found (or, for a path-only record, the path it was added with).
-  public internal(set) var lastKnownPath: FilePath
+  public internal(set) var lastKnownPath: FilePath {
+    get { fields.lastKnownPath }
+    set { change { $0.lastKnownPath = newValue } }
+  }
   /// The target's identity as its bookmark recorded it; `nil` without a bookmark.
-  public internal(set) var identity: TargetIdentity?
+  public internal(set) var identity: TargetIdentity? {
+    get { fields.identity }
+    set { change { $0.identity = newValue } }
+  }
   /// The filesystem the target was on (its id and mount point), when known.
-  public internal(set) var volume: VolumeHint?
+  public internal(set) var volume: VolumeHint? {
+    get { fields.volume }
+    set { change { $0.volume = newValue } }
+  }
   /// What the last resolution found.
-  public internal(set) var status: RecordStatus
+  public internal(set) var status: RecordStatus {
+    get { fields.status }
+    set { change { $0.status = newValue } }
+  }
   /// When the record was added.
-  public internal(set) var createdAt: Timestamp
+  public internal(set) var createdAt: Timestamp {
+    get { fields.createdAt }
+    set { change { $0.createdAt = newValue } }
+  }
   /// When a refreshed bookmark was last stored (the target had moved).
-  public internal(set) var refreshedAt: Timestamp?
+  public internal(set) var refreshedAt: Timestamp? {
+    get { fields.refreshedAt }
+    set { change { $0.refreshedAt = newValue } }
+  }
   /// When the app last said it used the record (``BookmarkStore/markUsed(_:)``).
-  public internal(set) var lastUsedAt: Timestamp?
+  public internal(set) var lastUsedAt: Timestamp? {
+    get { fields.lastUsedAt }
+    set { change { $0.lastUsedAt = newValue } }
+  }
   /// Whether eviction spares the record (unless it is gone).
-  public internal(set) var isPinned: Bool
+  public internal(set) var isPinned: Bool {
+    get { fields.isPinned }
+    set { change { $0.isPinned = newValue } }
+  }
   /// The app's own data for the record.
-  public internal(set) var metadata: Metadata
+  public internal(set) var metadata: Metadata {
+    get { fields.metadata }
+    set { change { $0.metadata = newValue } }
+  }
   /// Members of the record's JSON this version does not know, written back unchanged.
-  var unknownMembers: [String: JSONValue] = [:]
+  var unknownMembers: [String: JSONValue] {
+    get { fields.unknownMembers }
+    set { change { $0.unknownMembers = newValue } }
+  }
 
   init(
     key: Key, bookmark: Bookmark?, lastKnownPath: FilePath, identity: TargetIdentity?, volume: VolumeHint?,
-    status: RecordStatus, createdAt: Timestamp, isPinned: Bool = false, metadata: Metadata
+    status: RecordStatus, createdAt: Timestamp, isPinned: Bool = false, metadata: Metadata,
+    refreshedAt: Timestamp? = nil, lastUsedAt: Timestamp? = nil, unknownMembers: [String: JSONValue] = [:]
   ) {
-    self.key = key
-    self.bookmark = bookmark
-    self.lastKnownPath = lastKnownPath
-    self.identity = identity
-    self.volume = volume
-    self.status = status
-    self.createdAt = createdAt
-    self.isPinned = isPinned
-    self.metadata = metadata
+    fields = Fields(
+      key: key, bookmark: bookmark, lastKnownPath: lastKnownPath, identity: identity, volume: volume,
+      status: status, createdAt: createdAt, refreshedAt: refreshedAt, lastUsedAt: lastUsedAt,
+      isPinned: isPinned, metadata: metadata, unknownMembers: unknownMembers)
   }
+
+  public static func == (lhs: StoreRecord, rhs: StoreRecord) -> Bool { lhs.fields.equals(rhs.fields) }
 
   /// Whether the record has a bookmark (path-only records have none until first reached).
   public var hasBookmark: Bool { bookmark != nil }
@@ -91,8 +215,10 @@ extension StoreRecord: Codable {
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: AnyCodingKey.self)
     func member(_ name: String) -> AnyCodingKey { AnyCodingKey(name) }
-    key = try container.decode(Key.self, forKey: member("key"))
-    bookmark = try container.decodeIfPresent(Bookmark.self, forKey: member("bookmark"))
+    let key = try container.decode(Key.self, forKey: member("key"))
+    let bookmark = try container.decodeIfPresent(Bookmark.self, forKey: member("bookmark"))
+    let identity: TargetIdentity?
+    let volume: VolumeHint?
     if let bookmark {
       let fields = try bookmark.decodeUnverified()
       identity = fields.identity
@@ -101,17 +227,22 @@ extension StoreRecord: Codable {
       identity = nil
       volume = try container.decodeIfPresent(VolumeHint.self, forKey: member("volume"))
     }
-    lastKnownPath = try container.decode(FilePath.self, forKey: member("path"))
-    status = (try? container.decode(RecordStatus.self, forKey: member("status"))) ?? .unknown
-    createdAt = try container.decode(Timestamp.self, forKey: member("created"))
-    refreshedAt = try container.decodeIfPresent(Timestamp.self, forKey: member("refreshed"))
-    lastUsedAt = try container.decodeIfPresent(Timestamp.self, forKey: member("lastUsed"))
-    isPinned = try container.decodeIfPresent(Bool.self, forKey: member("pinned")) ?? false
-    metadata = try container.decode(Metadata.self, forKey: member("metadata"))
     let known = Self.knownMembers
+    var unknownMembers: [String: JSONValue] = [:]
     for name in container.allKeys where !known.contains(name.stringValue) {
       unknownMembers[name.stringValue] = try container.decode(JSONValue.self, forKey: name)
     }
+    self.init(
+      key: key, bookmark: bookmark,
+      lastKnownPath: try container.decode(FilePath.self, forKey: member("path")),
+      identity: identity, volume: volume,
+      status: (try? container.decode(RecordStatus.self, forKey: member("status"))) ?? .unknown,
+      createdAt: try container.decode(Timestamp.self, forKey: member("created")),
+      isPinned: try container.decodeIfPresent(Bool.self, forKey: member("pinned")) ?? false,
+      metadata: try container.decode(Metadata.self, forKey: member("metadata")),
+      refreshedAt: try container.decodeIfPresent(Timestamp.self, forKey: member("refreshed")),
+      lastUsedAt: try container.decodeIfPresent(Timestamp.self, forKey: member("lastUsed")),
+      unknownMembers: unknownMembers)
   }
 
   public func encode(to encoder: any Encoder) throws {

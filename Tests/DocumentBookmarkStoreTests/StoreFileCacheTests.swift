@@ -15,17 +15,29 @@ struct StoreFileCacheTests {
     StoreFileCache<String, NoMetadata>.Signature(try FileStatus.of(files.storePath, followSymlinks: true))
   }
 
-  @Test("after a save, the version written is known by its signature; another writer's save is not")
+  @Test(
+    "after a change, the version is known by its signature; another writer's journal line is read from where this store left off; a whole save is not"
+  )
   func knowsItsOwnVersion() async throws {
     let store = files.store()
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")
     let core = store.core
-    #expect(core.file.cache.contents(for: try signature())?.records.map(\.key) == ["a"])
+    #expect(core.file.cache.contents(for: try signature())?.contents.records.map(\.key) == ["a"])
     _ = try core.setPinned("a", true)
-    #expect(core.file.cache.contents(for: try signature())?.records.first?.isPinned == true)
-    // Another store on the same file saves: a new inode, so the first store reads it again.
+    let seen = try #require(core.file.cache.contents(for: try signature()))
+    #expect(seen.contents.records.first?.isPinned == true)
+    let position = try #require(seen.journal)
+    // Another store on the same file appends a line: the file is the same version, and the
+    // first store reads only the journal's new line.
     let other = files.store()
     try await other.add(target: try files.scratch.file("b.txt"), key: "b")
+    #expect(try core.load().map(\.key) == ["a", "b"])
+    let after = try #require(core.file.cache.contents(for: try signature())?.journal)
+    #expect(after.inode == position.inode && after.length > position.length)
+    // A whole save gives the file a new inode: the cached version no longer applies.
+    let before = try signature()
+    try await other.compact()
+    #expect(try signature() != before)
     #expect(core.file.cache.contents(for: try signature()) == nil)
     #expect(try core.load().map(\.key) == ["a", "b"])
     // A write in place (same inode, new times) is not taken for the cached version either.

@@ -11,8 +11,10 @@ struct StoreFormatTests {
 
   init() throws { files = try StoreScratch() }
 
+  /// The store file's JSON, written whole first (its journal folded in).
   private func json() throws -> [String: Any] {
-    try #require(try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+    try files.compact()
+    return try #require(try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
   }
 
   private func writeJSON(_ object: [String: Any]) throws {
@@ -30,7 +32,8 @@ struct StoreFormatTests {
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")
     let object = try json()
     #expect(object["format"] as? String == "docbm-store")
-    #expect(object["schemaVersion"] as? Int == 1)
+    #expect(object["schemaVersion"] as? Int == 2)
+    #expect((object["journal"] as? String)?.count == 32)
     let record = try #require((object["records"] as? [[String: Any]])?.first)
     #expect(record["key"] as? String == "a")
     #expect((record["bookmark"] as? String)?.hasPrefix(Bookmark.textPrefix) == true)
@@ -80,7 +83,7 @@ struct StoreFormatTests {
     let store = files.store()
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")
     var object = try json()
-    object["schemaVersion"] = 2
+    object["schemaVersion"] = 3
     try writeJSON(object)
     let before = try files.storeBytes()
     let other = files.store()
@@ -88,7 +91,7 @@ struct StoreFormatTests {
       try await other.load()
       Issue.record("a newer store was read")
     } catch {
-      #expect(error == .newerVersion(schemaVersion: 2, path: files.storePath))
+      #expect(error == .newerVersion(schemaVersion: 3, path: files.storePath))
     }
     do {
       try await other.add(target: try files.scratch.file("b.txt"), key: "b")

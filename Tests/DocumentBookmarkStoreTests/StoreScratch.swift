@@ -24,11 +24,27 @@ struct StoreScratch {
   /// The store file's bytes.
   func storeBytes() throws -> [UInt8] { Array(try Data(contentsOf: storePath.url)) }
 
-  /// The store file's inode and change time: what tells whether it was written.
+  /// `<store>.journal`: the changes since the store file was last written whole.
+  var journalPath: FilePath { FilePath(storePath.description + ".journal") }
+
+  /// The journal's bytes; empty when there is none.
+  func journalBytes() -> [UInt8] { (try? Data(contentsOf: journalPath.url)).map(Array.init) ?? [] }
+
+  /// Writes the store file whole, its journal folded in, so that the file alone holds every
+  /// record (for tests that read or edit it).
+  func compact() throws {
+    try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
+      .compact()
+  }
+
+  /// The store file's and its journal's inodes and modification times: what tells whether
+  /// anything was written.
   func storeVersion() -> String {
-    var info = stat()
-    guard stat(storePath.description, &info) == 0 else { return "none" }
-    return "\(info.st_ino):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    [storePath, journalPath].map { path in
+      var info = stat()
+      guard stat(path.description, &info) == 0 else { return "none" }
+      return "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }.joined(separator: " ")
   }
 
   /// The store file's key fingerprint.

@@ -3,7 +3,7 @@ import DocumentBookmarks
 import Foundation
 
 /// `docbm store ACTION STORE …`: list an app's store and fix it: add, forget, pin, unpin,
-/// refresh. Works on any app's store whatever its key and metadata types: keys and metadata
+/// refresh, compact. Works on any app's store whatever its key and metadata types: keys and metadata
 /// are kept as the JSON the app wrote.
 struct StoreCommand {
   let settings: StoreSettings
@@ -75,6 +75,12 @@ struct StoreCommand {
           if settings.pin { record = try core.setPinned(record.key, true) }
           shown.append(record)
         }
+      case .compact:
+        guard FileManager.default.fileExists(atPath: store.description) else {
+          throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
+        }
+        try core.compact()
+        shown = []
       case .forget:
         let keys = try resolveKeys(core, &unknown)
         shown = try core.forget(keys)

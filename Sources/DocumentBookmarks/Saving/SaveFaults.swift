@@ -99,7 +99,9 @@ package enum SaveFaults {
   }
 
   /// Throws the injected fault when `step` is the one to fail and it was not used yet.
-  static func check(_ step: SaveStep, call: String, destination: FilePath) throws(SystemCallError) {
+  /// Saves that are not `replaceDocument` (the store's journal appends) call it too, naming
+  /// the document they change, so that the same faults reach them.
+  package static func check(_ step: SaveStep, call: String, destination: FilePath) throws(SystemCallError) {
     if let fault = active(for: destination), fault.step == step, fault.claim() {
       throw SystemCallError(call, Errno(rawValue: fault.errno))
     }

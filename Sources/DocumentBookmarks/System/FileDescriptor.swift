@@ -98,6 +98,26 @@ package struct FileDescriptor: Hashable, Sendable {
     _ = try retryingOnInterrupt("fsync") { Glibc.fsync(rawValue) }
   }
 
+  /// Flushes the file's data, and the metadata needed to read it back (its size), to the
+  /// device: enough for bytes appended to a file whose name is already durable. A failure
+  /// is final, as for ``sync()``.
+  /// The corresponding C function is `fdatasync`.
+  package func syncData() throws(SystemCallError) {
+    _ = try retryingOnInterrupt("fdatasync") { Glibc.fdatasync(rawValue) }
+  }
+
+  /// Cuts (or extends with zeros) the file to `length` bytes; the offset does not move.
+  /// The corresponding C function is `ftruncate`.
+  package func truncate(to length: Int) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("ftruncate") { Glibc.ftruncate(rawValue, off_t(length)) }
+  }
+
+  /// Moves the offset to `offset` bytes from the start.
+  /// The corresponding C function is `lseek`.
+  package func seek(to offset: Int) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("lseek") { Glibc.lseek(rawValue, off_t(offset), SEEK_SET) }
+  }
+
   /// Cuts the file to no bytes and moves the offset back to its start.
   /// The corresponding C functions are `ftruncate` and `lseek`.
   package func truncate() throws(SystemCallError) {
