@@ -1,0 +1,226 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarkStore
+
+@Suite("Store journal")
+struct StoreJournalTests {
+  let files: StoreScratch
+
+  init() throws { files = try StoreScratch() }
+
+  /// A store with records a, b and c; the first add wrote the file whole (it held no
+  /// bookmark yet), the other two are journal lines.
+  private func storeOfThree() async throws -> BookmarkStore<String, NoMetadata> {
+    let store = files.store()
+    for key in ["a", "b", "c"] { try await store.add(target: try files.scratch.file("\(key).txt"), key: key) }
+    return store
+  }
+
+  private func journalLines() -> [String] {
+    String(decoding: files.journalBytes(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+      .map(String.init)
+  }
+
+  private func appendToJournal(_ text: String) throws {
+    let handle = try FileHandle(forWritingTo: files.journalPath.url)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(text.utf8))
+    try handle.close()
+  }
+
+  private func asideFiles() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: files.storePath.removingLastComponent.description)
+      .filter { $0.hasPrefix("store.json.journal.corrupt-") }
+  }
+
+  @Test("a change is one line in the journal; the file holds the records written whole, the journal names it")
+  func oneLinePerChange() async throws {
+    let store = try await storeOfThree()
+    let lines = journalLines()
+    // Header, two adds, and the empty string after the last line break.
+    #expect(lines.count == 4)
+    #expect(lines.last == "")
+    let header = try #require(
+      try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+    let file = try #require(
+      try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+    #expect(header["format"] as? String == "docbm-store-journal")
+    #expect(header["snapshot"] as? String == file["journal"] as? String)
+    #expect((file["records"] as? [Any])?.count == 1)
+    // A pin: one more line, holding only that record.
+    let version = files.storeVersion()
+    try await store.setPinned("b", true)
+    #expect(files.storeVersion() != version)
+    let pin = try #require(
+      try JSONSerialization.jsonObject(with: Data(journalLines()[3].utf8)) as? [String: Any])
+    #expect((pin["put"] as? [[String: Any]])?.map { $0["key"] as? String } == ["b"])
+    #expect(pin["remove"] == nil && pin["move"] == nil && pin["order"] == nil)
+    // Another process reads the file and its journal as one store.
+    let other = files.store()
+    let records = try await other.load()
+    #expect(records.map(\.key) == ["a", "b", "c"])
+    #expect(records.map(\.isPinned) == [false, true, false])
+  }
+
+  @Test("removals, moves and a new order replay as they were made")
+  func replayOrder() async throws {
+    let store = try await storeOfThree()
+    try await store.add(target: try files.scratch.file("d.txt"), key: "d")
+    try await store.move("d", to: 0)
+    _ = try await store.forget("b")
+    try await store.move("a", to: 2)
+    let expected = store.snapshot.keys
+    #expect(expected == ["d", "c", "a"])
+    #expect(try await files.store().load().map(\.key) == expected)
+    // Folded in, the file alone says the same.
+    try await store.compact()
+    #expect(files.journalBytes().isEmpty)
+    let file = try #require(
+      try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+    #expect((file["records"] as? [[String: Any]])?.map { $0["key"] as? String } == expected)
+    #expect(try await files.store().load().map(\.key) == expected)
+  }
+
+  @Test("a line cut short (a crash during the append) is no change, and the next change cuts it off")
+  func cutShort() async throws {
+    let store = try await storeOfThree()
+    // Longer than the next line, so that only cutting it off (not writing over it) removes it.
+    try appendToJournal(#"{"put":[{"key":"half"# + String(repeating: "x", count: 4096))
+    let reader = files.store()
+    #expect(try await reader.load().map(\.key) == ["a", "b", "c"])
+    try await reader.setPinned("c", true)
+    let lines = journalLines()
+    #expect(!lines.contains { $0.contains("half") })
+    #expect(lines.last == "")
+    #expect(try await files.store().load().first { $0.key == "c" }?.isPinned == true)
+    _ = store
+  }
+
+  @Test("a whole line that does not decode: the lines before it count, and the next change writes the file whole, the journal kept aside")
+  func damagedLine() async throws {
+    _ = try await storeOfThree()
+    try appendToJournal("this is not JSON\n")
+    let reader = files.store()
+    #expect(try await reader.load().map(\.key) == ["a", "b", "c"])
+    try await reader.setPinned("a", true)
+    #expect(files.journalBytes().isEmpty)
+    let aside = try asideFiles()
+    #expect(aside.count == 1)
+    let kept = try String(contentsOfFile: files.scratch.path("state/\(aside[0])").description, encoding: .utf8)
+    #expect(kept.hasSuffix("this is not JSON\n"))
+    let records = try await files.store().load()
+    #expect(records.map(\.key) == ["a", "b", "c"])
+    #expect(records.first?.isPinned == true)
+  }
+
+  @Test("a journal that names another version of the file is ignored, and replaced by the next change")
+  func staleJournal() async throws {
+    _ = try await storeOfThree()
+    let lines = journalLines()
+    let stale = lines[0].replacingOccurrences(of: #""snapshot":""#, with: #""snapshot":"0"#)
+    let staleJournal = ([stale] + lines.dropFirst()).joined(separator: "\n")
+    try Data(staleJournal.utf8).write(to: files.journalPath.url)
+    let reader = files.store()
+    #expect(try await reader.load().map(\.key) == ["a"])
+    try await reader.setPinned("a", true)
+    #expect(journalLines().count == 3)  // a new journal: header, the pin, ""
+    #expect(try await files.store().load().map(\.isPinned) == [true])
+  }
+
+  @Test("the journal is folded into the file when it reaches its limit")
+  func foldedAtLimit() async throws {
+    let store = try await storeOfThree()
+    let inode = try FileStatus.of(files.storePath, followSymlinks: true).inode
+    var changes = 0
+    var folded = false
+    while changes < 1000 {
+      try await store.setPinned("a", changes % 2 == 0)
+      changes += 1
+      if try FileStatus.of(files.storePath, followSymlinks: true).inode != inode {
+        folded = true
+        break
+      }
+      #expect(files.journalBytes().count <= StoreFile<String, NoMetadata>.journalLimit(fileSize: 0))
+    }
+    #expect(folded, "the journal was never folded in")
+    // 64 KiB of lines of about 600 bytes: about a hundred changes.
+    #expect((50...400).contains(changes), "\(changes) changes")
+    #expect(files.journalBytes().isEmpty)
+    #expect(try await files.store().load().first?.isPinned == (changes % 2 == 1))
+  }
+
+  @Test("a file of schema version 1 (no journal) is read, and written whole as version 2 at its first change")
+  func versionOne() async throws {
+    _ = try await storeOfThree()
+    try files.compact()
+    var object = try #require(
+      try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+    object["schemaVersion"] = 1
+    object["journal"] = nil
+    let handle = try FileHandle(forWritingTo: files.storePath.url)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    try handle.close()
+    let reader = files.store()
+    #expect(try await reader.load().map(\.key) == ["a", "b", "c"])
+    try await reader.setPinned("b", true)
+    let file = try #require(
+      try JSONSerialization.jsonObject(with: Data(files.storeBytes())) as? [String: Any])
+    #expect(file["schemaVersion"] as? Int == 2)
+    #expect(file["journal"] is String)
+    #expect(files.journalBytes().isEmpty)
+  }
+
+  @Test("a journal of another user, or one others may write, is not trusted")
+  func untrustedJournal() async throws {
+    _ = try await storeOfThree()
+    #expect(chmod(files.journalPath.description, 0o622) == 0)
+    await #expect(throws: BookmarkStoreError<String>.self) { try await files.store().load() }
+    do {
+      try await files.store().load()
+    } catch {
+      guard case .untrusted(let path, _) = error else { throw error }
+      #expect(path == files.journalPath)
+    }
+    #expect(chmod(files.journalPath.description, 0o600) == 0)
+    guard Capabilities.isRoot else {
+      print("skipped: giving a journal to another user needs root")
+      return
+    }
+    #expect(chown(files.journalPath.description, 65534, 65534) == 0)
+    do {
+      try await files.store().add(target: try files.scratch.file("x.txt"), key: "x")
+      Issue.record("another user's journal was used")
+    } catch {
+      guard case .untrusted? = error as? BookmarkStoreError<String> else { throw error }
+    }
+  }
+
+  @Test("a FIFO or a symbolic link where the journal should be is refused without blocking")
+  func notAFile() async throws {
+    _ = try await storeOfThree()
+    let elsewhere = files.scratch.path("elsewhere.journal")
+    try FileManager.default.moveItem(atPath: files.journalPath.description, toPath: elsewhere.description)
+    #expect(mkfifo(files.journalPath.description, 0o600) == 0)
+    do {
+      try await files.store().load()
+      Issue.record("a FIFO was read as the journal")
+    } catch {
+      guard case .notAStore(let path, _) = error else { throw error }
+      #expect(path == files.journalPath)
+    }
+    try FileManager.default.removeItem(atPath: files.journalPath.description)
+    #expect(symlink(elsewhere.description, files.journalPath.description) == 0)
+    do {
+      try await files.store().load()
+      Issue.record("a symbolic link was followed to a journal")
+    } catch {
+      guard case .docbm(let error) = error else { throw error }
+      #expect(error.code == .unsupportedFileType)
+    }
+  }
+}
