@@ -6,8 +6,10 @@ import Synchronization
 /// places), each a record under a stable key, with a status, pins, last use and metadata.
 ///
 /// The store is a file anchored on itself: each record's bookmark is anchored on the store
-/// file, and every save goes through `replaceDocument`, so the file keeps its key (and
-/// `docbm check` and `docbm repair` work on it). Its format is in docs/format.md.
+/// file, and every whole save goes through `replaceDocument`, so the file keeps its key (and
+/// `docbm check` and `docbm repair` work on it). A change is one line appended to the
+/// store's journal (`<store>.journal`) and flushed; the journal is folded into the file when
+/// it has grown to a quarter of it (``compact()``). The format is in docs/format.md.
 ///
 /// Several processes may share one store file: every change is applied, under a lock, to
 /// what the file holds at that moment and saved only when it changes something, so no
