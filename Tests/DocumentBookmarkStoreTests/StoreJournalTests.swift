@@ -21,8 +21,10 @@ struct StoreJournalTests {
   }
 
   private func journalLines() -> [String] {
-    String(decoding: files.journalBytes(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-      .map(String.init)
+    String(decoding: files.journalBytes(), as: UTF8.self).split(
+      separator: "\n", omittingEmptySubsequences: false
+    )
+    .map(String.init)
   }
 
   private func appendToJournal(_ text: String) throws {
@@ -100,7 +102,9 @@ struct StoreJournalTests {
     _ = store
   }
 
-  @Test("a whole line that does not decode: the lines before it count, and the next change writes the file whole, the journal kept aside")
+  @Test(
+    "a whole line that does not decode: the lines before it count, and the next change writes the file whole, the journal kept aside"
+  )
   func damagedLine() async throws {
     _ = try await storeOfThree()
     try appendToJournal("this is not JSON\n")
@@ -110,7 +114,8 @@ struct StoreJournalTests {
     #expect(files.journalBytes().isEmpty)
     let aside = try asideFiles()
     #expect(aside.count == 1)
-    let kept = try String(contentsOfFile: files.scratch.path("state/\(aside[0])").description, encoding: .utf8)
+    let kept = try String(
+      contentsOfFile: files.scratch.path("state/\(aside[0])").description, encoding: .utf8)
     #expect(kept.hasSuffix("this is not JSON\n"))
     let records = try await files.store().load()
     #expect(records.map(\.key) == ["a", "b", "c"])
