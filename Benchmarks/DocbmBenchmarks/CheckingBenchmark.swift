@@ -3,11 +3,13 @@ import DocumentBookmarks
 import Foundation
 import Glibc
 
-/// A finished child process: its exit status, wall time and peak resident memory.
+/// A finished child process: its exit status, wall time, CPU time (user and system) and
+/// peak resident memory.
 struct ChildRun {
   let status: Int32
   let seconds: Double
   let maxResidentKiB: Int
+  var cpuSeconds: Double = 0
 }
 
 /// Runs `arguments` with standard output and error sent to /dev/null, and measures it.
@@ -39,7 +41,11 @@ func measureChild(_ arguments: [String], environment: [String] = []) -> ChildRun
   var usage = rusage()
   _ = wait4(pid, &status, 0, &usage)
   let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-  return ChildRun(status: (status >> 8) & 0xFF, seconds: seconds, maxResidentKiB: usage.ru_maxrss)
+  let cpu =
+    Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+    + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+  return ChildRun(
+    status: (status >> 8) & 0xFF, seconds: seconds, maxResidentKiB: usage.ru_maxrss, cpuSeconds: cpu)
 }
 
 /// Builds a tree of `count` small documents: half hold a bookmark to a file beside them,

@@ -110,6 +110,40 @@ if CommandLine.arguments.dropFirst().first == "store" {
   exit(met ? 0 : 1)
 }
 
+/// The `docbm` built beside this benchmark (`make bench` builds both), when there is one.
+let siblingDocbm: String? = {
+  let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("docbm").path
+  return access(path, X_OK) == 0 ? path : nil
+}()
+
+// `DocbmBenchmarks startup`: `docbm inspect` and `--version` against `getfattr`.
+if CommandLine.arguments.dropFirst().first == "startup" {
+  guard let docbm = siblingDocbm else {
+    print("no docbm beside the benchmark: build it first (swift build -c release --product docbm)")
+    exit(2)
+  }
+  let (startRows, note) = try runStartUpBenchmark(root: root, docbm: docbm)
+  print(note)
+  print("")
+  print("| operation | time | baseline | baseline time | ratio | goal |")
+  print("|---|---:|---|---:|---:|---|")
+  var met = true
+  for row in startRows {
+    let ratio = row.time / row.baseline
+    var goal = ""
+    if let limit = row.goal {
+      goal = ratio <= limit ? "≤ \(Int(limit))x: met" : "≤ \(Int(limit))x: NOT met"
+      if ratio > limit { met = false }
+    }
+    print(
+      "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
+    )
+  }
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)
@@ -353,18 +387,26 @@ if isTmpfs("/dev/shm") {
   tmpfsNote = "tmpfs scenarios skipped: /dev/shm is not tmpfs"
 }
 
+// Start-up: docbm inspect against getfattr, when docbm was built beside the benchmark.
+var startUpRows: [Row] = []
+var startUpNote = "start-up skipped: no docbm beside the benchmark (make bench builds it)"
+if let docbm = siblingDocbm {
+  (startUpRows, startUpNote) = try runStartUpBenchmark(root: root, docbm: docbm)
+}
+
 print(
-  "docbm benchmarks (release build; medians: 9 batches for bookmarks, 15 interleaved rounds for saves, 7 at 64 MiB)"
+  "docbm benchmarks (release build; medians: 9 batches for bookmarks, 15 interleaved rounds for saves, 7 at 64 MiB, 10 rounds of 100 calls for start-up)"
 )
 print(
   "load average before: \(loadBefore); after: \(loadAverage()); \(ProcessInfo.processInfo.activeProcessorCount) cores"
 )
 if let tmpfsNote { print(tmpfsNote) }
+print(startUpNote)
 print("")
 print("| operation | time | baseline | baseline time | ratio | goal |")
 print("|---|---:|---|---:|---:|---|")
 var failedGoal = false
-for row in rows + saveRows + cpuRows {
+for row in rows + saveRows + cpuRows + startUpRows {
   let ratio = row.time / row.baseline
   var goal = ""
   if let limit = row.goal {

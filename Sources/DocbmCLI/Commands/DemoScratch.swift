@@ -7,7 +7,7 @@ struct DemoScratch {
   let root: FilePath
 
   init() throws {
-    let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    let base = ProcessEnvironment.value("TMPDIR") ?? "/tmp"
     var template = Array("\(base)/docbm-demo-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else {
       throw DocbmError(.systemFailure, message: "cannot make a scratch folder in \(base)")

@@ -20,14 +20,13 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// The user's escrow, at the folder the environment names.
   public static var `default`: KeyEscrow {
-    let environment = ProcessInfo.processInfo.environment
-    if let folder = environment["DOCBM_ESCROW_DIR"], !folder.isEmpty {
+    if let folder = ProcessEnvironment.value("DOCBM_ESCROW_DIR"), !folder.isEmpty {
       return KeyEscrow(folder: FilePath(folder))
     }
-    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+    if let state = ProcessEnvironment.value("XDG_STATE_HOME"), state.hasPrefix("/") {
       return KeyEscrow(folder: FilePath(state).appending("docbm"))
     }
-    let home = environment["HOME"] ?? "/"
+    let home = ProcessEnvironment.value("HOME") ?? "/"
     return KeyEscrow(folder: FilePath(home).appending(".local").appending("state").appending("docbm"))
   }
 

@@ -147,7 +147,7 @@ public struct ScratchDocument: Sendable {
 
   /// Whether `folder` (a real path) is `/tmp`, `/var/tmp` or `$TMPDIR`, or inside one.
   public static func isTemporaryFolder(_ folder: FilePath) -> Bool {
-    let candidates = ["/tmp", "/var/tmp"] + [ProcessInfo.processInfo.environment["TMPDIR"]].compactMap { $0 }
+    let candidates = ["/tmp", "/var/tmp"] + [ProcessEnvironment.value("TMPDIR")].compactMap { $0 }
     return candidates.contains { candidate in
       guard !candidate.isEmpty else { return false }
       let real = (try? TargetSnapshot.canonicalPath(FilePath(candidate))) ?? FilePath(candidate)

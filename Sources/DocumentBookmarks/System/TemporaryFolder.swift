@@ -8,7 +8,7 @@ package struct TemporaryFolder: Sendable {
   /// Makes a folder named `prefix` and six random characters in `$TMPDIR` (else `/tmp`).
   /// The corresponding C function is `mkdtemp`.
   package static func make(prefix: String) throws(SystemCallError) -> TemporaryFolder {
-    let environment = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+    let environment = ProcessEnvironment.value("TMPDIR") ?? ""
     let base = FilePath(environment.hasPrefix("/") ? environment : "/tmp")
     var template = base.appending(prefix + "XXXXXX").bytes.map { CChar(bitPattern: $0) } + [0]
     guard let made = mkdtemp(&template) else {
