@@ -213,6 +213,25 @@ int docbm_flock(int fd, int operation) { return flock(fd, operation); }
 
 int docbm_name_current_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
+int docbm_start_detached_thread(void *(*entry)(void *), void *context) {
+  pthread_attr_t attributes;
+  int result = pthread_attr_init(&attributes);
+  if (result != 0) {
+    return result;
+  }
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  result = pthread_create(&thread, &attributes, entry, context);
+  pthread_attr_destroy(&attributes);
+  return result;
+}
+
+static __thread unsigned docbm_thread_tag;
+
+unsigned docbm_current_thread_tag(void) { return docbm_thread_tag; }
+
+void docbm_set_current_thread_tag(unsigned tag) { docbm_thread_tag = tag; }
+
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index) {
   if (needle_length == 0) {

@@ -1,5 +1,6 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The `docbm` command: parses a command line and runs it. The executable is a few lines
 /// over ``run(arguments:console:)``, so every command can also run in-process.

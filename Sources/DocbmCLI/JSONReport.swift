@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// JSON output shared by the commands: sorted keys, a schema version, no escaped slashes.
 enum JSONReport {

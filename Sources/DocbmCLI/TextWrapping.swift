@@ -46,3 +46,11 @@ enum TextWrapping {
     return indent
   }
 }
+
+extension String {
+  /// The text followed by spaces up to `width` characters (unchanged when it is as long or
+  /// longer): a column of a table.
+  func padded(to width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}

@@ -1,5 +1,5 @@
 public import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// An app's own list of remembered files and folders (recent documents, project folders,

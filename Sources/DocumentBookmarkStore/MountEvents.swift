@@ -1,5 +1,5 @@
 public import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// A filesystem mounted or unmounted in this process's mount namespace.
 public enum MountEvent: Hashable, Sendable {
@@ -50,7 +50,6 @@ public enum MountEvents {
 /// The thread behind ``MountEvents``: waits on the mount table, diffs it by mount ID.
 final class MountWatcher: @unchecked Sendable {
   private let stop: EventNotifier
-  private let thread: Thread
 
   /// Starts watching; `nil` when the mount table cannot be read (no `/proc`).
   init?(report: @escaping @Sendable ([MountEvent]) -> Void) {
@@ -58,8 +57,7 @@ final class MountWatcher: @unchecked Sendable {
       let stop = try? EventNotifier(), let initial = try? MountWatcher.mounts()
     else { return nil }
     self.stop = stop
-    thread = Thread {
-      ThreadName.setCurrent("docbm-mounts")
+    let started = DetachedThread.start(named: "docbm-mounts") {
       defer { table.close() }
       var known = initial
       while true {
@@ -73,8 +71,10 @@ final class MountWatcher: @unchecked Sendable {
         if !events.isEmpty { report(events) }
       }
     }
-    thread.name = "docbm-mounts"
-    thread.start()
+    guard started else {
+      table.close()
+      return nil
+    }
   }
 
   func cancel() { stop.signal() }

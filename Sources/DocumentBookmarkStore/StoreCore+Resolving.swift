@@ -1,6 +1,6 @@
 import Dispatch
 package import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 extension StoreCore {

@@ -1,5 +1,5 @@
 package import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The store's work, synchronous: every call may block on the file system (the lock, the

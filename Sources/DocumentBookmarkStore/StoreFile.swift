@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// The store file on disk and its journal: read without a lock (whole saves replace the
 /// file by rename, and a journal line counts only when whole, so a reader sees one version),

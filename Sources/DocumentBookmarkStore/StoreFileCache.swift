@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// What a store keeps between its reads and writes of the store file, so that a change to

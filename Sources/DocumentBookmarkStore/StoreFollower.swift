@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// A thread that sleeps until the store file's folder says the store file was replaced or
 /// written, or its journal appended to (inotify: moved to, closed after writing), then
@@ -8,7 +8,6 @@ import Foundation
 /// it too; the reload then finds nothing new and tells nobody.
 final class StoreFollower: @unchecked Sendable {
   private let stop: EventNotifier
-  private let thread: Thread
 
   /// Starts following, or returns `nil` when the folder cannot be watched (it does not
   /// exist yet, or the user's inotify limits are reached).
@@ -17,15 +16,13 @@ final class StoreFollower: @unchecked Sendable {
       (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .onlyFolder])) != nil
     else { return nil }
     self.stop = stop
-    thread = Thread {
-      ThreadName.setCurrent("docbm-store")
+    let started = DetachedThread.start(named: "docbm-store") {
       while true {
         guard let (events, stopped) = try? inotify.read(timeout: -1, wakingOn: stop), !stopped else { return }
         if events.contains(where: { names.contains($0.name) || $0.events.contains(.overflowed) }) { reload() }
       }
     }
-    thread.name = "docbm-store"
-    thread.start()
+    guard started else { return nil }
   }
 
   /// Stops the thread (it ends at its next wake-up, which this causes).

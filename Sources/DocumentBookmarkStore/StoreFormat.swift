@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// The store file's JSON (docs/format.md, "Store files"): an envelope with a format name, a
 /// schema version and the name its journal repeats, and the records.
@@ -98,7 +98,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       return .failure(.corrupt("its records cannot be read: \(error.underlying)"))
     } catch {
       // Not JSON at all, or not an object: a store that was damaged, or something else?
-      if (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil {
+      if (try? JSONDecoder().decode(JSONValue.self, from: data)) != nil {
         return .failure(.notAStore("JSON, but not an object with a docbm-store format"))
       }
       return .failure(.corrupt("not valid JSON"))

@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `<store>.journal`: the changes made since the store file was last written whole, one
 /// JSON line each, so that a change to a large store costs a short append and one flush

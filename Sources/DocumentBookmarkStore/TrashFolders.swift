@@ -1,5 +1,5 @@
 public import DocumentBookmarks
-public import Foundation
+public import FoundationEssentials
 
 /// The freedesktop.org Trash folders, and whether a path lies in one.
 ///

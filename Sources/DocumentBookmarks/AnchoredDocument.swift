@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One document and the bookmarks anchored on it: makes bookmarks signed with the
 /// document's key and resolves them.

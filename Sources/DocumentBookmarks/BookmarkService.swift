@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The entry point: settings shared by every document, and the one call that anchors
 /// bookmarks on a document.

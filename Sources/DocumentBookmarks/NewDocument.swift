@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A document that is about to be saved for the first time: bookmarks can be made for it
 /// before it exists, and its first save creates it with the key that signed them.

@@ -1,5 +1,6 @@
+import Dispatch
 public import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// Follows documents, not paths, while other programs rename, move, replace, delete or
@@ -42,7 +43,6 @@ public final class DocumentWatcher: Sendable {
   private let setupEvents: [DocumentEvent]
   private let run = Mutex(Run())
   private let finished = DispatchSemaphore(value: 0)
-  private let threadMarker = "org.docbm.watch"
 
   /// Watches `folders` (recursively, unless ``WatchOptions/recursive`` is off) and follows
   /// every file carrying a key in them. The folders are watched when this returns: changes
@@ -127,7 +127,7 @@ public final class DocumentWatcher: Sendable {
     }
     guard !alreadyStopping else { return }
     wake.signal()
-    guard started, Thread.current.threadDictionary[threadMarker] as? Bool != true else { return }
+    guard started, DetachedThread.currentTag != .watcher else { return }
     finished.wait()
   }
 
@@ -142,16 +142,17 @@ public final class DocumentWatcher: Sendable {
       done()
       return
     }
-    let thread = Thread { [self] in
-      Thread.current.name = "docbm-watch"
-      Thread.current.threadDictionary[threadMarker] = true
+    let started = DetachedThread.start(named: "docbm-watch", tag: .watcher) { [self] in
       for event in setupEvents { handler(event) }
       serve(handler)
       done()
       finished.signal()
     }
-    thread.name = "docbm-watch"
-    thread.start()
+    if !started {
+      // No thread to read events: the watch ends at once, as a stopped one does.
+      done()
+      finished.signal()
+    }
   }
 
   private var isStopping: Bool { run.withLock { $0.stopping } }

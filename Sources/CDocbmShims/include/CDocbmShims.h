@@ -129,6 +129,16 @@ int docbm_flock(int fd, int operation);
 /// Names the calling thread in the kernel (pthread_setname_np: what ps, top and debuggers
 /// show; at most 15 bytes are kept). Returns 0, or an errno value.
 int docbm_name_current_thread(const char *name);
+
+/// Starts a detached thread running `entry(context)`. Returns 0 or an errno value
+/// (EAGAIN: the thread limit).
+int docbm_start_detached_thread(void *(*entry)(void *), void *context);
+
+/// The calling thread's tag (0 until set): what kind of docbm thread it is.
+unsigned docbm_current_thread_tag(void);
+
+/// Sets the calling thread's tag.
+void docbm_set_current_thread_tag(unsigned tag);
 extern const int DOCBM_LOCK_EX;
 extern const int DOCBM_LOCK_NB;
 

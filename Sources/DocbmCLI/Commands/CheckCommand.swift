@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `docbm check PATH... [--recursive]`: one verdict per document.
 ///

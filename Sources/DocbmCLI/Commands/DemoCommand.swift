@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `docbm demo`: document-scoped bookmarks at work, in a scratch folder that is removed

@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The demo's scratch folder and the plain file operations it performs on it.

@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `docbm probe COMMAND…`: run a program's save on a scratch document, report what it broke.
 ///

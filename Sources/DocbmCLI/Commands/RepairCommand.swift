@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `docbm repair PATH...`: put escrowed keys back; report exactly what was done. With
 /// `--recursive`, every document under the folders given whose check says `keyLost`.
@@ -75,6 +75,6 @@ struct RepairCommand {
     let action = repair.action.rawValue
     var message = Substring(repair.message)
     if message.hasPrefix(action + ": ") { message = message.dropFirst(action.count + 2) }
-    return "\(action.padding(toLength: 12, withPad: " ", startingAt: 0))\(repair.document): \(message)"
+    return "\(action.padded(to: 12))\(repair.document): \(message)"
   }
 }

@@ -1,5 +1,5 @@
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `docbm save DOCUMENT`: replace the document with standard input (or `--from FILE`)
 /// through `replaceDocument`.

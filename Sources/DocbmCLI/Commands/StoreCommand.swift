@@ -1,6 +1,6 @@
 import DocumentBookmarkStore
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 
 /// `docbm store ACTION STORE …`: list an app's store and fix it: add, forget, pin, unpin,
 /// refresh, compact. Works on any app's store whatever its key and metadata types: keys and metadata
@@ -159,7 +159,7 @@ struct StoreCommand {
       if record.isGone { status += ", gone" }
       if record.isPinned { status += ", pinned" }
       console.print(
-        "\(key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0))  \(status)  \(record.lastKnownPath)"
+        "\(key.padded(to: width))  \(status)  \(record.lastKnownPath)"
       )
     }
   }

@@ -1,6 +1,7 @@
+import Dispatch
 import DocumentBookmarkStore
 import DocumentBookmarks
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `docbm store follow STORE`: prints each change to an app's store as it happens, made by

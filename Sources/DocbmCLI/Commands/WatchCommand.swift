@@ -1,6 +1,7 @@
 import DocumentBookmarks
 import DocumentWatching
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `watch`'s operands and options.
 struct WatchSettings: Equatable, Sendable {
@@ -93,7 +94,7 @@ struct WatchCommand {
 
   /// `kind        message`: the kind is the line's first word.
   static func line(for event: DocumentEvent) -> String {
-    "\(event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))\(event.message)"
+    "\(event.kind.rawValue.padded(to: 14))\(event.message)"
   }
 
   static func summaryLine(_ summary: WatchSummary, signal: String) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The user's own store of the keys docbm made on this account, so that a key lost by a

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A document-scoped bookmark: a signed record that refers to one target and resolves
 /// only together with the document whose key signed it.
@@ -39,7 +39,10 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   ///
   /// - Throws: ``DocbmError`` with `corrupt` when the text is not a bookmark's text form.
   public init(text: String) throws(DocbmError) {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    // Whitespace and line breaks around it (Unicode White_Space) are not part of it.
+    let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+    let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? start
+    let trimmed = text[start..<max(start, end)]
     guard trimmed.hasPrefix(Bookmark.textPrefix) else {
       throw BookmarkRecord.corrupt(
         "the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Checks documents on worker threads while the caller goes on walking the tree, and hands
@@ -62,7 +62,7 @@ final class CheckPipeline: @unchecked Sendable {
     pthread_cond_init(workAvailable, nil)
     pthread_cond_init(resultReady, nil)
     for _ in 0..<max(1, workers) {
-      Thread.detachNewThread { [self] in work() }
+      DetachedThread.start(named: "docbm-check") { [self] in work() }
     }
   }
 

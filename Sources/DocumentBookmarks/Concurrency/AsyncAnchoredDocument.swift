@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension AnchoredDocument {
   /// The same document's calls for Swift concurrency: each runs on docbm's own threads,

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Synchronization
 
 /// docbm's own threads, where the `async` calls do their blocking file-system work, so that
@@ -30,47 +30,38 @@ package enum DocbmThreads {
 }
 
 /// A fixed set of threads taking work from one queue.
-private final class WorkerPool: @unchecked Sendable {
-  // `condition` guards `queue` and `started`.
-  private let condition = NSCondition()
-  private var queue: [@Sendable () -> Void] = []
-  private var started = false
+private final class WorkerPool: Sendable {
+  private struct State {
+    var queue: [@Sendable () -> Void] = []
+    var started = false
+  }
+  private let state = Mutex(State())
+  /// Counts the work waiting in the queue: a worker takes one piece per signal.
+  private let waiting = DispatchSemaphore(value: 0)
   private let threadCount: Int
-
-  /// The marker every worker thread sets in its thread dictionary.
-  private static let markerKey = "org.docbm.worker"
 
   init(threads: Int) { threadCount = threads }
 
-  static var isWorkerThread: Bool { Thread.current.threadDictionary[markerKey] as? Bool == true }
+  static var isWorkerThread: Bool { DetachedThread.currentTag == .ioWorker }
 
   func submit(_ work: @escaping @Sendable () -> Void) {
-    condition.lock()
-    if !started {
-      started = true
+    let start = state.withLock { state in
+      defer { state.started = true }
+      state.queue.append(work)
+      return !state.started
+    }
+    if start {
       for _ in 0..<threadCount {
-        // Named before it starts as well as from inside: a thread started from a Dispatch
-        // worker otherwise begins with that worker's name, and Foundation may report it.
-        let thread = Thread { [self] in self.serve() }
-        thread.name = DocbmThreads.threadName
-        thread.start()
+        DetachedThread.start(named: DocbmThreads.threadName, tag: .ioWorker) { [self] in self.serve() }
       }
     }
-    queue.append(work)
-    condition.signal()
-    condition.unlock()
+    waiting.signal()
   }
 
   private func serve() {
-    // Named from inside: the kernel's name of the thread (what `ps` and debuggers show), too.
-    Thread.current.name = DocbmThreads.threadName
-    ThreadName.setCurrent(DocbmThreads.threadName)
-    Thread.current.threadDictionary[WorkerPool.markerKey] = true
     while true {
-      condition.lock()
-      while queue.isEmpty { condition.wait() }
-      let work = queue.removeFirst()
-      condition.unlock()
+      waiting.wait()
+      let work = state.withLock { $0.queue.removeFirst() }
       work()
     }
   }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Runs a save against a ``ScratchDocument`` and reports what it broke.
 ///

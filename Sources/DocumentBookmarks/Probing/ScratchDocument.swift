@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A scratch document set up to show what a save breaks: it has a key, a bookmark inside its

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension AnchoredDocument {
   /// "Save As" with bookmarks that work from the copy's place: each of `bookmarks` is

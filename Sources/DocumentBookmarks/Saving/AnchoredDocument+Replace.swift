@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension AnchoredDocument {
   /// Saves a new version of the document safely: `write` creates the new version at the

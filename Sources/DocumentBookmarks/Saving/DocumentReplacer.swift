@@ -1,5 +1,5 @@
 import CDocbmShims
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The safe save: a new version written at a fresh hidden name beside the document,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The save in place, for a single file exported through the Documents portal
 /// (``ReplaceOptions/PortalFileDocuments/writeInPlace``): the new contents are written over

@@ -1,5 +1,5 @@
 import CDocbmShims
-package import Foundation
+package import FoundationEssentials
 import Glibc
 
 /// An open file descriptor. The owner closes it, usually through ``closeAfter(_:)``.

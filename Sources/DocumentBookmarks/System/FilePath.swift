@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Glibc
 
 /// A path on a Linux filesystem, held as the bytes the kernel sees.
