@@ -213,6 +213,17 @@ int docbm_flock(int fd, int operation) { return flock(fd, operation); }
 
 int docbm_name_current_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
+int docbm_usable_processor_count(void) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
+  }
+  int count = CPU_COUNT(&set);
+  return count > 0 ? count : 1;
+}
+
 int docbm_start_detached_thread(void *(*entry)(void *), void *context) {
   pthread_attr_t attributes;
   int result = pthread_attr_init(&attributes);

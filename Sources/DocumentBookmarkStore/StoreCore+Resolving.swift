@@ -67,7 +67,7 @@ extension StoreCore {
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
     // In chunks, a few per core, each gathering its outcomes before taking the lock once.
-    let chunks = min(records.count, ProcessInfo.processInfo.activeProcessorCount * 4)
+    let chunks = min(records.count, Processors.usable * 4)
     let outcomes = Mutex<[[Outcome]]>(Array(repeating: [], count: chunks))
     let document = file.document
     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in

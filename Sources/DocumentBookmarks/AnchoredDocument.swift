@@ -152,12 +152,14 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// all the bookmarks in a document). `key` must be the document's.
   /// With `refreshing` false, a stale result carries no refreshed bookmark (the checker
   /// needs none, and making one costs a dozen system calls).
-  package func resolve(_ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true) throws(DocbmError)
-    -> Resolution
-  {
+  /// With `portal`, what ``PortalDocument/of(_:)`` says of this document, when the caller
+  /// knows it already (the checker, for every bookmark of a document).
+  package func resolve(
+    _ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true, portal: PortalDocument?? = nil
+  ) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     try checkFingerprint(header.fingerprint, against: key)
-    return try resolve(bookmark, header: header, key: key, refreshing: refreshing)
+    return try resolve(bookmark, header: header, key: key, refreshing: refreshing, portal: portal)
   }
 
   /// The document's key, or `nil` when it has none.
@@ -166,7 +168,8 @@ public struct AnchoredDocument: Hashable, Sendable {
   }
 
   private func resolve(
-    _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true
+    _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true,
+    portal knownPortal: PortalDocument?? = nil
   ) throws(DocbmError) -> Resolution {
     guard BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
@@ -175,7 +178,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
-    let portal = PortalDocument.of(path)
+    let portal = knownPortal ?? PortalDocument.of(path)
     let location: TargetLocator.Location
     if let portal {
       location = try PortalTargetLocator(contents: contents, portal: portal, budget: searchBudget).locate()

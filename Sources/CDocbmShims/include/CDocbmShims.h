@@ -130,6 +130,10 @@ int docbm_flock(int fd, int operation);
 /// show; at most 15 bytes are kept). Returns 0, or an errno value.
 int docbm_name_current_thread(const char *name);
 
+/// How many processors the calling thread may run on (its affinity mask, as `taskset` or
+/// a container sets it); at least 1.
+int docbm_usable_processor_count(void);
+
 /// Starts a detached thread running `entry(context)`. Returns 0 or an errno value
 /// (EAGAIN: the thread limit).
 int docbm_start_detached_thread(void *(*entry)(void *), void *context);

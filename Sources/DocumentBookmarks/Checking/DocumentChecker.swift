@@ -99,6 +99,8 @@ public struct DocumentChecker: Sendable {
     }
     defer { fd.close() }
     let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
+    // Whether it is reached through the Documents portal: asked once, of the descriptor.
+    let portal = PortalDocument.of(path, descriptor: fd)
 
     // A filesystem without user extended attributes holds no key: that is a problem only
     // for a document with bookmarks (or one the escrow recorded a key for), so scan first.
@@ -116,7 +118,8 @@ public struct DocumentChecker: Sendable {
 
     // Each bookmark becomes evidence as it is found; no record outlives its judgement.
     let key = documentKey?.fingerprint
-    var collector = EvidenceCollector(path: path, documentKey: documentKey, searchBudget: searchBudget)
+    var collector = EvidenceCollector(
+      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(
@@ -150,7 +153,7 @@ public struct DocumentChecker: Sendable {
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
-      message: message, portalDocument: PortalDocument.of(path))
+      message: message, portalDocument: portal)
   }
 
   /// Why checking stopped before the end of the document, when it did.

@@ -17,6 +17,8 @@ struct EvidenceCollector {
   private let path: FilePath
   private let documentKey: DocumentKey?
   private let searchBudget: SearchBudget
+  /// The Documents portal document it is reached through, as the checker found it.
+  private let portal: PortalDocument?
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
   /// One judged record per tag (``RecordKey``), with its judgement.
@@ -32,10 +34,11 @@ struct EvidenceCollector {
   /// How many bookmarks were judged from the memo rather than verified again.
   private(set) var memoHits = 0
 
-  init(path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget) {
+  init(path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget, portal: PortalDocument?) {
     self.path = path
     self.documentKey = documentKey
     self.searchBudget = searchBudget
+    self.portal = portal
   }
 
   /// Judges one bookmark found in the document.
@@ -82,7 +85,8 @@ struct EvidenceCollector {
     let anchored = self.anchored ?? BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
     self.anchored = anchored
     do throws(DocbmError) {
-      let resolution = try anchored.resolve(item.bookmark, key: documentKey, refreshing: false)
+      let resolution = try anchored.resolve(
+        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal))
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
         recordedTarget: resolution.recorded.absolutePath, verifies: true, resolves: true, problem: nil)

@@ -32,10 +32,12 @@ public struct TreeChecker: Sendable {
 
   /// - Parameters:
   ///   - checker: the checker applied to each document.
-  ///   - concurrency: documents checked at once; `nil` (the default) is one per active core.
+  ///   - concurrency: documents checked at once; `nil` (the default) is one per core this
+  ///     process may run on (its affinity mask: `taskset -c 0` gives one, checked in order
+  ///     on the calling thread).
   public init(checker: DocumentChecker, concurrency: Int? = nil) {
     self.checker = checker
-    self.concurrency = max(1, concurrency ?? ProcessInfo.processInfo.activeProcessorCount)
+    self.concurrency = max(1, concurrency ?? Processors.usable)
   }
 
   /// Checks `root` (a file or a folder tree), calling `found` for each document checked, in

@@ -65,17 +65,30 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   /// The portal document `path` is reached through, or `nil` when it is not on the
   /// Documents portal's mount (or is the mount's own folder, or an ID's folder).
   ///
-  /// Costs one `statfs` for a path elsewhere; through FUSE, the mount table is read too.
+  /// Costs one `statfs` for a path elsewhere (two for a path where nothing is yet: its
+  /// folder's); through FUSE, the mount table is read too.
   public static func of(_ path: FilePath) -> PortalDocument? {
-    guard
-      FileSystemIdentity.mayBeFUSE(path: path)
-        || FileSystemIdentity.mayBeFUSE(path: path.absolute.removingLastComponent),
-      let real = realPath(path)
-    else { return nil }
+    switch FileSystemIdentity.fuseAnswer(path: path) {
+    case .notFUSE: return nil
+    case .missing:
+      // A document not made yet: on the portal when its folder is.
+      guard FileSystemIdentity.fuseAnswer(path: path.absolute.removingLastComponent) == .mayBeFUSE else {
+        return nil
+      }
+    case .mayBeFUSE: break
+    }
+    guard let real = realPath(path) else { return nil }
     guard let table = try? MountTable.current(), let mount = table.mount(containing: real),
       mount.isDocumentPortal
     else { return nil }
     return PortalDocument(real: real, mount: mount)
+  }
+
+  /// ``of(_:)`` for a document open as `descriptor`: one `fstatfs`, without a walk of the
+  /// path, tells a document elsewhere (as `docbm check` does for every document).
+  package static func of(_ path: FilePath, descriptor: FileDescriptor) -> PortalDocument? {
+    if let filesystem = try? FileSystemIdentity.of(descriptor), !filesystem.isFUSE { return nil }
+    return of(path)
   }
 
   /// Parses the portal's layout below its mount.

@@ -44,10 +44,27 @@ package struct FileSystemIdentity: Hashable, Sendable {
   /// names another filesystem type.
   /// The corresponding C function is `statfs`.
   package static func mayBeFUSE(path: FilePath) -> Bool {
+    fuseAnswer(path: path) == .mayBeFUSE
+  }
+
+  /// What one `statfs` of a path says about FUSE.
+  package enum FUSEAnswer: Sendable {
+    /// FUSE, or `statfs` failed otherwise than by ENOENT (the portal refuses it on some
+    /// of its entries).
+    case mayBeFUSE
+    /// The kernel names another filesystem type.
+    case notFUSE
+    /// Nothing is at the path (ENOENT).
+    case missing
+  }
+
+  /// Whether `path` may be on a FUSE filesystem, is not, or does not exist: one `statfs`.
+  /// The corresponding C function is `statfs`.
+  package static func fuseAnswer(path: FilePath) -> FUSEAnswer {
     var type: Int64 = 0
     let status = path.withCString { docbm_path_filesystem_type($0, &type) }
-    guard status == 0 else { return Errno.current != .noSuchFile }
-    return type == fuseType
+    guard status == 0 else { return Errno.current == .noSuchFile ? .missing : .mayBeFUSE }
+    return type == fuseType ? .mayBeFUSE : .notFUSE
   }
 
   /// The mount point of the filesystem holding `path` (an absolute path without symbolic
