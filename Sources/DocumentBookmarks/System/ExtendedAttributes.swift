@@ -114,7 +114,15 @@ package enum ExtendedAttributes {
         }
       }
       if result >= 0 {
-        return buffer[..<result].split(separator: 0, omittingEmptySubsequences: true).map(Array.init)
+        // The names, each ended by a zero byte.
+        var names: [[UInt8]] = []
+        var start = 0
+        for index in 0..<result where buffer[index] == 0 {
+          if index > start { names.append(Array(buffer[start..<index])) }
+          start = index + 1
+        }
+        if start < result { names.append(Array(buffer[start..<result])) }
+        return names
       }
       let error = Errno.current
       switch error {
