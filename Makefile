@@ -29,12 +29,12 @@ INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/
 # runtime, Foundation and the C libraries linked in, nothing to relocate at start-up; and
 # the metadata of concrete generic types is made by direct calls instead of by demangling
 # their names and searching the whole binary's protocol conformances at run time. Together
-# they take `docbm inspect` from about 5.5 ms to 1.4 ms (docs/performance.md, "Start-up"):
+# they take `docbm inspect` from about 5.8 ms to 1.3 ms (docs/performance.md, "Start-up"):
 # it matters for a command run once per file. The cost: docbm's own code and data sit at a
 # fixed address (stack, heap and mappings stay randomised), and glibc's user and host name
 # functions (which docbm does not call) would need this glibc at run time, as the link's
 # notices say; those notices are left out of the output. `make install PIE=1` builds a
-# position-independent docbm instead (start-up about 4 ms).
+# position-independent docbm instead (start-up about 4.7 ms).
 ifeq ($(PIE),1)
 RELEASE := -c release --static-swift-stdlib
 else
