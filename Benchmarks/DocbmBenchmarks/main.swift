@@ -25,6 +25,27 @@ func format(_ nanoseconds: Double) -> String {
     : String(format: "%.2f µs", nanoseconds / 1_000)
 }
 
+/// Prints `rows` as a Markdown table with each ratio and its goal; returns whether every
+/// goal was met.
+func printTable(_ rows: [Row]) -> Bool {
+  print("| operation | time | baseline | baseline time | ratio | goal |")
+  print("|---|---:|---|---:|---:|---|")
+  var met = true
+  for row in rows {
+    let ratio = row.time / row.baseline
+    var goal = ""
+    if let limit = row.goal {
+      let limitText = limit == limit.rounded() ? "\(Int(limit))" : String(format: "%.2f", limit)
+      goal = ratio <= limit ? "≤ \(limitText)x: met" : "≤ \(limitText)x: NOT met"
+      if ratio > limit { met = false }
+    }
+    print(
+      "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
+    )
+  }
+  return met
+}
+
 struct Row {
   let operation: String
   let time: Double
@@ -126,20 +147,7 @@ if CommandLine.arguments.dropFirst().first == "startup" {
   let (startRows, note) = try runStartUpBenchmark(root: root, docbm: docbm)
   print(note)
   print("")
-  print("| operation | time | baseline | baseline time | ratio | goal |")
-  print("|---|---:|---|---:|---:|---|")
-  var met = true
-  for row in startRows {
-    let ratio = row.time / row.baseline
-    var goal = ""
-    if let limit = row.goal {
-      goal = ratio <= limit ? "≤ \(Int(limit))x: met" : "≤ \(Int(limit))x: NOT met"
-      if ratio > limit { met = false }
-    }
-    print(
-      "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
-    )
-  }
+  let met = printTable(startRows)
   _ = run("/bin/rm", ["-rf", root])
   exit(met ? 0 : 1)
 }
@@ -403,20 +411,6 @@ print(
 if let tmpfsNote { print(tmpfsNote) }
 print(startUpNote)
 print("")
-print("| operation | time | baseline | baseline time | ratio | goal |")
-print("|---|---:|---|---:|---:|---|")
-var failedGoal = false
-for row in rows + saveRows + cpuRows + startUpRows {
-  let ratio = row.time / row.baseline
-  var goal = ""
-  if let limit = row.goal {
-    let limitText = limit == limit.rounded() ? "\(Int(limit))" : String(format: "%.2f", limit)
-    goal = ratio <= limit ? "≤ \(limitText)x: met" : "≤ \(limitText)x: NOT met"
-    if ratio > limit { failedGoal = true }
-  }
-  print(
-    "| \(row.operation) | \(format(row.time)) | \(row.baselineName) | \(format(row.baseline)) | \(String(format: "%.2f", ratio))x | \(goal) |"
-  )
-}
+let allMet = printTable(rows + saveRows + cpuRows + startUpRows)
 _ = run("/bin/rm", ["-rf", root])
-exit(failedGoal ? 1 : 0)
+exit(allMet ? 0 : 1)

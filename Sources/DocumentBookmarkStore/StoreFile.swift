@@ -80,7 +80,6 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         (contents, signature, from) = (seen, seenSignature, position)
       case .bytes(let bytes, let readSignature):
         (contents, signature, from) = (try decode(bytes, at: path), readSignature, nil)
-      case .notRegular, .tooLarge, .untrusted: preconditionFailure("readFile throws for these")
       }
       switch try journal.replay(onto: &contents, snapshot: contents.snapshotID, from: from) {
       case .startOver:
@@ -124,49 +123,26 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// last seen when the file is still that version, without reading it.
   private func readFile(_ path: FilePath, cached: Bool) throws(Failure) -> FoundFile<Key, Metadata> {
     let cache = cached ? cache : nil
-    let found: FoundFile<Key, Metadata>
+    let opened: StoreFileOpener.Opened<FoundFile<Key, Metadata>>
     do {
-      found = try mappingSystemErrors(.openDocument, path: path) {
-        () throws(SystemCallError) -> FoundFile<Key, Metadata> in
-        let fd: FileDescriptor
-        do throws(SystemCallError) {
-          fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
-        } catch {
-          if error.errno == .noSuchFile { return .absent }
-          throw error
+      opened = try mappingSystemErrors(.openDocument, path: path) {
+        () throws(SystemCallError) -> StoreFileOpener.Opened<FoundFile<Key, Metadata>> in
+        try StoreFileOpener.open(path) { (fd, status) throws(SystemCallError) -> FoundFile<Key, Metadata> in
+          let signature = StoreFileCache<Key, Metadata>.Signature(status)
+          if let seen = cache?.contents(for: signature) {
+            return .cached(seen.contents, signature, seen.journal)
+          }
+          return .bytes(try fd.readWhole(limit: StoreFileOpener.sizeLimit), signature)
         }
-        defer { fd.close() }
-        let status = try FileStatus.of(fd)
-        guard status.kind == .regular else { return .notRegular }
-        if let problem = Self.trustProblem(status) { return .untrusted(problem) }
-        guard status.size <= UInt64(Format.sizeLimit) else { return .tooLarge }
-        let signature = StoreFileCache<Key, Metadata>.Signature(status)
-        if let seen = cache?.contents(for: signature) {
-          return .cached(seen.contents, signature, seen.journal)
-        }
-        return .bytes(try fd.readWhole(limit: Format.sizeLimit), signature)
       }
     } catch {
       throw .docbm(error)
     }
-    switch found {
-    case .notRegular: throw .notAStore(path: path, reason: "not a regular file")
-    case .tooLarge: throw .notAStore(path: path, reason: "larger than \(Format.sizeLimit >> 20) MiB")
-    case .untrusted(let reason): throw .untrusted(path: path, reason: reason)
-    default: return found
+    switch opened {
+    case .absent: return .absent
+    case .read(let found): return found
+    case .refused(let refusal): throw refusal.error(at: path)
     }
-  }
-
-  /// Why a store file, last good copy or lock file is not to be trusted: it belongs to
-  /// another user (root aside), or its group or others may write it. Records and a key
-  /// someone else could have put there would lead the app to that person's choice of files.
-  static func trustProblem(_ status: FileStatus) -> String? {
-    let user = ProcessCredentials.effectiveUser
-    if status.owner != user && status.owner != 0 { return "it belongs to user \(status.owner)" }
-    if status.permissions & 0o022 != 0 {
-      return "its group or others may write it (mode \(String(status.permissions & 0o7777, radix: 8)))"
-    }
-    return nil
   }
 
   /// Reads the file, and when it is damaged, quarantines it and restores the last good copy
@@ -223,7 +199,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     let lock: FileDescriptor
     do {
       lock = try mappingSystemErrors(.openDocument, path: lockPath) { () throws(SystemCallError) in
-        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath) { Self.trustProblem($0) == nil }
+        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath) {
+          StoreFileOpener.trustProblem($0) == nil
+        }
       }
     } catch {
       throw .docbm(error)
@@ -363,7 +341,4 @@ private enum FoundFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & 
   case cached(
     StoreContents<Key, Metadata>, StoreFileCache<Key, Metadata>.Signature,
     StoreJournal<Key, Metadata>.Position?)
-  case notRegular
-  case tooLarge
-  case untrusted(String)
 }

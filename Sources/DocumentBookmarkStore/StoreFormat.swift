@@ -15,8 +15,6 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// 2: the file has a journal beside it (``StoreJournal``), named by its `journal` member.
   /// Version 1 files (no journal) are read, and written as version 2 at their first change.
   static var schemaVersion: Int { 2 }
-  /// The largest store file read: far beyond any real list, small enough to bound memory.
-  static var sizeLimit: Int { 256 << 20 }
 
   /// Why bytes are not a readable store.
   enum Problem: Error {

@@ -175,52 +175,31 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     return .read(reading)
   }
 
-  /// What opening the journal found.
-  private enum Found {
-    case absent
-    case bytes([UInt8], FileStatus)
-    case notRegular
-    case tooLarge
-    case untrusted(String)
-  }
-
   /// The journal's bytes after `from` (all of them without), with its status; `nil` when
   /// there is no journal, or (with `from`) when it is another file or shorter than `from`.
   /// Opened without following a link or blocking on a FIFO.
   private func readBytes(from: Position?) throws(Failure) -> ([UInt8], FileStatus)? {
-    let limit = StoreFormat<Key, Metadata>.sizeLimit
-    let found: Found
+    let opened: StoreFileOpener.Opened<([UInt8], FileStatus)?>
     do {
-      found = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) -> Found in
-        let fd: FileDescriptor
-        do throws(SystemCallError) {
-          fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking, .noFollow])
-        } catch {
-          if error.errno == .noSuchFile { return .absent }
-          throw error
+      opened = try mappingSystemErrors(.openDocument, path: path) {
+        () throws(SystemCallError) -> StoreFileOpener.Opened<([UInt8], FileStatus)?> in
+        try StoreFileOpener.open(path, options: .noFollow) {
+          (fd, status) throws(SystemCallError) -> ([UInt8], FileStatus)? in
+          if let from {
+            guard status.device == from.device, status.inode == from.inode, status.size >= UInt64(from.length)
+            else { return nil }
+            try fd.seek(to: from.length)
+          }
+          return (try fd.readWhole(limit: StoreFileOpener.sizeLimit), status)
         }
-        defer { fd.close() }
-        let status = try FileStatus.of(fd)
-        guard status.kind == .regular else { return .notRegular }
-        if let problem = StoreFile<Key, Metadata>.trustProblem(status) { return .untrusted(problem) }
-        guard status.size <= UInt64(limit) else { return .tooLarge }
-        if let from {
-          guard status.device == from.device, status.inode == from.inode, status.size >= UInt64(from.length)
-          else { return .absent }
-          try fd.seek(to: from.length)
-        }
-        return .bytes(try fd.readWhole(limit: limit), status)
       }
     } catch {
       throw .docbm(error)
     }
-    switch found {
+    switch opened {
     case .absent: return nil
-    case .bytes(let bytes, let status): return (bytes, status)
-    case .notRegular: throw .notAStore(path: path, reason: "the store's journal is not a regular file")
-    case .tooLarge:
-      throw .notAStore(path: path, reason: "the store's journal is larger than \(limit >> 20) MiB")
-    case .untrusted(let reason): throw .untrusted(path: path, reason: reason)
+    case .read(let found): return found
+    case .refused(let refusal): throw refusal.error(at: path, subject: "the store's journal is ")
     }
   }
 

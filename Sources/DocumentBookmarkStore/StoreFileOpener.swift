@@ -1,0 +1,70 @@
+import DocumentBookmarks
+
+/// Opens one of a store's files (the store file, its journal, its last good copy) for
+/// reading, the same way for each: without blocking (a FIFO is refused, not waited on), a
+/// regular file only, trusted (``trustProblem(_:)``), at most the size limit.
+enum StoreFileOpener {
+  /// Why a file that is there was not read.
+  enum Refusal {
+    case notRegular
+    case tooLarge
+    case untrusted(String)
+
+    /// The store error for it; `subject` begins the reason (`"the store's journal is "`).
+    func error<Key: Hashable & Sendable>(at path: FilePath, subject: String = "") -> BookmarkStoreError<Key> {
+      switch self {
+      case .notRegular: .notAStore(path: path, reason: subject + "not a regular file")
+      case .tooLarge:
+        .notAStore(path: path, reason: subject + "larger than \(StoreFileOpener.sizeLimit >> 20) MiB")
+      case .untrusted(let reason): .untrusted(path: path, reason: reason)
+      }
+    }
+  }
+
+  /// What opening found: nothing at the path, what `read` made of the open file, or a refusal.
+  enum Opened<Value> {
+    case absent
+    case read(Value)
+    case refused(Refusal)
+  }
+
+  /// The largest file read: far beyond any real list, small enough to bound memory.
+  static var sizeLimit: Int { 256 << 20 }
+
+  /// Opens `path` (with `options` besides read-only and non-blocking), checks it, and runs
+  /// `read` on it; the descriptor is closed afterwards.
+  ///
+  /// - Throws: ``SystemCallError`` from opening (ELOOP for a link with `.noFollow`), from
+  ///   `statx`, or from `read`.
+  static func open<Value>(
+    _ path: FilePath, options: FileDescriptor.Options = [],
+    _ read: (FileDescriptor, FileStatus) throws(SystemCallError) -> Value
+  ) throws(SystemCallError) -> Opened<Value> {
+    let fd: FileDescriptor
+    do throws(SystemCallError) {
+      fd = try FileDescriptor.open(path, options.union([.readOnly, .nonBlocking]))
+    } catch {
+      if error.errno == .noSuchFile { return .absent }
+      throw error
+    }
+    defer { fd.close() }
+    let status = try FileStatus.of(fd)
+    guard status.kind == .regular else { return .refused(.notRegular) }
+    if let problem = trustProblem(status) { return .refused(.untrusted(problem)) }
+    guard status.size <= UInt64(sizeLimit) else { return .refused(.tooLarge) }
+    return .read(try read(fd, status))
+  }
+
+  /// Why a store file, journal, last good copy or lock file is not to be trusted: it
+  /// belongs to another user (root aside), or its group or others may write it. Records and
+  /// a key someone else could have put there would lead the app to that person's choice of
+  /// files.
+  static func trustProblem(_ status: FileStatus) -> String? {
+    let user = ProcessCredentials.effectiveUser
+    if status.owner != user && status.owner != 0 { return "it belongs to user \(status.owner)" }
+    if status.permissions & 0o022 != 0 {
+      return "its group or others may write it (mode \(String(status.permissions & 0o7777, radix: 8)))"
+    }
+    return nil
+  }
+}
