@@ -216,7 +216,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   func append(_ line: [UInt8], snapshot: String, after reading: Reading) throws(Failure) -> Position {
     do {
       return try mappingSystemErrors(.save(.write), path: path) { () throws(SystemCallError) -> Position in
-        if let position = reading.position, let fd = try? FileDescriptor.open(path, [.writeOnly, .noFollow]) {
+        if let position = reading.position, let fd = try? FileDescriptor.open(path, [.readWrite, .noFollow]) {
           defer { fd.close() }
           let status = try FileStatus.of(fd)
           if status.device == position.device, status.inode == position.inode {
@@ -254,20 +254,49 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   }
 
   /// Writes `bytes` at `offset` (cutting off what follows) and flushes them: the data for an
-  /// append, data and metadata for a new file. On failure, cuts them off again.
+  /// append, data and metadata for a new file. On failure, takes them back: a line not
+  /// written whole is cut off (no reader applies a line without its line break); a whole
+  /// line whose flush failed may have been read by another process already, so the journal
+  /// is replaced by a copy without it (``replace(_:keeping:)``).
   private func write(
     _ bytes: [UInt8], to fd: FileDescriptor, at offset: Int, size: UInt64, isNew: Bool
   ) throws(SystemCallError) {
     if size > UInt64(offset) { try fd.truncate(to: offset) }
     try fd.seek(to: offset)
+    var written = false
     do throws(SystemCallError) {
       try SaveFaults.check(.write, call: "write", destination: storePath)
       try fd.writeAll(bytes)
+      written = true
       try SaveFaults.check(.syncFile, call: isNew ? "fsync" : "fdatasync", destination: storePath)
       if isNew { try fd.sync() } else { try fd.syncData() }
     } catch {
-      try? fd.truncate(to: offset)
+      if written && !isNew { replace(fd, keeping: offset) } else { try? fd.truncate(to: offset) }
       throw error
+    }
+  }
+
+  /// Replaces the journal by a copy of its first `length` bytes, under a new inode, so that
+  /// a process that applied the lines after them reads the journal again from the start
+  /// (its position names the old inode). Falls back to cutting the journal at `length`.
+  private func replace(_ fd: FileDescriptor, keeping length: Int) {
+    let copyPath = FilePath(bytes: path.bytes + Array(".new".utf8)) ?? path
+    do throws(SystemCallError) {
+      try fd.seek(to: 0)
+      let bytes = try fd.readWhole(limit: StoreFileOpener.sizeLimit)
+      guard bytes.count >= length else { throw SystemCallError("read", .ioError, path: path) }
+      do throws(SystemCallError) {
+        try FileDescriptor.currentWorkingDirectory.removeEntry(copyPath, isDirectory: false)
+      } catch  where error.errno == .noSuchFile {}
+      let copy = try FileDescriptor.open(
+        copyPath, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o600)
+      defer { copy.close() }
+      try copy.writeAll(bytes[..<length])
+      try copy.sync()
+      try FileDescriptor.currentWorkingDirectory.rename(copyPath, to: path, in: .currentWorkingDirectory)
+    } catch {
+      try? FileDescriptor.currentWorkingDirectory.removeEntry(copyPath, isDirectory: false)
+      try? fd.truncate(to: length)
     }
   }
 

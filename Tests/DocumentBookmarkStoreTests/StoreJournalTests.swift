@@ -1,5 +1,6 @@
 import DocbmTestSupport
 import DocumentBookmarks
+import DocumentBookmarksTesting
 import Foundation
 import Glibc
 import Testing
@@ -227,5 +228,26 @@ struct StoreJournalTests {
       guard case .docbm(let error) = error else { throw error }
       #expect(error.code == .unsupportedFileType)
     }
+  }
+
+  @Test("a line whose flush fails is taken back under a new inode, so that no reader keeps it")
+  func failedFlush() async throws {
+    let store = try await storeOfThree()
+    let before = files.journalBytes()
+    let inode = try FileStatus.of(files.journalPath, followSymlinks: false).inode
+    try await files.withFault(.ioError(at: .syncFile)) {
+      do {
+        try await store.setPinned("b", true)
+        Issue.record("a pin whose flush failed succeeded")
+      } catch {
+        #expect((error as? BookmarkStoreError<String>)?.code == .ioError, "\(error)")
+      }
+    }
+    #expect(files.journalBytes() == before, "the line whose flush failed is still there")
+    #expect(try FileStatus.of(files.journalPath, followSymlinks: false).inode != inode)
+    #expect(store.snapshot.records.map(\.isPinned) == [false, false, false])
+    // The next change appends to the new journal, and every reader agrees.
+    try await store.setPinned("c", true)
+    #expect(try await files.store().load().map(\.isPinned) == [false, false, true])
   }
 }

@@ -12,20 +12,6 @@ struct StoreSaveFailureTests {
 
   init() throws { files = try StoreScratch() }
 
-  /// Runs `body` with a save fault for the whole process (the store saves on its own
-  /// threads), limited to this test's folder; waits while another test holds one.
-  private func withFault(_ fault: SaveFault, _ body: () async throws -> Void) async throws {
-    for _ in 0..<200 {
-      do {
-        try await withProcessWideSaveFault(fault, in: files.scratch.path(".")) { try await body() }
-        return
-      } catch SaveFaultScopeError.alreadyActive {
-        try await Task.sleep(for: .milliseconds(50))
-      }
-    }
-    Issue.record("another test kept a process-wide save fault installed")
-  }
-
   @Test(
     "a full disk during a change: the error says so, nothing is evicted, memory and file stay as they were")
   func diskFull() async throws {
@@ -38,7 +24,7 @@ struct StoreSaveFailureTests {
     #expect(!journalBefore.isEmpty, "the second add was not a journal line")
     let fingerprint = try files.fingerprint()
     let target = try files.scratch.file("c.txt")
-    try await withFault(.diskFull()) {
+    try await files.withFault(.diskFull()) {
       do {
         try await store.add(target: target, key: "c")
         Issue.record("the add succeeded on a full disk")

@@ -1,7 +1,9 @@
 import DocbmTestSupport
 import DocumentBookmarks
+import DocumentBookmarksTesting
 import Foundation
 import Glibc
+import Testing
 
 @testable import DocumentBookmarkStore
 
@@ -45,6 +47,20 @@ struct StoreScratch {
       guard stat(path.description, &info) == 0 else { return "none" }
       return "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }.joined(separator: " ")
+  }
+
+  /// Runs `body` with a save fault for the whole process (the store saves on its own
+  /// threads), limited to this scratch folder; waits while another test holds one.
+  func withFault(_ fault: SaveFault, _ body: () async throws -> Void) async throws {
+    for _ in 0..<200 {
+      do {
+        try await withProcessWideSaveFault(fault, in: scratch.path(".")) { try await body() }
+        return
+      } catch SaveFaultScopeError.alreadyActive {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    Issue.record("another test kept a process-wide save fault installed")
   }
 
   /// The store file's key fingerprint.
