@@ -151,11 +151,15 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     let newline = UInt8(ascii: "\n")
     var offset = 0
     if from == nil {
-      // The first line: which version of the store file this journal belongs to.
-      guard let end = bytes.firstIndex(of: newline),
-        let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[..<end])),
-        header.format == Self.formatName, header.snapshot == snapshot
-      else { return .read(.none) }
+      // The first line: which version of the store file this journal belongs to. Cut
+      // short, the journal was never finished; naming another version, it is left from
+      // before a rewrite; unreadable, it is damaged (its lines cannot be trusted, and are
+      // kept aside at the next change).
+      guard let end = bytes.firstIndex(of: newline) else { return .read(.none) }
+      guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[..<end])),
+        header.format == Self.formatName
+      else { return .read(Reading(position: nil, isDamaged: true)) }
+      guard header.snapshot == snapshot else { return .read(.none) }
       offset = end + 1
     }
     var replaying = Replaying(contents.records)

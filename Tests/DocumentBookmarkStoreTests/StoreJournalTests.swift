@@ -123,6 +123,19 @@ struct StoreJournalTests {
     #expect(records.first?.isPinned == true)
   }
 
+  @Test("a journal whose first line is damaged is not applied, and is kept aside by the next change")
+  func damagedHeader() async throws {
+    _ = try await storeOfThree()
+    var bytes = files.journalBytes()
+    bytes[2] = UInt8(ascii: "#")
+    try Data(bytes).write(to: files.journalPath.url)
+    let reader = files.store()
+    #expect(try await reader.load().map(\.key) == ["a"])
+    try await reader.setPinned("a", true)
+    #expect(files.journalBytes().isEmpty)
+    #expect(try asideFiles().count == 1)
+  }
+
   @Test("a journal that names another version of the file is ignored, and replaced by the next change")
   func staleJournal() async throws {
     _ = try await storeOfThree()
