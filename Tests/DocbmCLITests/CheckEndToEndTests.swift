@@ -10,6 +10,32 @@ import Testing
 struct CheckEndToEndTests {
   let docbm = Capabilities.docbmExecutable
 
+  @Test("with no thread to be had (a limit of one process, as nobody), check -r checks on its own thread")
+  func noThreads() throws {
+    guard Capabilities.canDropPrivileges, FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")
+    else {
+      print("skipped: limiting another user's threads needs root, setpriv and prlimit")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    for folder in 0..<3 {
+      for index in 0..<5 { _ = try scratch.file("tree/f\(folder)/doc\(index).txt", "text \(index)") }
+    }
+    #expect(run("/bin/chmod", ["-R", "a+rX", scratch.root.description]).status == 0)
+    // RLIMIT_NPROC counts the user's threads: with 1, no worker thread can be made. A
+    // checker that waited for its workers would never finish: `timeout` makes that a failure.
+    let checked = run(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "30", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        "/usr/bin/prlimit",
+        "--nproc=1", "--", docbm, "check", "--recursive", scratch.path("tree").description,
+      ], environment: ["DOCBM_ESCROW_DIR": scratch.path("escrow").description])
+    #expect(checked.status == 0, "\(checked.status): \(checked.error)")
+    #expect(checked.output.contains("15 documents checked: 0 with a problem, 15 fine"), "\(checked.output)")
+  }
+
   @Test("a key lost by sed -i: check says keyLost (exit 2), repair restores it, check is clean again")
   func lostAndRepaired() throws {
     let scratch = try Scratch()

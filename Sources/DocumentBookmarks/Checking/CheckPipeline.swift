@@ -52,8 +52,9 @@ final class CheckPipeline: @unchecked Sendable {
   private var wakeAtCompleted: Int?
   private var closed = false
 
-  /// Starts `workers` threads.
-  init(checker: DocumentChecker, workers: Int, window: Int) {
+  /// Starts `workers` threads; `nil` when not one could be started (the thread limit), so
+  /// that the caller checks on its own thread instead.
+  init?(checker: DocumentChecker, workers: Int, window: Int) {
     self.checker = checker
     self.window = max(1, window)
     pending = Array(repeating: nil, count: self.window)
@@ -61,9 +62,11 @@ final class CheckPipeline: @unchecked Sendable {
     pthread_mutex_init(lock, nil)
     pthread_cond_init(workAvailable, nil)
     pthread_cond_init(resultReady, nil)
-    for _ in 0..<max(1, workers) {
-      DetachedThread.start(named: "docbm-check") { [self] in work() }
+    var started = 0
+    for _ in 0..<max(1, workers) where DetachedThread.start(named: "docbm-check", { [self] in work() }) {
+      started += 1
     }
+    if started == 0 { return nil }
   }
 
   deinit {

@@ -58,6 +58,8 @@ public struct TreeChecker: Sendable {
     var documents = 0
     var folders = 0
     var pipeline: CheckPipeline?
+    /// Whether starting the pipeline's threads failed (it is not tried again).
+    var pipelineFailed = false
     // Listed folders kept open while their documents are checked (opened by name in them),
     // oldest first, with the number of the last document submitted from each.
     var openFolders: [(folder: CheckPipeline.OpenFolder, last: Int)] = []
@@ -117,18 +119,12 @@ public struct TreeChecker: Sendable {
           folders += 1
           let files = children.filter { $0.type == .regular }
           if !files.isEmpty {
-            if concurrency == 1 {
-              for file in files {
-                report(
-                  checker.check(
-                    path.appending(file.name), in: stream.descriptor, named: file.name, inode: file.inode))
-              }
-            } else {
-              let active =
-                pipeline
-                ?? CheckPipeline(
-                  checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
-              pipeline = active
+            if concurrency > 1, pipeline == nil, !pipelineFailed {
+              pipeline = CheckPipeline(
+                checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
+              pipelineFailed = pipeline == nil
+            }
+            if let active = pipeline {
               // Folders whose documents have all been delivered are closed; past a bound
               // (small folders, deep trees) documents are opened by their whole path instead,
               // so the walk never runs out of descriptors.
@@ -145,6 +141,13 @@ public struct TreeChecker: Sendable {
                 },
                 deliver: report)
               submitted += files.count
+            } else {
+              // One core (or no thread to be had): in order, on this thread.
+              for file in files {
+                report(
+                  checker.check(
+                    path.appending(file.name), in: stream.descriptor, named: file.name, inode: file.inode))
+              }
             }
           }
           stack.append(
