@@ -34,6 +34,8 @@ private final class WorkerPool: Sendable {
   private struct State {
     var queue: [@Sendable () -> Void] = []
     var started = false
+    /// How many workers could be started (none at the thread limit); `nil` until known.
+    var workers: Int?
   }
   private let state = Mutex(State())
   /// Counts the work waiting in the queue: a worker takes one piece per signal.
@@ -45,17 +47,32 @@ private final class WorkerPool: Sendable {
   static var isWorkerThread: Bool { DetachedThread.currentTag == .ioWorker }
 
   func submit(_ work: @escaping @Sendable () -> Void) {
-    let start = state.withLock { state in
-      defer { state.started = true }
+    let (start, queued) = state.withLock { state -> (Bool, Bool) in
+      let start = !state.started
+      state.started = true
+      // Without a single worker (the thread limit), the work runs here rather than never.
+      guard state.workers != 0 else { return (start, false) }
       state.queue.append(work)
-      return !state.started
+      return (start, true)
     }
-    if start {
-      for _ in 0..<threadCount {
-        DetachedThread.start(named: DocbmThreads.threadName, tag: .ioWorker) { [self] in self.serve() }
-      }
+    if queued { waiting.signal() } else { work() }
+    if start { startWorkers() }
+  }
+
+  /// Starts the workers; when not one could be started, runs what was queued meanwhile.
+  private func startWorkers() {
+    var workers = 0
+    for _ in 0..<threadCount
+    where DetachedThread.start(named: DocbmThreads.threadName, tag: .ioWorker, { [self] in self.serve() }) {
+      workers += 1
     }
-    waiting.signal()
+    let stranded = state.withLock { state -> [@Sendable () -> Void] in
+      state.workers = workers
+      guard workers == 0 else { return [] }
+      defer { state.queue.removeAll() }
+      return state.queue
+    }
+    stranded.forEach { $0() }
   }
 
   private func serve() {
