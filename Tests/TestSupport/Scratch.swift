@@ -138,6 +138,18 @@ public struct ProcessResult: Sendable {
   public let error: String
 }
 
+/// The escrow folder children share unless a test names one: made by this process (so it
+/// is this user's, mode 0700, whichever child runs first, even one as `nobody`), under a
+/// fresh name (a folder left by an earlier run whose process had the same ID is never
+/// taken for it).
+private let sharedTestEscrow: String = {
+  var template = Array((NSTemporaryDirectory() + "docbm-test-escrow-XXXXXX").utf8CString)
+  guard let made = mkdtemp(&template) else {
+    return NSTemporaryDirectory() + "docbm-test-escrow-\(getpid())"
+  }
+  return String(cString: made)
+}()
+
 /// Runs an executable and waits for it, capturing its output.
 @discardableResult
 public func run(
@@ -151,7 +163,7 @@ public func run(
   // scratch escrow of this test process.
   var childEnvironment = ProcessInfo.processInfo.environment
   if childEnvironment["DOCBM_ESCROW_DIR"] == nil {
-    childEnvironment["DOCBM_ESCROW_DIR"] = NSTemporaryDirectory() + "docbm-test-escrow-\(getpid())"
+    childEnvironment["DOCBM_ESCROW_DIR"] = sharedTestEscrow
   }
   process.environment = childEnvironment.merging(environment ?? [:]) { $1 }
   let output = Pipe()
