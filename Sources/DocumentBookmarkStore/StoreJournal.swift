@@ -241,8 +241,15 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
           name, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o600, relativeTo: folder)
         defer { fd.close() }
         try write(header + line, to: fd, at: 0, size: 0, isNew: true)
-        // The new name must last as long as the line in it.
-        try folder.sync()
+        // The new name must last as long as the line in it; when it may not, the journal
+        // goes again, and the change with it, as the error says.
+        do throws(SystemCallError) {
+          try SaveFaults.check(.syncFolder, call: "fsync", destination: storePath)
+          try folder.sync()
+        } catch {
+          try? folder.removeEntry(name, isDirectory: false)
+          throw error
+        }
         let status = try FileStatus.of(fd)
         return Position(device: status.device, inode: status.inode, length: header.count + line.count)
       }

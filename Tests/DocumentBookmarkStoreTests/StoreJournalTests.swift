@@ -263,4 +263,21 @@ struct StoreJournalTests {
     try await store.setPinned("c", true)
     #expect(try await files.store().load().map(\.isPinned) == [false, false, true])
   }
+
+  @Test("a new journal whose folder cannot be flushed is removed again, with its change")
+  func failedFolderFlush() async throws {
+    let store = try await storeOfThree()
+    try await store.compact()
+    #expect(files.journalBytes().isEmpty)
+    try await files.withFault(.ioError(at: .syncFolder)) {
+      do {
+        try await store.setPinned("a", true)
+        Issue.record("a pin whose journal could not be made durable succeeded")
+      } catch {
+        #expect((error as? BookmarkStoreError<String>)?.code == .ioError, "\(error)")
+      }
+    }
+    #expect(!FileManager.default.fileExists(atPath: files.journalPath.description))
+    #expect(try await files.store().load().map(\.isPinned) == [false, false, false])
+  }
 }
