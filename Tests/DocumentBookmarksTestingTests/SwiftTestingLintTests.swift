@@ -110,6 +110,20 @@ struct FaultInjectionTests {
 /// one run one at a time, since a second one at the same time is refused.
 @Suite("Process-wide faults", .serialized)
 struct ProcessWideFaultTests {
+  /// Runs `body`, again after a pause while a test of another suite (they run in parallel)
+  /// holds a process-wide fault: only one may be installed at a time.
+  @discardableResult
+  private func whenNoOtherFault<T>(_ body: () async throws -> T) async throws -> T {
+    for _ in 0..<200 {
+      do {
+        return try await body()
+      } catch SaveFaultScopeError.alreadyActive {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    return try await body()
+  }
+
   @Test(
     "a process-wide fault reaches saves on other threads and detached tasks; a task-local one does not",
     arguments: ["dispatch", "thread", "detached"])
@@ -137,16 +151,20 @@ struct ProcessWideFaultTests {
     }
     let escaped = await withSaveFault(.diskFull()) { await elsewhere() }
     #expect(escaped == nil, "a task-local fault does not reach a save elsewhere")
-    let reached = try await withProcessWideSaveFault(.diskFull(), in: scratch.root) { await elsewhere() }
+    let reached = try await whenNoOtherFault {
+      try await withProcessWideSaveFault(.diskFull(), in: scratch.root) { await elsewhere() }
+    }
     #expect(reached == .noSpace)
     #expect(await elsewhere() == nil, "the fault ends with the closure")
   }
 
   @Test("two process-wide faults at once are refused with a typed error")
-  func nestedProcessWide() throws {
-    try withProcessWideSaveFault(.diskFull(), in: FilePath("/nonexistent-folder")) {
-      #expect(throws: SaveFaultScopeError.alreadyActive) {
-        try withProcessWideSaveFault(.ioError(), in: FilePath("/nonexistent-folder")) {}
+  func nestedProcessWide() async throws {
+    try await whenNoOtherFault {
+      try withProcessWideSaveFault(.diskFull(), in: FilePath("/nonexistent-folder")) {
+        #expect(throws: SaveFaultScopeError.alreadyActive) {
+          try withProcessWideSaveFault(.ioError(), in: FilePath("/nonexistent-folder")) {}
+        }
       }
     }
   }
