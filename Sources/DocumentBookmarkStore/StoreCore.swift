@@ -66,7 +66,8 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         })
     } catch .docbm(let error) where error.code == .readOnlyFilesystem || error.code == .permissionDenied {
       // A store one may read but not lock (another user's, a read-only disk): read it as
-      // it is. Saves replace it by rename, so the read sees one whole version.
+      // it is. Whole saves replace the file by rename and a journal line counts only when
+      // whole, so the read sees one version.
       let contents = try file.read()
       publish(contents, evicted: [])
     }
