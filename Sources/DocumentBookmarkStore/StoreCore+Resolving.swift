@@ -58,8 +58,7 @@ extension StoreCore {
   /// on Dispatch's threads, and commits all the results in one save. Returns each failure.
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
     // The records as the file and its journal hold them now (no lock: a read sees one
-    // version); the
-    // commit applies to what it holds then.
+    // version); the commit applies to what they hold then.
     let records = try file.read().records
     return try refresh(includingAvailable ? records : records.filter { $0.status != .available })
   }
