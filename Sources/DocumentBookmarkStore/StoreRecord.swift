@@ -15,60 +15,20 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
   /// pointer comparison.
   private final class Fields: Sendable {
     let key: Key
-    let bookmark: Bookmark?
-    let lastKnownPath: FilePath
-    let identity: TargetIdentity?
-    let volume: VolumeHint?
-    let status: RecordStatus
-    let createdAt: Timestamp
-    let refreshedAt: Timestamp?
-    let lastUsedAt: Timestamp?
-    let isPinned: Bool
-    let metadata: Metadata
-    let unknownMembers: [String: JSONValue]
+    let values: Values
 
-    init(
-      key: Key, bookmark: Bookmark?, lastKnownPath: FilePath, identity: TargetIdentity?, volume: VolumeHint?,
-      status: RecordStatus, createdAt: Timestamp, refreshedAt: Timestamp?, lastUsedAt: Timestamp?,
-      isPinned: Bool, metadata: Metadata, unknownMembers: [String: JSONValue]
-    ) {
+    init(key: Key, values: Values) {
       self.key = key
-      self.bookmark = bookmark
-      self.lastKnownPath = lastKnownPath
-      self.identity = identity
-      self.volume = volume
-      self.status = status
-      self.createdAt = createdAt
-      self.refreshedAt = refreshedAt
-      self.lastUsedAt = lastUsedAt
-      self.isPinned = isPinned
-      self.metadata = metadata
-      self.unknownMembers = unknownMembers
-    }
-
-    /// A copy with `change` applied to its values.
-    func with(_ change: (inout Values) -> Void) -> Fields {
-      var values = Values(self)
-      change(&values)
-      return Fields(
-        key: key, bookmark: values.bookmark, lastKnownPath: values.lastKnownPath, identity: values.identity,
-        volume: values.volume, status: values.status, createdAt: values.createdAt,
-        refreshedAt: values.refreshedAt, lastUsedAt: values.lastUsedAt, isPinned: values.isPinned,
-        metadata: values.metadata, unknownMembers: values.unknownMembers)
+      self.values = values
     }
 
     func equals(_ other: Fields) -> Bool {
-      self === other
-        || (key == other.key && bookmark == other.bookmark && lastKnownPath == other.lastKnownPath
-          && identity == other.identity && volume == other.volume && status == other.status
-          && createdAt == other.createdAt && refreshedAt == other.refreshedAt
-          && lastUsedAt == other.lastUsedAt && isPinned == other.isPinned && metadata == other.metadata
-          && unknownMembers == other.unknownMembers)
+      self === other || (key == other.key && values == other.values)
     }
   }
 
   /// The fields a change may alter (all but the key).
-  private struct Values {
+  private struct Values: Equatable, Sendable {
     var bookmark: Bookmark?
     var lastKnownPath: FilePath
     var identity: TargetIdentity?
@@ -80,26 +40,15 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
     var isPinned: Bool
     var metadata: Metadata
     var unknownMembers: [String: JSONValue]
-
-    init(_ fields: Fields) {
-      bookmark = fields.bookmark
-      lastKnownPath = fields.lastKnownPath
-      identity = fields.identity
-      volume = fields.volume
-      status = fields.status
-      createdAt = fields.createdAt
-      refreshedAt = fields.refreshedAt
-      lastUsedAt = fields.lastUsedAt
-      isPinned = fields.isPinned
-      metadata = fields.metadata
-      unknownMembers = fields.unknownMembers
-    }
   }
 
   private var fields: Fields
 
+  /// Applies `body` to a copy of the values, in a box of their own.
   private mutating func change(_ body: (inout Values) -> Void) {
-    fields = fields.with(body)
+    var values = fields.values
+    body(&values)
+    fields = Fields(key: fields.key, values: values)
   }
 
   /// The app's stable key for the record; it never changes through refreshes.
@@ -107,57 +56,57 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
   /// The bookmark, anchored on the store file; `nil` for a path-only record that has not
   /// been reached yet.
   public internal(set) var bookmark: Bookmark? {
-    get { fields.bookmark }
+    get { fields.values.bookmark }
     set { change { $0.bookmark = newValue } }
   }
   /// Where the target was last found (or, for a path-only record, the path it was added with).
   public internal(set) var lastKnownPath: FilePath {
-    get { fields.lastKnownPath }
+    get { fields.values.lastKnownPath }
     set { change { $0.lastKnownPath = newValue } }
   }
   /// The target's identity as its bookmark recorded it; `nil` without a bookmark.
   public internal(set) var identity: TargetIdentity? {
-    get { fields.identity }
+    get { fields.values.identity }
     set { change { $0.identity = newValue } }
   }
   /// The filesystem the target was on (its id and mount point), when known.
   public internal(set) var volume: VolumeHint? {
-    get { fields.volume }
+    get { fields.values.volume }
     set { change { $0.volume = newValue } }
   }
   /// What the last resolution found.
   public internal(set) var status: RecordStatus {
-    get { fields.status }
+    get { fields.values.status }
     set { change { $0.status = newValue } }
   }
   /// When the record was added.
   public internal(set) var createdAt: Timestamp {
-    get { fields.createdAt }
+    get { fields.values.createdAt }
     set { change { $0.createdAt = newValue } }
   }
   /// When a refreshed bookmark was last stored (the target had moved).
   public internal(set) var refreshedAt: Timestamp? {
-    get { fields.refreshedAt }
+    get { fields.values.refreshedAt }
     set { change { $0.refreshedAt = newValue } }
   }
   /// When the app last said it used the record (``BookmarkStore/markUsed(_:)``).
   public internal(set) var lastUsedAt: Timestamp? {
-    get { fields.lastUsedAt }
+    get { fields.values.lastUsedAt }
     set { change { $0.lastUsedAt = newValue } }
   }
   /// Whether eviction spares the record (unless it is gone).
   public internal(set) var isPinned: Bool {
-    get { fields.isPinned }
+    get { fields.values.isPinned }
     set { change { $0.isPinned = newValue } }
   }
   /// The app's own data for the record.
   public internal(set) var metadata: Metadata {
-    get { fields.metadata }
+    get { fields.values.metadata }
     set { change { $0.metadata = newValue } }
   }
   /// Members of the record's JSON this version does not know, written back unchanged.
   var unknownMembers: [String: JSONValue] {
-    get { fields.unknownMembers }
+    get { fields.values.unknownMembers }
     set { change { $0.unknownMembers = newValue } }
   }
 
@@ -167,9 +116,11 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
     refreshedAt: Timestamp? = nil, lastUsedAt: Timestamp? = nil, unknownMembers: [String: JSONValue] = [:]
   ) {
     fields = Fields(
-      key: key, bookmark: bookmark, lastKnownPath: lastKnownPath, identity: identity, volume: volume,
-      status: status, createdAt: createdAt, refreshedAt: refreshedAt, lastUsedAt: lastUsedAt,
-      isPinned: isPinned, metadata: metadata, unknownMembers: unknownMembers)
+      key: key,
+      values: Values(
+        bookmark: bookmark, lastKnownPath: lastKnownPath, identity: identity, volume: volume, status: status,
+        createdAt: createdAt, refreshedAt: refreshedAt, lastUsedAt: lastUsedAt, isPinned: isPinned,
+        metadata: metadata, unknownMembers: unknownMembers))
   }
 
   public static func == (lhs: StoreRecord, rhs: StoreRecord) -> Bool { lhs.fields.equals(rhs.fields) }
