@@ -23,9 +23,14 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
   /// A change copies the list and alters a few records, so nearly every record shares its
   /// fields with the one before, and compares equal by one pointer comparison.
   func changedPositions(to other: StoreContents) -> [Int]? {
-    guard records.count == other.records.count else { return nil }
-    return records.withUnsafeBufferPointer { old in
-      other.records.withUnsafeBufferPointer { new -> [Int]? in
+    Self.changedPositions(from: records, to: other.records)
+  }
+
+  /// ``changedPositions(to:)`` of two record lists.
+  static func changedPositions(from oldRecords: [Record], to newRecords: [Record]) -> [Int]? {
+    guard oldRecords.count == newRecords.count else { return nil }
+    return oldRecords.withUnsafeBufferPointer { old in
+      newRecords.withUnsafeBufferPointer { new -> [Int]? in
         var changed: [Int] = []
         for index in old.indices where old[index] != new[index] {
           guard old[index].key == new[index].key else { return nil }

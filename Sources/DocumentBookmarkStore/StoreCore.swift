@@ -137,11 +137,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     // The common case, a change to some records in place: the same keys in the same order,
     // compared pairwise where they lie.
     if sameStorage(old, new) { return [] }
-    var oldContents = Contents()
-    oldContents.records = old
-    var newContents = Contents()
-    newContents.records = new
-    if let changed = oldContents.changedPositions(to: newContents) {
+    if let changed = Contents.changedPositions(from: old, to: new) {
       return changed.map { .updated(new[$0]) }
     }
     var changes: [StoreChange<Key, Metadata>] = []
