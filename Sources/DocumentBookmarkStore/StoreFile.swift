@@ -67,8 +67,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   ///
   /// Without the lock a whole save may come between reading the file and reading its
   /// journal; the file is looked at again after the journal, and the read starts over when
-  /// it was replaced meanwhile, so that what is returned is one version.
-  func load() throws(Failure) -> Loaded {
+  /// it was replaced meanwhile, so that what is returned is one version. `locked`: the
+  /// caller holds the lock, so no save can come between, and the file is not looked at again.
+  func load(locked: Bool = false) throws(Failure) -> Loaded {
     var cached = true
     for _ in 0..<8 {
       var contents: Contents
@@ -85,7 +86,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       case .startOver:
         cached = false
       case .read(let reading):
-        guard currentSignature() == signature else {
+        guard locked || currentSignature() == signature else {
           cached = false
           continue
         }
@@ -158,10 +159,10 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// Under the lock: reads, repairing damage. `repaired` says whether the file was restored.
   private func readRepairingLocked() throws(Failure) -> (loaded: Loaded, repaired: Bool) {
     do {
-      return (try load(), false)
+      return (try load(locked: true), false)
     } catch .corrupt(_, let reason) {
       try restoreLastGood(reason: reason)
-      return (try load(), true)
+      return (try load(locked: true), true)
     }
   }
 
