@@ -130,7 +130,9 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentBookmarkStoreTests",
-      dependencies: ["DocumentBookmarkStore", "DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
+      dependencies: [
+        "DocumentBookmarkStore", "DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

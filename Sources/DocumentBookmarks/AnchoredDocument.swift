@@ -144,6 +144,11 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   `volumeUnavailable`, `notFound` (the document itself); through the Documents portal
   ///   in a sandbox, `outsideSandbox` (not `missing`) for a target the app cannot see.
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
+    // Nothing moved: answered with the key's and the target's system calls alone.
+    if let unmoved = UnmovedResolver.locate(bookmark, on: self) {
+      return Resolution(
+        path: unmoved.path, kind: unmoved.kind, staleReasons: [], refreshed: nil, recorded: bookmark)
+    }
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     return try resolve(bookmark, header: header, key: try verifiedKey(for: header.fingerprint))
   }
@@ -205,7 +210,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     return Resolution(
       path: location.path, kind: contents.kind, staleReasons: location.reasons,
-      refreshed: refreshed, recorded: contents, candidates: location.candidates, portalDocument: portal)
+      refreshed: refreshed, recorded: bookmark, candidates: location.candidates, portalDocument: portal)
   }
 
   /// The snapshot a refreshed bookmark is made from: through the portal when the target is

@@ -221,4 +221,29 @@ struct BookmarkMACKnownAnswerTests {
       HMACSHA256.tag(key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8)[...])
         == Self.bytes(hex: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
   }
+
+  @Test("a key's schedule (its padded blocks hashed once) gives the same tags, from any thread")
+  func schedule() async {
+    let jefe = HMACSHA256.Schedule(key: Array("Jefe".utf8))
+    let message = Array("what do ya want for nothing?".utf8)
+    #expect(
+      jefe.withTag(message[..<10], message[10...]) { Array($0) }
+        == Self.bytes(hex: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+    let schedule = HMACSHA256.Schedule(key: Self.key.bytes)
+    let signed = Self.record[..<(Self.record.count - BookmarkRecord.tagLength)]
+    let expected = Array(Self.record.suffix(BookmarkRecord.tagLength))
+    await withTaskGroup(of: Bool.self) { group in
+      for _ in 0..<8 {
+        group.addTask {
+          (0..<200).allSatisfy { _ in
+            schedule.withTag(BookmarkRecord.macContext[...], signed) {
+              Array($0.prefix(BookmarkRecord.tagLength))
+            }
+              == expected
+          }
+        }
+      }
+      for await agreed in group { #expect(agreed) }
+    }
+  }
 }

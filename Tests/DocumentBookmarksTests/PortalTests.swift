@@ -62,6 +62,8 @@ struct PortalTests {
     else { return }
     let table = try MountTable.current()
     #expect(table.mount(containing: portal.mountPoint)?.fileSystemType == "fuse.portal")
+    #expect(!PortalMounts.noneMounted())
+    #expect(!PortalMounts.noneMounted(maximumAge: 1_000_000_000))
 
     let file = try #require(PortalDocument.of(portal.path(of: 0, name: "board.json")))
     #expect(file.kind == .file)

@@ -75,6 +75,9 @@ extern const int DOCBM_CAP_CHOWN;
 /// by processes it starts, are invisible to the rest of the system and vanish with the
 /// thread. Needs CAP_SYS_ADMIN. Returns 0, or -1 with errno.
 int docbm_unshare_mount_namespace(void);
+/// Whether the calling thread entered a mount namespace of its own through
+/// docbm_unshare_mount_namespace (its mounts are not the process's).
+int docbm_thread_has_own_mount_namespace(void);
 
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);

@@ -12,7 +12,12 @@ package final class AnchoredDocumentRecorder: Sendable {
   /// watcher can start following it at once.
   package init(onNote: (@Sendable (FilePath, KeyFingerprint) -> Void)? = nil) {
     self.onNote = onNote
+    AnchoredDocumentRecorder.anyMade.store(true, ordering: .relaxed)
   }
+
+  /// Whether a recorder was ever made in this process: checked first, so that a process
+  /// that records nothing never looks up the task-local on every bookmark and resolve.
+  private static let anyMade = Atomic<Bool>(false)
 
   /// The recorder of the current task, if any.
   @TaskLocal package static var current: AnchoredDocumentRecorder?
@@ -23,7 +28,7 @@ package final class AnchoredDocumentRecorder: Sendable {
   }
 
   static func note(_ path: FilePath, _ fingerprint: KeyFingerprint) {
-    guard let recorder = current else { return }
+    guard anyMade.load(ordering: .relaxed), let recorder = current else { return }
     recorder.seen.withLock { $0[path] = fingerprint }
     recorder.onNote?(path, fingerprint)
   }

@@ -13,6 +13,8 @@
 package enum KeyAttribute {
   /// The attribute's name.
   package static let name = "user.docbm.key"
+  /// The name as a C string, for system calls made without building one.
+  static let cName: [CChar] = Array(name.utf8CString)
   static let magic: [UInt8] = Array("DBMK".utf8)
   static let version: UInt8 = 1
   static let algorithm: UInt8 = 1
@@ -48,7 +50,7 @@ package enum KeyAttribute {
         reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
     }
     guard let key = DocumentKey(bytes: Array(value[6..<38])),
-      Sodium.constantTimeEqual(key.fingerprint.bytes, value[38..<46])
+      ConstantTime.equal(key.fingerprint.bytes, value[38..<46])
     else {
       return .malformed(
         reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)

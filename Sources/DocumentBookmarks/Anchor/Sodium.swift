@@ -1,8 +1,8 @@
 import CSodium
 
-/// The few libsodium primitives docbm uses: random bytes, keyed BLAKE2b and constant-time
-/// comparison. (HMAC-SHA-256 is ``HMACSHA256``, over OpenSSL's SHA-256, which uses the
-/// CPU's SHA instructions; libsodium's SHA-256 is portable C and took half of a resolve.)
+/// The few libsodium primitives docbm uses: random bytes and keyed BLAKE2b. (HMAC-SHA-256 is ``HMACSHA256``, over OpenSSL's SHA-256, which uses the
+/// CPU's SHA instructions; libsodium's SHA-256 is portable C and took half of a resolve.
+/// Comparisons of secrets are ``ConstantTime``'s.)
 enum Sodium {
   /// `sodium_init()` runs once per process, before any other call.
   private static let initialized: Bool = sodium_init() >= 0
@@ -33,30 +33,5 @@ enum Sodium {
       }
     }
     return output
-  }
-
-  /// Whether `a` and `b` are equal, in time that depends only on their length.
-  static func constantTimeEqual(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-    ensureInitialized()
-    // Contiguous storage (arrays and their slices) is compared where it lies; anything
-    // else is copied first.
-    let direct = a.withContiguousStorageIfAvailable { left in
-      b.withContiguousStorageIfAvailable { right in
-        equal(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
-      }
-    }
-    if let direct = direct ?? nil { return direct }
-    return Array(a).withUnsafeBytes { left in Array(b).withUnsafeBytes { right in equal(left, right) } }
-  }
-
-  /// Whether two buffers are equal, in time that depends only on their length.
-  static func constantTimeEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    ensureInitialized()
-    return equal(a, b)
-  }
-
-  private static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
-    guard left.count == right.count, left.count > 0 else { return left.count == right.count }
-    return sodium_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
   }
 }

@@ -135,118 +135,26 @@ enum BookmarkRecord {
   /// Whether the record's tag verifies under `key`, compared in constant time.
   static func verify(_ bytes: [UInt8], key: DocumentKey) -> Bool {
     guard bytes.count >= minimumLength else { return false }
-    let split = bytes.count - tagLength
     // The tag is computed on the stack and its first 16 bytes compared in place.
-    return key.withAuthentication(context: macContext, bytes[..<split]) { tag in
-      bytes.withUnsafeBytes { record in
-        Sodium.constantTimeEqual(
-          UnsafeRawBufferPointer(rebasing: tag[..<tagLength]),
-          UnsafeRawBufferPointer(rebasing: record[split...]))
-      }
+    return key.withAuthentication(context: macContext, bytes[..<(bytes.count - tagLength)]) { tag in
+      tagMatches(tag, bytes)
+    }
+  }
+
+  /// Whether the first ``tagLength`` bytes of `mac` are the record's tag (its last
+  /// ``tagLength`` bytes), compared in constant time.
+  static func tagMatches(_ mac: UnsafeRawBufferPointer, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { record in
+      ConstantTime.equal(
+        UnsafeRawBufferPointer(rebasing: mac[..<tagLength]),
+        UnsafeRawBufferPointer(rebasing: record[(record.count - tagLength)...]))
     }
   }
 
   /// Parses the fields of a record whose header is valid. Called only after verification,
   /// except by ``Bookmark/decodeUnverified()``.
   static func decodeFields(_ bytes: [UInt8], header: Header) -> Result<BookmarkContents, DocbmError> {
-    var reader = ByteReader(bytes[headerLength..<(bytes.count - tagLength)])
-    var kind: TargetKind?
-    var relative: FilePath?
-    var absolute: FilePath?
-    var createdAt: Timestamp?
-    var handle: KernelFileHandle?
-    var inode: UInt64?
-    var generation: UInt32?
-    var birthTime: Timestamp?
-    var size: UInt64?
-    var modification: Timestamp?
-    var fsid: UInt64?
-    var mountPoint: FilePath?
-    var documentPath: FilePath?
-    var previousTag: Int = -1
-
-    while !reader.isAtEnd {
-      guard let tag = reader.readByte(), let length = reader.read(UInt16.self),
-        let value = reader.read(count: Int(length))
-      else { return .failure(corrupt("a field runs past the end of the bookmark")) }
-      guard Int(tag) > previousTag else {
-        return .failure(corrupt("field 0x\(String(tag, radix: 16)) is repeated or out of order"))
-      }
-      previousTag = Int(tag)
-      var field = ByteReader(value)
-      let parsed: Bool
-      switch tag {
-      case Tag.kind:
-        kind = field.readByte().flatMap(TargetKind.init(code:))
-        parsed = kind != nil
-      case Tag.relativePath:
-        relative = FilePath(bytes: value)
-        parsed = relative != nil && !value.isEmpty
-        field = ByteReader([])
-      case Tag.absolutePath:
-        absolute = FilePath(bytes: value)
-        parsed = absolute?.isAbsolute == true
-        field = ByteReader([])
-      case Tag.createdAt:
-        createdAt = field.readTimestamp()
-        parsed = createdAt != nil
-      case Tag.fileHandle:
-        if let type = field.read(Int32.self), field.remaining > 0, field.remaining <= 128,
-          let rest = field.read(count: field.remaining)
-        {
-          handle = KernelFileHandle(type: type, bytes: Array(rest))
-        }
-        parsed = handle != nil
-      case Tag.inode:
-        inode = field.read(UInt64.self)
-        parsed = inode != nil
-      case Tag.generation:
-        generation = field.read(UInt32.self)
-        parsed = generation != nil
-      case Tag.birthTime:
-        birthTime = field.readTimestamp()
-        parsed = birthTime != nil
-      case Tag.size:
-        size = field.read(UInt64.self)
-        parsed = size != nil
-      case Tag.modificationTime:
-        modification = field.readTimestamp()
-        parsed = modification != nil
-      case Tag.filesystemID:
-        fsid = field.read(UInt64.self)
-        parsed = fsid != nil
-      case Tag.mountPoint:
-        mountPoint = FilePath(bytes: value)
-        parsed = mountPoint?.isAbsolute == true
-        field = ByteReader([])
-      case Tag.documentPath:
-        documentPath = FilePath(bytes: value)
-        parsed = documentPath.map { !$0.isAbsolute && !$0.bytes.isEmpty } == true
-        field = ByteReader([])
-      case Tag.firstOptional...:
-        parsed = true
-        field = ByteReader([])
-      default:
-        return .failure(
-          DocbmError(
-            .unsupportedVersion,
-            message: "the bookmark has field 0x\(String(tag, radix: 16)), which this docbm does not know"))
-      }
-      guard parsed, field.isAtEnd else {
-        return .failure(corrupt("field 0x\(String(tag, radix: 16)) is malformed"))
-      }
-    }
-    guard let kind, let relative, let absolute, let createdAt, let inode, let size, let modification else {
-      return .failure(corrupt("the bookmark lacks a required field"))
-    }
-    return .success(
-      BookmarkContents(
-        version: header.version, keyFingerprint: header.fingerprint, kind: kind,
-        relativePath: relative, absolutePath: absolute, createdAt: createdAt,
-        identity: TargetIdentity(
-          fileHandle: handle, inode: inode, generation: generation, birthTime: birthTime,
-          size: size, modificationTime: modification),
-        volume: VolumeHint(filesystemID: fsid, mountPoint: mountPoint), documentPathFromTarget: documentPath))
+    BookmarkFields.parse(bytes).map { $0.contents(of: bytes, header: header) }
   }
 
   static func corrupt(_ message: String) -> DocbmError {

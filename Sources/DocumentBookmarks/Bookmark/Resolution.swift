@@ -29,8 +29,19 @@ public struct Resolution: Hashable, Sendable {
   /// bookmark is stale (but not ``StaleReason/ambiguous``). Store it in place of the old one
   /// with the document's next save.
   public let refreshed: Bookmark?
-  /// What the verified bookmark recorded.
-  public let recorded: BookmarkContents
+  /// What the verified bookmark recorded, decoded when asked for (an unmoved resolve reads
+  /// only the fields it needs, where they lie).
+  public var recorded: BookmarkContents {
+    guard let contents = try? BookmarkRecord.decodeFields(bookmark.bytes, header: header).get() else {
+      preconditionFailure("a resolved bookmark's fields were checked before it resolved")
+    }
+    return contents
+  }
+  /// The verified bookmark.
+  let bookmark: Bookmark
+  private var header: BookmarkRecord.Header {
+    BookmarkRecord.Header(version: bookmark.bytes[6], fingerprint: bookmark.keyFingerprint)
+  }
   /// For an ``StaleReason/ambiguous`` result, the files that may be the target (``path``
   /// first); empty otherwise. To settle it, make a new bookmark to the one the user means.
   public let candidates: [Candidate]
@@ -38,6 +49,19 @@ public struct Resolution: Hashable, Sendable {
   /// ``refreshed`` then start from its ``PortalDocument/hostPath``, and when that is
   /// unknown (``PortalDocument/HostPathSource/unknown``) no refreshed bookmark is made.
   public internal(set) var portalDocument: PortalDocument? = nil
+
+  init(
+    path: FilePath, kind: TargetKind, staleReasons: [StaleReason], refreshed: Bookmark?, recorded: Bookmark,
+    candidates: [Candidate] = [], portalDocument: PortalDocument? = nil
+  ) {
+    self.path = path
+    self.kind = kind
+    self.staleReasons = staleReasons
+    self.refreshed = refreshed
+    self.bookmark = recorded
+    self.candidates = candidates
+    self.portalDocument = portalDocument
+  }
 
   /// Whether the bookmark resolved, but not the way it was recorded.
   public var isStale: Bool { !staleReasons.isEmpty }

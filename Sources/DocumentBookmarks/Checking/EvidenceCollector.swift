@@ -84,6 +84,11 @@ struct EvidenceCollector {
     }
     let anchored = self.anchored ?? BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
     self.anchored = anchored
+    if let unmoved = UnmovedResolver.locate(item.bookmark, on: anchored, key: documentKey, portal: portal) {
+      return DocumentCheck.FoundEvidence(
+        offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path, verifies: true,
+        resolves: true, problem: nil)
+    }
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
         item.bookmark, key: documentKey, refreshing: false, portal: .some(portal))

@@ -161,6 +161,62 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     return FilePath(uncheckedBytes: result)
   }
 
+  /// Whether this path (absolute and normal, as a document's folder is) joined with
+  /// `relative` names `target` once lexically normalized: what
+  /// `appending(relative).lexicallyNormalized.bytes == target` says, worked out in
+  /// temporary storage (on the stack for usual lengths) instead of in new arrays, since the
+  /// unmoved resolve asks it every time.
+  func joined(_ relative: ArraySlice<UInt8>, normalizesTo target: ArraySlice<UInt8>) -> Bool {
+    precondition(isAbsolute, "joined(_:normalizesTo:) starts from an absolute folder")
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1 + relative.count) {
+      buffer in
+      var count = 0
+      for byte in bytes {
+        buffer[count] = byte
+        count += 1
+      }
+      if bytes.last != slash {
+        buffer[count] = slash
+        count += 1
+      }
+      for byte in relative {
+        buffer[count] = byte
+        count += 1
+      }
+      // Normalized in place: what is written never overtakes what is read. The result is
+      // `/`, then the kept components with one slash between each.
+      var written = 1
+      var start = 1
+      while start <= count {
+        var end = start
+        while end < count, buffer[end] != slash { end += 1 }
+        let length = end - start
+        if length == 0 || (length == 1 && buffer[start] == dot) {
+          // An empty component or `.`: dropped.
+        } else if length == 2 && buffer[start] == dot && buffer[start + 1] == dot {
+          // `..` takes away the last kept component (none above the root).
+          while written > 1 && buffer[written - 1] != slash { written -= 1 }
+          if written > 1 { written -= 1 }
+        } else {
+          if written > 1 {
+            buffer[written] = slash
+            written += 1
+          }
+          for index in start..<end {
+            buffer[written] = buffer[index]
+            written += 1
+          }
+        }
+        start = end + 1
+      }
+      return target.withUnsafeBytes { target in
+        target.count == written && memcmp(buffer.baseAddress!, target.baseAddress!, written) == 0
+      }
+    }
+  }
+
   /// The path made absolute against the current working folder, then lexically normalized.
   public var absolute: FilePath {
     if isAbsolute { return lexicallyNormalized }

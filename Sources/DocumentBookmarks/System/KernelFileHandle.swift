@@ -21,7 +21,10 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
   /// `_WITH_PARENT_ROOT`: 0x4d to 0x4f), which names the subvolume as well as the inode.
   /// On Btrfs, inode numbers are unique only within a subvolume, and a snapshot's files keep
   /// the original's inode numbers and birth times: only the handle tells them apart.
-  package var namesSubvolume: Bool { (0x4d...0x4f).contains(type) }
+  package var namesSubvolume: Bool { KernelFileHandle.namesSubvolume(type: type) }
+
+  /// Whether handles of `type` are Btrfs's (``namesSubvolume``).
+  static func namesSubvolume(type: Int32) -> Bool { (0x4d...0x4f).contains(type) }
 
   /// The handle of `path` (relative to `directory` when relative), or `nil` when the
   /// filesystem gives none (EOPNOTSUPP on /proc, some network filesystems; ENOSYS).

@@ -1,0 +1,72 @@
+import Glibc
+import Synchronization
+
+/// The keys read most recently from documents' key attributes, each decoded and checked
+/// once (its BLAKE2b fingerprint against the stored one) and with its HMAC schedule made:
+/// an app resolves a document's bookmarks one after the other, and each resolve then
+/// skips the fingerprint's hash and two of the MAC's SHA-256 blocks.
+///
+/// An entry is found by the attribute's whole value (magic, version, key and stored
+/// fingerprint), compared in constant time once its public fingerprint matches, so a value
+/// that differs in any byte is decoded on its own. At most ``capacity`` keys are kept (the
+/// oldest make room); they stay in this process's memory as long as their entry does, as
+/// a ``DocumentKey`` held by the app would.
+enum DocumentKeyCache {
+  /// One key, as its attribute held it.
+  final class Entry: Sendable {
+    /// The attribute's value (``KeyAttribute/valueLength`` bytes).
+    fileprivate let value: [UInt8]
+    let key: DocumentKey
+    let schedule: HMACSHA256.Schedule
+
+    fileprivate init(value: [UInt8], key: DocumentKey) {
+      self.value = value
+      self.key = key
+      self.schedule = HMACSHA256.Schedule(key: key.bytes)
+    }
+  }
+
+  /// How many keys are kept.
+  static let capacity = 16
+
+  private struct Entries {
+    var list: [Entry] = []
+    /// Where the next new entry goes once the list is full.
+    var next = 0
+  }
+
+  private static let entries = Mutex(Entries())
+
+  /// The entry for a key attribute's value, decoding it (``KeyAttribute/decode(_:)``) when
+  /// no entry holds it; `nil` when the value is not a key this version can use (the
+  /// caller's own decoding then says why).
+  static func entry(forValue value: UnsafeRawBufferPointer) -> Entry? {
+    guard value.count == KeyAttribute.valueLength else { return nil }
+    let fingerprintOffset = KeyAttribute.valueLength - KeyFingerprint.byteCount
+    let found = entries.withLock { entries in
+      entries.list.first { entry in
+        entry.value.withUnsafeBytes { stored in
+          // The fingerprint is public (every bookmark shows it); the rest is compared in
+          // constant time.
+          memcmp(
+            stored.baseAddress! + fingerprintOffset, value.baseAddress! + fingerprintOffset,
+            KeyFingerprint.byteCount)
+            == 0 && ConstantTime.equal(stored, value)
+        }
+      }
+    }
+    if let found { return found }
+    let bytes = Array(value)
+    guard case .key(let key) = KeyAttribute.decode(bytes) else { return nil }
+    let entry = Entry(value: bytes, key: key)
+    entries.withLock { entries in
+      if entries.list.count < capacity {
+        entries.list.append(entry)
+      } else {
+        entries.list[entries.next] = entry
+        entries.next = (entries.next + 1) % capacity
+      }
+    }
+    return entry
+  }
+}

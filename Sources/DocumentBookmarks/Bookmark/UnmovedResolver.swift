@@ -1,0 +1,110 @@
+import CDocbmShims
+import Glibc
+
+/// The resolve of a bookmark whose target is where it was recorded, from a document that
+/// has not moved: the common case, done with the system calls it cannot avoid (the key's
+/// `getxattr`, the target's `statx`) and one allocation, the result's path.
+///
+/// It answers only when the answer is the one ``AnchoredDocument/resolve(_:)`` gives
+/// through ``TargetLocator``, rule 1: the key read and its fingerprint the bookmark's, the
+/// tag verified before any field is read, the relative path from the document's folder
+/// naming the absolute path, and the object there the recorded one by kind, inode and
+/// birth time (and not a Btrfs handle, which needs one more call). Anything else (no key,
+/// another, a tag that fails, a field it cannot read, a moved target or document, a
+/// filesystem without birth times, a Documents portal mounted and the document perhaps on
+/// it) returns `nil`, and the full resolve starts over, reporting what it finds.
+enum UnmovedResolver {
+  /// How long an answer of ``PortalMounts`` stands without asking the kernel again: a
+  /// portal mounted within this time (1 ms) may go unseen. The answer changes nothing but
+  /// ``Resolution/portalDocument``: the target this returns is the recorded object, at
+  /// its recorded absolute path, through the portal or not.
+  static let portalAnswerAge: UInt64 = 1_000_000
+
+  /// Where the target of `bookmark` on `document` is, and what it is, when nothing moved;
+  /// `nil` otherwise. (The caller makes the ``Resolution`` where it returns it: the value is
+  /// large, and making it here cost a copy.)
+  static func locate(_ bookmark: Bookmark, on document: AnchoredDocument) -> (
+    path: FilePath, kind: TargetKind
+  )? {
+    guard let key = readKey(of: document.path, fingerprint: bookmark.keyFingerprint) else { return nil }
+    let bytes = bookmark.bytes
+    let split = bytes.count - BookmarkRecord.tagLength
+    let verifies = key.schedule.withTag(BookmarkRecord.macContext[...], bytes[..<split]) { tag in
+      BookmarkRecord.tagMatches(tag, bytes)
+    }
+    guard verifies, let found = locateVerified(bytes, on: document) else { return nil }
+    guard PortalMounts.noneMounted(maximumAge: portalAnswerAge) || PortalDocument.of(document.path) == nil
+    else { return nil }
+    AnchoredDocumentRecorder.note(document.path, key.key.fingerprint)
+    return found
+  }
+
+  /// ``locate(_:on:)`` with the document's key already read (the checker reads it once for
+  /// all the bookmarks of a document) and what ``PortalDocument/of(_:)`` says of the
+  /// document: a document reached through the portal is left to the full resolve.
+  static func locate(
+    _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKey, portal: PortalDocument?
+  ) -> (path: FilePath, kind: TargetKind)? {
+    guard portal == nil, bookmark.keyFingerprint == key.fingerprint,
+      BookmarkRecord.verify(bookmark.bytes, key: key),
+      let found = locateVerified(bookmark.bytes, on: document)
+    else { return nil }
+    AnchoredDocumentRecorder.note(document.path, key.fingerprint)
+    return found
+  }
+
+  /// The target of a verified record when its paths and identity say nothing moved.
+  private static func locateVerified(
+    _ bytes: [UInt8], on document: AnchoredDocument
+  ) -> (path: FilePath, kind: TargetKind)? {
+    guard case .success(let fields) = BookmarkFields.parse(bytes) else { return nil }
+    guard fields.inode != 0, let birthTime = fields.birthTime,
+      fields.fileHandleType.map({ !KernelFileHandle.namesSubvolume(type: $0) }) ?? true,
+      document.folder.joined(bytes[fields.relativePath], normalizesTo: bytes[fields.absolutePath]),
+      isRecordedObject(at: bytes[fields.absolutePath], fields, birthTime: birthTime)
+    else { return nil }
+    return (FilePath(uncheckedBytes: Array(bytes[fields.absolutePath])), fields.kind)
+  }
+
+  /// The key of the document at `path` when its attribute holds a key whose fingerprint is
+  /// `fingerprint`: one `getxattr` into a stack buffer.
+  private static func readKey(of path: FilePath, fingerprint: KeyFingerprint) -> DocumentKeyCache.Entry? {
+    withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
+      var length = -1
+      path.withCString { cPath in
+        repeat {
+          length = docbm_getxattr(cPath, KeyAttribute.cName, buffer.baseAddress, buffer.count)
+        } while length < 0 && errno == EINTR
+      }
+      guard length == KeyAttribute.valueLength else { return nil }
+      let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+      let stored = value.baseAddress! + (KeyAttribute.valueLength - KeyFingerprint.byteCount)
+      guard memcmp(stored, fingerprint.bytes, KeyFingerprint.byteCount) == 0 else { return nil }
+      return DocumentKeyCache.entry(forValue: value)
+    }
+  }
+
+  /// Whether the object at `absolute` (not following a final link) is the recorded one:
+  /// kind, inode and birth time; one `statx`.
+  private static func isRecordedObject(
+    at absolute: ArraySlice<UInt8>, _ fields: BookmarkFields, birthTime: Timestamp
+  ) -> Bool {
+    var raw = docbm_file_status()
+    let status = withUnsafeTemporaryAllocation(of: CChar.self, capacity: absolute.count + 1) { buffer in
+      for (index, byte) in absolute.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+      buffer[absolute.count] = 0
+      var result: Int32
+      repeat {
+        result = docbm_statx(AT_FDCWD, buffer.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, &raw)
+      } while result < 0 && errno == EINTR
+      return result
+    }
+    guard status == 0, raw.mask & DOCBM_STATX_BTIME != 0, raw.ino == fields.inode,
+      Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) == birthTime
+    else { return false }
+    switch (fields.kind, raw.mode & UInt32(S_IFMT)) {
+    case (.file, UInt32(S_IFREG)), (.folder, UInt32(S_IFDIR)): return true
+    default: return false
+    }
+  }
+}

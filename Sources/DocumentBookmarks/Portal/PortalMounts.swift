@@ -1,0 +1,80 @@
+import CDocbmShims
+import Glibc
+import Synchronization
+
+/// Whether a Documents portal is mounted anywhere this process looks. Where none is, no
+/// path can be reached through one, and ``PortalDocument/of(_:)`` answers without a
+/// `statfs` of the path: the kernel's walk of the path again, after the one that read the
+/// key (12% of an unmoved resolve).
+///
+/// The answer comes from the process's mount table (`/proc/self/mountinfo`, a mount of
+/// type `fuse.portal`), read again whenever the kernel says that table changed: `poll` on
+/// it returns `POLLPRI` after any mount or unmount, a system call that walks no path. A
+/// thread that entered a mount namespace of its own (``PrivateMountNamespace``) sees other
+/// mounts than the process's table lists: it gets no answer, and asks the path.
+enum PortalMounts {
+  private struct State {
+    /// An open `/proc/self/mountinfo`, for `poll`; -1 before the first question.
+    var descriptor: Int32 = -1
+    /// Whether the table read last listed a portal; `nil` when it could not be read whole.
+    var portalMounted: Bool? = nil
+    /// When the table was last asked whether it changed (`CLOCK_MONOTONIC`, nanoseconds).
+    var checkedAt: UInt64 = 0
+  }
+
+  private static let state = Mutex(State())
+  /// When the table last said that no portal is mounted (`CLOCK_MONOTONIC`, nanoseconds);
+  /// 0 when it did not.
+  private static let noneSeenAt = Atomic<UInt64>(0)
+
+  /// Whether no Documents portal is mounted: `true` only when the mount table says so;
+  /// `false` when one is, when the table cannot be read, or on a thread with a mount
+  /// namespace of its own.
+  ///
+  /// `maximumAge` (nanoseconds) lets an answer stand without asking the kernel again when
+  /// it was checked that recently; 0 (the default) asks every time, which costs one
+  /// `poll`. A portal mounted within `maximumAge` may then go unseen.
+  static func noneMounted(maximumAge: UInt64 = 0) -> Bool {
+    guard docbm_thread_has_own_mount_namespace() == 0 else { return false }
+    let now = monotonicNanoseconds()
+    // A recent "none" stands without the lock.
+    if maximumAge > 0, now &- noneSeenAt.load(ordering: .acquiring) <= maximumAge { return true }
+    return state.withLock { state in
+      if state.descriptor >= 0, state.portalMounted != nil, now &- state.checkedAt <= maximumAge {
+        return state.portalMounted == false
+      }
+      if state.descriptor < 0 {
+        state.descriptor = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
+        guard state.descriptor >= 0 else { return false }
+        state.portalMounted = nil
+      }
+      if state.portalMounted == nil || tableChanged(state.descriptor) {
+        // A table cut short, or with lines not understood, may hide a portal.
+        state.portalMounted = (try? MountTable.current()).flatMap { table in
+          table.isTruncated || table.skippedLineCount > 0
+            ? nil : table.mounts.contains { $0.isDocumentPortal }
+        }
+      }
+      state.checkedAt = now
+      noneSeenAt.store(state.portalMounted == false ? now : 0, ordering: .releasing)
+      return state.portalMounted == false
+    }
+  }
+
+  /// Whether the mount table changed since `descriptor` was last polled (`poll` clears
+  /// the report); `true` when it cannot tell.
+  private static func tableChanged(_ descriptor: Int32) -> Bool {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLPRI), revents: 0)
+    while true {
+      let ready = poll(&entry, 1, 0)
+      if ready < 0 && errno == EINTR { continue }
+      return ready != 0
+    }
+  }
+
+  private static func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+  }
+}
