@@ -145,12 +145,14 @@ func run(_ tool: String, _ arguments: [String]) -> Int32 {
   return process.terminationStatus
 }
 
-// `DocbmBenchmarks checking-tree FOLDER COUNT` only builds a tree, for profiling by hand.
-if CommandLine.arguments.dropFirst().first == "checking-tree", CommandLine.arguments.count == 4,
+// `DocbmBenchmarks checking-tree FOLDER COUNT [ESCROW]` only builds a tree (its keys
+// escrowed in ESCROW when given), for profiling by hand.
+if CommandLine.arguments.dropFirst().first == "checking-tree", (4...5).contains(CommandLine.arguments.count),
   let count = Int(CommandLine.arguments[3])
 {
   mkdir(CommandLine.arguments[2], 0o755)
-  try buildDocumentTree(CommandLine.arguments[2], count: count)
+  let escrow = CommandLine.arguments.dropFirst(4).first.map { KeyEscrow(folder: FilePath($0)) }
+  try buildDocumentTree(CommandLine.arguments[2], count: count, escrow: escrow)
   _ = run("/bin/rm", ["-rf", root])
   exit(0)
 }

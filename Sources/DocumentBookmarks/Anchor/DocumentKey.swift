@@ -17,10 +17,9 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible, CustomR
   package init?(bytes: [UInt8]) {
     guard bytes.count == DocumentKey.byteCount else { return nil }
     self.bytes = bytes
-    self.fingerprint = KeyFingerprint(
-      bytes: Sodium.keyedHash(
-        key: bytes, DocumentKey.fingerprintContext, length: 16
-      ).prefix(KeyFingerprint.byteCount))!
+    self.fingerprint = Sodium.withKeyedHash(key: bytes, DocumentKey.fingerprintContext, length: 16) { hash in
+      KeyFingerprint(bytes: hash.prefix(KeyFingerprint.byteCount))!
+    }
   }
 
   /// A new key from the operating system's random source.

@@ -122,12 +122,14 @@ struct EscrowCatalog: Sendable {
     guard bytes.starts(with: header), bytes.last == UInt8(ascii: "\n") else { return nil }
     var reader = LineReader(bytes: bytes, position: header.count)
     var records: [Record] = []
-    while let fields = reader.nextLine() {
-      switch (reader.text(fields[0]), fields.count) {
-      case ("E", 7):
+    var fields: [Range<Int>] = []
+    var documentFields: [Range<Int>] = []
+    while reader.nextLine(into: &fields) {
+      switch (reader.kind(of: fields[0]), fields.count) {
+      case (.entry, 7):
         guard let name = Base64URL.decode(bytes[fields[1]]),
           let inode = reader.number(fields[2], UInt64.self),
-          let fingerprint = KeyFingerprint(String(reader.text(fields[3]))),
+          let fingerprint = KeyFingerprint(printed: bytes[fields[3]]),
           let seconds = reader.number(fields[4], Int64.self),
           let nanoseconds = reader.number(fields[5], UInt32.self),
           let count = reader.number(fields[6], Int.self)
@@ -135,7 +137,8 @@ struct EscrowCatalog: Sendable {
         var documents: [EscrowEntry.Document] = []
         documents.reserveCapacity(min(count, 64))
         for _ in 0..<count {
-          guard let line = reader.nextLine(), let document = decodeDocument(line, reader) else { return nil }
+          guard reader.nextLine(into: &documentFields), let document = decodeDocument(documentFields, reader)
+          else { return nil }
           documents.append(document)
         }
         records.append(
@@ -144,7 +147,7 @@ struct EscrowCatalog: Sendable {
             outcome: .entry(
               fingerprint: fingerprint, created: Timestamp(seconds: seconds, nanoseconds: nanoseconds),
               documents: documents)))
-      case ("P", 4):
+      case (.problem, 4):
         guard let name = Base64URL.decode(bytes[fields[1]]),
           let inode = reader.number(fields[2], UInt64.self),
           let reason = Base64URL.decode(bytes[fields[3]])
@@ -152,8 +155,9 @@ struct EscrowCatalog: Sendable {
         records.append(
           Record(name: name, inode: inode, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
         )
-      case ("end", 2):
-        guard reader.nextLine() == nil, reader.number(fields[1], Int.self) == records.count else {
+      case (.end, 2):
+        guard reader.number(fields[1], Int.self) == records.count, !reader.nextLine(into: &documentFields)
+        else {
           return nil
         }
         return records
@@ -165,19 +169,19 @@ struct EscrowCatalog: Sendable {
   }
 
   private static func decodeDocument(_ fields: [Range<Int>], _ reader: LineReader) -> EscrowEntry.Document? {
-    guard fields.count == 8, reader.text(fields[0]) == "D",
+    guard fields.count == 8, reader.kind(of: fields[0]) == .document,
       let pathBytes = Base64URL.decode(reader.bytes[fields[1]]), let path = FilePath(bytes: pathBytes),
       let inode = reader.number(fields[2], UInt64.self),
       let seconds = reader.number(fields[6], Int64.self),
       let nanoseconds = reader.number(fields[7], UInt32.self)
     else { return nil }
     var filesystem: UInt64?
-    if reader.text(fields[3]) != "-" {
+    if !reader.isNone(fields[3]) {
       guard let value = reader.number(fields[3], UInt64.self) else { return nil }
       filesystem = value
     }
     var handle: KernelFileHandle?
-    if reader.text(fields[4]) != "-" {
+    if !reader.isNone(fields[4]) {
       guard let type = reader.number(fields[4], Int32.self), let bytes = Hex.decode(reader.bytes[fields[5]])
       else {
         return nil
@@ -194,10 +198,16 @@ struct EscrowCatalog: Sendable {
     let bytes: [UInt8]
     var position: Int
 
-    /// The fields of the next line, or `nil` at the end.
-    mutating func nextLine() -> [Range<Int>]? {
-      guard position < bytes.count else { return nil }
-      var fields: [Range<Int>] = []
+    /// The kinds of line, by their first field.
+    enum Kind {
+      case entry, document, problem, end, other
+    }
+
+    /// Reads the fields of the next line into `fields` (its storage reused from line to
+    /// line); `false` at the end.
+    mutating func nextLine(into fields: inout [Range<Int>]) -> Bool {
+      fields.removeAll(keepingCapacity: true)
+      guard position < bytes.count else { return false }
       var start = position
       while position < bytes.count {
         let byte = bytes[position]
@@ -209,11 +219,24 @@ struct EscrowCatalog: Sendable {
         position += 1
       }
       position += 1
-      return fields
+      return true
     }
 
-    func text(_ field: Range<Int>) -> Substring {
-      Substring(decoding: bytes[field], as: UTF8.self)
+    /// What a line whose first field is `field` is, read without making text of it.
+    func kind(of field: Range<Int>) -> Kind {
+      let first = field.isEmpty ? 0 : bytes[field.lowerBound]
+      switch (field.count, first) {
+      case (1, UInt8(ascii: "E")): return .entry
+      case (1, UInt8(ascii: "D")): return .document
+      case (1, UInt8(ascii: "P")): return .problem
+      case (3, UInt8(ascii: "e")) where bytes[field].elementsEqual("end".utf8): return .end
+      default: return .other
+      }
+    }
+
+    /// Whether the field is `-` (none).
+    func isNone(_ field: Range<Int>) -> Bool {
+      field.count == 1 && bytes[field.lowerBound] == UInt8(ascii: "-")
     }
 
     /// A decimal number, digits only (and a leading `-` for signed types).

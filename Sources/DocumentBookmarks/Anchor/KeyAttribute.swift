@@ -35,7 +35,7 @@ package enum KeyAttribute {
 
   /// Parses a stored value, checking magic, version, length and the fingerprint.
   package static func decode(_ value: [UInt8]) -> Found {
-    guard value.count >= 6, Array(value[0..<4]) == magic else {
+    guard value.count >= 6, value[0..<4].elementsEqual(magic) else {
       return .malformed(
         reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
     }

@@ -19,19 +19,22 @@ enum Sodium {
     return bytes
   }
 
-  /// Keyed BLAKE2b of `message` with an output of `length` bytes (16…64).
-  static func keyedHash(key: [UInt8], _ message: [UInt8], length: Int) -> [UInt8] {
+  /// Runs `body` with the keyed BLAKE2b of `message` (`length` bytes, 16…64) in a stack
+  /// buffer valid only during the call: a key's fingerprint is hashed for every document
+  /// checked, and needs none of it kept.
+  static func withKeyedHash<Result>(
+    key: [UInt8], _ message: [UInt8], length: Int, _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result {
     ensureInitialized()
-    var output = [UInt8](repeating: 0, count: length)
-    output.withUnsafeMutableBufferPointer { out in
+    return withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { out in
       message.withUnsafeBufferPointer { input in
         key.withUnsafeBufferPointer { keyBuffer in
           _ = crypto_generichash(
-            out.baseAddress!, out.count, input.baseAddress, UInt64(input.count),
-            keyBuffer.baseAddress, keyBuffer.count)
+            out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, input.baseAddress,
+            UInt64(input.count), keyBuffer.baseAddress, keyBuffer.count)
         }
       }
+      return body(UnsafeRawBufferPointer(out))
     }
-    return output
   }
 }

@@ -33,22 +33,40 @@ enum Base64URL {
   /// Decodes strictly: only the URL-safe alphabet, no padding, no whitespace, and unused
   /// trailing bits must be zero (so each byte string has exactly one text form).
   static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
-    guard text.count % 4 != 1 else { return nil }
-    var output: [UInt8] = []
-    output.reserveCapacity(text.count * 3 / 4)
-    var accumulator: UInt32 = 0
-    var bits = 0
-    for character in text {
-      let value = decodeTable[Int(character)]
-      guard value >= 0 else { return nil }
-      accumulator = accumulator << 6 | UInt32(value)
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        output.append(UInt8((accumulator >> UInt32(bits)) & 0xFF))
-      }
+    if let direct = text.withContiguousStorageIfAvailable({ decode(UnsafeRawBufferPointer($0)) }) {
+      return direct
     }
-    guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-    return output
+    return Array(text).withUnsafeBytes { decode($0) }
+  }
+
+  /// ``decode(_:)-(some Collection<UInt8>)`` of text where it lies, into an array made at
+  /// its final size (the escrow's catalog decodes thousands of names and paths at once).
+  private static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+    guard text.count % 4 != 1 else { return nil }
+    return decodeTable.withUnsafeBufferPointer { table in
+      var valid = true
+      let output = [UInt8](unsafeUninitializedCapacity: text.count * 3 / 4) { output, count in
+        var accumulator: UInt32 = 0
+        var bits: UInt32 = 0
+        var written = 0
+        for character in text {
+          let value = table[Int(character)]
+          guard value >= 0 else {
+            valid = false
+            break
+          }
+          accumulator = accumulator << 6 | UInt32(value)
+          bits += 6
+          if bits >= 8 {
+            bits -= 8
+            output[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
+            written += 1
+          }
+        }
+        if accumulator & ((1 << bits) - 1) != 0 { valid = false }
+        count = written
+      }
+      return valid ? output : nil
+    }
   }
 }

@@ -17,20 +17,29 @@ enum Hex {
   /// The bytes of an even number of hex digits (either case); `nil` for anything else.
   static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
     guard text.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.count / 2)
-    var high: UInt8?
-    for character in text {
-      guard let value = value(of: character) else { return nil }
-      if let pending = high {
-        bytes.append(pending << 4 | value)
-        high = nil
-      } else {
-        high = value
+    var valid = true
+    let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 2) { bytes, count in
+      var high: UInt8?
+      count = 0
+      for character in text {
+        guard let value = value(of: character) else {
+          valid = false
+          return
+        }
+        if let pending = high {
+          bytes[count] = pending << 4 | value
+          count += 1
+          high = nil
+        } else {
+          high = value
+        }
       }
     }
-    return bytes
+    return valid ? bytes : nil
   }
+
+  /// The value of one hex digit (either case); `nil` for any other character.
+  static func digitValue(_ character: UInt8) -> UInt8? { value(of: character) }
 
   private static func value(of character: UInt8) -> UInt8? {
     switch character {

@@ -20,7 +20,14 @@ enum PortalMounts {
     var portalMounted: Bool? = nil
     /// When the table was last asked whether it changed (`CLOCK_MONOTONIC`, nanoseconds).
     var checkedAt: UInt64 = 0
+    /// The questions answered "not known" before the table was first read.
+    var unread = 0
   }
+
+  /// How many questions are answered "not known" (the caller asks the path) before the
+  /// table is read: a command that asks a few times pays a `statfs` each time, cheaper than
+  /// opening and parsing the mount table; a loop reads it once and then saves the `statfs`.
+  static let questionsBeforeReading = 8
 
   private static let state = Mutex(State())
   /// When the table last said that no portal is mounted (`CLOCK_MONOTONIC`, nanoseconds);
@@ -28,7 +35,8 @@ enum PortalMounts {
   private static let noneSeenAt = Atomic<UInt64>(0)
 
   /// Whether no Documents portal is mounted: `true` only when the mount table says so;
-  /// `false` when one is, when the table cannot be read, or on a thread with a mount
+  /// `false` when one is, when the table cannot be read, for the first
+  /// ``questionsBeforeReading`` questions of the process, or on a thread with a mount
   /// namespace of its own.
   ///
   /// `maximumAge` (nanoseconds) lets an answer stand without asking the kernel again when
@@ -44,6 +52,10 @@ enum PortalMounts {
         return state.portalMounted == false
       }
       if state.descriptor < 0 {
+        guard state.unread >= questionsBeforeReading else {
+          state.unread += 1
+          return false
+        }
         state.descriptor = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
         guard state.descriptor >= 0 else { return false }
         state.portalMounted = nil
