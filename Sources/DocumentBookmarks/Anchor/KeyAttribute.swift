@@ -1,3 +1,6 @@
+import CDocbmShims
+import Glibc
+
 /// The `user.docbm.key` extended attribute: its name, its versioned value, and the
 /// reading and exclusive creation of a document's key.
 ///
@@ -35,6 +38,11 @@ package enum KeyAttribute {
 
   /// Parses a stored value, checking magic, version, length and the fingerprint.
   package static func decode(_ value: [UInt8]) -> Found {
+    value.withUnsafeBytes { decode($0) }
+  }
+
+  /// ``decode(_:)-([UInt8])`` of a value where it lies.
+  static func decode(_ value: UnsafeRawBufferPointer) -> Found {
     guard value.count >= 6, value[0..<4].elementsEqual(magic) else {
       return .malformed(
         reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
@@ -62,6 +70,17 @@ package enum KeyAttribute {
   package static func read(
     from document: FileDescriptor, path: FilePath
   ) throws(DocbmError) -> Found {
+    // The usual value fits a stack buffer: read there, without an array for it (the
+    // checker reads one key per document). Anything else takes the general path.
+    let quick = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer -> Found? in
+      var length: Int
+      repeat {
+        length = docbm_fgetxattr(document.rawValue, cName, buffer.baseAddress, buffer.count)
+      } while length < 0 && errno == EINTR
+      if length < 0 { return errno == ENODATA ? .absent : nil }
+      return decode(UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+    }
+    if let quick { return quick }
     do {
       guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
         return .absent
