@@ -14,15 +14,15 @@ import Glibc
 /// filesystem without birth times, a Documents portal mounted and the document perhaps on
 /// it) returns `nil`, and the full resolve starts over, reporting what it finds.
 enum UnmovedResolver {
-  /// How long an answer of ``PortalMounts`` stands without asking the kernel again: a
-  /// portal mounted within this time (1 ms) may go unseen. The answer changes nothing but
-  /// ``Resolution/portalDocument``: the target this returns is the recorded object, at
-  /// its recorded absolute path, through the portal or not.
-  static let portalAnswerAge: UInt64 = 1_000_000
-
   /// Where the target of `bookmark` on `document` is, and what it is, when nothing moved;
   /// `nil` otherwise. (The caller makes the ``Resolution`` where it returns it: the value is
   /// large, and making it here cost a copy.)
+  ///
+  /// Whether the document is reached through the Documents portal is asked of
+  /// ``PortalMounts`` with an answer up to a millisecond old: a portal mounted within it
+  /// changes nothing but ``Resolution/portalDocument`` (nil where the full resolve would
+  /// name the export), since the target returned is the recorded object at its recorded
+  /// absolute path, through the portal or not.
   static func locate(_ bookmark: Bookmark, on document: AnchoredDocument) -> (
     path: FilePath, kind: TargetKind
   )? {
@@ -33,7 +33,9 @@ enum UnmovedResolver {
       BookmarkRecord.tagMatches(tag, bytes)
     }
     guard verifies, let found = locateVerified(bytes, on: document) else { return nil }
-    guard PortalMounts.noneMounted(maximumAge: portalAnswerAge) || PortalDocument.of(document.path) == nil
+    guard
+      PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge)
+        || PortalDocument.of(document.path) == nil
     else { return nil }
     AnchoredDocumentRecorder.note(document.path, key.key.fingerprint)
     return found

@@ -65,9 +65,9 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   /// The portal document `path` is reached through, or `nil` when it is not on the
   /// Documents portal's mount (or is the mount's own folder, or an ID's folder).
   ///
-  /// Costs one `poll` of the mount table when no portal is mounted (``PortalMounts``);
-  /// else one `statfs` for a path elsewhere (two for a path where nothing is yet: its
-  /// folder's); through FUSE, the mount table is read too.
+  /// Costs one `poll` of the mount table when no portal is mounted (``PortalMounts``, once a
+  /// process has asked a few times); else one `statfs` for a path elsewhere (two for a path
+  /// where nothing is yet: its folder's); through FUSE, the mount table is read too.
   public static func of(_ path: FilePath) -> PortalDocument? {
     if PortalMounts.noneMounted() { return nil }
     switch FileSystemIdentity.fuseAnswer(path: path) {
@@ -91,7 +91,7 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   /// `poll` at most once a millisecond); else one `fstatfs`, without a walk of the path,
   /// tells a document elsewhere.
   package static func of(_ path: FilePath, descriptor: FileDescriptor) -> PortalDocument? {
-    if PortalMounts.noneMounted(maximumAge: UnmovedResolver.portalAnswerAge) { return nil }
+    if PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge) { return nil }
     if let filesystem = try? FileSystemIdentity.of(descriptor), !filesystem.isFUSE { return nil }
     return of(path)
   }

@@ -5,7 +5,7 @@ import Synchronization
 /// Whether a Documents portal is mounted anywhere this process looks. Where none is, no
 /// path can be reached through one, and ``PortalDocument/of(_:)`` answers without a
 /// `statfs` of the path: the kernel's walk of the path again, after the one that read the
-/// key (12% of an unmoved resolve).
+/// key (it was 12% of an unmoved resolve).
 ///
 /// The answer comes from the process's mount table (`/proc/self/mountinfo`, a mount of
 /// type `fuse.portal`), read again whenever the kernel says that table changed: `poll` on
@@ -28,6 +28,11 @@ enum PortalMounts {
   /// table is read: a command that asks a few times pays a `statfs` each time, cheaper than
   /// opening and parsing the mount table; a loop reads it once and then saves the `statfs`.
   static let questionsBeforeReading = 8
+
+  /// How long an answer stands on the hot paths (the unmoved resolve, the checker's
+  /// question for every document) without asking the kernel again: 1 ms. A portal mounted
+  /// within it may go unseen there; everywhere else each question asks.
+  static let hotPathAnswerAge: UInt64 = 1_000_000
 
   private static let state = Mutex(State())
   /// When the table last said that no portal is mounted (`CLOCK_MONOTONIC`, nanoseconds);
