@@ -65,7 +65,7 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   /// The portal document `path` is reached through, or `nil` when it is not on the
   /// Documents portal's mount (or is the mount's own folder, or an ID's folder).
   ///
-  /// Costs one `poll` of the mount table when no portal is mounted (``PortalMounts``, once a
+  /// Costs one `poll` of the mount table when no portal is mounted (once a
   /// process has asked a few times); else one `statfs` for a path elsewhere (two for a path
   /// where nothing is yet: its folder's); through FUSE, the mount table is read too.
   public static func of(_ path: FilePath) -> PortalDocument? {
