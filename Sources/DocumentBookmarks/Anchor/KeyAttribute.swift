@@ -1,6 +1,3 @@
-import CDocbmShims
-import Glibc
-
 /// The `user.docbm.key` extended attribute: its name, its versioned value, and the
 /// reading and exclusive creation of a document's key.
 ///
@@ -72,15 +69,11 @@ package enum KeyAttribute {
   ) throws(DocbmError) -> Found {
     // The usual value fits a stack buffer: read there, without an array for it (the
     // checker reads one key per document). Anything else takes the general path.
-    let quick = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer -> Found? in
-      var length: Int
-      repeat {
-        length = docbm_fgetxattr(document.rawValue, cName, buffer.baseAddress, buffer.count)
-      } while length < 0 && errno == EINTR
-      if length < 0 { return errno == ENODATA ? .absent : nil }
-      return decode(UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+    if let quick = ExtendedAttributes.withSmallValue(
+      named: cName, of: .descriptor(document), capacity: 64, { $0.map(decode) ?? .absent })
+    {
+      return quick
     }
-    if let quick { return quick }
     do {
       guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
         return .absent

@@ -1,4 +1,3 @@
-import CDocbmShims
 import Glibc
 
 /// The resolve of a bookmark whose target is where it was recorded, from a document that
@@ -62,50 +61,37 @@ enum UnmovedResolver {
     guard case .success(let fields) = BookmarkFields.parse(bytes) else { return nil }
     guard fields.inode != 0, let birthTime = fields.birthTime,
       fields.fileHandleType.map({ !KernelFileHandle.namesSubvolume(type: $0) }) ?? true,
-      document.folder.joined(bytes[fields.relativePath], normalizesTo: bytes[fields.absolutePath]),
-      isRecordedObject(at: bytes[fields.absolutePath], fields, birthTime: birthTime)
+      document.folder.joined(bytes[fields.relativePath], normalizesTo: bytes[fields.absolutePath])
     else { return nil }
-    return (FilePath(uncheckedBytes: Array(bytes[fields.absolutePath])), fields.kind)
+    let absolute = FilePath(uncheckedBytes: Array(bytes[fields.absolutePath]))
+    guard isRecordedObject(at: absolute, fields, birthTime: birthTime) else { return nil }
+    return (absolute, fields.kind)
   }
 
   /// The key of the document at `path` when its attribute holds a key whose fingerprint is
   /// `fingerprint`: one `getxattr` into a stack buffer.
   private static func readKey(of path: FilePath, fingerprint: KeyFingerprint) -> DocumentKeyCache.Entry? {
-    withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
-      var length = -1
-      path.withCString { cPath in
-        repeat {
-          length = docbm_getxattr(cPath, KeyAttribute.cName, buffer.baseAddress, buffer.count)
-        } while length < 0 && errno == EINTR
-      }
-      guard length == KeyAttribute.valueLength else { return nil }
-      let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+    let entry = ExtendedAttributes.withSmallValue(
+      named: KeyAttribute.cName, of: .path(path, followSymlinks: true), capacity: KeyAttribute.valueLength + 1
+    ) { value -> DocumentKeyCache.Entry? in
+      guard let value, value.count == KeyAttribute.valueLength else { return nil }
       let stored = value.baseAddress! + (KeyAttribute.valueLength - KeyFingerprint.byteCount)
       guard memcmp(stored, fingerprint.bytes, KeyFingerprint.byteCount) == 0 else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
+    return entry ?? nil
   }
 
   /// Whether the object at `absolute` (not following a final link) is the recorded one:
   /// kind, inode and birth time; one `statx`.
-  private static func isRecordedObject(
-    at absolute: ArraySlice<UInt8>, _ fields: BookmarkFields, birthTime: Timestamp
-  ) -> Bool {
-    var raw = docbm_file_status()
-    let status = withUnsafeTemporaryAllocation(of: CChar.self, capacity: absolute.count + 1) { buffer in
-      for (index, byte) in absolute.enumerated() { buffer[index] = CChar(bitPattern: byte) }
-      buffer[absolute.count] = 0
-      var result: Int32
-      repeat {
-        result = docbm_statx(AT_FDCWD, buffer.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, &raw)
-      } while result < 0 && errno == EINTR
-      return result
-    }
-    guard status == 0, raw.mask & DOCBM_STATX_BTIME != 0, raw.ino == fields.inode,
-      Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) == birthTime
+  private static func isRecordedObject(at absolute: FilePath, _ fields: BookmarkFields, birthTime: Timestamp)
+    -> Bool
+  {
+    guard let status = try? FileStatus.of(absolute, followSymlinks: false),
+      status.inode == fields.inode, status.birthTime == birthTime
     else { return false }
-    switch (fields.kind, raw.mode & UInt32(S_IFMT)) {
-    case (.file, UInt32(S_IFREG)), (.folder, UInt32(S_IFDIR)): return true
+    switch (fields.kind, status.kind) {
+    case (.file, .regular), (.folder, .directory): return true
     default: return false
     }
   }
