@@ -85,6 +85,16 @@ struct EscrowCatalogTests {
     #expect(fromCatalog(catalog) == fromEntryFiles())
   }
 
+  /// The catalog with its first entry's document count made `-1`.
+  func negativeCount(_ bytes: [UInt8]) -> [UInt8] {
+    var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+    guard let entry = lines.firstIndex(where: { $0.first == UInt8(ascii: "E") }),
+      let lastTab = lines[entry].lastIndex(of: UInt8(ascii: "\t"))
+    else { return [] }
+    lines[entry] = Array(lines[entry][...lastTab]) + Array("-1".utf8)
+    return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
+  }
+
   @Test("a damaged, cut-short or foreign catalog is rebuilt from the entries")
   func damagedCatalog() throws {
     try anchoredDocument("a.json")
@@ -97,6 +107,8 @@ struct EscrowCatalogTests {
       bytes.map { $0 == UInt8(ascii: "\t") ? UInt8(ascii: " ") : $0 },
       Array("docbm-escrow-catalog\t2\n".utf8) + bytes.dropFirst(EscrowCatalog.header.count),
       [],
+      // An entry claiming a negative number of documents.
+      negativeCount(bytes),
     ]
     for contents in damaged {
       #expect(EscrowCatalog.decode(contents) == nil)

@@ -132,7 +132,7 @@ struct EscrowCatalog: Sendable {
           let fingerprint = KeyFingerprint(printed: bytes[fields[3]]),
           let seconds = reader.number(fields[4], Int64.self),
           let nanoseconds = reader.number(fields[5], UInt32.self),
-          let count = reader.number(fields[6], Int.self)
+          let count = reader.number(fields[6], UInt32.self).map(Int.init)
         else { return nil }
         var documents: [EscrowEntry.Document] = []
         documents.reserveCapacity(min(count, 64))
