@@ -16,9 +16,11 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The file at the store's path is not a store file (another program's file, a folder, a
   /// FIFO, or larger than a store can be); it is left as it is.
   case notAStore(path: FilePath, reason: String)
-  /// The store file (or its last good copy, or its lock) belongs to another user, or others
-  /// than its owner may write it: what it holds could have been put there by someone else,
-  /// so it is neither read nor written.
+  /// The store file (or its journal, or its last good copy) belongs to another user, or
+  /// others than its owner may write it: what it holds could have been put there by someone
+  /// else, so it is neither read nor written. (A lock file of another user stops changes
+  /// with `permissionDenied`; the store is then read without the lock, as a store on a
+  /// read-only disk is.)
   case untrusted(path: FilePath, reason: String)
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.

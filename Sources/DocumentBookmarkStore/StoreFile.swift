@@ -39,13 +39,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// The store file as a document: what its bookmarks are anchored on.
   var document: AnchoredDocument { service.documents(anchoredOn: path) }
   /// `<store>.lock`: never the store file itself, which saves replace.
-  var lockPath: FilePath { sibling(".lock") }
+  var lockPath: FilePath { path.addingSuffix(".lock") }
   /// `<store>.last-good`: a copy of the last version written, with the store's key.
-  var lastGoodPath: FilePath { sibling(".last-good") }
-
-  private func sibling(_ suffix: String) -> FilePath {
-    FilePath(bytes: path.bytes + Array(suffix.utf8)) ?? path
-  }
+  var lastGoodPath: FilePath { path.addingSuffix(".last-good") }
 
   /// What a read found: the contents (the journal applied), the store file's signature
   /// (`nil`: there is no file), and how far the journal was read.
@@ -58,8 +54,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// Reads the file as it is, with its journal; a file that does not exist reads as an
   /// empty store.
   ///
-  /// - Throws: ``BookmarkStoreError`` `newerVersion`, `notAStore`, `corrupt` (damaged; see
-  ///   ``readRepairing()``), `untrusted`, `docbm` (`permissionDenied`, `ioError`, …).
+  /// - Throws: ``BookmarkStoreError`` `newerVersion`, `notAStore`, `corrupt` (damaged; a
+  ///   change under the lock restores the last good copy), `untrusted`, `docbm`
+  ///   (`permissionDenied`, `ioError`, …).
   func read() throws(Failure) -> Contents { try load().contents }
 
   /// Reads the file and its journal (only the journal lines added since, when the file is
@@ -146,23 +143,14 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     }
   }
 
-  /// Reads the file, and when it is damaged, quarantines it and restores the last good copy
-  /// (under the lock, so that only one process does it).
-  func readRepairing() throws(Failure) -> Contents {
+  /// Under the lock: reads, and when the file is damaged, quarantines it and restores the
+  /// last good copy (``restoreLastGood(reason:)``) before reading again.
+  private func readRepairingLocked() throws(Failure) -> Loaded {
     do {
-      return try read()
-    } catch .corrupt {
-      return try locked { () throws(Failure) in try readRepairingLocked().loaded.contents }
-    }
-  }
-
-  /// Under the lock: reads, repairing damage. `repaired` says whether the file was restored.
-  private func readRepairingLocked() throws(Failure) -> (loaded: Loaded, repaired: Bool) {
-    do {
-      return (try load(locked: true), false)
+      return try load(locked: true)
     } catch .corrupt(_, let reason) {
       try restoreLastGood(reason: reason)
-      return (try load(locked: true), true)
+      return try load(locked: true)
     }
   }
 
@@ -176,7 +164,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       throw .corrupt(path: path, reason: reason + "; there is no readable last good copy (\(lastGoodPath))")
     }
     let stamp = Int(Date().timeIntervalSince1970)
-    var quarantine = FilePath(bytes: path.bytes + Array(".corrupt-\(stamp)".utf8)) ?? path
+    var quarantine = path.addingSuffix(".corrupt-\(stamp)")
     var attempt = 1
     while (try? FileManager.default.linkItem(atPath: path.description, toPath: quarantine.description)) == nil
     {
@@ -184,7 +172,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       guard attempt < 100 else {
         throw .corrupt(path: path, reason: reason + "; it could not be quarantined")
       }
-      quarantine = FilePath(bytes: path.bytes + Array(".corrupt-\(stamp)-\(attempt)".utf8)) ?? path
+      quarantine = path.addingSuffix(".corrupt-\(stamp)-\(attempt)")
     }
     do {
       try service.documents(anchoredOn: lastGoodPath).saveCopy(
@@ -224,7 +212,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     publish: (_ before: Contents, _ after: Contents, _ changed: [Int]?) -> Void = { _, _, _ in }
   ) throws(Failure) -> Bool {
     try locked { () throws(Failure) -> Bool in
-      let loaded = try readRepairingLocked().loaded
+      let loaded = try readRepairingLocked()
       let before = loaded.contents
       var after = before
       try change(&after)
@@ -277,7 +265,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// changed: before a copy of the store file alone is taken, or it is edited by hand.
   func compact() throws(Failure) {
     try locked { () throws(Failure) in
-      let loaded = try readRepairingLocked().loaded
+      let loaded = try readRepairingLocked()
       guard loaded.signature != nil else { return }
       try write(loaded.contents, replacing: loaded.journal)
     }

@@ -29,7 +29,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
 
   init(storePath: FilePath) {
     self.storePath = storePath
-    path = FilePath(bytes: storePath.bytes + Array(".journal".utf8)) ?? storePath
+    path = storePath.addingSuffix(".journal")
   }
 
   /// One change, as a line of the journal. Applied in this order: removals, then records
@@ -230,7 +230,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
           }
         }
         // No journal for this version yet (or another version's): a new one, header first.
-        let header = try Self.headerLine(snapshot: snapshot)
+        let header = Self.headerLine(snapshot: snapshot)
         let folder = try FileDescriptor.open(path.removingLastComponent, [.directory, .readOnly])
         defer { folder.close() }
         let name = FilePath(bytes: path.lastComponent) ?? path
@@ -258,7 +258,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     }
   }
 
-  private static func headerLine(snapshot: String) throws(SystemCallError) -> [UInt8] {
+  private static func headerLine(snapshot: String) -> [UInt8] {
     let header = Header(format: formatName, schemaVersion: schemaVersion, snapshot: snapshot)
     // Three strings and an integer always encode.
     return Array((try? encoder.encode(header)) ?? Data()) + [UInt8(ascii: "\n")]
@@ -291,7 +291,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   /// a process that applied the lines after them reads the journal again from the start
   /// (its position names the old inode). Falls back to cutting the journal at `length`.
   private func replace(_ fd: FileDescriptor, keeping length: Int) {
-    let copyPath = FilePath(bytes: path.bytes + Array(".new".utf8)) ?? path
+    let copyPath = path.addingSuffix(".new")
     do throws(SystemCallError) {
       try fd.seek(to: 0)
       let bytes = try fd.readWhole(limit: StoreFileOpener.sizeLimit)
@@ -317,7 +317,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   func remove(keepingAside: Bool) {
     if keepingAside {
       let stamp = Int(Date().timeIntervalSince1970)
-      let aside = FilePath(bytes: path.bytes + Array(".corrupt-\(stamp)".utf8)) ?? path
+      let aside = path.addingSuffix(".corrupt-\(stamp)")
       if (try? FileDescriptor.currentWorkingDirectory.renameWithoutReplacing(
         path, to: aside, in: .currentWorkingDirectory)) != nil
       {

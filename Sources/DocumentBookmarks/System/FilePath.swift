@@ -101,6 +101,12 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     return FilePath(uncheckedBytes: result)
   }
 
+  /// This path with `suffix` added to its last component (`store.json` → `store.json.lock`):
+  /// a file's siblings that belong to it. A suffix with a NUL leaves the path as it is.
+  package func addingSuffix(_ suffix: String) -> FilePath {
+    FilePath(bytes: bytes + Array(suffix.utf8)) ?? self
+  }
+
   /// This path with one more component given as text.
   public func appending(_ component: String) -> FilePath {
     appending(Array(component.utf8))
