@@ -56,12 +56,16 @@ struct StoreCommand {
     var unknown: [String] = []
     var failures: [String: DocbmError] = [:]
     var shown: [Record]
+    // Reading or compacting a store that is not there is an error (adding makes one).
+    func requireStore() throws(BookmarkStoreError<JSONValue>) {
+      guard FileManager.default.fileExists(atPath: store.description) else {
+        throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
+      }
+    }
     do throws(BookmarkStoreError<JSONValue>) {
       switch settings.action {
       case .list, .follow:
-        guard FileManager.default.fileExists(atPath: store.description) else {
-          throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
-        }
+        try requireStore()
         shown = try core.load()
       case .add:
         shown = []
@@ -76,9 +80,7 @@ struct StoreCommand {
           shown.append(record)
         }
       case .compact:
-        guard FileManager.default.fileExists(atPath: store.description) else {
-          throw .docbm(DocbmError(.notFound, path: store, message: "there is no store at \(store)"))
-        }
+        try requireStore()
         try core.compact()
         shown = []
       case .forget:

@@ -21,15 +21,11 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
   }
 
   /// Parses the printed form from its UTF-8 bytes: 16 hex digits, dashes ignored.
-  init?(printed text: some Sequence<UInt8>) {
-    var digits: (UInt64, Int) = (0, 0)
-    for character in text where character != UInt8(ascii: "-") {
-      guard digits.1 < 2 * KeyFingerprint.byteCount, let value = Hex.digitValue(character) else { return nil }
-      digits = (digits.0 << 4 | UInt64(value), digits.1 + 1)
-    }
-    guard digits.1 == 2 * KeyFingerprint.byteCount else { return nil }
-    let value = digits.0
-    self.bytes = (0..<KeyFingerprint.byteCount).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+  init?(printed text: some Collection<UInt8>) {
+    guard let bytes = Hex.decode(text.lazy.filter { $0 != UInt8(ascii: "-") }),
+      bytes.count == KeyFingerprint.byteCount
+    else { return nil }
+    self.bytes = bytes
   }
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.

@@ -38,9 +38,6 @@ enum Hex {
     return valid ? bytes : nil
   }
 
-  /// The value of one hex digit (either case); `nil` for any other character.
-  static func digitValue(_ character: UInt8) -> UInt8? { value(of: character) }
-
   private static func value(of character: UInt8) -> UInt8? {
     switch character {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")

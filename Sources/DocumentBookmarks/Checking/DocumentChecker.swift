@@ -80,14 +80,16 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil,
     opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
+    // A result without evidence; `portal` when it is known already (else asked of the path).
     func without(
-      _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String
+      _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String,
+      portal: PortalDocument?? = nil
     )
       -> DocumentCheck
     {
       DocumentCheck(
         document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
-        message: message, portalDocument: PortalDocument.of(path))
+        message: message, portalDocument: portal ?? PortalDocument.of(path))
     }
 
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
@@ -110,7 +112,7 @@ public struct DocumentChecker: Sendable {
       documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
-        return without(.unreadable, escrowed: escrowed, error.message)
+        return without(.unreadable, escrowed: escrowed, error.message, portal: .some(portal))
       }
       documentKey = nil
       keyUnsupported = true
@@ -128,7 +130,7 @@ public struct DocumentChecker: Sendable {
         collector.add($0)
       }
     } catch {
-      return without(.unreadable, key: key, escrowed: escrowed, error.message)
+      return without(.unreadable, key: key, escrowed: escrowed, error.message, portal: .some(portal))
     }
     let evidence = collector.evidence
     var (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)

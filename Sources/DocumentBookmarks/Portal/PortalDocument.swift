@@ -79,6 +79,12 @@ public struct PortalDocument: Hashable, Sendable, Codable {
       }
     case .mayBeFUSE: break
     }
+    return onFUSE(path)
+  }
+
+  /// ``of(_:)`` for a path that `statfs` (or `fstatfs`) says is on FUSE: which mount holds
+  /// it, and whether that is the portal's.
+  private static func onFUSE(_ path: FilePath) -> PortalDocument? {
     guard let real = realPath(path) else { return nil }
     guard let table = try? MountTable.current(), let mount = table.mount(containing: real),
       mount.isDocumentPortal
@@ -92,8 +98,8 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   /// tells a document elsewhere.
   package static func of(_ path: FilePath, descriptor: FileDescriptor) -> PortalDocument? {
     if PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge) { return nil }
-    if let filesystem = try? FileSystemIdentity.of(descriptor), !filesystem.isFUSE { return nil }
-    return of(path)
+    guard let filesystem = try? FileSystemIdentity.of(descriptor) else { return of(path) }
+    return filesystem.isFUSE ? onFUSE(path) : nil
   }
 
   /// Parses the portal's layout below its mount.

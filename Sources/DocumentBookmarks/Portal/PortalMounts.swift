@@ -81,12 +81,7 @@ enum PortalMounts {
   /// Whether the mount table changed since `descriptor` was last polled (`poll` clears
   /// the report); `true` when it cannot tell.
   private static func tableChanged(_ descriptor: Int32) -> Bool {
-    var entry = pollfd(fd: descriptor, events: Int16(POLLPRI), revents: 0)
-    while true {
-      let ready = poll(&entry, 1, 0)
-      if ready < 0 && errno == EINTR { continue }
-      return ready != 0
-    }
+    (try? Poller.wait([.priority(descriptor)], timeout: 0))?.first ?? true
   }
 
   private static func monotonicNanoseconds() -> UInt64 {

@@ -1,27 +1,17 @@
+import CCrypto
+
 /// Comparison of secrets (tags, keys) in time that depends only on their length, never on
 /// where they first differ.
 ///
-/// The bytes are compared eight at a time and the differences gathered into one word,
-/// which is looked at once at the end: no branch depends on the bytes. (libsodium's
-/// `sodium_memcmp` compares one byte at a time through `volatile` reads; it was a twentieth
-/// of an unmoved resolve.)
+/// It is OpenSSL's `CRYPTO_memcmp`, written in assembly so that no compiler can turn it
+/// into an early exit. (libsodium's `sodium_memcmp`, used before, compares one byte at a
+/// time through `volatile` reads and was a twentieth of an unmoved resolve.)
 enum ConstantTime {
   /// Whether `a` and `b` hold the same bytes; `false` for different lengths.
   static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
-    var difference: UInt64 = 0
-    var index = 0
-    while index + 8 <= a.count {
-      difference |=
-        a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        ^ b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-      index += 8
-    }
-    while index < a.count {
-      difference |= UInt64(a[index] ^ b[index])
-      index += 1
-    }
-    return difference == 0
+    guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+    return CRYPTO_memcmp(left, right, a.count) == 0
   }
 
   /// ``equal(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)`` for any two byte

@@ -39,14 +39,6 @@ package struct FileSystemIdentity: Hashable, Sendable {
   /// `statfs(2)`'s `f_type` of FUSE filesystems (`fuse`, `fuse.portal`, `fuse.sshfs`, …).
   package static let fuseType: Int64 = 0x6573_5546
 
-  /// Whether `path` may be on a FUSE filesystem: one `statfs`, which says so, or fails (the
-  /// Documents portal refuses `statfs` on some of its entries). `false` only when the kernel
-  /// names another filesystem type.
-  /// The corresponding C function is `statfs`.
-  package static func mayBeFUSE(path: FilePath) -> Bool {
-    fuseAnswer(path: path) == .mayBeFUSE
-  }
-
   /// What one `statfs` of a path says about FUSE.
   package enum FUSEAnswer: Sendable {
     /// FUSE, or `statfs` failed otherwise than by ENOENT (the portal refuses it on some

@@ -16,33 +16,14 @@ package enum HMACSHA256 {
     key: [UInt8], _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>,
     _ body: (UnsafeRawBufferPointer) -> Result
   ) -> Result {
-    precondition(
-      key.count <= blockSize, "HMAC keys longer than a block are hashed first; docbm's are 32 bytes")
-    return withUnsafeTemporaryAllocation(byteCount: blockSize + 2 * length, alignment: 16) { scratch in
-      let pad = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<blockSize])
-      let inner = UnsafeMutableRawBufferPointer(rebasing: scratch[blockSize..<(blockSize + length)])
-      let tag = UnsafeMutableRawBufferPointer(rebasing: scratch[(blockSize + length)...])
-      var context = SHA256_CTX()
-      defer {
-        OPENSSL_cleanse(&context, MemoryLayout<SHA256_CTX>.size)
-        OPENSSL_cleanse(scratch.baseAddress, scratch.count)
-      }
-      // Inner hash: (key ⊕ ipad) ‖ message.
-      fillPad(pad, key: key, with: 0x36)
-      SHA256_Init(&context)
-      SHA256_Update(&context, pad.baseAddress, pad.count)
-      // Each part on its own (an array of the two would be allocated on every call).
-      if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
-      if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
-      SHA256_Final(inner.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
-      // Outer hash: (key ⊕ opad) ‖ inner.
-      fillPad(pad, key: key, with: 0x5C)
-      SHA256_Init(&context)
-      SHA256_Update(&context, pad.baseAddress, pad.count)
-      SHA256_Update(&context, inner.baseAddress, inner.count)
-      SHA256_Final(tag.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
-      return body(UnsafeRawBufferPointer(tag))
+    var inner = SHA256_CTX()
+    var outer = SHA256_CTX()
+    defer {
+      OPENSSL_cleanse(&inner, MemoryLayout<SHA256_CTX>.size)
+      OPENSSL_cleanse(&outer, MemoryLayout<SHA256_CTX>.size)
     }
+    startStates(key: key, inner: &inner, outer: &outer)
+    return finish(inner: &inner, outer: &outer, first, second, body)
   }
 
   /// The HMAC of the concatenation of `parts` under `key`, as an array.
@@ -52,9 +33,49 @@ package enum HMACSHA256 {
     withTag(key: key, first, second) { Array($0) }
   }
 
-  fileprivate static func fillPad(_ pad: UnsafeMutableRawBufferPointer, key: [UInt8], with byte: UInt8) {
-    for index in 0..<pad.count {
-      pad[index] = (index < key.count ? key[index] : 0) ^ byte
+  /// The hash states after `(key ⊕ ipad)` and after `(key ⊕ opad)`, where every tag under
+  /// `key` starts.
+  fileprivate static func startStates(
+    key: [UInt8], inner: UnsafeMutablePointer<SHA256_CTX>, outer: UnsafeMutablePointer<SHA256_CTX>
+  ) {
+    precondition(
+      key.count <= blockSize, "HMAC keys longer than a block are hashed first; docbm's are 32 bytes")
+    withUnsafeTemporaryAllocation(byteCount: blockSize, alignment: 16) { pad in
+      func start(_ state: UnsafeMutablePointer<SHA256_CTX>, padding byte: UInt8) {
+        for index in 0..<pad.count { pad[index] = (index < key.count ? key[index] : 0) ^ byte }
+        SHA256_Init(state)
+        SHA256_Update(state, pad.baseAddress, pad.count)
+      }
+      start(inner, padding: 0x36)
+      start(outer, padding: 0x5C)
+      OPENSSL_cleanse(pad.baseAddress, pad.count)
+    }
+  }
+
+  /// The tag from the two start states (read where they are, so that no copy of them is
+  /// left unwiped): inner hash of `first` ‖ `second`, then the outer hash of that; `body`
+  /// gets it in a stack buffer, wiped afterwards with the working state.
+  fileprivate static func finish<Result>(
+    inner: UnsafePointer<SHA256_CTX>, outer: UnsafePointer<SHA256_CTX>, _ first: ArraySlice<UInt8>,
+    _ second: ArraySlice<UInt8>,
+    _ body: (UnsafeRawBufferPointer) -> Result
+  ) -> Result {
+    withUnsafeTemporaryAllocation(byteCount: 2 * length, alignment: 16) { scratch in
+      let innerDigest = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      let tag = innerDigest + length
+      var context = inner.pointee
+      defer {
+        OPENSSL_cleanse(&context, MemoryLayout<SHA256_CTX>.size)
+        OPENSSL_cleanse(scratch.baseAddress, scratch.count)
+      }
+      // Each part on its own (an array of the two would be allocated on every call).
+      if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
+      if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
+      SHA256_Final(innerDigest, &context)
+      context = outer.pointee
+      SHA256_Update(&context, innerDigest, length)
+      SHA256_Final(tag, &context)
+      return body(UnsafeRawBufferPointer(start: tag, count: length))
     }
   }
 }
@@ -72,18 +93,9 @@ extension HMACSHA256 {
 
     /// The schedule of `key` (at most 64 bytes).
     package init(key: [UInt8]) {
-      precondition(
-        key.count <= blockSize, "HMAC keys longer than a block are hashed first; docbm's are 32 bytes")
       states = .allocate(capacity: 2)
-      withUnsafeTemporaryAllocation(byteCount: blockSize, alignment: 16) { pad in
-        for (index, byte) in [UInt8(0x36), 0x5C].enumerated() {
-          HMACSHA256.fillPad(pad, key: key, with: byte)
-          (states + index).initialize(to: SHA256_CTX())
-          SHA256_Init(states + index)
-          SHA256_Update(states + index, pad.baseAddress, pad.count)
-        }
-        OPENSSL_cleanse(pad.baseAddress, pad.count)
-      }
+      states.initialize(repeating: SHA256_CTX(), count: 2)
+      HMACSHA256.startStates(key: key, inner: states, outer: states + 1)
     }
 
     deinit {
@@ -96,24 +108,7 @@ extension HMACSHA256 {
     package func withTag<Result>(
       _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {
-      withUnsafeTemporaryAllocation(byteCount: 2 * length, alignment: 16) { scratch in
-        let inner = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let tag = inner + length
-        var context = states[0]
-        defer {
-          OPENSSL_cleanse(&context, MemoryLayout<SHA256_CTX>.size)
-          OPENSSL_cleanse(scratch.baseAddress, scratch.count)
-        }
-        if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
-        if !second.isEmpty {
-          second.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) }
-        }
-        SHA256_Final(inner, &context)
-        context = states[1]
-        SHA256_Update(&context, inner, length)
-        SHA256_Final(tag, &context)
-        return body(UnsafeRawBufferPointer(start: tag, count: length))
-      }
+      HMACSHA256.finish(inner: states, outer: states + 1, first, second, body)
     }
   }
 }
