@@ -28,7 +28,7 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   }
   _ = try store.add(targets: targets)
   var info = stat()
-  stat(storePath.description, &info)
+  precondition(stat(storePath.description, &info) == 0, "the store file was not written")
   let size = Int(info.st_size)
 
   // Load: a fresh store reading the file.
@@ -54,7 +54,7 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   let journalPath = storePath.description + ".journal"
   func inode() -> UInt64 {
     var info = stat()
-    stat(storePath.description, &info)
+    precondition(stat(storePath.description, &info) == 0, "the store file is gone")
     return UInt64(info.st_ino)
   }
   let firstInode = inode()

@@ -201,6 +201,7 @@ struct StoreJournalTests {
     await #expect(throws: BookmarkStoreError<String>.self) { try await files.store().load() }
     do {
       try await files.store().load()
+      Issue.record("a journal others may write was read")
     } catch {
       guard case .untrusted(let path, _) = error else { throw error }
       #expect(path == files.journalPath)
