@@ -319,9 +319,10 @@ let rows: [Row] = [
         while let folder = folders.popLast() {
           guard let stream = opendir(folder) else { continue }
           while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-              String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-            }
+            // The name read where it lies: a record can be shorter than `dirent`.
+            let name = String(
+              cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             if entry.pointee.d_type == DT_DIR, name != ".", name != ".." {
               folders.append(folder + "/" + name)
             }

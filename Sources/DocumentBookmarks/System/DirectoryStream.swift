@@ -79,18 +79,30 @@ package final class DirectoryStream {
     DirectoryStream.countRead()
     errno = 0
     while let pointer = readdir(stream) {
-      let entry = pointer.pointee
-      let name = withUnsafeBytes(of: entry.d_name) { raw -> [UInt8] in
-        let bytes = raw.bindMemory(to: UInt8.self)
-        let length = bytes.firstIndex(of: 0) ?? bytes.count
-        return Array(bytes[..<length])
-      }
+      // The record is `d_reclen` bytes, often fewer than `MemoryLayout<dirent>.size` (the
+      // name is as long as it needs to be): the last one in `readdir`'s buffer can end
+      // where the buffer does, so the fields are read where they lie and the whole
+      // structure is never copied.
+      let record = UnsafeRawPointer(pointer)
+      let recordLength = Int(record.load(fromByteOffset: Self.recordLengthOffset, as: UInt16.self))
+      let nameStart = record + Self.nameOffset
+      let nameLength = strnlen(
+        nameStart.assumingMemoryBound(to: CChar.self), max(recordLength - Self.nameOffset, 0))
+      let name = Array(UnsafeRawBufferPointer(start: nameStart, count: nameLength))
       if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-      return Entry(name: name, inode: UInt64(entry.d_ino), type: EntryType(entry.d_type))
+      return Entry(
+        name: name,
+        inode: UInt64(record.load(fromByteOffset: Self.inodeOffset, as: ino_t.self)),
+        type: EntryType(record.load(fromByteOffset: Self.typeOffset, as: UInt8.self)))
     }
     if errno != 0 { failure = Errno.current }
     return nil
   }
+
+  private static let inodeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_ino)!
+  private static let recordLengthOffset = MemoryLayout<dirent>.offset(of: \dirent.d_reclen)!
+  private static let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+  private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
   /// The names and inode numbers of every entry of an already open folder, read with
   /// `getdents64` straight from `folder` (which is rewound first), without the
