@@ -59,9 +59,9 @@ func format(_ nanoseconds: Double) -> String {
     : String(format: "%.2f µs", nanoseconds / 1_000)
 }
 
-/// Prints `rows` as a Markdown table with each ratio and its goal (judged on the medians);
-/// rows measured in paired rounds also show the minimums and their ratio. Returns whether
-/// every goal was met.
+/// Prints `rows` as a Markdown table with each ratio and its goal (judged on the medians),
+/// and the minimums with their ratio where the row has them. Returns whether every goal
+/// was met.
 func printTable(_ rows: [Row]) -> Bool {
   print("| operation | time | baseline | baseline time | ratio | minimums (ratio) | goal |")
   print("|---|---:|---|---:|---:|---:|---|")
@@ -92,7 +92,7 @@ struct Row {
   let baselineName: String
   let baseline: Double
   let goal: Double?
-  /// The fastest batch of each, for rows measured in paired rounds.
+  /// The fastest round of each, for rows measured in rounds.
   var minimum: Double? = nil
   var baselineMinimum: Double? = nil
 
@@ -104,7 +104,8 @@ struct Row {
     self.goal = goal
   }
 
-  /// A row from paired timings: medians, and minimums beside them.
+  /// A row from the rounds of an operation and its baseline: medians, and minimums beside
+  /// them.
   init(
     operation: String, _ timings: (operation: Timings, baseline: Timings), baselineName: String, goal: Double?
   ) {
@@ -441,20 +442,17 @@ let loadBefore = loadAverage()
     }
     let keptKey = try saved.keyFingerprint()
     precondition(keptKey != nil, "the saves must keep the key")
-    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
     let operation = "replaceDocument, \(label), \(place)"
+    let timed = times.map { Timings(values: $0) }
+    let used = cpu.map { Timings(values: $0) }
     saveRows.append(
-      Row(
-        operation: operation, time: median(times[0]), baselineName: "minimal durable sequence",
-        baseline: median(times[1]), goal: goal))
+      Row(operation: operation, (timed[0], timed[1]), baselineName: "minimal durable sequence", goal: goal))
     saveRows.append(
-      Row(
-        operation: operation, time: median(times[0]), baselineName: "Data.write(.atomic)",
-        baseline: median(times[2]), goal: nil))
+      Row(operation: operation, (timed[0], timed[2]), baselineName: "Data.write(.atomic)", goal: nil))
     cpuRows.append(
       Row(
-        operation: operation + " (CPU time)", time: median(cpu[0]), baselineName: "minimal durable sequence",
-        baseline: median(cpu[1]), goal: nil))
+        operation: operation + " (CPU time)", (used[0], used[1]), baselineName: "minimal durable sequence",
+        goal: nil))
   }
 }
 
