@@ -85,6 +85,45 @@ struct EscrowCatalogTests {
     #expect(fromCatalog(catalog) == fromEntryFiles())
   }
 
+  @Test(
+    "an entry rewritten under a number its old version had (inode reuse) or in place is read again, not taken from the catalog"
+  )
+  func rewrittenUnderTheSameInode() throws {
+    let (first, _) = try anchoredDocument("a.json")
+    _ = EscrowCatalog.load(escrow)
+    let entry = try #require(escrow.entries().entries.first)
+    let stale = try readWholeFile(catalogFile)
+    let before = try FileStatus.of(entry.file, followSymlinks: false)
+
+    // The entry rewritten by rename (a new inode): a second document recorded with the key.
+    let copy = scratch.path("project/a-copy.json")
+    #expect(run("/bin/cp", ["--preserve=xattr", first.description, copy.description]).status == 0)
+    #expect(try escrow.escrowKey(of: copy) != nil)
+    let after = try FileStatus.of(entry.file, followSymlinks: false)
+    #expect(after.inode != before.inode)
+
+    // The catalog as it was, but naming the entry's new inode: what the folder shows when the
+    // file system gives the rewrite the number of a version it freed.
+    let text = String(decoding: stale, as: UTF8.self)
+    let reused = text.replacingOccurrences(of: "\t\(before.inode)\t", with: "\t\(after.inode)\t")
+    #expect(reused != text)
+    try Data(reused.utf8).write(to: catalogFile.url)
+    #expect(fromCatalog(EscrowCatalog.load(escrow)) == fromEntryFiles())
+    #expect(fromEntryFiles().values.contains { $0.count == 2 })
+
+    // Rewritten in place (as `cp` over it does: the inode is kept), after the catalog was.
+    let current = try readWholeFile(entry.file)
+    _ = EscrowCatalog.load(escrow)
+    let oneDocument = String(decoding: current, as: UTF8.self).replacingOccurrences(
+      of: copy.description, with: first.description)
+    let fd = open(entry.file.description, O_WRONLY | O_TRUNC)
+    #expect(fd >= 0)
+    _ = oneDocument.withCString { write(fd, $0, strlen($0)) }
+    close(fd)
+    #expect(try FileStatus.of(entry.file, followSymlinks: false).inode == after.inode)
+    #expect(fromCatalog(EscrowCatalog.load(escrow)) == fromEntryFiles())
+  }
+
   /// The catalog with its first entry's document count made `-1`.
   func negativeCount(_ bytes: [UInt8]) -> [UInt8] {
     var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
@@ -105,7 +144,9 @@ struct EscrowCatalogTests {
       Array("not a catalog\n".utf8),
       Array(bytes.dropLast(12)),  // cut short: no end line
       bytes.map { $0 == UInt8(ascii: "\t") ? UInt8(ascii: " ") : $0 },
-      Array("docbm-escrow-catalog\t2\n".utf8) + bytes.dropFirst(EscrowCatalog.header.count),
+      // Another version's, older and newer.
+      Array("docbm-escrow-catalog\t1\n".utf8) + bytes.dropFirst(EscrowCatalog.header.count),
+      Array("docbm-escrow-catalog\t3\n".utf8) + bytes.dropFirst(EscrowCatalog.header.count),
       [],
       // An entry claiming a negative number of documents.
       negativeCount(bytes),

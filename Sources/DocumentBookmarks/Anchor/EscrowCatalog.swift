@@ -2,13 +2,16 @@
 /// summary file, `.catalog`, kept in the escrow folder beside the entries.
 ///
 /// The entry files stay the only source of truth (and the only place keys are kept). The
-/// catalog holds, for each entry file, its name and inode number as the folder lists them,
-/// and either the entry's fingerprint, creation time and document records, or why the file
-/// could not be read. Loading lists the folder and takes from the catalog every entry whose
-/// name and inode still match; a file added, removed or rewritten (entries are rewritten by
-/// rename, so a rewrite has a new inode) is read again, and the catalog rewritten. A
-/// catalog that is missing, damaged or of another version is rebuilt from the entries, so
-/// losing it costs time, never answers. The format is in docs/format.md §6.
+/// catalog holds, for each entry file, its name, its ``Stamp`` (inode number, size and
+/// change time), and either the entry's fingerprint, creation time and document records, or
+/// why the file could not be read. Loading lists the folder, `statx`es each entry file, and
+/// takes from the catalog every entry whose name and stamp still match; a file added,
+/// removed or rewritten is read again, and the catalog rewritten. The inode alone would not
+/// do: a rewrite by rename can be given the number a version before it freed, and one in
+/// place (`cp` over it) keeps it; the change time moves with every write and rename and
+/// cannot be set back. A catalog that is missing, damaged or of another version is rebuilt
+/// from the entries, so losing it costs time, never answers. The format is in
+/// docs/format.md §6.
 ///
 /// Without it, a check reads and decodes every entry file before its first document: tens
 /// of milliseconds per thousand keys.
@@ -22,13 +25,31 @@ struct EscrowCatalog: Sendable {
 
     /// The file's name in the escrow folder.
     let name: [UInt8]
-    /// Its inode number, as `readdir` gave it when the file was read.
-    let inode: UInt64
+    /// The file as it was just before it was read.
+    let stamp: Stamp
     let outcome: Outcome
   }
 
+  /// What tells one version of an entry file from another without reading it: its inode
+  /// number, size and change time, from one `statx`.
+  struct Stamp: Sendable, Equatable {
+    let inode: UInt64
+    let size: UInt64
+    let changeTime: Timestamp
+
+    init(inode: UInt64, size: UInt64, changeTime: Timestamp) {
+      self.inode = inode
+      self.size = size
+      self.changeTime = changeTime
+    }
+
+    init(_ status: FileStatus) {
+      self.init(inode: status.inode, size: status.size, changeTime: status.changeTime)
+    }
+  }
+
   static let fileName = ".catalog"
-  static let header = Array("docbm-escrow-catalog\t1\n".utf8)
+  static let header = Array("docbm-escrow-catalog\t2\n".utf8)
 
   let records: [Record]
   /// Why the folder's entries were not used, when it cannot be trusted.
@@ -60,8 +81,23 @@ struct EscrowCatalog: Sendable {
     var changed = false
     for entry in listed.sorted(by: { ByteOrder.precedes($0.name, $1.name) })
     where KeyEscrow.isEntryFileName(entry.name) {
+      // The stamp is taken before the file is read: a rewrite between the two leaves a
+      // stamp older than the contents, which the next load reads again (never the reverse).
+      // A file that cannot be looked at gets a stamp no file has, and is read (which says why).
+      let stamp: Stamp
+      do {
+        stamp = Stamp(
+          try FileStatus.of(
+            FilePath(uncheckedBytes: entry.name), relativeTo: folder.descriptor, followSymlinks: false))
+      } catch {
+        if error.errno == .noSuchFile {
+          changed = true
+          continue  // removed since it was listed
+        }
+        stamp = Stamp(inode: 0, size: 0, changeTime: Timestamp(seconds: 0, nanoseconds: 0))
+      }
       while next < saved.endIndex && ByteOrder.precedes(saved[next].name, entry.name) { next += 1 }
-      if next < saved.endIndex, saved[next].name == entry.name, saved[next].inode == entry.inode {
+      if next < saved.endIndex, saved[next].name == entry.name, stamp.inode != 0, saved[next].stamp == stamp {
         records.append(saved[next])
         next += 1
         continue
@@ -74,7 +110,7 @@ struct EscrowCatalog: Sendable {
       case .success(nil): continue  // removed since it was listed
       case .failure(let problem): outcome = .problem(reason: problem.reason)
       }
-      records.append(Record(name: entry.name, inode: entry.inode, outcome: outcome))
+      records.append(Record(name: entry.name, stamp: stamp, outcome: outcome))
     }
     let catalog = EscrowCatalog(records: records)
     if changed || records.count != saved.count {
@@ -89,18 +125,23 @@ struct EscrowCatalog: Sendable {
   /// line per document record. Fields are separated by tabs; names and paths are URL-safe
   /// base64 (they are bytes), numbers decimal, file handles hex, `-` for none.
   ///
-  ///     E <name> <inode> <fingerprint> <created s> <created ns> <document count>
+  ///     E <name> <stamp> <fingerprint> <created s> <created ns> <document count>
   ///     D <path> <inode> <filesystem id|-> <handle type|-> <handle hex|-> <recorded s> <recorded ns>
-  ///     P <name> <inode> <reason>
+  ///     P <name> <stamp> <reason>
   ///     end <entry count>
+  ///
+  /// where `<stamp>` is four fields: `<inode> <size> <changed s> <changed ns>`.
   func encoded() -> [UInt8] {
     var text = ""
     for record in records {
       let name = Base64URL.encode(record.name)
+      let stamp = record.stamp
+      let nameAndStamp =
+        "\(name)\t\(stamp.inode)\t\(stamp.size)\t\(stamp.changeTime.seconds)\t\(stamp.changeTime.nanoseconds)"
       switch record.outcome {
       case .entry(let fingerprint, let created, let documents):
         text +=
-          "E\t\(name)\t\(record.inode)\t\(fingerprint)\t\(created.seconds)\t\(created.nanoseconds)\t\(documents.count)\n"
+          "E\t\(nameAndStamp)\t\(fingerprint)\t\(created.seconds)\t\(created.nanoseconds)\t\(documents.count)\n"
         for document in documents {
           let filesystem = document.filesystemID.map(String.init) ?? "-"
           let handleType = document.fileHandle.map { String($0.type) } ?? "-"
@@ -110,7 +151,7 @@ struct EscrowCatalog: Sendable {
             + "\t\(document.recorded.seconds)\t\(document.recorded.nanoseconds)\n"
         }
       case .problem(let reason):
-        text += "P\t\(name)\t\(record.inode)\t\(Base64URL.encode(Array(reason.utf8)))\n"
+        text += "P\t\(nameAndStamp)\t\(Base64URL.encode(Array(reason.utf8)))\n"
       }
     }
     text += "end\t\(records.count)\n"
@@ -126,13 +167,13 @@ struct EscrowCatalog: Sendable {
     var documentFields: [Range<Int>] = []
     while reader.nextLine(into: &fields) {
       switch (reader.kind(of: fields[0]), fields.count) {
-      case (.entry, 7):
+      case (.entry, 10):
         guard let name = Base64URL.decode(bytes[fields[1]]),
-          let inode = reader.number(fields[2], UInt64.self),
-          let fingerprint = KeyFingerprint(printed: bytes[fields[3]]),
-          let seconds = reader.number(fields[4], Int64.self),
-          let nanoseconds = reader.number(fields[5], UInt32.self),
-          let count = reader.number(fields[6], UInt32.self).map(Int.init)
+          let stamp = reader.stamp(fields[2...5]),
+          let fingerprint = KeyFingerprint(printed: bytes[fields[6]]),
+          let seconds = reader.number(fields[7], Int64.self),
+          let nanoseconds = reader.number(fields[8], UInt32.self),
+          let count = reader.number(fields[9], UInt32.self).map(Int.init)
         else { return nil }
         var documents: [EscrowEntry.Document] = []
         documents.reserveCapacity(min(count, 64))
@@ -143,17 +184,17 @@ struct EscrowCatalog: Sendable {
         }
         records.append(
           Record(
-            name: name, inode: inode,
+            name: name, stamp: stamp,
             outcome: .entry(
               fingerprint: fingerprint, created: Timestamp(seconds: seconds, nanoseconds: nanoseconds),
               documents: documents)))
-      case (.problem, 4):
+      case (.problem, 7):
         guard let name = Base64URL.decode(bytes[fields[1]]),
-          let inode = reader.number(fields[2], UInt64.self),
-          let reason = Base64URL.decode(bytes[fields[3]])
+          let stamp = reader.stamp(fields[2...5]),
+          let reason = Base64URL.decode(bytes[fields[6]])
         else { return nil }
         records.append(
-          Record(name: name, inode: inode, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
+          Record(name: name, stamp: stamp, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
         )
       case (.end, 2):
         guard reader.number(fields[1], Int.self) == records.count, !reader.nextLine(into: &documentFields)
@@ -232,6 +273,18 @@ struct EscrowCatalog: Sendable {
       case (3, UInt8(ascii: "e")) where bytes[field].elementsEqual("end".utf8): return .end
       default: return .other
       }
+    }
+
+    /// A ``Stamp`` from its four fields: inode, size, change time's seconds and nanoseconds.
+    func stamp(_ fields: ArraySlice<Range<Int>>) -> Stamp? {
+      let at = fields.startIndex
+      guard fields.count == 4, let inode = number(fields[at], UInt64.self),
+        let size = number(fields[at + 1], UInt64.self),
+        let seconds = number(fields[at + 2], Int64.self),
+        let nanoseconds = number(fields[at + 3], UInt32.self)
+      else { return nil }
+      return Stamp(
+        inode: inode, size: size, changeTime: Timestamp(seconds: seconds, nanoseconds: nanoseconds))
     }
 
     /// Whether the field is `-` (none).
