@@ -20,7 +20,9 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// others than its owner may write it: what it holds could have been put there by someone
   /// else, so it is neither read nor written. (A lock file of another user stops changes
   /// with `permissionDenied`; the store is then read without the lock, as a store on a
-  /// read-only disk is.)
+  /// read-only disk is.) Also a damaged store file whose last good copy is not restored
+  /// because another user could change the store's folder (or one above it): the path is
+  /// the copy's.
   case untrusted(path: FilePath, reason: String)
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.

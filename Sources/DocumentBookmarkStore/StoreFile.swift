@@ -159,7 +159,19 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// good version is saved over it with the last good copy's attributes (the key among
   /// them, even when whatever damaged the file also dropped its key). The last good copy
   /// is the version last written whole, so the journal still belongs to it.
+  ///
+  /// The copy is checked when read, and its attributes (the key) are copied from its path
+  /// by the save: so it is restored only when no other user could swap it in between, that
+  /// is when the store's folder and those above it pass ``FolderChainTrust``. Otherwise the
+  /// store is left as it is and the error is `untrusted`.
   private func restoreLastGood(reason: String) throws(Failure) {
+    if let (folder, problem) = FolderChainTrust.problem(from: path.removingLastComponent) {
+      throw .untrusted(
+        path: lastGoodPath,
+        reason:
+          "\(reason); the folder \(folder) \(problem), so another user could swap the last good copy while it is restored: restore it by hand"
+      )
+    }
     guard let bytes = try? readBytes(lastGoodPath), (try? decode(bytes, at: lastGoodPath)) != nil else {
       throw .corrupt(path: path, reason: reason + "; there is no readable last good copy (\(lastGoodPath))")
     }

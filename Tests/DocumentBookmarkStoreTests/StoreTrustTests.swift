@@ -76,6 +76,35 @@ struct StoreTrustTests {
   }
 
   @Test(
+    "a damaged store in a folder anyone may write is not restored from its last good copy; in a sticky one it is",
+    arguments: [(mode: 0o777 as mode_t, restored: false), (mode: 0o1777, restored: true)])
+  func lastGoodInAnOpenFolder(_ folder: (mode: mode_t, restored: Bool)) async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    try files.scratch.write("{\"format\": \"docbm-st", to: files.storePath)
+    let state = files.storePath.removingLastComponent
+    #expect(chmod(state.description, folder.mode) == 0)
+    defer { _ = chmod(state.description, 0o755) }
+    do {
+      try await files.store().add(target: try files.scratch.file("b.txt"), key: "b")
+      #expect(folder.restored, "restored from a last good copy others could have swapped")
+    } catch {
+      #expect(!folder.restored, "\(error)")
+      let storeError = try #require(error as? BookmarkStoreError<String>, "\(error)")
+      #expect(isUntrusted(storeError), "\(error)")
+      #expect("\(error)".contains("is writable by everyone"), "\(error)")
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: state.description)
+    if folder.restored {
+      #expect(try await files.store().load().map(\.key) == ["a", "b"])
+      #expect(names.contains { $0.hasPrefix("store.json.corrupt-") })
+    } else {
+      #expect(String(decoding: try files.storeBytes(), as: UTF8.self) == "{\"format\": \"docbm-st")
+      #expect(!names.contains { $0.hasPrefix("store.json.corrupt-") })
+    }
+  }
+
+  @Test(
     "a lock file of another user stops changes, and the store is left as it was",
     .enabled(if: Capabilities.isRoot, "giving a lock file to another user needs root"))
   func anotherUsersLock() async throws {

@@ -119,31 +119,10 @@ struct EscrowFolder {
   }
 
   /// Every folder above the escrow folder must be one that no other user can rename
-  /// entries in: owned by the user or root, not writable by others unless sticky, and not
-  /// writable by a group other than the user's own.
+  /// entries in (``FolderChainTrust``).
   private static func checkAncestors(of path: FilePath) throws(DocbmError) {
-    let real =
-      (try? TargetSnapshot.canonicalPath(path.absolute.removingLastComponent))
-      ?? path.absolute.removingLastComponent
-    var current = FilePath("/")
-    var chain = [current]
-    for component in real.components {
-      current = current.appending(component)
-      chain.append(current)
-    }
-    let user = ProcessCredentials.effectiveUser
-    for folder in chain {
-      guard let status = try? FileStatus.of(folder, followSymlinks: false) else { continue }
-      let sticky = status.permissions & 0o1000 != 0
-      guard status.owner == user || status.owner == 0 else {
-        throw untrusted(path, "the folder above it, \(folder), belongs to user \(status.owner); refused")
-      }
-      if status.permissions & 0o002 != 0 && !sticky {
-        throw untrusted(path, "the folder above it, \(folder), is writable by everyone; refused")
-      }
-      if status.permissions & 0o020 != 0 && !sticky && status.group != ProcessCredentials.effectiveGroup {
-        throw untrusted(path, "the folder above it, \(folder), is writable by group \(status.group); refused")
-      }
+    if let (folder, problem) = FolderChainTrust.problem(from: path.absolute.removingLastComponent) {
+      throw untrusted(path, "the folder above it, \(folder), \(problem); refused")
     }
   }
 
