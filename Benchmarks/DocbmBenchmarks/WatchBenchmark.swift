@@ -74,7 +74,7 @@ private func measureLossySaves(root: String) throws -> Bool {
   let watcher = try DocumentWatcher(
     watching: [FilePath(folder)], options: WatchOptions(escrow: escrow, repairs: true))
   let refusals = Atomic<Int>(0)
-  watcher.start { event in
+  try watcher.start { event in
     switch event.kind {
     case .keyRestored:
       let now = ContinuousClock.now

@@ -104,17 +104,28 @@ public final class DocumentWatcher: Sendable {
   /// order; returns at once. For apps without Swift concurrency. A handler that takes long
   /// holds up the events after it (the kernel keeps them meanwhile; when its queue
   /// overflows, a rescan reports what changed). Starting twice does nothing.
-  public func start(_ handler: @escaping @Sendable (DocumentEvent) -> Void) {
-    start(handler, finished: {})
+  ///
+  /// - Throws: `DocbmError` `systemFailure` when the watcher's thread cannot be made (the
+  ///   user's or the system's thread limit): nothing is watched then, and `start` may be
+  ///   called again later.
+  public func start(_ handler: @escaping @Sendable (DocumentEvent) -> Void) throws(DocbmError) {
+    guard start(handler, finished: {}) else {
+      throw DocbmError(
+        .systemFailure,
+        message:
+          "cannot watch: no thread could be made for the watcher (the user's or the system's thread limit: ulimit -u, kernel.threads-max)",
+        systemCall: "pthread_create", errno: Errno.tryAgain.rawValue)
+    }
   }
 
   /// The events as an `AsyncSequence`, starting the watcher. The sequence ends when the
   /// watcher is stopped; ending its iteration (or cancelling the task) stops the watcher.
-  /// Events are buffered until read.
+  /// Events are buffered until read. When the watcher's thread cannot be made (the thread
+  /// limit), the sequence ends at once: ``start(_:)`` says why.
   public func events() -> AsyncStream<DocumentEvent> {
     AsyncStream(bufferingPolicy: .unbounded) { continuation in
       continuation.onTermination = { [self] _ in stop() }
-      start({ continuation.yield($0) }, finished: { continuation.finish() })
+      _ = start({ continuation.yield($0) }, finished: { continuation.finish() })
     }
   }
 
@@ -131,16 +142,18 @@ public final class DocumentWatcher: Sendable {
     finished.wait()
   }
 
+  /// Starts the reader thread; `false` when no thread could be made (`done` has run, and
+  /// the watcher is as before: not started).
   private func start(
     _ handler: @escaping @Sendable (DocumentEvent) -> Void, finished done: @escaping @Sendable () -> Void
-  ) {
+  ) -> Bool {
     let go = run.withLock { run in
       defer { run.started = true }
       return !run.started && !run.stopping
     }
     guard go else {
       done()
-      return
+      return true
     }
     let started = DetachedThread.start(named: "docbm-watch", tag: .watcher) { [self] in
       for event in setupEvents { handler(event) }
@@ -149,10 +162,11 @@ public final class DocumentWatcher: Sendable {
       finished.signal()
     }
     if !started {
-      // No thread to read events: the watch ends at once, as a stopped one does.
+      // No thread to read events: nothing is watched; a later start may find one.
+      run.withLock { $0.started = false }
       done()
-      finished.signal()
     }
+    return started
   }
 
   private var isStopping: Bool { run.withLock { $0.stopping } }

@@ -175,6 +175,31 @@ struct WatchEndToEndTests {
     #expect(notFolder.error.contains("unsupportedFileType"), "\(notFolder.error)")
   }
 
+  @Test(
+    "with no thread to be had (a limit of one process, as nobody), watch says so and exits 1 instead of watching nothing",
+    .enabled(
+      if: Capabilities.canDropPrivileges && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"),
+      "limiting another user's threads needs root, setpriv and prlimit"))
+  func noThread() throws {
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let folder = try scratch.folder("watched")
+    _ = try scratch.file("watched/doc.txt", "text")
+    #expect(run("/bin/chmod", ["-R", "a+rX", scratch.root.description]).status == 0)
+    // RLIMIT_NPROC counts the user's threads: with 1, the watcher's reader cannot be made.
+    // A watch that waited for a signal anyway would be killed by `timeout` (status 137).
+    let watched = run(
+      "/usr/bin/timeout",
+      [
+        "-s", "KILL", "20", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+        "/usr/bin/prlimit", "--nproc=1", "--", docbm, "watch", folder.description,
+      ], environment: ["DOCBM_ESCROW_DIR": scratch.path("escrow").description])
+    #expect(watched.status == 1, "\(watched.status): \(watched.error)")
+    #expect(watched.error.contains("systemFailure"), "\(watched.error)")
+    #expect(watched.error.contains("no thread could be made"), "\(watched.error)")
+    #expect(!watched.error.contains("watching"), "\(watched.error)")
+  }
+
   @Test("the systemd user unit is valid, and runs docbm watch --repair on the folder its instance names")
   func systemdUnit() throws {
     let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -24,7 +24,7 @@ struct WatchCostTests {
     try setting.scratch.folder("docs/a/b/c")
     let recorder = WatchRecorder(try DocumentWatcher(watching: [setting.folder]))
     let thread = Atomic<Int32>(0)
-    recorder.start { _ in
+    try recorder.start { _ in
       // `/proc/thread-self` leads to `<pid>/task/<tid>` of the thread reading it.
       let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
       thread.store(Int32(link.split(separator: "/").last ?? "") ?? 0, ordering: .sequentiallyConsistent)
@@ -53,7 +53,7 @@ struct WatchCostTests {
     #expect(watcher.summary.folders == 3)
     #expect(watcher.summary.foldersNotWatched == 6)
     let recorder = WatchRecorder(watcher)
-    recorder.start()
+    try recorder.start()
     let more = recorder.first { $0.kind == .notWatched && $0.message.hasPrefix("3 more folders") }
     #expect(more != nil, "\(recorder.events)")
     let notices = recorder.events.filter { $0.kind == .notWatched }

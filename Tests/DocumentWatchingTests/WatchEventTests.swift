@@ -14,7 +14,7 @@ struct WatchEventTests {
     let setting = try WatchScratch(userFolder: userFolder)
     let document = try setting.document(name)
     let recorder = WatchRecorder(try DocumentWatcher(watching: [setting.folder], options: options))
-    recorder.start()
+    try recorder.start()
     return (setting, document.path, document.fingerprint, recorder)
   }
 
@@ -205,7 +205,7 @@ struct WatchEventTests {
     let image = try setting.scratch.file("images/cover.png", "png")
     _ = try setting.service.documents(anchoredOn: package).makeBookmark(to: image)
     let recorder = WatchRecorder(try DocumentWatcher(following: [package]))
-    recorder.start()
+    try recorder.start()
     let renamed = setting.folder.appending("Renamed.pkg")
     try outside("/bin/mv", [package.description, renamed.description])
     let moved = try #require(recorder.first(.moved, renamed), "\(recorder.events)")

@@ -19,8 +19,8 @@ final class WatchRecorder: Sendable {
 
   /// Starts the watcher; `before` runs on the watcher's thread ahead of recording each event
   /// (a slow consumer, for the overflow test).
-  func start(before: @escaping @Sendable (DocumentEvent) -> Void = { _ in }) {
-    watcher.start { [self] event in
+  func start(before: @escaping @Sendable (DocumentEvent) -> Void = { _ in }) throws {
+    try watcher.start { [self] event in
       before(event)
       seen.withLock { $0.append(event) }
       arrived.signal()

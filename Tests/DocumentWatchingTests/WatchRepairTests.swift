@@ -20,7 +20,7 @@ struct WatchRepairTests {
     let setting = try WatchScratch()
     let (document, bookmark, fingerprint) = try setting.document("board.json")
     let recorder = try repairing(setting)
-    recorder.start()
+    try recorder.start()
     try outside("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
     #expect(recorder.first(.keyLost, document)?.fingerprint == fingerprint, "\(recorder.events)")
     let restored = try #require(recorder.first(.keyRestored, document), "\(recorder.events)")
@@ -37,7 +37,7 @@ struct WatchRepairTests {
       let (document, _, fingerprint) = try setting.document("board.json")
       try setting.scratch.folder("docs/sub")
       let recorder = try repairing(setting, sightings: sightings)
-      recorder.start()
+      try recorder.start()
       let moved = setting.folder.appending("sub/board.json")
       try outside("/bin/mv", [document.description, moved.description])
       #expect(recorder.first(.moved, moved) != nil, "\(recorder.events)")
@@ -72,7 +72,7 @@ struct WatchRepairTests {
       print("skipped (in part): giving a document to another user needs root")
     }
     let recorder = try repairing(setting)
-    recorder.start()
+    try recorder.start()
     try outside("/usr/bin/sed", ["-i", "s/see/look/", pasted.description])
     try outside("/usr/bin/sed", ["-i", "s/image/picture/", copy.description])
     if let theirs {
@@ -100,7 +100,7 @@ struct WatchRepairTests {
     try outside("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
     #expect(setting.key(document) == nil)
     let recorder = try repairing(setting)
-    recorder.start()
+    try recorder.start()
     #expect(recorder.first(.keyLost, document) != nil, "\(recorder.events)")
     #expect(recorder.first(.keyRestored, document) != nil, "\(recorder.events)")
     #expect(setting.key(document) == fingerprint)
@@ -127,7 +127,7 @@ struct WatchRepairTests {
     let held = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     let holding = Atomic<Bool>(true)
-    recorder.start { event in
+    try recorder.start { event in
       // The first event holds the watcher's thread: the kernel keeps queueing meanwhile.
       if holding.exchange(false, ordering: .sequentiallyConsistent) {
         held.signal()

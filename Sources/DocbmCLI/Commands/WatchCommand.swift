@@ -63,7 +63,8 @@ struct WatchCommand {
     keyLost, keyRestored, repairRefused, rescanned, notWatched. Documents seen at
     a new path are recorded in the escrow, as check records them. Runs until
     SIGINT (Ctrl-C) or SIGTERM, then prints a summary. Exit status: 0 when stopped
-    by a signal, 1 when the folders could not be watched.
+    by a signal, 1 when the folders could not be watched (or no thread could be
+    made to watch them).
     """
 
   func run(_ console: Console) throws -> Int32 {
@@ -72,14 +73,15 @@ struct WatchCommand {
     let watcher = try DocumentWatcher(
       watching: folders, options: WatchOptions(escrow: .default, repairs: repair, recordsSightings: true))
     let started = watcher.summary
-    console.printError(
-      "watching \(count(started.folders, "folder")), \(count(started.documents, "document"))\(repair ? ", repairing lost keys" : "") (Ctrl-C stops)"
-    )
-    let signal = SignalForwarding.waitForSignal {
-      watcher.start { event in
+    // "watching" only once the watcher's thread runs: without one, the error says why.
+    let signal = try SignalForwarding.waitForSignal { () throws(DocbmError) in
+      try watcher.start { event in
         console.print(json ? WatchCommand.jsonLine(event) : WatchCommand.line(for: event))
         console.flush()
       }
+      console.printError(
+        "watching \(count(started.folders, "folder")), \(count(started.documents, "document"))\(repair ? ", repairing lost keys" : "") (Ctrl-C stops)"
+      )
     }
     watcher.stop()
     let summary = watcher.summary

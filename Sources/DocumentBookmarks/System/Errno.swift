@@ -41,6 +41,8 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
   package static let inappropriateIoctl = Errno(rawValue: ENOTTY)
   /// ENOTCONN: a FUSE filesystem whose server has gone ("transport endpoint is not connected").
   package static let notConnected = Errno(rawValue: ENOTCONN)
+  /// EAGAIN: a resource is short for now (a thread, from `pthread_create`).
+  package static let tryAgain = Errno(rawValue: EAGAIN)
 
   /// Whether the error says the storage failed (EIO, or a FUSE filesystem whose server has
   /// gone), not that a file is absent or refused: what was looked for may still be there.
@@ -58,6 +60,7 @@ package struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     case EPERM: "EPERM"
     case ENOENT: "ENOENT"
     case EINTR: "EINTR"
+    case EAGAIN: "EAGAIN"
     case EIO: "EIO"
     case EACCES: "EACCES"
     case EEXIST: "EEXIST"

@@ -51,20 +51,28 @@ package enum SignalForwarding {
   /// and a signal reaches this thread), then sleeps until one of them arrives (after
   /// ``install()``) and returns it. The signals are unblocked only inside `sigsuspend(2)`,
   /// so one that arrives before the wait is not missed. No timer, no wake-up meanwhile.
-  package static func waitForSignal(startingBlocked start: () -> Void = {}) -> Int32 {
+  /// When `start` throws, nothing is waited for: the mask is put back and the error thrown.
+  package static func waitForSignal<Failure: Error>(
+    startingBlocked start: () throws(Failure) -> Void
+  ) throws(Failure) -> Int32 {
     var blocked = sigset_t()
     var previous = sigset_t()
     sigemptyset(&blocked)
     for signal in signals { sigaddset(&blocked, signal) }
     _ = pthread_sigmask(SIG_BLOCK, &blocked, &previous)
     defer { _ = pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    start()
+    try start()
     var waiting = previous
     for signal in signals { sigdelset(&waiting, signal) }
     while true {
       if let signal = receivedSignal { return signal }
       _ = sigsuspend(&waiting)
     }
+  }
+
+  /// ``waitForSignal(startingBlocked:)`` with nothing to start.
+  package static func waitForSignal() -> Int32 {
+    waitForSignal(startingBlocked: {})
   }
 
   /// The child that received signals are passed on to (0: none).
