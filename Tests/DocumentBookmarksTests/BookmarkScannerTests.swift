@@ -313,6 +313,38 @@ struct BookmarkScannerTests {
     var plain: [FoundBookmark] = []
     try scanner.scan(fileAt: path) { plain.append($0) }
     #expect(plain == streamed)
+
+    // The size not known (a tree walk's documents, with the default chunk too) or out of
+    // date (the file grew since): the first buffer fills and the whole one takes over.
+    #expect(builder.bytes.count > BookmarkScanner.firstBufferSize)
+    for (scanner, expectedSize) in [(scanner, nil), (scanner, 10), (BookmarkScanner(), nil)]
+      as [(BookmarkScanner, UInt64?)]
+    {
+      let fd = try FileDescriptor.open(path, [.readOnly])
+      defer { fd.close() }
+      var grown = BookmarkScanStatistics()
+      var found: [FoundBookmark] = []
+      try scanner.scan(fd, expectedSize: expectedSize, statistics: &grown) { found.append($0) }
+      #expect(found == builder.expected)
+      #expect(grown.bytesRead == UInt64(builder.bytes.count))
+      #expect(grown.bufferCapacity > BookmarkScanner.firstBufferSize)
+    }
+  }
+
+  @Test("a small document whose size is not known is read into a small buffer, in one window")
+  func smallFirstBuffer() throws {
+    let fixture = try Fixture()
+    let bookmark = fixture.bookmarks[0]
+    let path = try writeFile(
+      Array("{\"a\": \"\(bookmark.text)\"}".utf8), in: fixture.scratch, named: "small.json")
+    let fd = try FileDescriptor.open(path, [.readOnly])
+    defer { fd.close() }
+    var statistics = BookmarkScanStatistics()
+    var found: [FoundBookmark] = []
+    try BookmarkScanner().scan(fd, expectedSize: nil, statistics: &statistics) { found.append($0) }
+    #expect(found.map(\.bookmark) == [bookmark])
+    #expect(statistics.windows == 1)
+    #expect(statistics.bufferCapacity == BookmarkScanner.firstBufferSize)
   }
 
   @Test("the largest record, all slashes in escaped base64, streams through 1000-byte chunks")

@@ -15,8 +15,9 @@ struct BookmarkScanEngine {
 
   private let anchors = ScanAnchor.all
   private let limits: BookmarkScanLimits
-  /// For each anchor, the document offset from which it has not been searched yet.
-  private var searchFrom: [UInt64]
+  /// For each anchor, the document offset from which it has not been searched yet (in
+  /// place: one scan per document in a tree check, so no array for it).
+  private var searchFrom = ScanAnchor.PerAnchor<UInt64>(repeating: 0)
   /// The end of the last record reported: anchors before it lie inside a record, and are
   /// not candidates of their own.
   private var consumedUntil: UInt64 = 0
@@ -35,8 +36,8 @@ struct BookmarkScanEngine {
   private(set) var completion = BookmarkScanCompletion.complete
 
   init(limits: BookmarkScanLimits = .standard) {
+    precondition(ScanAnchor.all.count == ScanAnchor.PerAnchor<UInt64>.count, "one place per anchor")
     self.limits = limits
-    searchFrom = [UInt64](repeating: 0, count: anchors.count)
   }
 
   /// What looking at one candidate gave.
@@ -65,9 +66,11 @@ struct BookmarkScanEngine {
   ) -> Int {
     guard completion.isComplete else { return window.count }
     let end = origin + UInt64(window.count)
-    var next: [Int?] = anchors.indices.map { anchor in
+    var next = ScanAnchor.PerAnchor<Int?>(repeating: nil)
+    for anchor in anchors.indices {
       precondition(searchFrom[anchor] >= origin, "the window starts after unsearched bytes")
-      return search(anchor, in: window, from: Int(min(max(searchFrom[anchor], consumedUntil), end) - origin))
+      next[anchor] = search(
+        anchor, in: window, from: Int(min(max(searchFrom[anchor], consumedUntil), end) - origin))
     }
     var deferredAt: Int?
     while deferredAt == nil {
@@ -117,7 +120,9 @@ struct BookmarkScanEngine {
       }
     }
     if isFinal { return window.count }
-    let resume = Int(searchFrom.min()! - origin)
+    var earliest = searchFrom[0]
+    for anchor in searchFrom.indices { earliest = min(earliest, searchFrom[anchor]) }
+    let resume = Int(earliest - origin)
     return max(0, resume - ScanAnchor.maximumBackContext)
   }
 

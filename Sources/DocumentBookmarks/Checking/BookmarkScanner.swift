@@ -153,19 +153,26 @@ public struct BookmarkScanner: Sendable {
 
   /// The streaming loop: one buffer of a chunk plus the largest carry-over; each round
   /// fills a chunk after the bytes kept from the last one, scans, and keeps the tail.
-  private func scan(
+  ///
+  /// The buffer starts small (the file's size when known, else ``firstBufferSize``) and is
+  /// made whole only for a file that goes on past it: in a tree check most documents are
+  /// small and read in one window that keeps nothing, so each costs a small allocation, not
+  /// one of a chunk and the largest carry-over (about 90 KiB). A file that grew past the
+  /// size it had (`expectedSize`) fills the first buffer, and the whole one takes over.
+  func scan(
     _ fd: FileDescriptor, expectedSize: UInt64?, statistics: inout BookmarkScanStatistics,
     _ found: (FoundBookmark) -> Void
   ) throws(SystemCallError) {
     // A small file gets a small buffer (no large allocation per document in a tree check);
     // a file that grows while it is read is still read whole, window after window.
     let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, (expectedSize ?? 65535) + 1)))
-    let capacity = chunkSize + Self.maximumCarry
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+    let fullCapacity = chunkSize + Self.maximumCarry
+    var buffer = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: expectedSize == nil ? min(chunkSize, Self.firstBufferSize) : chunkSize, alignment: 16)
     defer { buffer.deallocate() }
-    statistics.bufferCapacity = capacity
     var engine = BookmarkScanEngine(limits: limits)
     defer {
+      statistics.bufferCapacity = buffer.count
       statistics.candidatesExamined = engine.candidatesExamined
       statistics.bookmarksFound = engine.bookmarksFound
       statistics.bytesDecoded = engine.bytesDecoded
@@ -177,8 +184,16 @@ public struct BookmarkScanner: Sendable {
       var filled = carried
       var atEnd = false
       while filled < carried + chunkSize {
+        if filled == buffer.count {
+          // The file goes on past the first buffer: the whole one, with room to carry.
+          let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: fullCapacity, alignment: 16)
+          whole.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
+          buffer.deallocate()
+          buffer = whole
+        }
+        let wanted = min(carried + chunkSize, buffer.count) - filled
         let count = try fd.read(
-          into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(carried + chunkSize)]))
+          into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + wanted)]))
         if count == 0 {
           atEnd = true
           break
@@ -186,7 +201,7 @@ public struct BookmarkScanner: Sendable {
         filled += count
         // A short read of a regular file is its end: no extra read to be told so. (A file
         // that grows while it is checked is checked as it was.)
-        if count < carried + chunkSize - (filled - count) {
+        if count < wanted {
           atEnd = true
           break
         }
@@ -206,4 +221,7 @@ public struct BookmarkScanner: Sendable {
       origin += UInt64(keepFrom)
     }
   }
+
+  /// The first buffer for a file whose size is not known: most documents in a tree fit.
+  static let firstBufferSize = 16 << 10
 }

@@ -29,8 +29,84 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   /// Every bookmark found in the document.
   public let bookmarks: [FoundEvidence]
   /// One sentence on what the verdict means for this document.
-  public let message: String
+  public var message: String { summary.text }
+  /// The sentence, or what it is made from.
+  let summary: Summary
   /// The Documents portal export the document was reached through, when it was (absent
   /// from JSON otherwise).
   public internal(set) var portalDocument: PortalDocument? = nil
+
+  /// ``DocumentCheck/message``, kept as its parts for the common verdict and made into
+  /// text when read: a tree check makes one result per document and reads the sentence of
+  /// few (those it prints). Equal when their sentences are.
+  enum Summary: Hashable, Sendable {
+    case text(String)
+    /// ``CheckVerdict/ok``: the document's key, and how many bookmarks no longer resolve.
+    case verified(key: KeyFingerprint, unresolved: Int)
+
+    var text: String {
+      switch self {
+      case .text(let text): text
+      case .verified(let key, let unresolved):
+        unresolved == 0
+          ? "the document has key \(key); every bookmark in it verifies and resolves"
+          : "the document has key \(key); every bookmark in it verifies (\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
+      }
+    }
+
+    static func == (lhs: Summary, rhs: Summary) -> Bool { lhs.text == rhs.text }
+    func hash(into hasher: inout Hasher) { hasher.combine(text) }
+  }
+
+  init(
+    document: FilePath, verdict: CheckVerdict, keyFingerprint: KeyFingerprint?,
+    escrowedFingerprint: KeyFingerprint?, bookmarks: [FoundEvidence], summary: Summary,
+    portalDocument: PortalDocument? = nil
+  ) {
+    self.document = document
+    self.verdict = verdict
+    self.keyFingerprint = keyFingerprint
+    self.escrowedFingerprint = escrowedFingerprint
+    self.bookmarks = bookmarks
+    self.summary = summary
+    self.portalDocument = portalDocument
+  }
+
+  init(
+    document: FilePath, verdict: CheckVerdict, keyFingerprint: KeyFingerprint?,
+    escrowedFingerprint: KeyFingerprint?, bookmarks: [FoundEvidence], message: String,
+    portalDocument: PortalDocument? = nil
+  ) {
+    self.init(
+      document: document, verdict: verdict, keyFingerprint: keyFingerprint,
+      escrowedFingerprint: escrowedFingerprint, bookmarks: bookmarks, summary: .text(message),
+      portalDocument: portalDocument)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case document, verdict, keyFingerprint, escrowedFingerprint, bookmarks, message, portalDocument
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      document: try container.decode(FilePath.self, forKey: .document),
+      verdict: try container.decode(CheckVerdict.self, forKey: .verdict),
+      keyFingerprint: try container.decodeIfPresent(KeyFingerprint.self, forKey: .keyFingerprint),
+      escrowedFingerprint: try container.decodeIfPresent(KeyFingerprint.self, forKey: .escrowedFingerprint),
+      bookmarks: try container.decode([FoundEvidence].self, forKey: .bookmarks),
+      message: try container.decode(String.self, forKey: .message),
+      portalDocument: try container.decodeIfPresent(PortalDocument.self, forKey: .portalDocument))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(document, forKey: .document)
+    try container.encode(verdict, forKey: .verdict)
+    try container.encodeIfPresent(keyFingerprint, forKey: .keyFingerprint)
+    try container.encodeIfPresent(escrowedFingerprint, forKey: .escrowedFingerprint)
+    try container.encode(bookmarks, forKey: .bookmarks)
+    try container.encode(message, forKey: .message)
+    try container.encodeIfPresent(portalDocument, forKey: .portalDocument)
+  }
 }

@@ -133,29 +133,31 @@ public struct DocumentChecker: Sendable {
       return without(.unreadable, key: key, escrowed: escrowed, error.message, portal: .some(portal))
     }
     let evidence = collector.evidence
-    var (verdict, message) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
+    var (verdict, summary) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
     if keyUnsupported {
       if evidence.isEmpty && escrowed == nil && statistics.completion.isComplete {
-        (verdict, message) = (.noBookmarks, "no bookmark was found in the document")
+        (verdict, summary) = (.noBookmarks, .text("no bookmark was found in the document"))
       } else {
         let evidenceSays = evidence.isEmpty ? "the escrow recorded a key for it" : "it holds bookmarks"
-        (verdict, message) = (
+        (verdict, summary) = (
           .unsupportedFilesystem,
-          "the filesystem has no user extended attributes, so the document can hold no key, but \(evidenceSays)"
+          .text(
+            "the filesystem has no user extended attributes, so the document can hold no key, but \(evidenceSays)"
+          )
         )
       }
     }
     if let incomplete = DocumentChecker.incompleteness(
       statistics.completion, overBudgetAt: collector.overBudgetAt)
     {
-      (verdict, message) = (
-        .incomplete, "\(incomplete); of what was checked: \(verdict.rawValue): \(message)"
+      (verdict, summary) = (
+        .incomplete, .text("\(incomplete); of what was checked: \(verdict.rawValue): \(summary.text)")
       )
     }
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
-      message: message, portalDocument: portal)
+      summary: summary, portalDocument: portal)
   }
 
   /// Why checking stopped before the end of the document, when it did.
@@ -174,36 +176,36 @@ public struct DocumentChecker: Sendable {
     }
   }
 
-  /// The verdict from the evidence.
+  /// The verdict from the evidence, and its sentence.
   static func verdict(
     key: KeyFingerprint?, escrowed: KeyFingerprint?, evidence: [DocumentCheck.FoundEvidence]
-  ) -> (CheckVerdict, String) {
+  ) -> (CheckVerdict, DocumentCheck.Summary) {
     if evidence.isEmpty {
       if let escrowed, key != escrowed {
         let now = key.map { "carries key \($0)" } ?? "has no key"
-        return (.keyLost, "the escrow recorded key \(escrowed) for this document, which now \(now)")
+        return (.keyLost, .text("the escrow recorded key \(escrowed) for this document, which now \(now)"))
       }
-      return (.noBookmarks, "no bookmark was found in the document")
+      return (.noBookmarks, .text("no bookmark was found in the document"))
     }
     // The keys the bookmarks name, as text: only the problem verdicts' messages need it.
     var named: String { Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ") }
     guard let key else {
       return (
         .keyLost,
-        "the document has no key, but \(evidence.count == 1 ? "a bookmark" : "\(evidence.count) bookmarks") in it \(evidence.count == 1 ? "names" : "name") key \(named)"
+        .text(
+          "the document has no key, but \(evidence.count == 1 ? "a bookmark" : "\(evidence.count) bookmarks") in it \(evidence.count == 1 ? "names" : "name") key \(named)"
+        )
       )
     }
     let verifying = evidence.count(where: \.verifies)
     if verifying == evidence.count {
-      let unresolved = evidence.count(where: { !$0.resolves })
-      let tail =
-        unresolved == 0
-        ? "and resolves" : "(\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
-      return (.ok, "the document has key \(key); every bookmark in it verifies \(tail)")
+      return (.ok, .verified(key: key, unresolved: evidence.count(where: { !$0.resolves })))
     }
     if verifying == 0 && evidence.allSatisfy({ $0.fingerprint != key }) {
-      return (.keyMismatch, "the document carries key \(key), but its bookmarks name key \(named)")
+      return (.keyMismatch, .text("the document carries key \(key), but its bookmarks name key \(named)"))
     }
-    return (.mixed, "\(verifying) of \(evidence.count) bookmarks verify with the document's key \(key)")
+    return (
+      .mixed, .text("\(verifying) of \(evidence.count) bookmarks verify with the document's key \(key)")
+    )
   }
 }

@@ -65,6 +65,8 @@ struct ScanAnchor: Sendable {
 
   /// Every anchor the scanner looks for.
   static let all: [ScanAnchor] = [.binary, .base64(shift: 0), .base64(shift: 1), .base64(shift: 2)]
+  /// One value per anchor of ``all``, stored in place (what the scan engine keeps for each).
+  typealias PerAnchor<Value> = InlineArray<4, Value>
 
   /// The most bytes the characters before a base64 anchor can take in the document.
   static let maximumBackContext: Int = all.map(\.charactersBefore).max()! * Base64Run.maximumCharacterWidth
