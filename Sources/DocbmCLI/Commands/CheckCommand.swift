@@ -16,12 +16,22 @@ struct CheckCommand {
   /// What a walk found: the counts for the summary and the documents with a problem.
   struct Tally {
     var checked = 0
-    /// Documents with a problem other than being unreadable.
-    var problems: [FilePath] = []
+    /// How many documents have a problem other than being unreadable.
+    var problems = 0
+    /// The first ``namedProblems`` of them, named again at the end of a long list (only
+    /// those: memory stays flat whatever the tree).
+    var firstProblems: [FilePath] = []
     /// Documents (and folders) that could not be read.
     var unreadable = 0
-    var fine: Int { checked - problems.count - unreadableDocuments }
+    var fine: Int { checked - problems - unreadableDocuments }
     var unreadableDocuments = 0
+
+    static let namedProblems = 10
+
+    mutating func addProblem(_ document: FilePath) {
+      problems += 1
+      if firstProblems.count < Tally.namedProblems { firstProblems.append(document) }
+    }
   }
 
   func run(_ console: Console) throws -> Int32 {
@@ -45,7 +55,7 @@ struct CheckCommand {
         if check.verdict == .unreadable {
           tally.unreadableDocuments += 1
         } else if check.verdict.isProblem {
-          tally.problems.append(check.document)
+          tally.addProblem(check.document)
         }
         if checker.isUnrecordedSighting(check) { sightings.append(check) }
         if json {
@@ -98,17 +108,17 @@ struct CheckCommand {
   /// The summary: the counts, without overlap (an unreadable document is not also counted
   /// as a problem), and where to find the documents with a problem.
   static func summary(_ tally: Tally, listedEveryDocument: Bool, command: String) -> [String] {
-    var parts = ["\(tally.problems.count) with a problem"]
+    var parts = ["\(tally.problems) with a problem"]
     if tally.unreadable > 0 { parts.append("\(tally.unreadable) unreadable") }
     parts.append("\(tally.fine) fine")
     var lines = ["\(count(tally.checked, "document")) checked: \(parts.joined(separator: ", "))"]
     if !listedEveryDocument {
       lines.append(
         "(only documents with a problem are listed; 'docbm \(command) --all' lists every document)")
-    } else if !tally.problems.isEmpty && tally.checked > 20 {
+    } else if tally.problems > 0 && tally.checked > 20 {
       // A long list scrolls away: name the documents with a problem again at its end.
-      let named = tally.problems.prefix(10).map(\.description)
-      let more = tally.problems.count > 10 ? ", and \(tally.problems.count - 10) more" : ""
+      let named = tally.firstProblems.map(\.description)
+      let more = tally.problems > named.count ? ", and \(tally.problems - named.count) more" : ""
       lines.append("with a problem: \(named.joined(separator: ", "))\(more)")
     }
     return lines

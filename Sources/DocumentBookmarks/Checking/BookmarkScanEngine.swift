@@ -127,9 +127,8 @@ struct BookmarkScanEngine {
   }
 
   private func search(_ anchor: Int, in window: UnsafeRawBufferPointer, from start: Int) -> Int? {
-    anchors[anchor].pattern.withUnsafeBytes { pattern in
-      ByteSearch.firstIndex(of: pattern, keyIndex: anchors[anchor].keyIndex, in: window, from: start)
-    }
+    ByteSearch.firstIndex(
+      of: anchors[anchor].patternBytes, keyIndex: anchors[anchor].keyIndex, in: window, from: start)
   }
 
   private mutating func examine(

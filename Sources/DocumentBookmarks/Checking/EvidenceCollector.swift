@@ -21,7 +21,11 @@ struct EvidenceCollector {
   private let portal: PortalDocument?
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
-  /// One judged record per tag (``RecordKey``), with its judgement.
+  /// The first record judged, with its judgement, kept apart from ``memo``: most documents
+  /// hold one bookmark (or one, many times), and need no table.
+  private var first: (key: RecordKey, record: [UInt8], evidence: DocumentCheck.FoundEvidence)?
+  /// One judged record per tag (``RecordKey``), with its judgement, for the records after
+  /// the first.
   private var memo: [RecordKey: (record: [UInt8], evidence: DocumentCheck.FoundEvidence)] = [:]
   private var memoBytes = 0
 
@@ -45,7 +49,10 @@ struct EvidenceCollector {
   mutating func add(_ item: FoundBookmark) {
     guard overBudgetAt == nil else { return }
     let key = RecordKey(item.bookmark.bytes)
-    let known = memo[key]
+    let known: (record: [UInt8], evidence: DocumentCheck.FoundEvidence)? =
+      if let first, first.key == key { (first.record, first.evidence) } else if memo.isEmpty { nil } else {
+        memo[key]
+      }
     if let known, RecordKey.sameRecord(known.record, item.bookmark.bytes) {
       memoHits += 1
       // The path's storage is shared with the remembered evidence: only the fixed part costs.
@@ -56,7 +63,11 @@ struct EvidenceCollector {
     keep(judged, pathBytes: judged.recordedTarget?.bytes.count ?? 0)
     // A tag already taken by another record keeps its first: one comparison per lookup.
     if known == nil, memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
-      memo[key] = (item.bookmark.bytes, judged)
+      if first == nil {
+        first = (key, item.bookmark.bytes, judged)
+      } else {
+        memo[key] = (item.bookmark.bytes, judged)
+      }
       memoBytes += item.bookmark.bytes.count
     }
   }

@@ -13,7 +13,7 @@
 ///
 /// Characters that mix the magic with neighbouring bytes are not part of the pattern.
 /// None of these characters differ between the standard and URL-safe alphabets.
-struct ScanAnchor: Sendable {
+struct ScanAnchor: @unchecked Sendable {
   enum Kind: Sendable, Equatable {
     /// The binary record's magic bytes.
     case binary
@@ -25,10 +25,25 @@ struct ScanAnchor: Sendable {
   let kind: Kind
   /// The bytes to look for.
   let pattern: [UInt8]
+  /// The same bytes, in storage made once for the process and never freed or changed (the
+  /// anchors are made once): the search, which runs for every anchor of every document,
+  /// reads them without reference counting. (It is what makes the type only unchecked
+  /// `Sendable`.)
+  let patternBytes: UnsafeRawBufferPointer
   /// For base64: how many characters of the group come before the pattern.
   let charactersBefore: Int
   /// The pattern byte the search looks for first: the one least common in documents.
   let keyIndex: Int
+
+  init(kind: Kind, pattern: [UInt8], charactersBefore: Int, keyIndex: Int) {
+    self.kind = kind
+    self.pattern = pattern
+    let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: pattern.count, alignment: 1)
+    storage.copyBytes(from: pattern)
+    patternBytes = UnsafeRawBufferPointer(storage)
+    self.charactersBefore = charactersBefore
+    self.keyIndex = keyIndex
+  }
 
   /// The magic; its key byte is `17` (ETB), a control character that text never holds.
   static let binary = ScanAnchor(
