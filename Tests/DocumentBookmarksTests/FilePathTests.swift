@@ -11,6 +11,16 @@ struct FilePathTests {
     #expect(path.bytes.count == 13)
   }
 
+  @Test(
+    "appending puts one slash between the path and the component",
+    arguments: [
+      ("/a", "b", "/a/b"), ("/a/", "b", "/a/b"), ("/", "b", "/b"), ("", "b", "b"), ("a", "", "a/"),
+      ("/tmp/docbm", "doc-1.json", "/tmp/docbm/doc-1.json"),
+    ])
+  func appending(path: String, component: String, expected: String) {
+    #expect(FilePath(path).appending(component).bytes == Array(expected.utf8))
+  }
+
   @Test("a NUL byte makes no path")
   func nul() {
     #expect(FilePath(bytes: [0x61, 0, 0x62]) == nil)
