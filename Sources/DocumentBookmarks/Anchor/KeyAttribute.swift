@@ -55,7 +55,9 @@ package enum KeyAttribute {
         reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
     }
     guard let key = DocumentKey(bytes: Array(value[6..<38])),
-      ConstantTime.equal(key.fingerprint.bytes, value[38..<46])
+      key.fingerprint.withUnsafeBytes({
+        ConstantTime.equal($0, UnsafeRawBufferPointer(rebasing: value[38..<46]))
+      })
     else {
       return .malformed(
         reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)

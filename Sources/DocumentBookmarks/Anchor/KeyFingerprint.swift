@@ -6,13 +6,22 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
   /// The fingerprint's length in bytes.
   public static let byteCount = 8
 
+  /// The 8 bytes as one big-endian number: held in place, since a fingerprint is made for
+  /// every key read and every bookmark header parsed (an array would be an allocation each).
+  private let value: UInt64
+
   /// The fingerprint's bytes.
-  public let bytes: [UInt8]
+  public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
   /// Makes a fingerprint from its 8 bytes; `nil` for any other length.
   public init?(bytes: some Collection<UInt8>) {
     guard bytes.count == KeyFingerprint.byteCount else { return nil }
-    self.bytes = Array(bytes)
+    value = bytes.reduce(0) { $0 << 8 | UInt64($1) }
+  }
+
+  /// Calls `body` with the 8 bytes, in place.
+  func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    try Swift.withUnsafeBytes(of: value.bigEndian, body)
   }
 
   /// Parses the printed form (`3f2a9c0e-5b7d1e04`, the dash optional).
@@ -22,23 +31,27 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Parses the printed form from its UTF-8 bytes: 16 hex digits, dashes ignored.
   init?(printed text: some Collection<UInt8>) {
-    guard let bytes = Hex.decode(text.lazy.filter { $0 != UInt8(ascii: "-") }),
-      bytes.count == KeyFingerprint.byteCount
-    else { return nil }
-    self.bytes = bytes
+    guard let bytes = Hex.decode(text.lazy.filter { $0 != UInt8(ascii: "-") }) else { return nil }
+    self.init(bytes: bytes)
   }
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
   public var description: String {
     let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(17)
-    for (index, byte) in bytes.enumerated() {
-      if index == 4 { text.append(UInt8(ascii: "-")) }
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0x0F)])
+    return String(unsafeUninitializedCapacity: 17) { text in
+      var at = 0
+      for index in 0..<KeyFingerprint.byteCount {
+        if index == 4 {
+          text[at] = UInt8(ascii: "-")
+          at += 1
+        }
+        let byte = UInt8(truncatingIfNeeded: value >> (56 - 8 * index))
+        text[at] = digits[Int(byte >> 4)]
+        text[at + 1] = digits[Int(byte & 0x0F)]
+        at += 2
+      }
+      return at
     }
-    return String(decoding: text, as: UTF8.self)
   }
 
   public init(from decoder: any Decoder) throws {

@@ -76,7 +76,8 @@ enum UnmovedResolver {
     ) { value -> DocumentKeyCache.Entry? in
       guard let value, value.count == KeyAttribute.valueLength else { return nil }
       let stored = value.baseAddress! + (KeyAttribute.valueLength - KeyFingerprint.byteCount)
-      guard memcmp(stored, fingerprint.bytes, KeyFingerprint.byteCount) == 0 else { return nil }
+      guard fingerprint.withUnsafeBytes({ memcmp(stored, $0.baseAddress!, KeyFingerprint.byteCount) }) == 0
+      else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
     return entry ?? nil
