@@ -115,7 +115,7 @@ public struct TreeChecker: Sendable {
           }
           // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
           // first, then its folders.
-          children.sort { ByteOrder.precedes($0.name, $1.name) }
+          ByteOrder.sort(&children) { $0.name }
           folders += 1
           let files = children.filter { $0.type == .regular }
           if !files.isEmpty {

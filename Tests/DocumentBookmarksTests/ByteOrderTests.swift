@@ -1,0 +1,41 @@
+import Testing
+
+@testable import DocumentBookmarks
+
+@Suite("Bytewise name order")
+struct ByteOrderTests {
+  /// Names from a few bytes (an ASCII letter, a digit, bytes past 0x7F) and 0 to 12 long,
+  /// so that many share their first 8 bytes or are prefixes of one another.
+  private func names(_ count: Int, seed: UInt64) -> [[UInt8]] {
+    var state = seed
+    func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state >> 33
+    }
+    let alphabet: [UInt8] = [0x61, 0x62, 0x31, 0x7F, 0x80, 0xC3, 0xFF]
+    return (0..<count).map { _ in (0..<Int(next() % 13)).map { _ in alphabet[Int(next() % 7)] } }
+  }
+
+  @Test("sorting by name agrees with comparing whole names", arguments: [1, 2, 3])
+  func agreesWithWholeComparison(seed: UInt64) {
+    var items = names(2000, seed: seed).enumerated().map { (name: $0.element, tag: $0.offset) }
+    let expected = items.sorted { ByteOrder.precedes($0.name, $1.name) }.map(\.name)
+    ByteOrder.sort(&items) { $0.name }
+    #expect(items.map(\.name) == expected)
+    #expect(Set(items.map(\.tag)).count == 2000)
+  }
+
+  @Test("a prefix sorts before the names it begins, and bytes past 0x7F after ASCII")
+  func prefixesAndHighBytes() {
+    var items: [[UInt8]] = [
+      Array("abcdefghij".utf8), Array("abcdefgh".utf8), [0xC3, 0xA9], Array("abcdefghi".utf8),
+      Array("b".utf8),
+    ]
+    ByteOrder.sort(&items) { $0 }
+    #expect(
+      items == [
+        Array("abcdefgh".utf8), Array("abcdefghi".utf8), Array("abcdefghij".utf8), Array("b".utf8),
+        [0xC3, 0xA9],
+      ])
+  }
+}
