@@ -51,7 +51,7 @@ struct EscrowIndex: Sendable {
   /// document seen carrying an escrowed key where the escrow does not know it (moved, or a
   /// copy that kept its key), which the escrow should record.
   func isUnrecordedSighting(of fingerprint: KeyFingerprint, at path: FilePath) -> Bool {
-    fingerprints.contains(fingerprint) && byPath[path.absolute] != fingerprint
+    !fingerprints.isEmpty && fingerprints.contains(fingerprint) && byPath[path.absolute] != fingerprint
   }
 
   static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> Identity {
