@@ -68,9 +68,10 @@ struct EscrowCatalog: Sendable {
         records: [], folderProblem: EscrowProblem(file: escrow.folder, reason: error.message))
     }
     defer { folder.close() }
-    guard let listed = try? DirectoryStream.entries(of: folder.descriptor) else {
+    guard var listed = try? DirectoryStream.entries(of: folder.descriptor) else {
       return EscrowCatalog(records: [])
     }
+    ByteOrder.sort(&listed) { $0.name }
     // Saved records are in name order, as the listing is sorted here: one merge pass.
     // A catalog that is not a regular file of the user's is ignored (and rewritten).
     let saved =
@@ -79,8 +80,7 @@ struct EscrowCatalog: Sendable {
     var records: [Record] = []
     records.reserveCapacity(listed.count)
     var changed = false
-    for entry in listed.sorted(by: { ByteOrder.precedes($0.name, $1.name) })
-    where KeyEscrow.isEntryFileName(entry.name) {
+    for entry in listed where KeyEscrow.isEntryFileName(entry.name) {
       // The stamp is taken before the file is read: a rewrite between the two leaves a
       // stamp older than the contents, which the next load reads again (never the reverse).
       // A file that cannot be looked at gets a stamp no file has, and is read (which says why).
