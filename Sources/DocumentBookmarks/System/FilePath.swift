@@ -95,7 +95,10 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// This path with one more component.
   public func appending(_ component: [UInt8]) -> FilePath {
     if bytes.isEmpty { return FilePath(uncheckedBytes: component) }
-    var result = bytes
+    // Made at its final size: one allocation (a tree walk makes a path per entry).
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count + 1 + component.count)
+    result.append(contentsOf: bytes)
     if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
     result.append(contentsOf: component)
     return FilePath(uncheckedBytes: result)
