@@ -115,7 +115,7 @@ struct BookmarkScanEngine {
         searchFrom[anchor] = end
       } else {
         // A pattern that starts in the last bytes may continue in the next window.
-        let unsearched = UInt64(min(window.count, anchors[anchor].pattern.count - 1))
+        let unsearched = UInt64(min(window.count, anchors[anchor].patternBytes.count - 1))
         searchFrom[anchor] = max(searchFrom[anchor], end - unsearched, consumedUntil)
       }
     }

@@ -23,13 +23,13 @@ struct ScanAnchor: @unchecked Sendable {
   }
 
   let kind: Kind
-  /// The bytes to look for.
-  let pattern: [UInt8]
-  /// The same bytes, in storage made once for the process and never freed or changed (the
-  /// anchors are made once): the search, which runs for every anchor of every document,
-  /// reads them without reference counting. (It is what makes the type only unchecked
-  /// `Sendable`.)
+  /// The bytes to look for, in storage made once for the process and never freed or
+  /// changed (the anchors are made once): the search, which runs for every anchor of every
+  /// document, reads them without reference counting. (It is what makes the type only
+  /// unchecked `Sendable`.)
   let patternBytes: UnsafeRawBufferPointer
+  /// The bytes to look for, as an array.
+  var pattern: [UInt8] { Array(patternBytes) }
   /// For base64: how many characters of the group come before the pattern.
   let charactersBefore: Int
   /// The pattern byte the search looks for first: the one least common in documents.
@@ -37,7 +37,6 @@ struct ScanAnchor: @unchecked Sendable {
 
   init(kind: Kind, pattern: [UInt8], charactersBefore: Int, keyIndex: Int) {
     self.kind = kind
-    self.pattern = pattern
     let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: pattern.count, alignment: 1)
     storage.copyBytes(from: pattern)
     patternBytes = UnsafeRawBufferPointer(storage)

@@ -70,11 +70,6 @@ package enum SignalForwarding {
     }
   }
 
-  /// ``waitForSignal(startingBlocked:)`` with nothing to start.
-  package static func waitForSignal() -> Int32 {
-    waitForSignal(startingBlocked: {})
-  }
-
   /// The child that received signals are passed on to (0: none).
   static func forward(to pid: pid_t) {
     child.store(pid, ordering: .sequentiallyConsistent)
