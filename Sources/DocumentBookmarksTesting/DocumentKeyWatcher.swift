@@ -121,11 +121,15 @@ final class DocumentKeyWatcher: Sendable {
         tracked.current?.close()
         tracked.current = nil
         let from = state.moves.removeValue(forKey: event.cookie)
-        if let descriptor = from?.descriptor ?? open() {
+        if let from, from.name.firstRange(of: Self.marker) != nil {
+          // replaceDocument's own new version: it carries the key by construction. It is not
+          // judged by the descriptor held for its name, which may be a later save's file:
+          // save slots are numbered, and the next save takes the same name again.
+          from.descriptor?.close()
+          tracked.current = open()
+        } else if let descriptor = from?.descriptor ?? open() {
           tracked.current = descriptor
           judge(tracked, descriptor, when: "when a save renamed a new file over it", in: &state)
-        } else if let from, from.name.firstRange(of: Self.marker) != nil {
-          // replaceDocument's own new version: it carries the key by construction.
         } else if state.failures[tracked.path] == nil {
           state.failures[tracked.path] =
             "\(tracked.path) was replaced by a new file that was removed before its key could be checked; save with replaceDocument"
