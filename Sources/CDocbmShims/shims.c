@@ -468,3 +468,22 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
 }
 
 int docbm_event_counter(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int docbm_constant_time_equal(const void *a, const void *b, size_t length) {
+  const unsigned char *left = a;
+  const unsigned char *right = b;
+  uint64_t difference = 0;
+  size_t index = 0;
+  for (; index + 8 <= length; index += 8) {
+    uint64_t x, y;
+    memcpy(&x, left + index, 8);
+    memcpy(&y, right + index, 8);
+    difference |= x ^ y;
+    __asm__ volatile("" : "+r"(difference));
+  }
+  for (; index < length; index++) {
+    difference |= (uint64_t)(left[index] ^ right[index]);
+    __asm__ volatile("" : "+r"(difference));
+  }
+  return difference == 0;
+}

@@ -93,7 +93,7 @@ struct UnmovedResolveTests {
     // The creation time's last second: a change that leaves every path and the identity
     // as they were, so only the tag can tell.
     var changed = bookmark.bytes
-    let absolute = try BookmarkFields.parse(changed).get().absolutePath
+    let absolute = try BookmarkFields.parse(changed).absolutePath
     #expect(changed[absolute.upperBound] == BookmarkRecord.Tag.createdAt)
     changed[absolute.upperBound + 3 + 7] ^= 0x01
     let tampered = try Bookmark(bytes: changed)
@@ -122,7 +122,8 @@ struct UnmovedResolveTests {
   @Test("joining a relative path agrees with appending it and normalizing, on every short combination")
   func joinedNormalization() {
     let folders: [FilePath] = ["/", "/a", "/a/b", "/a/b/c"]
-    let pieces = ["", "/", ".", "..", "a", "b", "c"]
+    // Names that start or end with dots are names, not `.` or `..`.
+    let pieces = ["", "/", ".", "..", "a", "b", ".c", "..d", "e.."]
     var relatives = [""]
     for _ in 0..<4 { relatives = relatives + relatives.flatMap { path in pieces.map { path + "/" + $0 } } }
     relatives = Array(Set(relatives.map { String($0.drop { $0 == "/" }) })).filter { !$0.isEmpty }
@@ -139,6 +140,27 @@ struct UnmovedResolveTests {
       }
     }
     #expect(checked > 1_000)
+  }
+
+  @Test("normal form: one slash between names, none empty, `.` or `..`, no slash at the end")
+  func normalForm() {
+    func isNormal(_ path: String, absolute: Bool) -> Bool {
+      Array(path.utf8).withUnsafeBytes { FilePath.isNormalForm($0, absolute: absolute) }
+    }
+    for path in ["/", "/a", "/a/b", "/.a", "/a../b", "/..a/.b."] {
+      #expect(isNormal(path, absolute: true), "\(path)")
+      #expect(!isNormal(path, absolute: false), "\(path) is absolute")
+    }
+    for path in ["a", "a/b", ".a", "a..", "..a/b/...c"] {
+      #expect(isNormal(path, absolute: false), "\(path)")
+      #expect(!isNormal(path, absolute: true), "\(path) is relative")
+    }
+    for path in ["", "//", "/a/", "/a//b", "/./a", "/a/.", "/a/..", "/../a", "/."] {
+      #expect(!isNormal(path, absolute: true), "\(path)")
+    }
+    for path in ["", ".", "..", "a/", "./a", "../a", "a//b", "a/./b", "a/../b", "a/.", "a/.."] {
+      #expect(!isNormal(path, absolute: false), "\(path)")
+    }
   }
 }
 

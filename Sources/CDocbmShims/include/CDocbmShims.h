@@ -156,6 +156,12 @@ extern const int DOCBM_LOCK_NB;
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index);
 
+/// 1 when the `length` bytes at `a` and `b` are the same, 0 otherwise, in time that
+/// depends on `length` alone: eight bytes at a time, folded into one word through an empty
+/// assembly statement after each step, so that the compiler cannot stop at the first
+/// difference (what OpenSSL's CRYPTO_memcmp does one byte at a time).
+int docbm_constant_time_equal(const void *a, const void *b, size_t length);
+
 /// eventfd(2) with EFD_CLOEXEC | EFD_NONBLOCK, counting from zero: a descriptor one thread
 /// writes to wake another polling it.
 int docbm_event_counter(void);

@@ -16,11 +16,15 @@ enum DocumentKeyCache {
   final class Entry: Sendable {
     /// The attribute's value (``KeyAttribute/valueLength`` bytes).
     fileprivate let value: [UInt8]
+    /// The value's last eight bytes (the stored fingerprint) as they lie in memory: the
+    /// lookup's first test, a comparison of two integers.
+    fileprivate let storedFingerprint: UInt64
     let key: DocumentKey
     let schedule: HMACSHA256.Schedule
 
     fileprivate init(value: [UInt8], key: DocumentKey) {
       self.value = value
+      self.storedFingerprint = value.withUnsafeBytes { DocumentKeyCache.storedFingerprint(of: $0) }
       self.key = key
       self.schedule = HMACSHA256.Schedule(key: key.bytes)
     }
@@ -42,18 +46,19 @@ enum DocumentKeyCache {
   /// caller's own decoding then says why).
   static func entry(forValue value: UnsafeRawBufferPointer) -> Entry? {
     guard value.count == KeyAttribute.valueLength else { return nil }
-    let fingerprintOffset = KeyAttribute.valueLength - KeyFingerprint.byteCount
-    let found = entries.withLock { entries in
-      entries.list.first { entry in
-        entry.value.withUnsafeBytes { stored in
-          // The fingerprint is public (every bookmark shows it); the rest is compared in
-          // constant time.
-          memcmp(
-            stored.baseAddress! + fingerprintOffset, value.baseAddress! + fingerprintOffset,
-            KeyFingerprint.byteCount)
-            == 0 && ConstantTime.equal(stored, value)
+    let fingerprint = storedFingerprint(of: value)
+    let found = entries.withLock { entries -> Entry? in
+      for index in entries.list.indices {
+        let entry = entries.list[index]
+        // The fingerprint is public (every bookmark shows it); the rest is compared in
+        // constant time.
+        if entry.storedFingerprint == fingerprint,
+          entry.value.withUnsafeBytes({ ConstantTime.equal($0, value) })
+        {
+          return entry
         }
       }
+      return nil
     }
     if let found { return found }
     let bytes = Array(value)
@@ -68,5 +73,11 @@ enum DocumentKeyCache {
       }
     }
     return entry
+  }
+
+  /// The stored fingerprint of a key attribute's value (its last eight bytes), loaded as
+  /// it lies.
+  private static func storedFingerprint(of value: UnsafeRawBufferPointer) -> UInt64 {
+    value.loadUnaligned(fromByteOffset: KeyAttribute.valueLength - KeyFingerprint.byteCount, as: UInt64.self)
   }
 }

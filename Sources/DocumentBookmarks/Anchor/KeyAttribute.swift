@@ -15,6 +15,11 @@ package enum KeyAttribute {
   package static let name = "user.docbm.key"
   /// The name as a C string, for system calls made without building one.
   static let cName: [CChar] = Array(name.utf8CString)
+  /// The name as a C string in the program's constant data, for the unmoved resolve's
+  /// `getxattr`: no array, so nothing to count or look up on the way.
+  static var staticCName: UnsafePointer<CChar> {
+    UnsafeRawPointer(("user.docbm.key" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+  }
   static let magic: [UInt8] = Array("DBMK".utf8)
   static let version: UInt8 = 1
   static let algorithm: UInt8 = 1

@@ -19,6 +19,12 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
     value = bytes.reduce(0) { $0 << 8 | UInt64($1) }
   }
 
+  /// The fingerprint whose eight bytes, loaded from memory as they lie (big-endian), are
+  /// `raw`.
+  init(loadedBigEndian raw: UInt64) {
+    value = UInt64(bigEndian: raw)
+  }
+
   /// Calls `body` with the 8 bytes, in place.
   func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
     try Swift.withUnsafeBytes(of: value.bigEndian, body)

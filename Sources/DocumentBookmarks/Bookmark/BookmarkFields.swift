@@ -28,16 +28,26 @@ struct BookmarkFields {
   /// Finds and checks the fields of a record whose header is valid (its length equals
   /// `bytes.count`). Called only after verification, except for inspection.
   ///
-  /// - Returns: the fields, or `corrupt` (a field runs past the end, repeats, is out of
-  ///   order or malformed, a required one is missing) or `unsupportedVersion` (a required
-  ///   field this version does not know).
-  static func parse(_ bytes: [UInt8]) -> Result<BookmarkFields, DocbmError> {
-    bytes.withUnsafeBytes { parse(record: $0) }
+  /// - Throws: `corrupt` (a field runs past the end, repeats, is out of order or malformed,
+  ///   a required one is missing) or `unsupportedVersion` (a required field this version
+  ///   does not know). Thrown, not returned as a `Result`: the fields are returned where
+  ///   the caller wants them, not copied out of an enum's payload.
+  static func parse(_ bytes: [UInt8]) throws(DocbmError) -> BookmarkFields {
+    // `withUnsafeBytes` rethrows untyped errors: the error is carried out beside it.
+    var failure: DocbmError?
+    let fields = bytes.withUnsafeBytes { record -> BookmarkFields? in
+      do throws(DocbmError) { return try parse(record: record) } catch {
+        failure = error
+        return nil
+      }
+    }
+    guard let fields else { throw failure! }
+    return fields
   }
 
   /// ``parse(_:)`` over the record's bytes where they lie: no reference counting, no bounds
   /// checks beyond the reader's own.
-  private static func parse(record: UnsafeRawBufferPointer) -> Result<BookmarkFields, DocbmError> {
+  private static func parse(record: UnsafeRawBufferPointer) throws(DocbmError) -> BookmarkFields {
     var reader = Reader(
       record, from: BookmarkRecord.headerLength, to: record.count - BookmarkRecord.tagLength)
     var kind: TargetKind?
@@ -59,10 +69,9 @@ struct BookmarkFields {
     while !reader.isAtEnd {
       guard let tag = reader.readByte(), let length = reader.read(UInt16.self),
         let range = reader.skip(Int(length))
-      else { return .failure(BookmarkRecord.corrupt("a field runs past the end of the bookmark")) }
+      else { throw BookmarkRecord.corrupt("a field runs past the end of the bookmark") }
       guard Int(tag) > previousTag else {
-        return .failure(
-          BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is repeated or out of order"))
+        throw BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is repeated or out of order")
       }
       previousTag = Int(tag)
       var field = Reader(record, from: range.lowerBound, to: range.upperBound)
@@ -129,24 +138,22 @@ struct BookmarkFields {
         parsed = true
         field.skipToEnd()
       default:
-        return .failure(
-          DocbmError(
-            .unsupportedVersion,
-            message: "the bookmark has field 0x\(String(tag, radix: 16)), which this docbm does not know"))
+        throw DocbmError(
+          .unsupportedVersion,
+          message: "the bookmark has field 0x\(String(tag, radix: 16)), which this docbm does not know")
       }
       guard parsed, field.isAtEnd else {
-        return .failure(BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is malformed"))
+        throw BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is malformed")
       }
     }
     guard let kind, let relative, let absolute, let createdAt, let inode, let size, let modification else {
-      return .failure(BookmarkRecord.corrupt("the bookmark lacks a required field"))
+      throw BookmarkRecord.corrupt("the bookmark lacks a required field")
     }
-    return .success(
-      BookmarkFields(
-        kind: kind, relativePath: relative, absolutePath: absolute, createdAt: createdAt,
-        fileHandleType: handleType, fileHandle: handle, inode: inode, generation: generation,
-        birthTime: birthTime, size: size, modificationTime: modification, filesystemID: fsid,
-        mountPoint: mountPoint, documentPath: documentPath))
+    return BookmarkFields(
+      kind: kind, relativePath: relative, absolutePath: absolute, createdAt: createdAt,
+      fileHandleType: handleType, fileHandle: handle, inode: inode, generation: generation,
+      birthTime: birthTime, size: size, modificationTime: modification, filesystemID: fsid,
+      mountPoint: mountPoint, documentPath: documentPath)
   }
 
   /// Reads big-endian integers from part of a record, never past the part's end; offsets

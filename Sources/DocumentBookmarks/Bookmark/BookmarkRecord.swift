@@ -154,7 +154,7 @@ enum BookmarkRecord {
   /// Parses the fields of a record whose header is valid. Called only after verification,
   /// except by ``Bookmark/decodeUnverified()``.
   static func decodeFields(_ bytes: [UInt8], header: Header) -> Result<BookmarkContents, DocbmError> {
-    BookmarkFields.parse(bytes).map { $0.contents(of: bytes, header: header) }
+    Result { () throws(DocbmError) in try BookmarkFields.parse(bytes).contents(of: bytes, header: header) }
   }
 
   static func corrupt(_ message: String) -> DocbmError {

@@ -48,7 +48,7 @@ public struct Resolution: Hashable, Sendable {
   /// The Documents portal export the document was reached through, when it was: paths in
   /// ``refreshed`` then start from its ``PortalDocument/hostPath``, and when that is
   /// unknown (``PortalDocument/HostPathSource/unknown``) no refreshed bookmark is made.
-  public internal(set) var portalDocument: PortalDocument? = nil
+  public let portalDocument: PortalDocument?
 
   init(
     path: FilePath, kind: TargetKind, staleReasons: [StaleReason], refreshed: Bookmark?, recorded: Bookmark,

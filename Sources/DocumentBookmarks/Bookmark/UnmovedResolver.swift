@@ -1,3 +1,4 @@
+import CDocbmShims
 import Glibc
 
 /// The resolve of a bookmark whose target is where it was recorded, from a document that
@@ -58,42 +59,64 @@ enum UnmovedResolver {
   private static func locateVerified(
     _ bytes: [UInt8], on document: AnchoredDocument
   ) -> (path: FilePath, kind: TargetKind)? {
-    guard case .success(let fields) = BookmarkFields.parse(bytes) else { return nil }
+    guard let fields = try? BookmarkFields.parse(bytes) else { return nil }
     guard fields.inode != 0, let birthTime = fields.birthTime,
       fields.fileHandleType.map({ !KernelFileHandle.namesSubvolume(type: $0) }) ?? true,
       document.folder.joined(bytes[fields.relativePath], normalizesTo: bytes[fields.absolutePath])
     else { return nil }
-    let absolute = FilePath(uncheckedBytes: Array(bytes[fields.absolutePath]))
-    guard isRecordedObject(at: absolute, fields, birthTime: birthTime) else { return nil }
-    return (absolute, fields.kind)
+    guard isRecordedObject(at: fields.absolutePath, of: bytes, fields, birthTime: birthTime) else {
+      return nil
+    }
+    return (FilePath(uncheckedBytes: Array(bytes[fields.absolutePath])), fields.kind)
   }
 
   /// The key of the document at `path` when its attribute holds a key whose fingerprint is
-  /// `fingerprint`: one `getxattr` into a stack buffer.
+  /// `fingerprint`: one `getxattr` into a stack buffer, with the name a static C string
+  /// and the path's C string made once, so that nothing is counted or copied on the way.
   private static func readKey(of path: FilePath, fingerprint: KeyFingerprint) -> DocumentKeyCache.Entry? {
-    let entry = ExtendedAttributes.withSmallValue(
-      named: KeyAttribute.cName, of: .path(path, followSymlinks: true), capacity: KeyAttribute.valueLength + 1
-    ) { value -> DocumentKeyCache.Entry? in
-      guard let value, value.count == KeyAttribute.valueLength else { return nil }
-      let stored = value.baseAddress! + (KeyAttribute.valueLength - KeyFingerprint.byteCount)
-      guard fingerprint.withUnsafeBytes({ memcmp(stored, $0.baseAddress!, KeyFingerprint.byteCount) }) == 0
-      else { return nil }
+    withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
+      let length = path.withCString { cPath in
+        var length: Int
+        repeat {
+          length = docbm_getxattr(cPath, KeyAttribute.staticCName, buffer.baseAddress, buffer.count)
+        } while length < 0 && Errno.current == .interrupted
+        return length
+      }
+      guard length == KeyAttribute.valueLength else { return nil }
+      let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+      let stored = value.loadUnaligned(
+        fromByteOffset: KeyAttribute.valueLength - KeyFingerprint.byteCount, as: UInt64.self)
+      guard KeyFingerprint(loadedBigEndian: stored) == fingerprint else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
-    return entry ?? nil
   }
 
-  /// Whether the object at `absolute` (not following a final link) is the recorded one:
-  /// kind, inode and birth time; one `statx`.
-  private static func isRecordedObject(at absolute: FilePath, _ fields: BookmarkFields, birthTime: Timestamp)
-    -> Bool
-  {
-    guard let status = try? FileStatus.of(absolute, followSymlinks: false),
-      status.inode == fields.inode, status.birthTime == birthTime
-    else { return false }
-    switch (fields.kind, status.kind) {
-    case (.file, .regular), (.folder, .directory): return true
-    default: return false
+  /// Whether the object at the absolute path in `bytes[range]` (not following a final
+  /// link) is the recorded one: kind, inode and birth time; one `statx`, with the path's C
+  /// string made on the stack from the record and the kernel's answer read as it comes
+  /// (``FileStatus`` would convert every field).
+  private static func isRecordedObject(
+    at range: Range<Int>, of bytes: [UInt8], _ fields: BookmarkFields, birthTime: Timestamp
+  ) -> Bool {
+    bytes.withUnsafeBytes { record in
+      withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { cPath in
+        UnsafeMutableRawBufferPointer(cPath).copyMemory(from: UnsafeRawBufferPointer(rebasing: record[range]))
+        cPath[range.count] = 0
+        var raw = docbm_file_status()
+        var result: Int32
+        repeat {
+          result = docbm_statx(AT_FDCWD, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, &raw)
+        } while result != 0 && Errno.current == .interrupted
+        guard result == 0, raw.ino == fields.inode, raw.mask & DOCBM_STATX_BTIME != 0,
+          Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) == birthTime
+        else { return false }
+        // S_IFMT, S_IFREG and S_IFDIR as literals: Glibc's are functions the optimizer
+        // does not see into.
+        switch (fields.kind, raw.mode & 0o170000) {
+        case (.file, 0o100000), (.folder, 0o040000): return true
+        default: return false
+        }
+      }
     }
   }
 }

@@ -172,11 +172,63 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
 
   /// Whether this path (absolute and normal, as a document's folder is) joined with
   /// `relative` names `target` once lexically normalized: what
-  /// `appending(relative).lexicallyNormalized.bytes == target` says, worked out in
-  /// temporary storage (on the stack for usual lengths) instead of in new arrays, since the
-  /// unmoved resolve asks it every time.
+  /// `appending(relative).lexicallyNormalized.bytes == target` says, worked out without new
+  /// arrays, since the unmoved resolve asks it every time.
+  ///
+  /// When `relative` is in normal form too (``isNormalForm(_:absolute:)``, true of nearly
+  /// every record), the join is this path, a slash and `relative`, compared with `target`
+  /// where they lie; otherwise it is normalized in temporary storage (on the stack for
+  /// usual lengths). That this path is normal is checked in debug builds only: a
+  /// document's folder is made normal (``AnchoredDocument``), and the resolve should not
+  /// scan it again each time.
   func joined(_ relative: ArraySlice<UInt8>, normalizesTo target: ArraySlice<UInt8>) -> Bool {
     precondition(isAbsolute, "joined(_:normalizesTo:) starts from an absolute folder")
+    let direct = bytes.withUnsafeBytes { folder in
+      relative.withUnsafeBytes { relative in
+        target.withUnsafeBytes { target -> Bool? in
+          assert(
+            FilePath.isNormalForm(folder, absolute: true), "joined(_:normalizesTo:) starts from a normal path"
+          )
+          guard FilePath.isNormalForm(relative, absolute: false) else { return nil }
+          // The root is followed by no second slash.
+          let separator = folder.count > 1 ? 1 : 0
+          guard target.count == folder.count + separator + relative.count else { return false }
+          return memcmp(target.baseAddress!, folder.baseAddress!, folder.count) == 0
+            && (separator == 0 || target[folder.count] == UInt8(ascii: "/"))
+            && memcmp(target.baseAddress! + folder.count + separator, relative.baseAddress!, relative.count)
+              == 0
+        }
+      }
+    }
+    if let direct { return direct }
+    return joinedByNormalizing(relative, normalizesTo: target)
+  }
+
+  /// Whether `path` is in lexically normal form: not empty, components separated by one
+  /// slash, none empty, `.` or `..`, no slash at the end; starting with the one slash of
+  /// the root when `absolute` (the root alone is normal), with none when not.
+  static func isNormalForm(_ path: UnsafeRawBufferPointer, absolute: Bool) -> Bool {
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    guard !path.isEmpty, (path[0] == slash) == absolute else { return false }
+    if absolute && path.count == 1 { return true }
+    var index = absolute ? 1 : 0
+    while true {
+      let start = index
+      while index < path.count, path[index] != slash { index += 1 }
+      let length = index - start
+      if length == 0 { return false }
+      if path[start] == dot, length == 1 || (length == 2 && path[start + 1] == dot) { return false }
+      if index == path.count { return true }
+      index += 1
+    }
+  }
+
+  /// ``joined(_:normalizesTo:)`` for any folder and relative path: the join normalized in
+  /// a buffer, then compared.
+  private func joinedByNormalizing(_ relative: ArraySlice<UInt8>, normalizesTo target: ArraySlice<UInt8>)
+    -> Bool
+  {
     let slash = UInt8(ascii: "/")
     let dot = UInt8(ascii: ".")
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1 + relative.count) {

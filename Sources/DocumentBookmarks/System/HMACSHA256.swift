@@ -1,4 +1,5 @@
 import CCrypto
+import Glibc
 
 /// HMAC-SHA-256 (RFC 2104) over OpenSSL's SHA-256, which uses the CPU's SHA instructions
 /// where present (libsodium's SHA-256 is portable C). Nothing is allocated on the heap: the
@@ -19,8 +20,8 @@ package enum HMACSHA256 {
     var inner = SHA256_CTX()
     var outer = SHA256_CTX()
     defer {
-      OPENSSL_cleanse(&inner, MemoryLayout<SHA256_CTX>.size)
-      OPENSSL_cleanse(&outer, MemoryLayout<SHA256_CTX>.size)
+      explicit_bzero(&inner, MemoryLayout<SHA256_CTX>.size)
+      explicit_bzero(&outer, MemoryLayout<SHA256_CTX>.size)
     }
     startStates(key: key, inner: &inner, outer: &outer)
     return finish(inner: &inner, outer: &outer, first, second, body)
@@ -48,7 +49,7 @@ package enum HMACSHA256 {
       }
       start(inner, padding: 0x36)
       start(outer, padding: 0x5C)
-      OPENSSL_cleanse(pad.baseAddress, pad.count)
+      explicit_bzero(pad.baseAddress!, pad.count)
     }
   }
 
@@ -65,8 +66,8 @@ package enum HMACSHA256 {
       let tag = innerDigest + length
       var context = inner.pointee
       defer {
-        OPENSSL_cleanse(&context, MemoryLayout<SHA256_CTX>.size)
-        OPENSSL_cleanse(scratch.baseAddress, scratch.count)
+        explicit_bzero(&context, MemoryLayout<SHA256_CTX>.size)
+        explicit_bzero(scratch.baseAddress!, scratch.count)
       }
       // Each part on its own (an array of the two would be allocated on every call).
       if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
@@ -99,7 +100,7 @@ extension HMACSHA256 {
     }
 
     deinit {
-      OPENSSL_cleanse(states, 2 * MemoryLayout<SHA256_CTX>.size)
+      explicit_bzero(states, 2 * MemoryLayout<SHA256_CTX>.size)
       states.deallocate()
     }
 
