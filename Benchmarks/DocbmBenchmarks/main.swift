@@ -173,17 +173,33 @@ if CommandLine.arguments.dropFirst().first == "watch" {
   exit(met ? 0 : 1)
 }
 
-// `DocbmBenchmarks resolve-profile COUNT`: COUNT unmoved resolves and nothing else, to
-// count instructions by hand (`valgrind --tool=callgrind`), which noise does not change.
-if CommandLine.arguments.dropFirst().first == "resolve-profile", CommandLine.arguments.count == 3,
+// `DocbmBenchmarks resolve-profile COUNT [baseline]`: COUNT unmoved resolves and nothing
+// else, to count instructions by hand (`valgrind --tool=callgrind`), which noise does not
+// change, or to split user and kernel time (`perf stat -e cycles:u,cycles:k`); with
+// `baseline`, COUNT times the baseline's two system calls on the same files instead.
+if CommandLine.arguments.dropFirst().first == "resolve-profile", (3...4).contains(CommandLine.arguments.count),
   let count = Int(CommandLine.arguments[2])
 {
+  let documentPath = "\(root)/project/board.json"
+  let targetPath = "\(root)/project/images/cat.png"
   makeFolders("\(root)/project/images")
-  makeFile("\(root)/project/board.json", "{}")
-  makeFile("\(root)/project/images/cat.png")
-  let document = BookmarkService().documents(anchoredOn: FilePath("\(root)/project/board.json"))
-  let bookmark = try document.makeBookmark(to: FilePath("\(root)/project/images/cat.png"))
-  for _ in 0..<count { _ = try document.resolve(bookmark) }
+  makeFile(documentPath, "{}")
+  makeFile(targetPath)
+  let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
+  let bookmark = try document.makeBookmark(to: FilePath(targetPath))
+  if CommandLine.arguments.count == 4, CommandLine.arguments[3] == "baseline" {
+    var status = docbm_file_status()
+    var value = [UInt8](repeating: 0, count: 256)
+    let target = Array(targetPath.utf8CString)
+    let document = Array(documentPath.utf8CString)
+    let name = Array("user.docbm.key".utf8CString)
+    for _ in 0..<count {
+      _ = docbm_statx(AT_FDCWD, target, DOCBM_AT_SYMLINK_NOFOLLOW, &status)
+      _ = value.withUnsafeMutableBytes { docbm_getxattr(document, name, $0.baseAddress, $0.count) }
+    }
+  } else {
+    for _ in 0..<count { _ = try document.resolve(bookmark) }
+  }
   _ = run("/bin/rm", ["-rf", root])
   exit(0)
 }

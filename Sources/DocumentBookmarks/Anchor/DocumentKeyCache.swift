@@ -20,13 +20,15 @@ enum DocumentKeyCache {
     /// lookup's first test, a comparison of two integers.
     fileprivate let storedFingerprint: UInt64
     let key: DocumentKey
+    /// The key's schedule for bookmark tags (their context, ``BookmarkRecord/macContext``,
+    /// hashed in already).
     let schedule: HMACSHA256.Schedule
 
     fileprivate init(value: [UInt8], key: DocumentKey) {
       self.value = value
       self.storedFingerprint = value.withUnsafeBytes { DocumentKeyCache.storedFingerprint(of: $0) }
       self.key = key
-      self.schedule = HMACSHA256.Schedule(key: key.bytes)
+      self.schedule = HMACSHA256.Schedule(key: key.bytes, prefix: BookmarkRecord.macContext)
     }
   }
 

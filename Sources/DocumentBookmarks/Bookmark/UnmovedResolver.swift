@@ -29,7 +29,7 @@ enum UnmovedResolver {
     guard let key = readKey(of: document.path, fingerprint: bookmark.keyFingerprint) else { return nil }
     let bytes = bookmark.bytes
     let split = bytes.count - BookmarkRecord.tagLength
-    let verifies = key.schedule.withTag(BookmarkRecord.macContext[...], bytes[..<split]) { tag in
+    let verifies = key.schedule.withTag(bytes[..<split]) { tag in
       BookmarkRecord.tagMatches(tag, bytes)
     }
     guard verifies, let found = locateVerified(bytes, on: document) else { return nil }
@@ -102,19 +102,22 @@ enum UnmovedResolver {
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { cPath in
         UnsafeMutableRawBufferPointer(cPath).copyMemory(from: UnsafeRawBufferPointer(rebasing: record[range]))
         cPath[range.count] = 0
-        var raw = docbm_file_status()
-        var result: Int32
-        repeat {
-          result = docbm_statx(AT_FDCWD, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, &raw)
-        } while result != 0 && Errno.current == .interrupted
-        guard result == 0, raw.ino == fields.inode, raw.mask & DOCBM_STATX_BTIME != 0,
-          Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) == birthTime
-        else { return false }
-        // S_IFMT, S_IFREG and S_IFDIR as literals: Glibc's are functions the optimizer
-        // does not see into.
-        switch (fields.kind, raw.mode & 0o170000) {
-        case (.file, 0o100000), (.folder, 0o040000): return true
-        default: return false
+        // Left uninitialized here: `docbm_statx` clears it before filling it in.
+        return withUnsafeTemporaryAllocation(of: docbm_file_status.self, capacity: 1) { status in
+          let raw = status.baseAddress!
+          var result: Int32
+          repeat {
+            result = docbm_statx(AT_FDCWD, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, raw)
+          } while result != 0 && Errno.current == .interrupted
+          guard result == 0, raw.pointee.ino == fields.inode, raw.pointee.mask & DOCBM_STATX_BTIME != 0,
+            Timestamp(seconds: raw.pointee.btime_sec, nanoseconds: raw.pointee.btime_nsec) == birthTime
+          else { return false }
+          // S_IFMT, S_IFREG and S_IFDIR as literals: Glibc's are functions the optimizer
+          // does not see into.
+          switch (fields.kind, raw.pointee.mode & 0o170000) {
+          case (.file, 0o100000), (.folder, 0o040000): return true
+          default: return false
+          }
         }
       }
     }

@@ -55,48 +55,52 @@ package enum HMACSHA256 {
 
   /// The tag from the two start states (read where they are, so that no copy of them is
   /// left unwiped): inner hash of `first` ‖ `second`, then the outer hash of that; `body`
-  /// gets it in a stack buffer, wiped afterwards with the working state.
+  /// gets it in a stack buffer. The working state and both digests share one stack
+  /// buffer, wiped with one call afterwards.
   fileprivate static func finish<Result>(
     inner: UnsafePointer<SHA256_CTX>, outer: UnsafePointer<SHA256_CTX>, _ first: ArraySlice<UInt8>,
     _ second: ArraySlice<UInt8>,
     _ body: (UnsafeRawBufferPointer) -> Result
   ) -> Result {
-    withUnsafeTemporaryAllocation(byteCount: 2 * length, alignment: 16) { scratch in
-      let innerDigest = scratch.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    let contextSize = MemoryLayout<SHA256_CTX>.stride
+    return withUnsafeTemporaryAllocation(
+      byteCount: contextSize + 2 * length, alignment: MemoryLayout<SHA256_CTX>.alignment
+    ) { scratch in
+      let context = scratch.baseAddress!.assumingMemoryBound(to: SHA256_CTX.self)
+      let innerDigest = (scratch.baseAddress! + contextSize).assumingMemoryBound(to: UInt8.self)
       let tag = innerDigest + length
-      var context = inner.pointee
-      defer {
-        explicit_bzero(&context, MemoryLayout<SHA256_CTX>.size)
-        explicit_bzero(scratch.baseAddress!, scratch.count)
-      }
+      defer { explicit_bzero(scratch.baseAddress!, scratch.count) }
+      context.initialize(to: inner.pointee)
       // Each part on its own (an array of the two would be allocated on every call).
-      if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
-      if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(&context, $0.baseAddress, $0.count) } }
-      SHA256_Final(innerDigest, &context)
-      context = outer.pointee
-      SHA256_Update(&context, innerDigest, length)
-      SHA256_Final(tag, &context)
+      if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(context, $0.baseAddress, $0.count) } }
+      if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(context, $0.baseAddress, $0.count) } }
+      SHA256_Final(innerDigest, context)
+      context.pointee = outer.pointee
+      SHA256_Update(context, innerDigest, length)
+      SHA256_Final(tag, context)
       return body(UnsafeRawBufferPointer(start: tag, count: length))
     }
   }
 }
 
 extension HMACSHA256 {
-  /// HMAC-SHA-256 under one key, with the key's two padded blocks hashed once: each tag
-  /// then costs two SHA-256 blocks fewer than ``HMACSHA256/withTag(key:_:_:_:)`` (a third of
-  /// a bookmark's MAC). The two hash states are as secret as the key: they are kept in
-  /// memory of their own and wiped when the schedule goes away.
+  /// HMAC-SHA-256 under one key of messages that all start with one prefix, with the key's
+  /// two padded blocks and the prefix hashed once: each tag then costs two SHA-256 blocks
+  /// fewer than ``HMACSHA256/withTag(key:_:_:_:)`` (a third of a bookmark's MAC), and one
+  /// update call. The two hash states are as secret as the key: they are kept in memory
+  /// of their own and wiped when the schedule goes away.
   ///
   /// Immutable once made, so one schedule serves any number of threads at once.
   package final class Schedule: @unchecked Sendable {
-    /// The hash states after `(key ⊕ ipad)` and after `(key ⊕ opad)`.
+    /// The hash states after `(key ⊕ ipad) ‖ prefix` and after `(key ⊕ opad)`.
     private let states: UnsafeMutablePointer<SHA256_CTX>
 
-    /// The schedule of `key` (at most 64 bytes).
-    package init(key: [UInt8]) {
+    /// The schedule of `key` (at most 64 bytes) for messages that start with `prefix`.
+    package init(key: [UInt8], prefix: [UInt8] = []) {
       states = .allocate(capacity: 2)
       states.initialize(repeating: SHA256_CTX(), count: 2)
       HMACSHA256.startStates(key: key, inner: states, outer: states + 1)
+      if !prefix.isEmpty { prefix.withUnsafeBytes { _ = SHA256_Update(states, $0.baseAddress, $0.count) } }
     }
 
     deinit {
@@ -104,12 +108,12 @@ extension HMACSHA256 {
       states.deallocate()
     }
 
-    /// Runs `body` with the HMAC of `first` followed by `second`, in a stack buffer valid
-    /// only during the call (nothing allocated).
-    package func withTag<Result>(
-      _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result
-    ) -> Result {
-      HMACSHA256.finish(inner: states, outer: states + 1, first, second, body)
+    /// Runs `body` with the HMAC of the prefix followed by `message`, in a stack buffer
+    /// valid only during the call (nothing allocated).
+    package func withTag<Result>(_ message: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result)
+      -> Result
+    {
+      HMACSHA256.finish(inner: states, outer: states + 1, [], message, body)
     }
   }
 }
