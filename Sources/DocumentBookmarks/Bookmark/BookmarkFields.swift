@@ -45,11 +45,14 @@ struct BookmarkFields {
     return fields
   }
 
-  /// ``parse(_:)`` over the record's bytes where they lie: no reference counting, no bounds
-  /// checks beyond the reader's own.
+  /// ``parse(_:)`` over the record's bytes where they lie: no reference counting, each
+  /// field's length checked once against the room left (so the loads after it need no
+  /// checks of their own), fixed-size fields by their exact length.
   private static func parse(record: UnsafeRawBufferPointer) throws(DocbmError) -> BookmarkFields {
-    var reader = Reader(
-      record, from: BookmarkRecord.headerLength, to: record.count - BookmarkRecord.tagLength)
+    let end = record.count - BookmarkRecord.tagLength
+    guard let base = record.baseAddress else {
+      throw BookmarkRecord.corrupt("the bookmark lacks a required field")
+    }
     var kind: TargetKind?
     var relative: Range<Int>?
     var absolute: Range<Int>?
@@ -66,85 +69,100 @@ struct BookmarkFields {
     var documentPath: Range<Int>?
     var previousTag: Int = -1
 
-    while !reader.isAtEnd {
-      guard let tag = reader.readByte(), let length = reader.read(UInt16.self),
-        let range = reader.skip(Int(length))
-      else { throw BookmarkRecord.corrupt("a field runs past the end of the bookmark") }
+    /// A big-endian integer at `offset`.
+    func load<Integer: FixedWidthInteger>(_: Integer.Type, at offset: Int) -> Integer {
+      Integer(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+    }
+    /// A timestamp of exactly 12 bytes at `field`: seconds, then nanoseconds below 10⁹.
+    func timestamp(_ field: Range<Int>) -> Timestamp? {
+      guard field.count == 12 else { return nil }
+      let nanoseconds = load(UInt32.self, at: field.lowerBound + 8)
+      guard nanoseconds < 1_000_000_000 else { return nil }
+      return Timestamp(seconds: load(Int64.self, at: field.lowerBound), nanoseconds: nanoseconds)
+    }
+    /// A path's bytes: not empty, no NUL; `absolute` says whether it must start at the root.
+    func path(_ field: Range<Int>, absolute: Bool?) -> Range<Int>? {
+      guard !field.isEmpty, memchr(base + field.lowerBound, 0, field.count) == nil else { return nil }
+      if let absolute,
+        (base.load(fromByteOffset: field.lowerBound, as: UInt8.self) == UInt8(ascii: "/")) != absolute
+      {
+        return nil
+      }
+      return field
+    }
+
+    var offset = BookmarkRecord.headerLength
+    while offset < end {
+      // A tag byte and a 16-bit length, then that many bytes.
+      guard end - offset >= 3 else {
+        throw BookmarkRecord.corrupt("a field runs past the end of the bookmark")
+      }
+      let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+      let length = Int(load(UInt16.self, at: offset + 1))
+      guard length <= end - offset - 3 else {
+        throw BookmarkRecord.corrupt("a field runs past the end of the bookmark")
+      }
+      let field = (offset + 3)..<(offset + 3 + length)
+      offset = field.upperBound
       guard Int(tag) > previousTag else {
         throw BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is repeated or out of order")
       }
       previousTag = Int(tag)
-      var field = Reader(record, from: range.lowerBound, to: range.upperBound)
-      let value = UnsafeRawBufferPointer(rebasing: record[range])
-      /// A path's bytes: not empty, no NUL; `absolute` says whether it must start at the root.
-      func path(absolute: Bool?) -> Range<Int>? {
-        guard !value.isEmpty, memchr(value.baseAddress!, 0, value.count) == nil else { return nil }
-        if let absolute, (value[0] == UInt8(ascii: "/")) != absolute { return nil }
-        return range
-      }
-      var parsed: Bool
+      let parsed: Bool
       switch tag {
       case Tag.kind:
-        kind = field.readByte().flatMap(TargetKind.init(code:))
+        kind =
+          length == 1 ? TargetKind(code: base.load(fromByteOffset: field.lowerBound, as: UInt8.self)) : nil
         parsed = kind != nil
       case Tag.relativePath:
         // Any bytes but NUL: older records are read as they are.
-        relative = path(absolute: nil)
+        relative = path(field, absolute: nil)
         parsed = relative != nil
-        field.skipToEnd()
       case Tag.absolutePath:
-        absolute = path(absolute: true)
+        absolute = path(field, absolute: true)
         parsed = absolute != nil
-        field.skipToEnd()
       case Tag.createdAt:
-        createdAt = field.readTimestamp()
+        createdAt = timestamp(field)
         parsed = createdAt != nil
       case Tag.fileHandle:
-        parsed = false
-        if let type = field.read(Int32.self), field.remaining > 0, field.remaining <= 128,
-          let rest = field.skip(field.remaining)
-        {
-          handleType = type
-          handle = rest
-          parsed = true
+        // The handle type, then 1 to 128 bytes of handle.
+        parsed = (5...132).contains(length)
+        if parsed {
+          handleType = load(Int32.self, at: field.lowerBound)
+          handle = (field.lowerBound + 4)..<field.upperBound
         }
       case Tag.inode:
-        inode = field.read(UInt64.self)
-        parsed = inode != nil
+        parsed = length == 8
+        if parsed { inode = load(UInt64.self, at: field.lowerBound) }
       case Tag.generation:
-        generation = field.read(UInt32.self)
-        parsed = generation != nil
+        parsed = length == 4
+        if parsed { generation = load(UInt32.self, at: field.lowerBound) }
       case Tag.birthTime:
-        birthTime = field.readTimestamp()
+        birthTime = timestamp(field)
         parsed = birthTime != nil
       case Tag.size:
-        size = field.read(UInt64.self)
-        parsed = size != nil
+        parsed = length == 8
+        if parsed { size = load(UInt64.self, at: field.lowerBound) }
       case Tag.modificationTime:
-        modification = field.readTimestamp()
+        modification = timestamp(field)
         parsed = modification != nil
       case Tag.filesystemID:
-        fsid = field.read(UInt64.self)
-        parsed = fsid != nil
+        parsed = length == 8
+        if parsed { fsid = load(UInt64.self, at: field.lowerBound) }
       case Tag.mountPoint:
-        mountPoint = path(absolute: true)
+        mountPoint = path(field, absolute: true)
         parsed = mountPoint != nil
-        field.skipToEnd()
       case Tag.documentPath:
-        documentPath = path(absolute: false)
+        documentPath = path(field, absolute: false)
         parsed = documentPath != nil
-        field.skipToEnd()
       case Tag.firstOptional...:
         parsed = true
-        field.skipToEnd()
       default:
         throw DocbmError(
           .unsupportedVersion,
           message: "the bookmark has field 0x\(String(tag, radix: 16)), which this docbm does not know")
       }
-      guard parsed, field.isAtEnd else {
-        throw BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is malformed")
-      }
+      guard parsed else { throw BookmarkRecord.corrupt("field 0x\(String(tag, radix: 16)) is malformed") }
     }
     guard let kind, let relative, let absolute, let createdAt, let inode, let size, let modification else {
       throw BookmarkRecord.corrupt("the bookmark lacks a required field")
@@ -154,51 +172,6 @@ struct BookmarkFields {
       fileHandleType: handleType, fileHandle: handle, inode: inode, generation: generation,
       birthTime: birthTime, size: size, modificationTime: modification, filesystemID: fsid,
       mountPoint: mountPoint, documentPath: documentPath)
-  }
-
-  /// Reads big-endian integers from part of a record, never past the part's end; offsets
-  /// are the record's.
-  private struct Reader {
-    let bytes: UnsafeRawBufferPointer
-    var offset: Int
-    let end: Int
-
-    init(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) {
-      self.bytes = bytes
-      self.offset = start
-      self.end = end
-    }
-
-    var isAtEnd: Bool { offset >= end }
-    var remaining: Int { end - offset }
-
-    /// The next `count` bytes' range, skipped.
-    mutating func skip(_ count: Int) -> Range<Int>? {
-      guard count >= 0, remaining >= count else { return nil }
-      defer { offset += count }
-      return offset..<(offset + count)
-    }
-
-    mutating func skipToEnd() { offset = end }
-
-    mutating func readByte() -> UInt8? {
-      guard offset < end else { return nil }
-      defer { offset += 1 }
-      return bytes[offset]
-    }
-
-    mutating func read<Integer: FixedWidthInteger>(_: Integer.Type) -> Integer? {
-      let size = MemoryLayout<Integer>.size
-      guard remaining >= size else { return nil }
-      defer { offset += size }
-      return Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Integer.self))
-    }
-
-    mutating func readTimestamp() -> Timestamp? {
-      guard let seconds = read(Int64.self), let nanos = read(UInt32.self), nanos < 1_000_000_000
-      else { return nil }
-      return Timestamp(seconds: seconds, nanoseconds: nanos)
-    }
   }
 
   /// The contents these fields describe, made from `bytes` (the record they were parsed
