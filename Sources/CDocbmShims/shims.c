@@ -487,3 +487,30 @@ int docbm_constant_time_equal(const void *a, const void *b, size_t length) {
   }
   return difference == 0;
 }
+
+static __thread void *docbm_slot_object;
+static pthread_key_t docbm_slot_key;
+static pthread_once_t docbm_slot_once = PTHREAD_ONCE_INIT;
+static void (*docbm_slot_release)(void *);
+
+static void docbm_slot_thread_ended(void *object) {
+  void (*release)(void *) = __atomic_load_n(&docbm_slot_release, __ATOMIC_ACQUIRE);
+  if (object != NULL && release != NULL) {
+    release(object);
+  }
+}
+
+static void docbm_slot_make_key(void) { pthread_key_create(&docbm_slot_key, docbm_slot_thread_ended); }
+
+void *docbm_thread_slot(void) { return docbm_slot_object; }
+
+void *docbm_thread_slot_exchange(void *object, void (*release)(void *)) {
+  pthread_once(&docbm_slot_once, docbm_slot_make_key);
+  void (*unset)(void *) = NULL;
+  __atomic_compare_exchange_n(&docbm_slot_release, &unset, release, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+  void *previous = docbm_slot_object;
+  docbm_slot_object = object;
+  /* The key's value is what the thread's end hands to the release function. */
+  pthread_setspecific(docbm_slot_key, object);
+  return previous;
+}

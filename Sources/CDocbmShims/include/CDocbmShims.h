@@ -156,6 +156,16 @@ extern const int DOCBM_LOCK_NB;
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index);
 
+/// The calling thread's slot for one retained object (NULL until set): read without a
+/// lock or an atomic instruction. docbm keeps the key it used last there.
+void *docbm_thread_slot(void);
+
+/// Puts `object` (retained by the caller for the slot, or NULL) in the calling thread's
+/// slot and returns what was there, for the caller to release. When the thread ends,
+/// `release` is called with what the slot holds then. The first call made in the
+/// process fixes `release` for every thread.
+void *docbm_thread_slot_exchange(void *object, void (*release)(void *));
+
 /// 1 when the `length` bytes at `a` and `b` are the same, 0 otherwise, in time that
 /// depends on `length` alone: eight bytes at a time, folded into one word through an empty
 /// assembly statement after each step, so that the compiler cannot stop at the first
