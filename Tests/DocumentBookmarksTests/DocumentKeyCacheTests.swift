@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 
@@ -29,29 +30,40 @@ struct DocumentKeyCacheTests {
     }
   }
 
-  @Test("the entry a thread used last is let go when the thread ends, though the cache dropped it before")
-  func threadSlotReleased() async throws {
+  @Test(
+    "the entry a thread used last stays alive in its slot after the cache drops it, and is let go when the thread ends"
+  )
+  func threadSlotReleased() throws {
     final class Watch: Sendable {
       let weakEntry = Mutex<WeakEntry>(WeakEntry())
-      let done = Atomic<Bool>(false)
+      let looked = Atomic<Bool>(false)
+      let finish = Atomic<Bool>(false)
     }
     struct WeakEntry { weak var entry: DocumentKeyCache.Entry? }
+    /// Waits (blocking, polling) until `condition` holds or 10 s pass.
+    func wait(_ condition: () -> Bool) -> Bool {
+      for _ in 0..<10_000 {
+        if condition() { return true }
+        usleep(1_000)
+      }
+      return condition()
+    }
     let watch = Watch()
     let value = KeyAttribute.encode(DocumentKey.random())
     let started = DetachedThread.start(named: "key-cache-test") {
       let entry = Self.entry(value)
       watch.weakEntry.withLock { $0.entry = entry }
-      watch.done.store(true, ordering: .releasing)
+      watch.looked.store(true, ordering: .releasing)
+      // The thread lives on, holding nothing but its slot, until told to end.
+      while !watch.finish.load(ordering: .acquiring) { usleep(1_000) }
     }
-    #expect(started)
-    while !watch.done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(watch.weakEntry.withLock { $0.entry } != nil)
-    // Other keys push it out of the table; only the ended thread's slot could hold it now.
+    try #require(started)
+    try #require(wait { watch.looked.load(ordering: .acquiring) })
+    // Other keys push it out of the table (other tests' keys may have already).
     for _ in 0...DocumentKeyCache.capacity { _ = Self.entry(KeyAttribute.encode(DocumentKey.random())) }
-    let deadline = ContinuousClock.now + .seconds(5)
-    while watch.weakEntry.withLock({ $0.entry }) != nil, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    #expect(watch.weakEntry.withLock { $0.entry } == nil, "the ended thread's slot still holds the entry")
+    #expect(watch.weakEntry.withLock { $0.entry } != nil, "the live thread's slot should keep its entry")
+    watch.finish.store(true, ordering: .releasing)
+    #expect(
+      wait { watch.weakEntry.withLock { $0.entry } == nil }, "the ended thread's slot still holds the entry")
   }
 }
