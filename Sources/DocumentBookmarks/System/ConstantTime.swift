@@ -4,10 +4,11 @@ import CDocbmShims
 /// where they first differ.
 ///
 /// It is `docbm_constant_time_equal`, eight bytes at a time with an empty assembly
-/// statement after each step, so that no compiler can turn it into an early exit.
-/// (OpenSSL's `CRYPTO_memcmp`, used before, goes a byte at a time: 347 instructions of an
-/// unmoved resolve, against 60; libsodium's `sodium_memcmp`, before that, read each byte
-/// through `volatile` and was a twentieth of the resolve.)
+/// statement after each step, so that no compiler can turn it into an early exit (its
+/// compiled loop has no branch on the data). OpenSSL's `CRYPTO_memcmp`, used before, goes
+/// a byte at a time: 347 instructions of an unmoved resolve (the key's 46-byte value and
+/// the 16-byte tag), against 142 now; libsodium's `sodium_memcmp`, before that, read each
+/// byte through `volatile` and was a twentieth of the resolve.
 enum ConstantTime {
   /// Whether `a` and `b` hold the same bytes; `false` for different lengths.
   static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
