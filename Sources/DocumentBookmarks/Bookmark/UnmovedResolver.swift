@@ -56,7 +56,7 @@ enum UnmovedResolver {
   }
 
   /// The target of a verified record when its paths and identity say nothing moved.
-  private static func locateVerified(
+  @inline(__always) private static func locateVerified(
     _ bytes: [UInt8], on document: AnchoredDocument
   ) -> (path: FilePath, kind: TargetKind)? {
     guard let fields = try? BookmarkFields.parse(bytes) else { return nil }
@@ -73,7 +73,9 @@ enum UnmovedResolver {
   /// The key of the document at `path` when its attribute holds a key whose fingerprint is
   /// `fingerprint`: one `getxattr` into a stack buffer, with the name a static C string
   /// and the path's C string made once, so that nothing is counted or copied on the way.
-  private static func readKey(of path: FilePath, fingerprint: KeyFingerprint) -> DocumentKeyCache.Entry? {
+  @inline(__always) private static func readKey(of path: FilePath, fingerprint: KeyFingerprint)
+    -> DocumentKeyCache.Entry?
+  {
     withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
       let length = path.withCString { cPath in
         var length: Int
@@ -95,7 +97,7 @@ enum UnmovedResolver {
   /// link) is the recorded one: kind, inode and birth time; one `statx`, with the path's C
   /// string made on the stack from the record and the kernel's answer read as it comes
   /// (``FileStatus`` would convert every field).
-  private static func isRecordedObject(
+  @inline(__always) private static func isRecordedObject(
     at range: Range<Int>, of bytes: [UInt8], _ fields: BookmarkFields, birthTime: Timestamp
   ) -> Bool {
     bytes.withUnsafeBytes { record in
