@@ -12,6 +12,14 @@ struct DocumentKeyCacheTests {
     value.withUnsafeBytes { DocumentKeyCache.entry(forValue: $0) }
   }
 
+  @Test("the attribute's name as a static C string is the name")
+  func staticName() {
+    #expect(String(cString: KeyAttribute.staticCName) == KeyAttribute.name)
+    #expect(
+      Array(UnsafeBufferPointer(start: KeyAttribute.staticCName, count: KeyAttribute.cName.count))
+        == KeyAttribute.cName)
+  }
+
   @Test("an entry is found by the whole value: a value changed in any byte, fingerprint kept, is not it")
   func wholeValue() throws {
     let key = DocumentKey.random()

@@ -72,7 +72,8 @@ enum UnmovedResolver {
 
   /// The key of the document at `path` when its attribute holds a key whose fingerprint is
   /// `fingerprint`: one `getxattr` into a stack buffer, with the name a static C string
-  /// and the path's C string made once, so that nothing is counted or copied on the way.
+  /// and the path's made in temporary storage: no array, enum or closure context on the
+  /// way.
   @inline(__always) private static func readKey(of path: FilePath, fingerprint: KeyFingerprint)
     -> DocumentKeyCache.Entry?
   {

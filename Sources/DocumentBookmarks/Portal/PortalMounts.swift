@@ -31,8 +31,8 @@ enum PortalMounts {
 
   /// How long an answer stands on the hot paths (the unmoved resolve, the checker's
   /// question for every document) without asking the kernel again: 1 ms by the coarse
-  /// clock (``coarseNanoseconds()``), so in all up to one kernel tick more (4 ms on this
-  /// project's machines, 10 ms at most). A portal mounted within it may go unseen there;
+  /// clock (``coarseNanoseconds()``), so in all up to one kernel tick more (4 ms on the
+  /// machines measured, 10 ms at most). A portal mounted within it may go unseen there;
   /// everywhere else each question asks.
   static let hotPathAnswerAge: UInt64 = 1_000_000
 
@@ -92,7 +92,7 @@ enum PortalMounts {
   /// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the time of the last kernel tick, read
   /// without the precise clock's counter (5.5 ns a call here against 28 ns, when the hot
   /// path's whole budget is a few hundred). An age measured by it is short by up to a
-  /// tick, never long; a question with no age allowed does not look at it.
+  /// tick, never long; a question with no age allowed is never answered from it.
   private static func coarseNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
