@@ -181,33 +181,6 @@ struct CheckingTests {
     #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
   }
 
-  @Test(
-    "a damaged key value (a key byte or a stored fingerprint byte changed) is unreadable, with bookmarks or without"
-  )
-  func damagedKeyValue() throws {
-    let (path, _) = try makeDocument()
-    let plain = try scratch.file("project/plain.json", "{}")
-    _ = try service.documents(anchoredOn: plain).makeBookmark(to: try scratch.file("project/images/p.png"))
-    let keyName = KeyAttribute.name
-    for document in [path, plain] {
-      let intact = try #require(
-        try ExtendedAttributes.value(keyName, of: .path(document, followSymlinks: true)))
-      #expect(check(document).verdict == (document == path ? .ok : .noBookmarks))
-      // A byte of the key (its stored fingerprint kept), then a byte of the stored fingerprint.
-      for index in [6 + 5, KeyAttribute.valueLength - 2] {
-        var damaged = intact
-        damaged[index] ^= 0x10
-        try ExtendedAttributes.set(keyName, to: damaged, on: .path(document, followSymlinks: true))
-        let result = check(document)
-        #expect(result.verdict == .unreadable, "\(document) byte \(index): \(result.message)")
-        #expect(result.message.contains(KeyAttribute.damagedFingerprintReason), "\(result.message)")
-        #expect(result.keyFingerprint == nil)
-        #expect(result.bookmarks.isEmpty)
-      }
-      try ExtendedAttributes.set(keyName, to: intact, on: .path(document, followSymlinks: true))
-    }
-  }
-
   @Test("escrow files: 0600 in a 0700 folder; a corrupt entry is reported, not fatal")
   func escrowFiles() throws {
     let (_, bookmarks) = try makeDocument()

@@ -22,21 +22,6 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible, CustomR
     }
   }
 
-  /// Wraps 32 key bytes read from a key attribute with the fingerprint stored beside them,
-  /// taken on trust: no BLAKE2b. For the checker, which proves the pair by a bookmark that
-  /// verifies under the key, and otherwise checks it with ``fingerprintMatchesBytes``.
-  init(unverifiedBytes bytes: [UInt8], storedFingerprint: KeyFingerprint) {
-    precondition(bytes.count == DocumentKey.byteCount, "a key is 32 bytes")
-    self.bytes = bytes
-    self.fingerprint = storedFingerprint
-  }
-
-  /// Whether ``fingerprint`` is the BLAKE2b fingerprint of the key's bytes (always true of
-  /// a key made by ``init(bytes:)``).
-  var fingerprintMatchesBytes: Bool {
-    DocumentKey(bytes: bytes)?.fingerprint == fingerprint
-  }
-
   /// A new key from the operating system's random source.
   package static func random() -> DocumentKey {
     DocumentKey(bytes: Sodium.randomBytes(byteCount))!

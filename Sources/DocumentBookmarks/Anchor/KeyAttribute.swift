@@ -43,13 +43,8 @@ package enum KeyAttribute {
     value.withUnsafeBytes { decode($0) }
   }
 
-  /// Why a value whose stored fingerprint is not its key's is refused.
-  static let damagedFingerprintReason = "the stored fingerprint does not match the key (damaged value)"
-
-  /// ``decode(_:)-([UInt8])`` of a value where it lies. With `checkingFingerprint` false,
-  /// the stored fingerprint is taken on trust (no BLAKE2b): see
-  /// ``DocumentKey/init(unverifiedBytes:storedFingerprint:)``.
-  static func decode(_ value: UnsafeRawBufferPointer, checkingFingerprint: Bool = true) -> Found {
+  /// ``decode(_:)-([UInt8])`` of a value where it lies.
+  static func decode(_ value: UnsafeRawBufferPointer) -> Found {
     guard value.count >= 6, value[0..<4].elementsEqual(magic) else {
       return .malformed(
         reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
@@ -64,32 +59,25 @@ package enum KeyAttribute {
       return .malformed(
         reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
     }
-    guard checkingFingerprint else {
-      let stored = KeyFingerprint(
-        loadedBigEndian: value.loadUnaligned(fromByteOffset: 38, as: UInt64.self))
-      return .key(DocumentKey(unverifiedBytes: Array(value[6..<38]), storedFingerprint: stored))
-    }
     guard let key = DocumentKey(bytes: Array(value[6..<38])),
       key.fingerprint.withUnsafeBytes({
         ConstantTime.equal($0, UnsafeRawBufferPointer(rebasing: value[38..<46]))
       })
     else {
-      return .malformed(reason: damagedFingerprintReason, unsupportedVersion: false)
+      return .malformed(
+        reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)
     }
     return .key(key)
   }
 
-  /// Reads the key attribute through an open descriptor of the document; with
-  /// `checkingFingerprint` false, a key's stored fingerprint is taken on trust (the
-  /// checker's choice, which it settles itself).
+  /// Reads the key attribute through an open descriptor of the document.
   package static func read(
-    from document: FileDescriptor, path: FilePath, checkingFingerprint: Bool = true
+    from document: FileDescriptor, path: FilePath
   ) throws(DocbmError) -> Found {
     // The usual value fits a stack buffer: read there, without an array for it (the
     // checker reads one key per document). Anything else takes the general path.
     if let quick = ExtendedAttributes.withSmallValue(
-      named: cName, of: .descriptor(document), capacity: 64,
-      { $0.map { decode($0, checkingFingerprint: checkingFingerprint) } ?? .absent })
+      named: cName, of: .descriptor(document), capacity: 64, { $0.map(decode) ?? .absent })
     {
       return quick
     }
@@ -97,7 +85,7 @@ package enum KeyAttribute {
       guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
         return .absent
       }
-      return value.withUnsafeBytes { decode($0, checkingFingerprint: checkingFingerprint) }
+      return decode(value)
     } catch {
       throw DocbmError(error, operation: .readKey, path: path)
     }

@@ -108,12 +108,8 @@ public struct DocumentChecker: Sendable {
     // for a document with bookmarks (or one the escrow recorded a key for), so scan first.
     let documentKey: DocumentKey?
     var keyUnsupported = false
-    // The key's stored fingerprint is taken on trust here, and settled after the scan: a
-    // bookmark that verifies under the key proves it (the usual case, which then needs no
-    // BLAKE2b); otherwise it is checked, and a damaged value makes the document unreadable,
-    // as it would have before the scan.
     do throws(DocbmError) {
-      documentKey = try KeyAttribute.read(from: fd, path: path, checkingFingerprint: false).key(of: path)
+      documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return without(.unreadable, escrowed: escrowed, error.message, portal: .some(portal))
@@ -127,14 +123,6 @@ public struct DocumentChecker: Sendable {
     var collector = EvidenceCollector(
       path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
     var statistics = BookmarkScanStatistics()
-    /// The result for a key value whose stored fingerprint is not its key's, when no
-    /// bookmark proved it: what reading the key reports for it.
-    func damagedKey() -> DocumentCheck? {
-      guard let documentKey, !collector.anyVerified, !documentKey.fingerprintMatchesBytes else { return nil }
-      let damaged = KeyAttribute.malformedError(
-        reason: KeyAttribute.damagedFingerprintReason, unsupportedVersion: false, path: path)
-      return without(.unreadable, escrowed: escrowed, damaged.message, portal: .some(portal))
-    }
     do {
       try BookmarkScanner().scan(
         descriptor: fd, path: path, knownRegular: knownRegular, statistics: &statistics
@@ -142,10 +130,8 @@ public struct DocumentChecker: Sendable {
         collector.add($0)
       }
     } catch {
-      if let damaged = damagedKey() { return damaged }
       return without(.unreadable, key: key, escrowed: escrowed, error.message, portal: .some(portal))
     }
-    if let damaged = damagedKey() { return damaged }
     let evidence = collector.evidence
     var (verdict, summary) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
     if keyUnsupported {

@@ -37,10 +37,6 @@ struct EvidenceCollector {
   private(set) var overBudgetAt: UInt64?
   /// How many bookmarks were judged from the memo rather than verified again.
   private(set) var memoHits = 0
-  /// Whether a bookmark's tag verified under the document's key: the key's bytes are then
-  /// the ones that signed it, and its stored fingerprint (which the bookmark names) is
-  /// theirs.
-  private(set) var anyVerified = false
 
   init(path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget, portal: PortalDocument?) {
     self.path = path
@@ -64,7 +60,6 @@ struct EvidenceCollector {
       return
     }
     let judged = judge(item)
-    if judged.verifies { anyVerified = true }
     keep(judged, pathBytes: judged.recordedTarget?.bytes.count ?? 0)
     // A tag already taken by another record keeps its first: one comparison per lookup.
     if known == nil, memoBytes + item.bookmark.bytes.count <= Self.memoBudget {
