@@ -181,6 +181,62 @@ struct CheckingTests {
     #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
   }
 
+  @Test(
+    "a damaged key value (a key byte or a stored fingerprint byte changed) is unreadable, with bookmarks or without"
+  )
+  func damagedKeyValue() throws {
+    let (path, _) = try makeDocument()
+    let plain = try scratch.file("project/plain.json", "{}")
+    _ = try service.documents(anchoredOn: plain).makeBookmark(to: try scratch.file("project/images/p.png"))
+    let keyName = KeyAttribute.name
+    for document in [path, plain] {
+      let intact = try #require(
+        try ExtendedAttributes.value(keyName, of: .path(document, followSymlinks: true)))
+      #expect(check(document).verdict == (document == path ? .ok : .noBookmarks))
+      // A byte of the key (its stored fingerprint kept), then a byte of the stored fingerprint.
+      for index in [6 + 5, KeyAttribute.valueLength - 2] {
+        var damaged = intact
+        damaged[index] ^= 0x10
+        try ExtendedAttributes.set(keyName, to: damaged, on: .path(document, followSymlinks: true))
+        let result = check(document)
+        #expect(result.verdict == .unreadable, "\(document) byte \(index): \(result.message)")
+        #expect(result.message.contains("damaged value"), "\(result.message)")
+        #expect(result.keyFingerprint == nil)
+      }
+      try ExtendedAttributes.set(keyName, to: intact, on: .path(document, followSymlinks: true))
+    }
+  }
+
+  @Test(
+    "a key stored with a borrowed fingerprint, and a bookmark signed under it naming that fingerprint, is not ok"
+  )
+  func borrowedFingerprint() throws {
+    // The user's document and key, as the escrow recorded them.
+    let (path, bookmarks) = try makeDocument()
+    let userFingerprint = bookmarks[0].keyFingerprint
+    #expect(check(path).verdict == .ok)
+    // Someone who can write the document replaces its key with their own, keeps the
+    // user's fingerprint beside it, and signs a bookmark under their key whose header
+    // names the user's fingerprint: the tag verifies, the names agree, the key is not the
+    // user's.
+    let stranger = DocumentKey.random()
+    var value = KeyAttribute.encode(stranger)
+    value.replaceSubrange(
+      (KeyAttribute.valueLength - KeyFingerprint.byteCount)..., with: userFingerprint.bytes)
+    try ExtendedAttributes.set(KeyAttribute.name, to: value, on: .path(path, followSymlinks: true))
+    var record = bookmarks[0].bytes
+    record.replaceSubrange(10..<18, with: userFingerprint.bytes)
+    let signed = record[..<(record.count - BookmarkRecord.tagLength)]
+    let tag = stranger.authenticate(context: BookmarkRecord.macContext, signed).prefix(
+      BookmarkRecord.tagLength)
+    record.replaceSubrange((record.count - BookmarkRecord.tagLength)..., with: tag)
+    try scratch.write(try Bookmark(bytes: record).text, to: path)
+    let result = check(path)
+    #expect(result.verdict == .unreadable, "\(result.message)")
+    #expect(result.keyFingerprint == nil)
+    #expect(result.message.contains("damaged value"), "\(result.message)")
+  }
+
   @Test("escrow files: 0600 in a 0700 folder; a corrupt entry is reported, not fatal")
   func escrowFiles() throws {
     let (_, bookmarks) = try makeDocument()
