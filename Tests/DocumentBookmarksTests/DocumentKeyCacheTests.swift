@@ -14,10 +14,9 @@ struct DocumentKeyCacheTests {
 
   @Test("the attribute's name as a static C string is the name")
   func staticName() {
-    #expect(String(cString: KeyAttribute.staticCName) == KeyAttribute.name)
-    #expect(
-      Array(UnsafeBufferPointer(start: KeyAttribute.staticCName, count: KeyAttribute.cName.count))
-        == KeyAttribute.cName)
+    let expected = Array(KeyAttribute.name.utf8CString)
+    #expect(String(cString: KeyAttribute.cName) == KeyAttribute.name)
+    #expect(Array(UnsafeBufferPointer(start: KeyAttribute.cName, count: expected.count)) == expected)
   }
 
   @Test("an entry is found by the whole value: a value changed in any byte, fingerprint kept, is not it")

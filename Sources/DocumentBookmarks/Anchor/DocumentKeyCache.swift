@@ -32,7 +32,7 @@ enum DocumentKeyCache {
 
     fileprivate init(value: [UInt8], key: DocumentKey) {
       self.value = value
-      self.storedFingerprint = value.withUnsafeBytes { DocumentKeyCache.storedFingerprint(of: $0) }
+      self.storedFingerprint = value.withUnsafeBytes { KeyAttribute.storedFingerprintBytes(of: $0) }
       self.key = key
       self.schedule = HMACSHA256.Schedule(key: key.bytes, prefix: BookmarkRecord.macContext)
     }
@@ -54,7 +54,7 @@ enum DocumentKeyCache {
   /// caller's own decoding then says why).
   static func entry(forValue value: UnsafeRawBufferPointer) -> Entry? {
     guard value.count == KeyAttribute.valueLength else { return nil }
-    let fingerprint = storedFingerprint(of: value)
+    let fingerprint = KeyAttribute.storedFingerprintBytes(of: value)
     if let last = docbm_thread_slot() {
       let entry = Unmanaged<Entry>.fromOpaque(last).takeUnretainedValue()
       if entry.storedFingerprint == fingerprint,
@@ -102,11 +102,5 @@ enum DocumentKeyCache {
       if let object { Unmanaged<Entry>.fromOpaque(object).release() }
     }
     if let previous { Unmanaged<Entry>.fromOpaque(previous).release() }
-  }
-
-  /// The stored fingerprint of a key attribute's value (its last eight bytes), loaded as
-  /// it lies.
-  private static func storedFingerprint(of value: UnsafeRawBufferPointer) -> UInt64 {
-    value.loadUnaligned(fromByteOffset: KeyAttribute.valueLength - KeyFingerprint.byteCount, as: UInt64.self)
   }
 }

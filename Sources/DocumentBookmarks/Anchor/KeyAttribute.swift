@@ -13,11 +13,9 @@
 package enum KeyAttribute {
   /// The attribute's name.
   package static let name = "user.docbm.key"
-  /// The name as a C string, for system calls made without building one.
-  static let cName: [CChar] = Array(name.utf8CString)
-  /// The name as a C string in the program's constant data, for the unmoved resolve's
-  /// `getxattr`: no array, so nothing to count or look up on the way.
-  static var staticCName: UnsafePointer<CChar> {
+  /// The name as a C string in the program's constant data, for system calls made without
+  /// building one: no array, so nothing to count or look up on the way.
+  static var cName: UnsafePointer<CChar> {
     UnsafeRawPointer(("user.docbm.key" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
   }
   static let magic: [UInt8] = Array("DBMK".utf8)
@@ -36,6 +34,12 @@ package enum KeyAttribute {
   /// The value stored for `key`.
   package static func encode(_ key: DocumentKey) -> [UInt8] {
     magic + [version, algorithm] + key.bytes + key.fingerprint.bytes
+  }
+
+  /// The last eight bytes of a value of ``valueLength`` bytes (its stored fingerprint), as
+  /// they lie in memory: `KeyFingerprint(loadedBigEndian:)` makes the fingerprint of them.
+  static func storedFingerprintBytes(of value: UnsafeRawBufferPointer) -> UInt64 {
+    value.loadUnaligned(fromByteOffset: valueLength - KeyFingerprint.byteCount, as: UInt64.self)
   }
 
   /// Parses a stored value, checking magic, version, length and the fingerprint.

@@ -81,15 +81,14 @@ enum UnmovedResolver {
       let length = path.withCString { cPath in
         var length: Int
         repeat {
-          length = docbm_getxattr(cPath, KeyAttribute.staticCName, buffer.baseAddress, buffer.count)
+          length = docbm_getxattr(cPath, KeyAttribute.cName, buffer.baseAddress, buffer.count)
         } while length < 0 && Errno.current == .interrupted
         return length
       }
       guard length == KeyAttribute.valueLength else { return nil }
       let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
-      let stored = value.loadUnaligned(
-        fromByteOffset: KeyAttribute.valueLength - KeyFingerprint.byteCount, as: UInt64.self)
-      guard KeyFingerprint(loadedBigEndian: stored) == fingerprint else { return nil }
+      guard KeyFingerprint(loadedBigEndian: KeyAttribute.storedFingerprintBytes(of: value)) == fingerprint
+      else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
   }

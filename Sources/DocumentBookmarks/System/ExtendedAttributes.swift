@@ -67,7 +67,8 @@ package enum ExtendedAttributes {
   /// value, an error): the caller then takes ``value(named:of:sizeHint:)``, which says why.
   /// The hot paths read a document's key this way, without an array for it.
   package static func withSmallValue<Result>(
-    named cName: [CChar], of subject: Subject, capacity: Int, _ body: (UnsafeRawBufferPointer?) -> Result
+    named cName: UnsafePointer<CChar>, of subject: Subject, capacity: Int,
+    _ body: (UnsafeRawBufferPointer?) -> Result
   ) -> Result? {
     withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
       var length: Int
