@@ -43,7 +43,8 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
   public var description: String {
-    let digits = Array("0123456789abcdef".utf8)
+    // The digits from static storage: an array here was an allocation per fingerprint shown.
+    let digits = KeyFingerprint.hexDigits.utf8Start
     return String(unsafeUninitializedCapacity: 17) { text in
       var at = 0
       for index in 0..<KeyFingerprint.byteCount {
@@ -59,6 +60,8 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
       return at
     }
   }
+
+  private static let hexDigits: StaticString = "0123456789abcdef"
 
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)

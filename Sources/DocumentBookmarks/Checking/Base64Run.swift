@@ -10,10 +10,8 @@ struct Base64Run {
     case either
   }
 
-  /// What was decoded, and how it was written.
+  /// How the decoded bytes were written (the bytes are in the caller's buffer).
   struct Decoded {
-    /// The decoded bytes, exactly as many as asked for.
-    var bytes: [UInt8]
     /// Whether `+`, `/` or `\/` appeared.
     var usesStandardCharacters: Bool
     /// Whether `-` or `_` appeared.
@@ -114,7 +112,10 @@ struct Base64Run {
     return value >= 0 && (value < 62 || byte == plus || byte == slash)
   }
 
-  /// Decodes `count` bytes from the characters starting at `start` in `window`.
+  /// Decodes `output.count` bytes from the characters starting at `start` in `window` into
+  /// `output` (the caller's buffer, often on its stack: most candidates are rejected by
+  /// their header, and a record needs one array, made once it is known to be one).
+  /// `output` holds the decoded bytes only when the outcome is ``Outcome/decoded(_:)``.
   ///
   /// - Parameters:
   ///   - isFinal: whether the window ends where the document ends; if not, running out of
@@ -122,10 +123,10 @@ struct Base64Run {
   ///   - checksPadding: whether to look past the last character for `=` or a character
   ///     that continues the value (which may also need the next byte of the document).
   static func decode(
-    _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Alphabet,
-    isFinal: Bool, checksPadding: Bool
+    _ window: UnsafeRawBufferPointer, from start: Int, into output: UnsafeMutableBufferPointer<UInt8>,
+    alphabet: Alphabet, isFinal: Bool, checksPadding: Bool
   ) -> Outcome {
-    var output = [UInt8](repeating: 0, count: count)
+    let count = output.count
     var accumulator: UInt32 = 0
     var bits: UInt32 = 0
     var characters = 0
@@ -138,59 +139,57 @@ struct Base64Run {
     /// A byte no decode can read as a character: every start before it fails there.
     func outside() -> Outcome { .invalid(Failure(position: index, startsThrough: index - 1)) }
     // Unsafe buffers: the loop runs once per character of records up to 13 657 characters.
-    let failed: Outcome? = output.withUnsafeMutableBufferPointer { output in
-      Self.values.withUnsafeBufferPointer { values in
-        Self.groupTable.withUnsafeBufferPointer { groupTable in
-          var produced = 0
-          while produced < count {
-            // Whole groups of four plain characters (no `\/`, none of the alphabet-specific
-            // pair), three bytes at a step: the common case, and most of a long record.
-            if bits == 0, produced + 3 <= count, index + 4 <= window.count {
-              let groups = Self.decodePlainGroups(
-                window.baseAddress!.assumingMemoryBound(to: UInt8.self) + index, window.count - index,
-                output.baseAddress! + produced, count - produced, groupTable.baseAddress!)
-              if groups > 0 {
-                produced += 3 * groups
-                characters += 4 * groups
-                index += 4 * groups
-                continue
-              }
+    let failed: Outcome? = Self.values.withUnsafeBufferPointer { values in
+      Self.groupTable.withUnsafeBufferPointer { groupTable in
+        var produced = 0
+        while produced < count {
+          // Whole groups of four plain characters (no `\/`, none of the alphabet-specific
+          // pair), three bytes at a step: the common case, and most of a long record.
+          if bits == 0, produced + 3 <= count, index + 4 <= window.count {
+            let groups = Self.decodePlainGroups(
+              window.baseAddress!.assumingMemoryBound(to: UInt8.self) + index, window.count - index,
+              output.baseAddress! + produced, count - produced, groupTable.baseAddress!)
+            if groups > 0 {
+              produced += 3 * groups
+              characters += 4 * groups
+              index += 4 * groups
+              continue
             }
-            guard index < window.count else { return isFinal ? outside() : .needMore }
-            var byte = window[index]
-            var width = 1
-            if byte == backslash {
-              guard index + 1 < window.count else { return isFinal ? outside() : .needMore }
-              guard window[index + 1] == slash else { return outside() }
-              byte = slash
-              width = 2
-            }
-            let value = values[Int(byte)]
-            guard value >= 0 else { return outside() }
-            if value >= 62 {
-              if byte == plus || byte == slash {
-                if usesURLSafe { return .invalid(Failure(position: index, startsThrough: lastURLSafe)) }
-                usesStandard = true
-                lastStandard = index
-              } else {
-                if alphabet == .standard { return outside() }
-                if usesStandard { return .invalid(Failure(position: index, startsThrough: lastStandard)) }
-                usesURLSafe = true
-                lastURLSafe = index
-              }
-            }
-            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
-            bits += 6
-            if bits >= 8 {
-              bits -= 8
-              output[produced] = UInt8(truncatingIfNeeded: accumulator >> bits)
-              produced += 1
-            }
-            characters += 1
-            index += width
           }
-          return nil
+          guard index < window.count else { return isFinal ? outside() : .needMore }
+          var byte = window[index]
+          var width = 1
+          if byte == backslash {
+            guard index + 1 < window.count else { return isFinal ? outside() : .needMore }
+            guard window[index + 1] == slash else { return outside() }
+            byte = slash
+            width = 2
+          }
+          let value = values[Int(byte)]
+          guard value >= 0 else { return outside() }
+          if value >= 62 {
+            if byte == plus || byte == slash {
+              if usesURLSafe { return .invalid(Failure(position: index, startsThrough: lastURLSafe)) }
+              usesStandard = true
+              lastStandard = index
+            } else {
+              if alphabet == .standard { return outside() }
+              if usesStandard { return .invalid(Failure(position: index, startsThrough: lastStandard)) }
+              usesURLSafe = true
+              lastURLSafe = index
+            }
+          }
+          accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFF
+          bits += 6
+          if bits >= 8 {
+            bits -= 8
+            output[produced] = UInt8(truncatingIfNeeded: accumulator >> bits)
+            produced += 1
+          }
+          characters += 1
+          index += width
         }
+        return nil
       }
     }
     if let failed { return failed }
@@ -207,7 +206,7 @@ struct Base64Run {
     }
     return .decoded(
       Decoded(
-        bytes: output, usesStandardCharacters: usesStandard, usesURLSafeCharacters: usesURLSafe,
+        usesStandardCharacters: usesStandard, usesURLSafeCharacters: usesURLSafe,
         unusedBitsAreZero: accumulator & ((1 << bits) - 1) == 0, isPadded: isPadded, continues: continues,
         end: index))
   }

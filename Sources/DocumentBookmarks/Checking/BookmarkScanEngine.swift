@@ -175,19 +175,29 @@ struct BookmarkScanEngine {
     }
     // A record mid-group can only be standard base64: the text form starts with docbmRec.
     let alphabet: Base64Run.Alphabet = shift == 0 ? .either : .standard
-    let header: Base64Run.Decoded
-    switch decode(
-      window, from: groupStart, count: shift + BookmarkRecord.headerLength, alphabet: alphabet,
-      isFinal: isFinal, checksPadding: false)
-    {
-    case .needMore: return .needMore
-    case .invalid: return .none
-    case .decoded(let decoded): header = decoded
+    // The header, decoded on the stack: most candidates end there.
+    var announced = 0
+    let headerExamination: Examination? = withUnsafeTemporaryAllocation(
+      of: UInt8.self, capacity: shift + BookmarkRecord.headerLength
+    ) { header in
+      switch decode(
+        window, from: groupStart, into: header, alphabet: alphabet, isFinal: isFinal, checksPadding: false)
+      {
+      case .needMore: return Examination.needMore
+      case .invalid: return Examination.none
+      case .decoded:
+        guard
+          let length = Self.recordLength(
+            header: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: header[shift...])))
+        else {
+          return Examination.none
+        }
+        announced = length
+        return nil
+      }
     }
-    let length = header.bytes.withUnsafeBytes { bytes in
-      Self.recordLength(header: UnsafeRawBufferPointer(rebasing: bytes[shift...]))
-    }
-    guard let length else { return .none }
+    if let headerExamination { return headerExamination }
+    let length = announced
     // A candidate whose characters run into a place where an earlier decode failed fails
     // there too: rejected without decoding again (see Base64FailureMemo).
     let start = origin + UInt64(groupStart)
@@ -197,40 +207,45 @@ struct BookmarkScanEngine {
       ? eitherFailure.fails(from: start, characters: characters)
       : standardFailure.fails(from: start, characters: characters)
     if failureIsKnown { return .none }
-    let record: Base64Run.Decoded
-    switch decode(
-      window, from: groupStart, count: shift + length, alphabet: alphabet, isFinal: isFinal,
-      checksPadding: shift == 0)
-    {
-    case .needMore: return .needMore
-    case .invalid(let failure):
-      if alphabet == .either {
-        eitherFailure.record(failure, origin: origin)
-      } else {
-        standardFailure.record(failure, origin: origin)
+    // The record, decoded into a buffer of its own (on the stack for the usual sizes), and
+    // copied into the bookmark's array only once it is one.
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: shift + length) { buffer in
+      let record: Base64Run.Decoded
+      switch decode(
+        window, from: groupStart, into: buffer, alphabet: alphabet, isFinal: isFinal,
+        checksPadding: shift == 0)
+      {
+      case .needMore: return .needMore
+      case .invalid(let failure):
+        if alphabet == .either {
+          eitherFailure.record(failure, origin: origin)
+        } else {
+          standardFailure.record(failure, origin: origin)
+        }
+        return .none
+      case .decoded(let decoded): record = decoded
       }
-      return .none
-    case .decoded(let decoded): record = decoded
+      let form: BookmarkForm
+      if shift == 0 {
+        guard let aligned = Self.alignedForm(record) else { return .none }
+        form = aligned
+      } else {
+        form = .base64
+      }
+      let bytes = Array(UnsafeBufferPointer(rebasing: buffer[shift...]))
+      guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }
+      return .found(FoundBookmark(offset: start, form: form, bookmark: bookmark), end: record.end)
     }
-    let form: BookmarkForm
-    if shift == 0 {
-      guard let aligned = Self.alignedForm(record) else { return .none }
-      form = aligned
-    } else {
-      form = .base64
-    }
-    guard let bookmark = try? Bookmark(bytes: Array(record.bytes[shift...])) else { return .none }
-    return .found(FoundBookmark(offset: start, form: form, bookmark: bookmark), end: record.end)
   }
 
-  /// ``Base64Run/decode(_:from:count:alphabet:isFinal:checksPadding:)``, counting the
+  /// ``Base64Run/decode(_:from:into:alphabet:isFinal:checksPadding:)``, counting the
   /// bytes it read in ``bytesDecoded``.
   private mutating func decode(
-    _ window: UnsafeRawBufferPointer, from start: Int, count: Int, alphabet: Base64Run.Alphabet,
-    isFinal: Bool, checksPadding: Bool
+    _ window: UnsafeRawBufferPointer, from start: Int, into output: UnsafeMutableBufferPointer<UInt8>,
+    alphabet: Base64Run.Alphabet, isFinal: Bool, checksPadding: Bool
   ) -> Base64Run.Outcome {
     let outcome = Base64Run.decode(
-      window, from: start, count: count, alphabet: alphabet, isFinal: isFinal, checksPadding: checksPadding)
+      window, from: start, into: output, alphabet: alphabet, isFinal: isFinal, checksPadding: checksPadding)
     switch outcome {
     case .decoded(let decoded): bytesDecoded += decoded.end - start
     case .invalid(let failure): bytesDecoded += failure.position - start

@@ -34,7 +34,10 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   let summary: Summary
   /// The Documents portal export the document was reached through, when it was (absent
   /// from JSON otherwise).
-  public internal(set) var portalDocument: PortalDocument? = nil
+  ///
+  /// A `let`: as a `var` with a default value, the optimizer built each result aside and
+  /// copied it into place (every field retained and released once more, per document).
+  public let portalDocument: PortalDocument?
 
   /// ``DocumentCheck/message``, kept as its parts for the common verdict and made into
   /// text when read: a tree check makes one result per document and reads the sentence of

@@ -80,26 +80,34 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil,
     opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
-    // A result without evidence; `portal` when it is known already (else asked of the path).
-    func without(
-      _ verdict: CheckVerdict, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil, _ message: String,
-      portal: PortalDocument?? = nil
-    )
-      -> DocumentCheck
-    {
-      DocumentCheck(
-        document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
-        message: message, portalDocument: portal ?? PortalDocument.of(path))
-    }
-
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
     let fd: FileDescriptor
     do {
       fd = try open()
     } catch {
-      return without(.unreadable, error.message)
+      return DocumentChecker.without(.unreadable, path, error.message, portal: PortalDocument.of(path))
     }
-    defer { fd.close() }
+    // Closed here, not by a `defer` in the body: with one, the optimizer built each result
+    // aside and copied it out (a copy and a destroy of every field, per document).
+    let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode)
+    fd.close()
+    return result
+  }
+
+  /// A result without evidence.
+  private static func without(
+    _ verdict: CheckVerdict, _ path: FilePath, key: KeyFingerprint? = nil, escrowed: KeyFingerprint? = nil,
+    _ message: String, portal: PortalDocument?
+  ) -> DocumentCheck {
+    DocumentCheck(
+      document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed, bookmarks: [],
+      message: message, portalDocument: portal)
+  }
+
+  /// Checks the document open as `fd`.
+  private func check(
+    _ path: FilePath, descriptor fd: FileDescriptor, knownRegular: Bool, inode: UInt64?
+  ) -> DocumentCheck {
     let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
@@ -112,27 +120,33 @@ public struct DocumentChecker: Sendable {
       documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
-        return without(.unreadable, escrowed: escrowed, error.message, portal: .some(portal))
+        return DocumentChecker.without(.unreadable, path, escrowed: escrowed, error.message, portal: portal)
       }
       documentKey = nil
       keyUnsupported = true
     }
 
-    // Each bookmark becomes evidence as it is found; no record outlives its judgement.
+    // Each bookmark becomes evidence as it is found; no record outlives its judgement. The
+    // collector is made at the first bookmark: most documents hold none.
     let key = documentKey?.fingerprint
-    var collector = EvidenceCollector(
-      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
+    let searchBudget = searchBudget
+    var collector: EvidenceCollector?
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(
         descriptor: fd, path: path, knownRegular: knownRegular, statistics: &statistics
-      ) {
-        collector.add($0)
+      ) { found in
+        if collector == nil {
+          collector = EvidenceCollector(
+            path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
+        }
+        collector!.add(found)
       }
     } catch {
-      return without(.unreadable, key: key, escrowed: escrowed, error.message, portal: .some(portal))
+      return DocumentChecker.without(
+        .unreadable, path, key: key, escrowed: escrowed, error.message, portal: portal)
     }
-    let evidence = collector.evidence
+    let evidence = collector?.evidence ?? []
     var (verdict, summary) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
     if keyUnsupported {
       if evidence.isEmpty && escrowed == nil && statistics.completion.isComplete {
@@ -148,7 +162,7 @@ public struct DocumentChecker: Sendable {
       }
     }
     if let incomplete = DocumentChecker.incompleteness(
-      statistics.completion, overBudgetAt: collector.overBudgetAt)
+      statistics.completion, overBudgetAt: collector?.overBudgetAt)
     {
       (verdict, summary) = (
         .incomplete, .text("\(incomplete); of what was checked: \(verdict.rawValue): \(summary.text)")
@@ -188,7 +202,12 @@ public struct DocumentChecker: Sendable {
       return (.noBookmarks, .text("no bookmark was found in the document"))
     }
     // The keys the bookmarks name, as text: only the problem verdicts' messages need it.
-    var named: String { Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ") }
+    // Most documents' bookmarks all name one key: no set, no sort, for those.
+    var named: String {
+      let first = evidence[0].fingerprint
+      guard evidence.contains(where: { $0.fingerprint != first }) else { return first.description }
+      return Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ")
+    }
     guard let key else {
       return (
         .keyLost,

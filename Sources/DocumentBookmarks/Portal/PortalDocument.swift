@@ -32,21 +32,53 @@ public struct PortalDocument: Hashable, Sendable, Codable {
     case unknown
   }
 
+  /// The fields, behind one reference: almost no document is on the portal, and every
+  /// check and resolution carries an optional `PortalDocument`, which is then one pointer to
+  /// copy and test (seven fields inline made each copy of a check's result a call that
+  /// tested the optional's tag through the fields' spare bits, and one per field to copy).
+  private let storage: Storage
+
+  private final class Storage: Sendable {
+    let fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  /// The stored fields, encoded and compared as `PortalDocument` is.
+  private struct Fields: Hashable, Sendable, Codable {
+    let path: FilePath
+    let documentID: String
+    let appID: String?
+    let kind: Kind
+    let exportedPath: FilePath
+    let hostPath: FilePath?
+    let hostPathSource: HostPathSource
+  }
+
   /// The path as reached through the portal, with symbolic links resolved.
-  public let path: FilePath
+  public var path: FilePath { storage.fields.path }
   /// The portal's ID of the exported file or folder (the `<id>` in `doc/<id>/<name>`).
-  public let documentID: String
+  public var documentID: String { storage.fields.documentID }
   /// The app whose view of the portal the path goes through (`doc/by-app/<app>/…`, or the
   /// view a Flatpak sandbox gets); `nil` for the portal's full view.
-  public let appID: String?
+  public var appID: String? { storage.fields.appID }
   /// Whether a single file or a folder was exported.
-  public let kind: Kind
+  public var kind: Kind { storage.fields.kind }
   /// The exported file or folder itself, as reached through the portal (`…/doc/<id>/<name>`).
-  public let exportedPath: FilePath
+  public var exportedPath: FilePath { storage.fields.exportedPath }
   /// Where ``path`` really is (outside the portal), when the portal says.
-  public let hostPath: FilePath?
+  public var hostPath: FilePath? { storage.fields.hostPath }
   /// Where ``hostPath`` came from.
-  public let hostPathSource: HostPathSource
+  public var hostPathSource: HostPathSource { storage.fields.hostPathSource }
+
+  public static func == (lhs: PortalDocument, rhs: PortalDocument) -> Bool {
+    lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+  }
+
+  public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+
+  public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 
   /// The name of the portal's attribute that holds an entry's host path.
   public static let hostPathAttribute = "user.document-portal.host-path"
@@ -127,20 +159,13 @@ public struct PortalDocument: Hashable, Sendable, Codable {
       let status = try? FileStatus.of(exported, followSymlinks: false)
       kind = status?.kind == .directory ? .folder : .file
     }
-    self.path = real
-    self.documentID = String(decoding: components[0], as: UTF8.self)
-    self.appID = appID
-    self.kind = kind
-    self.exportedPath = exported
-    if let host = PortalDocument.hostPath(ofExported: exported, name: components[1]) {
-      var full = host.path
-      for component in rest { full = full.appending(component) }
-      self.hostPath = full
-      self.hostPathSource = host.source
-    } else {
-      self.hostPath = nil
-      self.hostPathSource = .unknown
-    }
+    let host = PortalDocument.hostPath(ofExported: exported, name: components[1])
+    var hostPath = host?.path
+    for component in rest { hostPath = hostPath?.appending(component) }
+    storage = Storage(
+      Fields(
+        path: real, documentID: String(decoding: components[0], as: UTF8.self), appID: appID, kind: kind,
+        exportedPath: exported, hostPath: hostPath, hostPathSource: host?.source ?? .unknown))
   }
 
   /// The host path of `portalPath`, a path at or below ``exportedPath``; `nil` when the
