@@ -514,3 +514,38 @@ void *docbm_thread_slot_exchange(void *object, void (*release)(void *)) {
   pthread_setspecific(docbm_slot_key, object);
   return previous;
 }
+
+static __thread void *docbm_scratch_kept;
+static pthread_key_t docbm_scratch_key;
+static pthread_once_t docbm_scratch_once = PTHREAD_ONCE_INIT;
+
+static void docbm_scratch_thread_ended(void *buffer) { free(buffer); }
+
+static void docbm_scratch_make_key(void) { pthread_key_create(&docbm_scratch_key, docbm_scratch_thread_ended); }
+
+void *docbm_scratch_take(void) {
+  void *buffer = docbm_scratch_kept;
+  if (buffer == NULL) {
+    return malloc(DOCBM_SCRATCH_SIZE);
+  }
+  /* Out of the slot, and out of the thread's end: the taker owns it until it gives it back. */
+  docbm_scratch_kept = NULL;
+  pthread_setspecific(docbm_scratch_key, NULL);
+  return buffer;
+}
+
+void docbm_scratch_give(void *buffer) {
+  if (buffer == NULL) {
+    return;
+  }
+  if (docbm_scratch_kept != NULL) {
+    free(buffer);
+    return;
+  }
+  pthread_once(&docbm_scratch_once, docbm_scratch_make_key);
+  if (pthread_setspecific(docbm_scratch_key, buffer) != 0) {
+    free(buffer);
+    return;
+  }
+  docbm_scratch_kept = buffer;
+}

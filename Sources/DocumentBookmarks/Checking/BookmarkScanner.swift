@@ -1,3 +1,5 @@
+import CDocbmShims
+
 /// Finds docbm bookmarks inside a document's bytes, whatever the document's format, so a
 /// checker can list and resolve the bookmarks of any document without knowing where the
 /// app stored them.
@@ -167,9 +169,23 @@ public struct BookmarkScanner: Sendable {
     // a file that grows while it is read is still read whole, window after window.
     let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, (expectedSize ?? 65535) + 1)))
     let fullCapacity = chunkSize + Self.maximumCarry
-    var buffer = UnsafeMutableRawBufferPointer.allocate(
-      byteCount: expectedSize == nil ? min(chunkSize, Self.firstBufferSize) : chunkSize, alignment: 16)
-    defer { buffer.deallocate() }
+    let firstSize = expectedSize == nil ? min(chunkSize, Self.firstBufferSize) : chunkSize
+    // The first buffer is the thread's scratch buffer when it fits: a tree check reads every
+    // document into the same memory, without a 16 KiB allocation and free per document.
+    var scratch = firstSize <= Self.firstBufferSize ? docbm_scratch_take() : nil
+    var buffer =
+      scratch.map { UnsafeMutableRawBufferPointer(start: $0, count: firstSize) }
+      ?? .allocate(byteCount: firstSize, alignment: 16)
+    /// Frees `old`, or gives it back to the thread when it is the scratch buffer.
+    func release(_ old: UnsafeMutableRawBufferPointer) {
+      if let kept = scratch, old.baseAddress == kept {
+        docbm_scratch_give(kept)
+        scratch = nil
+      } else {
+        old.deallocate()
+      }
+    }
+    defer { release(buffer) }
     var engine = BookmarkScanEngine(limits: limits)
     defer {
       statistics.bufferCapacity = buffer.count
@@ -188,7 +204,7 @@ public struct BookmarkScanner: Sendable {
           // The file goes on past the first buffer: the whole one, with room to carry.
           let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: fullCapacity, alignment: 16)
           whole.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
-          buffer.deallocate()
+          release(buffer)
           buffer = whole
         }
         let wanted = min(carried + chunkSize, buffer.count) - filled
@@ -223,5 +239,5 @@ public struct BookmarkScanner: Sendable {
   }
 
   /// The first buffer for a file whose size is not known: most documents in a tree fit.
-  static let firstBufferSize = 16 << 10
+  static let firstBufferSize = Int(DOCBM_SCRATCH_SIZE)
 }

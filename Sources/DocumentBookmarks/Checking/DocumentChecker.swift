@@ -127,26 +127,21 @@ public struct DocumentChecker: Sendable {
     }
 
     // Each bookmark becomes evidence as it is found; no record outlives its judgement. The
-    // collector is made at the first bookmark: most documents hold none.
+    // scan's closure captures the collector alone (by address): a closure that captured the
+    // path, key and portal itself retained and released each of them three times more.
     let key = documentKey?.fingerprint
-    let searchBudget = searchBudget
-    var collector: EvidenceCollector?
+    var collector = EvidenceCollector(
+      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(
         descriptor: fd, path: path, knownRegular: knownRegular, statistics: &statistics
-      ) { found in
-        if collector == nil {
-          collector = EvidenceCollector(
-            path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
-        }
-        collector!.add(found)
-      }
+      ) { collector.add($0) }
     } catch {
       return DocumentChecker.without(
         .unreadable, path, key: key, escrowed: escrowed, error.message, portal: portal)
     }
-    let evidence = collector?.evidence ?? []
+    let evidence = collector.evidence
     var (verdict, summary) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
     if keyUnsupported {
       if evidence.isEmpty && escrowed == nil && statistics.completion.isComplete {
@@ -162,7 +157,7 @@ public struct DocumentChecker: Sendable {
       }
     }
     if let incomplete = DocumentChecker.incompleteness(
-      statistics.completion, overBudgetAt: collector?.overBudgetAt)
+      statistics.completion, overBudgetAt: collector.overBudgetAt)
     {
       (verdict, summary) = (
         .incomplete, .text("\(incomplete); of what was checked: \(verdict.rawValue): \(summary.text)")
