@@ -17,18 +17,29 @@ enum ByteOrder {
   }
 
   /// Sorts `items` in the bytewise order of their names (`name`, which must be cheap: a
-  /// stored property). Each name's first 8 bytes are compared as one number (a shorter
-  /// name is padded with zeros, which sort first, as a prefix does); only names that share
-  /// them are compared whole. A folder's listing is sorted this way on every walk.
+  /// stored property). Each name's first 8 bytes, as one number (a shorter name is padded
+  /// with zeros, which sort first, as a prefix does), and its index are sorted as one
+  /// 128-bit integer, without a closure per comparison; only runs of names that share
+  /// their first 8 bytes are then sorted again by whole name. A folder's listing is sorted
+  /// this way on every walk.
   static func sort<Item>(_ items: inout [Item], byName name: (Item) -> [UInt8]) {
     guard items.count > 1 else { return }
-    var keys = [(prefix: UInt64, index: Int)]()
+    var keys = [UInt128]()
     keys.reserveCapacity(items.count)
-    for index in items.indices { keys.append((leadingBytes(name(items[index])), index)) }
-    keys.sort { a, b in
-      a.prefix != b.prefix ? a.prefix < b.prefix : precedes(name(items[a.index]), name(items[b.index]))
+    for index in items.indices {
+      keys.append(UInt128(leadingBytes(name(items[index]))) << 64 | UInt128(index))
     }
-    items = keys.map { items[$0.index] }
+    keys.sort()
+    var runStart = 0
+    for end in 1...keys.count where end == keys.count || keys[end] >> 64 != keys[runStart] >> 64 {
+      if end - runStart > 1 {
+        keys[runStart..<end].sort { a, b in
+          precedes(name(items[Int(truncatingIfNeeded: a)]), name(items[Int(truncatingIfNeeded: b)]))
+        }
+      }
+      runStart = end
+    }
+    items = keys.map { items[Int(truncatingIfNeeded: $0)] }
   }
 
   /// The first 8 bytes of `bytes` as a big-endian number, zeros after a shorter name.
