@@ -347,6 +347,49 @@ struct BookmarkScannerTests {
     #expect(statistics.bufferCapacity == BookmarkScanner.firstBufferSize)
   }
 
+  @Test("a scan started from inside another scan's callback reads into a buffer of its own")
+  func scanInsideScan() throws {
+    let fixture = try Fixture()
+    var random = SeededGenerator(seed: 77)
+    // Each document fits its first buffer, so the outer scan goes on reading the window it
+    // read before the callback: a nested scan that shared the thread's scratch buffer would
+    // overwrite it, and the outer scan would miss its later bookmarks.
+    var outer = DocumentBuilder()
+    outer.appendRandom(300, &random)
+    outer.appendText(fixture.bookmarks[0])
+    outer.appendRandom(2000, &random)
+    outer.appendBinary(fixture.bookmarks[1])
+    outer.appendRandom(500, &random)
+    outer.appendBlob(fixture.bookmarks[2], at: 1, suffix: 0, escaped: false, &random)
+    outer.appendRandom(100, &random)
+    var inner = DocumentBuilder()
+    inner.appendRandom(8000, &random)
+    inner.appendText(fixture.bookmarks[3])
+    inner.appendRandom(4000, &random)
+    #expect(outer.bytes.count < BookmarkScanner.firstBufferSize)
+    #expect(inner.bytes.count > outer.bytes.count)
+    let outerPath = try writeFile(outer.bytes, in: fixture.scratch, named: "outer.json")
+    let innerPath = try writeFile(inner.bytes, in: fixture.scratch, named: "inner.json")
+    // A scan first, so that this thread keeps a scratch buffer for the outer scan to take.
+    var before: [FoundBookmark] = []
+    try BookmarkScanner().scan(fileAt: innerPath) { before.append($0) }
+    #expect(before == inner.expected)
+    var found: [FoundBookmark] = []
+    var nested: [[FoundBookmark]] = []
+    try BookmarkScanner().scan(fileAt: outerPath) { bookmark in
+      found.append(bookmark)
+      var inside: [FoundBookmark] = []
+      try? BookmarkScanner().scan(fileAt: innerPath) { inside.append($0) }
+      nested.append(inside)
+    }
+    #expect(found == outer.expected)
+    #expect(nested == Array(repeating: inner.expected, count: outer.expected.count))
+    // And one after the other, on this thread, each reads what its own file holds.
+    var again: [FoundBookmark] = []
+    try BookmarkScanner().scan(fileAt: outerPath) { again.append($0) }
+    #expect(again == outer.expected)
+  }
+
   @Test("the largest record, all slashes in escaped base64, streams through 1000-byte chunks")
   func largestRecord() throws {
     let scratch = try Scratch()

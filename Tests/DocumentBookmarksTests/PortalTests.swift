@@ -299,4 +299,36 @@ struct PortalTests {
     #expect(full.exportedPath == "/run/user/0/doc/by-app/org.x/9b1c/proj")
     #expect(PortalDocument(real: "/run/user/0/doc/9b1c", mount: table.mounts[1]) == nil)
   }
+
+  @Test("a portal document encodes its fields by name, decodes equal, and compares by its fields")
+  func portalDocumentValue() throws {
+    let text = "62 27 0:52 / /run/user/0/doc rw,nosuid,nodev - fuse.portal portal rw,user_id=0\n"
+    let table = MountTable(parsing: Array(text.utf8))
+    let document = try #require(
+      PortalDocument(real: "/run/user/0/doc/by-app/org.x/9b1c/proj/a/b", mount: table.mounts[0]))
+    let again = try #require(
+      PortalDocument(real: "/run/user/0/doc/by-app/org.x/9b1c/proj/a/b", mount: table.mounts[0]))
+    let other = try #require(
+      PortalDocument(real: "/run/user/0/doc/by-app/org.x/9b1c/proj/a/c", mount: table.mounts[0]))
+    // Made apart, equal by value; another path, another value.
+    #expect(document == again)
+    #expect(document.hashValue == again.hashValue)
+    #expect(document != other)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    let json = try encoder.encode(document)
+    let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+    #expect(Set(object.keys) == ["path", "documentID", "appID", "kind", "exportedPath", "hostPathSource"])
+    #expect(object["documentID"] as? String == "9b1c")
+    #expect(object["appID"] as? String == "org.x")
+    #expect(object["kind"] as? String == "folder")
+    #expect(object["hostPathSource"] as? String == "unknown")
+    let decoded = try JSONDecoder().decode(PortalDocument.self, from: json)
+    #expect(decoded == document)
+    #expect(decoded.path == document.path)
+    #expect(decoded.exportedPath == "/run/user/0/doc/by-app/org.x/9b1c/proj")
+    #expect(decoded.hostPath == nil)
+    // Printed as its fields, not as the reference that holds them.
+    #expect(String(describing: document).contains("documentID: \"9b1c\""))
+  }
 }

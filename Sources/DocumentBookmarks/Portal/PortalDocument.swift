@@ -12,7 +12,7 @@
 ///   place (``ReplaceOptions/portalFileDocuments``) keeps it.
 /// - Inode numbers and paths seen through the portal mean nothing outside it: bookmarks
 ///   record the ``hostPath`` instead, and no identity.
-public struct PortalDocument: Hashable, Sendable, Codable {
+public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
   /// What the user exported.
   public enum Kind: String, Hashable, Sendable, Codable {
     /// A single file (the portal's `Add`): attributes readable, never settable.
@@ -79,6 +79,17 @@ public struct PortalDocument: Hashable, Sendable, Codable {
   public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
 
   public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
+
+  /// Its fields, as `print`, `dump` and test failures show a structure (not its storage).
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "path": path, "documentID": documentID, "appID": appID as Any, "kind": kind,
+        "exportedPath": exportedPath,
+        "hostPath": hostPath as Any, "hostPathSource": hostPathSource,
+      ], displayStyle: .struct)
+  }
 
   /// The name of the portal's attribute that holds an entry's host path.
   public static let hostPathAttribute = "user.document-portal.host-path"
