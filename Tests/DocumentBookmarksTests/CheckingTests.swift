@@ -267,6 +267,55 @@ struct CheckingTests {
     #expect(entries.count == 16)
   }
 
+  @Test("a tree check finds targets beside, below and outside a document's folder, as a check by path does")
+  func treeCheckTargetsAround() throws {
+    let path = try scratch.file("project/notes/board.json", "{}")
+    let document = service.documents(anchoredOn: path)
+    let targets = [
+      "project/notes/beside.png", "project/notes/figures/below.png", "project/outside.png",
+      "elsewhere/far.png", "project/notes/figures",
+    ]
+    var bookmarks: [Bookmark] = []
+    for target in targets {
+      let made = target.hasSuffix("figures") ? scratch.path(target) : try scratch.file(target)
+      bookmarks.append(try document.makeBookmark(to: made))
+    }
+    try document.replaceDocument(with: Data(bookmarks.map(\.text).joined(separator: "\n").utf8))
+    // A target gone since, beside the document: not found from the folder either.
+    let gone = try document.makeBookmark(to: try scratch.file("project/notes/gone.png"))
+    try document.replaceDocument(with: Data((bookmarks + [gone]).map(\.text).joined(separator: "\n").utf8))
+    try FileManager.default.removeItem(atPath: scratch.path("project/notes/gone.png").description)
+    var fromTree: [DocumentCheck] = []
+    for concurrency in [1, 2] {
+      _ = TreeChecker(checker: DocumentChecker(escrow: escrow), concurrency: concurrency).check(
+        scratch.path("project/notes")
+      ) { fromTree.append($0) }
+    }
+    let byPath = check(path)
+    #expect(byPath.bookmarks.map(\.resolves) == [true, true, true, true, true, false])
+    #expect(
+      byPath.bookmarks.map(\.recordedTarget) == targets.map { scratch.path($0) } + [
+        scratch.path("project/notes/gone.png")
+      ])
+    let boards = fromTree.filter { $0.document == path }
+    #expect(boards.count == 2)
+    for board in boards {
+      #expect(board.verdict == .ok, "\(board.message)")
+      #expect(board.bookmarks == byPath.bookmarks)
+    }
+    // The quick way itself (a miss there is caught by the full resolve, which answers the
+    // same, only slower): every target still in place is found from the open folder.
+    let key = try #require(try KeyAttribute.read(atPath: path).key(of: path))
+    let folder = try FileDescriptor.open(scratch.path("project/notes"), [.readOnly, .directory])
+    defer { folder.close() }
+    let anchored = service.documents(anchoredOn: path)
+    for (bookmark, target) in zip(bookmarks, targets) {
+      let found = UnmovedResolver.locate(bookmark, on: anchored, key: key, portal: nil, folder: folder)
+      #expect(found?.path == scratch.path(target), "\(target)")
+    }
+    #expect(UnmovedResolver.locate(gone, on: anchored, key: key, portal: nil, folder: folder) == nil)
+  }
+
   @Test("checking a folder's documents side by side gives the same answers, in the same order")
   func concurrentTreeCheck() throws {
     for index in 0..<12 {

@@ -44,12 +44,15 @@ enum UnmovedResolver {
   /// ``locate(_:on:)`` with the document's key already read (the checker reads it once for
   /// all the bookmarks of a document) and what ``PortalDocument/of(_:)`` says of the
   /// document: a document reached through the portal is left to the full resolve.
+  /// `folder`, when given, is the document's folder (``AnchoredDocument``'s), open: a
+  /// target inside it is looked up from it (the tree check's documents were listed there).
   static func locate(
-    _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKey, portal: PortalDocument?
+    _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKey, portal: PortalDocument?,
+    folder: FileDescriptor? = nil
   ) -> (path: FilePath, kind: TargetKind)? {
     guard portal == nil, bookmark.keyFingerprint == key.fingerprint,
       BookmarkRecord.verify(bookmark.bytes, key: key),
-      let found = locateVerified(bookmark.bytes, on: document)
+      let found = locateVerified(bookmark.bytes, on: document, folder: folder)
     else { return nil }
     AnchoredDocumentRecorder.note(document.path, key.fingerprint)
     return found
@@ -57,14 +60,27 @@ enum UnmovedResolver {
 
   /// The target of a verified record when its paths and identity say nothing moved.
   @inline(__always) private static func locateVerified(
-    _ bytes: [UInt8], on document: AnchoredDocument
+    _ bytes: [UInt8], on document: AnchoredDocument, folder: FileDescriptor? = nil
   ) -> (path: FilePath, kind: TargetKind)? {
     guard let fields = try? BookmarkFields.parse(bytes) else { return nil }
     guard fields.inode != 0, let birthTime = fields.birthTime,
       fields.fileHandleType.map({ !KernelFileHandle.namesSubvolume(type: $0) }) ?? true,
       document.folder.joined(bytes[fields.relativePath], normalizesTo: bytes[fields.absolutePath])
     else { return nil }
-    guard isRecordedObject(at: fields.absolutePath, of: bytes, fields, birthTime: birthTime) else {
+    // A target inside the folder that is open: looked up from it, by the rest of its path
+    // (for one beside the document, one name instead of every folder from the root).
+    var lookup = (base: AT_FDCWD, range: fields.absolutePath)
+    if let folder {
+      let prefix = document.folder.bytes.count == 1 ? 0 : document.folder.bytes.count
+      let start = fields.absolutePath.lowerBound
+      if fields.absolutePath.count > prefix + 1, bytes[start + prefix] == UInt8(ascii: "/"),
+        bytes[start..<(start + prefix)].elementsEqual(document.folder.bytes.prefix(prefix))
+      {
+        lookup = (folder.rawValue, (start + prefix + 1)..<fields.absolutePath.upperBound)
+      }
+    }
+    guard isRecordedObject(at: lookup.range, from: lookup.base, of: bytes, fields, birthTime: birthTime)
+    else {
       return nil
     }
     return (FilePath(uncheckedBytes: Array(bytes[fields.absolutePath])), fields.kind)
@@ -98,7 +114,8 @@ enum UnmovedResolver {
   /// string made on the stack from the record and the kernel's answer read as it comes
   /// (``FileStatus`` would convert every field).
   @inline(__always) private static func isRecordedObject(
-    at range: Range<Int>, of bytes: [UInt8], _ fields: BookmarkFields, birthTime: Timestamp
+    at range: Range<Int>, from base: Int32 = AT_FDCWD, of bytes: [UInt8], _ fields: BookmarkFields,
+    birthTime: Timestamp
   ) -> Bool {
     bytes.withUnsafeBytes { record in
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { cPath in
@@ -109,7 +126,7 @@ enum UnmovedResolver {
           let raw = status.baseAddress!
           var result: Int32
           repeat {
-            result = docbm_statx(AT_FDCWD, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, raw)
+            result = docbm_statx(base, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, raw)
           } while result != 0 && Errno.current == .interrupted
           guard result == 0, raw.pointee.ino == fields.inode, raw.pointee.mask & DOCBM_STATX_BTIME != 0,
             Timestamp(seconds: raw.pointee.btime_sec, nanoseconds: raw.pointee.btime_nsec) == birthTime

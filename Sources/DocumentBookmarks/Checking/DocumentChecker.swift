@@ -56,7 +56,9 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document (a regular file) at `path`.
   public func check(_ path: FilePath) -> DocumentCheck {
-    check(path, knownRegular: false) { () throws(DocbmError) in try BookmarkScanner.openForReading(path) }
+    check(path, knownRegular: false, folder: nil) { () throws(DocbmError) in
+      try BookmarkScanner.openForReading(path)
+    }
   }
 
   /// ``check(_:)`` for a regular file that a tree walk listed in `folder` (open) as `name`:
@@ -68,7 +70,7 @@ public struct DocumentChecker: Sendable {
   package func check(
     _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil
   ) -> DocumentCheck {
-    check(path, knownRegular: true, inode: inode) { () throws(DocbmError) in
+    check(path, knownRegular: true, inode: inode, folder: folder) { () throws(DocbmError) in
       // Without the folder (past the open-folder bound), by its whole path, still never
       // through a link in the last component.
       guard let folder else { return try BookmarkScanner.openForReading(path, named: path) }
@@ -76,8 +78,10 @@ public struct DocumentChecker: Sendable {
     }
   }
 
+  /// `folder`: the open folder the document was listed in, when there is one (its targets
+  /// beside it are then looked up from there).
   private func check(
-    _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil,
+    _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil, folder: FileDescriptor?,
     opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
@@ -89,7 +93,7 @@ public struct DocumentChecker: Sendable {
     }
     // Closed here, not by a `defer` in the body: with one, the optimizer built each result
     // aside and copied it out (a copy and a destroy of every field, per document).
-    let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode)
+    let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
     fd.close()
     return result
   }
@@ -106,7 +110,8 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document open as `fd`.
   private func check(
-    _ path: FilePath, descriptor fd: FileDescriptor, knownRegular: Bool, inode: UInt64?
+    _ path: FilePath, descriptor fd: FileDescriptor, knownRegular: Bool, inode: UInt64?,
+    folder: FileDescriptor?
   ) -> DocumentCheck {
     let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
@@ -131,7 +136,7 @@ public struct DocumentChecker: Sendable {
     // path, key and portal itself retained and released each of them three times more.
     let key = documentKey?.fingerprint
     var collector = EvidenceCollector(
-      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal)
+      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(

@@ -21,6 +21,12 @@ struct EvidenceCollector {
   private let portal: PortalDocument?
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
+  /// The folder the document was listed in, open.
+  private let listedIn: FileDescriptor?
+  /// ``listedIn`` when it is the anchored document's folder (`path` is that folder's normal
+  /// path and the document's name): targets inside it are looked up from it. Set with
+  /// ``anchored``.
+  private var targetFolder: FileDescriptor?
   /// The first record judged, with its judgement, kept apart from ``memo``: most documents
   /// hold one bookmark (or one, many times), and need no table.
   private var first: (key: RecordKey, record: [UInt8], evidence: DocumentCheck.FoundEvidence)?
@@ -38,11 +44,17 @@ struct EvidenceCollector {
   /// How many bookmarks were judged from the memo rather than verified again.
   private(set) var memoHits = 0
 
-  init(path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget, portal: PortalDocument?) {
+  /// - Parameter listedIn: the open folder a tree walk listed the document in (`path` is
+  ///   its path with the document's name appended), or `nil`.
+  init(
+    path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget, portal: PortalDocument?,
+    listedIn folder: FileDescriptor? = nil
+  ) {
     self.path = path
     self.documentKey = documentKey
     self.searchBudget = searchBudget
     self.portal = portal
+    self.listedIn = folder
   }
 
   /// Judges one bookmark found in the document.
@@ -93,9 +105,17 @@ struct EvidenceCollector {
         recordedTarget: recorded, verifies: false, resolves: false,
         problem: key == nil ? .keyMissing : .keyMismatch)
     }
-    let anchored = self.anchored ?? BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
-    self.anchored = anchored
-    if let unmoved = UnmovedResolver.locate(item.bookmark, on: anchored, key: documentKey, portal: portal) {
+    let anchored: AnchoredDocument
+    if let made = self.anchored {
+      anchored = made
+    } else {
+      anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
+      self.anchored = anchored
+      if let listedIn, EvidenceCollector.isName(path, in: anchored.folder) { targetFolder = listedIn }
+    }
+    if let unmoved = UnmovedResolver.locate(
+      item.bookmark, on: anchored, key: documentKey, portal: portal, folder: targetFolder)
+    {
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path, verifies: true,
         resolves: true, problem: nil)
@@ -112,6 +132,19 @@ struct EvidenceCollector {
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded,
         verifies: verified, resolves: false, problem: error.code)
     }
+  }
+}
+
+extension EvidenceCollector {
+  /// Whether `path` is `folder`, a slash and one name: the folder a walk listed the
+  /// document in is then the anchored document's folder, byte for byte.
+  static func isName(_ path: FilePath, in folder: FilePath) -> Bool {
+    let slash = UInt8(ascii: "/")
+    let prefix = folder.bytes.count == 1 ? 0 : folder.bytes.count
+    guard path.bytes.count > prefix + 1, path.bytes[prefix] == slash,
+      path.bytes.starts(with: folder.bytes.prefix(prefix))
+    else { return false }
+    return !path.bytes[(prefix + 1)...].contains(slash)
   }
 }
 
