@@ -85,6 +85,10 @@ struct CheckingTests {
     let lost = check(path)
     #expect(lost.verdict == .keyLost, "\(program): \(lost.message)")
     #expect(lost.bookmarks.count == 3)
+    // Not verified, still reported where they point, as the records say.
+    #expect(
+      Set(lost.bookmarks.compactMap(\.recordedTarget))
+        == Set(try bookmarks.map { try $0.decodeUnverified().absolutePath }))
 
     // A copy made without the key is a file the escrow never recorded: refused, unless
     // the user says it is their own copy.

@@ -79,6 +79,17 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
     return try BookmarkRecord.decodeFields(bytes, header: header).get()
   }
 
+  /// The absolute path the record holds, read without checking the signature, as
+  /// ``decodeUnverified()`` reads it (`nil` where that throws) but without making the other
+  /// fields: a check reports it for every bookmark that does not verify.
+  var unverifiedAbsolutePath: FilePath? {
+    guard case .success = BookmarkRecord.header(of: bytes), let fields = try? BookmarkFields.parse(bytes)
+    else {
+      return nil
+    }
+    return FilePath(uncheckedBytes: Array(bytes[fields.absolutePath]))
+  }
+
   /// Encodes the text form as a single string.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()

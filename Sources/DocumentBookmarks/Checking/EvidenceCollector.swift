@@ -97,7 +97,7 @@ struct EvidenceCollector {
   /// Verifies the bookmark with the document's key and resolves it.
   private mutating func judge(_ item: FoundBookmark) -> DocumentCheck.FoundEvidence {
     // The recorded target, unverified: parsed here only when resolution did not.
-    var recorded: FilePath? { try? item.bookmark.decodeUnverified().absolutePath }
+    var recorded: FilePath? { item.bookmark.unverifiedAbsolutePath }
     let key = documentKey?.fingerprint
     guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
       return DocumentCheck.FoundEvidence(
