@@ -123,6 +123,21 @@ public struct BookmarkScanner: Sendable {
     }
   }
 
+  /// ``openForReading(_:named:in:)`` of the entry `name` of `folder`, given as a C string
+  /// where a ``DirectoryListing`` holds it.
+  package static func openForReading(
+    _ path: FilePath, cName name: UnsafePointer<CChar>, in folder: FileDescriptor
+  ) throws(DocbmError) -> FileDescriptor {
+    let options: FileDescriptor.Options = [.readOnly, .nonBlocking, .noFollow]
+    return try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
+      do throws(SystemCallError) {
+        return try FileDescriptor.open(name: name, options.union(.noAccessTime), relativeTo: folder)
+      } catch  where error.errno == .notPermitted {
+        return try FileDescriptor.open(name: name, options, relativeTo: folder)
+      }
+    }
+  }
+
   /// Scans an open document from its current offset (the start, for a fresh descriptor).
   ///
   /// - Parameter knownRegular: the caller already knows the descriptor is a regular file

@@ -80,6 +80,16 @@ public struct DocumentChecker: Sendable {
 
   /// `folder`: the open folder the document was listed in, when there is one (its targets
   /// beside it are then looked up from there).
+  /// ``check(_:in:named:inode:)`` with the name given as a C string where a
+  /// ``DirectoryListing`` holds it (no copy of it per document).
+  package func check(
+    _ path: FilePath, in folder: FileDescriptor, cName name: UnsafePointer<CChar>, inode: UInt64?
+  ) -> DocumentCheck {
+    check(path, knownRegular: true, inode: inode, folder: folder) { () throws(DocbmError) in
+      try BookmarkScanner.openForReading(path, cName: name, in: folder)
+    }
+  }
+
   private func check(
     _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil, folder: FileDescriptor?,
     opening open: () throws(DocbmError) -> FileDescriptor

@@ -103,9 +103,10 @@ public struct TreeChecker: Sendable {
         else { continue }
         do {
           let stream = try DirectoryStream(path)
-          var children: [DirectoryStream.Entry] = []
-          while let entry = stream.next() { children.append(entry) }
-          if let failure = stream.failure {
+          // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
+          // first, then its folders.
+          let listing = DirectoryListing(stream)
+          if let failure = listing.failure {
             unreadable.append(
               Unreadable(
                 path: path,
@@ -113,12 +114,9 @@ public struct TreeChecker: Sendable {
                   SystemCallError("readdir", failure, path: path), operation: .search, path: path
                 ).message))
           }
-          // Depth first, in name order (bytewise, as `LC_ALL=C ls` sorts): a folder's files
-          // first, then its folders.
-          ByteOrder.sort(&children) { $0.name }
           folders += 1
-          let files = children.filter { $0.type == .regular }
-          if !files.isEmpty {
+          let fileCount = listing.entries.count { $0.type == .regular }
+          if fileCount > 0 {
             if concurrency > 1, pipeline == nil, !pipelineFailed {
               pipeline = CheckPipeline(
                 checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
@@ -132,28 +130,32 @@ public struct TreeChecker: Sendable {
               let folder =
                 openFolders.count < TreeChecker.openFolderLimit ? CheckPipeline.OpenFolder(stream) : nil
               if let folder {
-                openFolders.append((folder, submitted + files.count - 1))
+                openFolders.append((folder, submitted + fileCount - 1))
               }
               active.submit(
-                files.map {
+                listing.entries.filter { $0.type == .regular }.map {
                   CheckPipeline.Document(
-                    path: path.appending($0.name), folder: folder, name: $0.name, inode: $0.inode)
+                    path: listing.path(of: $0, in: path), folder: folder, name: listing.name(of: $0),
+                    inode: $0.inode)
                 },
                 deliver: report)
-              submitted += files.count
+              submitted += fileCount
             } else {
-              // One core (or no thread to be had): in order, on this thread.
-              for file in files {
+              // One core (or no thread to be had): in order, on this thread, each opened by
+              // its name where the listing holds it.
+              let folder = stream.descriptor
+              for entry in listing.entries where entry.type == .regular {
+                let documentPath = listing.path(of: entry, in: path)
                 report(
-                  checker.check(
-                    path.appending(file.name), in: stream.descriptor, named: file.name, inode: file.inode))
+                  listing.withName(of: entry) {
+                    checker.check(documentPath, in: folder, cName: $0, inode: entry.inode)
+                  })
               }
             }
           }
-          stack.append(
-            contentsOf: children.reversed().filter { $0.type != .regular }.map {
-              (path.appending($0.name), $0.type)
-            })
+          for entry in listing.entries.reversed() where entry.type != .regular {
+            stack.append((listing.path(of: entry, in: path), entry.type))
+          }
         } catch {
           unreadable.append(
             Unreadable(path: path, message: DocbmError(error, operation: .search, path: path).message))

@@ -5,47 +5,59 @@ import Glibc
 enum ByteOrder {
   /// Whether `a` sorts before `b`, comparing bytes with `memcmp`, a prefix first.
   static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    a.withUnsafeBufferPointer { left in
-      b.withUnsafeBufferPointer { right in
-        guard let leftBytes = left.baseAddress, let rightBytes = right.baseAddress else {
-          return left.count < right.count
-        }
-        let order = memcmp(leftBytes, rightBytes, min(left.count, right.count))
-        return order != 0 ? order < 0 : left.count < right.count
-      }
-    }
+    a.withUnsafeBytes { left in b.withUnsafeBytes { right in precedes(left, right) } }
   }
 
   /// Sorts `items` in the bytewise order of their names (`name`, which must be cheap: a
-  /// stored property). Each name's first 8 bytes, as one number (a shorter name is padded
-  /// with zeros, which sort first, as a prefix does), and its index are sorted as one
-  /// 128-bit integer, without a closure per comparison; only runs of names that share
-  /// their first 8 bytes are then sorted again by whole name. A folder's listing is sorted
-  /// this way on every walk.
+  /// stored property); see ``order(count:leadingBytes:precedes:)``. A folder's listing is
+  /// sorted this way on every walk.
   static func sort<Item>(_ items: inout [Item], byName name: (Item) -> [UInt8]) {
     guard items.count > 1 else { return }
+    let keys = order(
+      count: items.count, leadingBytes: { leadingBytes(name(items[$0])) },
+      precedes: { precedes(name(items[$0]), name(items[$1])) })
+    items = keys.map { items[Int(truncatingIfNeeded: $0)] }
+  }
+
+  /// The indices `0..<count` in the bytewise order of the names they stand for, each in
+  /// the low 64 bits of its key. Each name's first 8 bytes (`leadingBytes`, as one number;
+  /// a shorter name padded with zeros, which sort first, as a prefix does) and its index
+  /// are sorted as one 128-bit integer, with no closure per comparison; only runs of names
+  /// that share their first 8 bytes are then sorted again by whole name (`precedes`), in
+  /// a stable way.
+  static func order(
+    count: Int, leadingBytes: (Int) -> UInt64, precedes: (Int, Int) -> Bool
+  ) -> [UInt128] {
     var keys = [UInt128]()
-    keys.reserveCapacity(items.count)
-    for index in items.indices {
-      keys.append(UInt128(leadingBytes(name(items[index]))) << 64 | UInt128(index))
-    }
+    keys.reserveCapacity(count)
+    for index in 0..<count { keys.append(UInt128(leadingBytes(index)) << 64 | UInt128(index)) }
     keys.sort()
     var runStart = 0
-    for end in 1...keys.count where end == keys.count || keys[end] >> 64 != keys[runStart] >> 64 {
+    for end in 1..<(count + 1) where end == count || keys[end] >> 64 != keys[runStart] >> 64 {
       if end - runStart > 1 {
-        keys[runStart..<end].sort { a, b in
-          precedes(name(items[Int(truncatingIfNeeded: a)]), name(items[Int(truncatingIfNeeded: b)]))
-        }
+        keys[runStart..<end].sort { precedes(Int(truncatingIfNeeded: $0), Int(truncatingIfNeeded: $1)) }
       }
       runStart = end
     }
-    items = keys.map { items[Int(truncatingIfNeeded: $0)] }
+    return keys
+  }
+
+  /// Whether the name at `a` sorts before the one at `b`: ``precedes(_:_:)`` where they lie.
+  static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard let left = a.baseAddress, let right = b.baseAddress else { return a.count < b.count }
+    let order = memcmp(left, right, min(a.count, b.count))
+    return order != 0 ? order < 0 : a.count < b.count
+  }
+
+  /// The first 8 bytes of `bytes` as a big-endian number, zeros after a shorter name.
+  static func leadingBytes(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var value: UInt64 = 0
+    for index in 0..<8 { value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+    return value
   }
 
   /// The first 8 bytes of `bytes` as a big-endian number, zeros after a shorter name.
   private static func leadingBytes(_ bytes: [UInt8]) -> UInt64 {
-    var value: UInt64 = 0
-    for index in 0..<8 { value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
-    return value
+    bytes.withUnsafeBytes { leadingBytes($0) }
   }
 }

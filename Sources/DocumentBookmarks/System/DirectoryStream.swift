@@ -76,6 +76,15 @@ package final class DirectoryStream {
   /// The next entry other than `.` and `..`, or `nil` at the end or on a read error
   /// (see ``failure``).
   package func next() -> Entry? {
+    nextRecord { name, inode, type in Entry(name: Array(name), inode: inode, type: type) }
+  }
+
+  /// ``next()`` without an array for the name: `body` gets the name's bytes where `readdir`
+  /// left them (valid only during the call), the inode number and the type, and its result
+  /// is returned; `nil` at the end or on a read error (see ``failure``).
+  package func nextRecord<Result>(
+    _ body: (UnsafeRawBufferPointer, UInt64, EntryType) -> Result
+  ) -> Result? {
     DirectoryStream.countRead()
     errno = 0
     while let pointer = readdir(stream) {
@@ -88,15 +97,20 @@ package final class DirectoryStream {
       let nameStart = record + Self.nameOffset
       let nameLength = strnlen(
         nameStart.assumingMemoryBound(to: CChar.self), max(recordLength - Self.nameOffset, 0))
-      let name = Array(UnsafeRawBufferPointer(start: nameStart, count: nameLength))
-      if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-      return Entry(
-        name: name,
-        inode: UInt64(record.load(fromByteOffset: Self.inodeOffset, as: ino_t.self)),
-        type: EntryType(record.load(fromByteOffset: Self.typeOffset, as: UInt8.self)))
+      let name = UnsafeRawBufferPointer(start: nameStart, count: nameLength)
+      if DirectoryStream.isDotOrDotDot(name) { continue }
+      return body(
+        name, UInt64(record.load(fromByteOffset: Self.inodeOffset, as: ino_t.self)),
+        EntryType(record.load(fromByteOffset: Self.typeOffset, as: UInt8.self)))
     }
     if errno != 0 { failure = Errno.current }
     return nil
+  }
+
+  /// Whether a name is `.` or `..`, which every listing holds and no walk wants.
+  private static func isDotOrDotDot(_ name: UnsafeRawBufferPointer) -> Bool {
+    let dot = UInt8(ascii: ".")
+    return (name.count == 1 && name[0] == dot) || (name.count == 2 && name[0] == dot && name[1] == dot)
   }
 
   private static let inodeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_ino)!

@@ -54,6 +54,25 @@ package struct FileDescriptor: Hashable, Sendable {
     }
   }
 
+  /// ``open(_:_:permissions:relativeTo:)`` of a name in `directory` given as a C string
+  /// where it lies (a name in a ``DirectoryListing``): no copy of it is made, unless the
+  /// call fails (for the error) or needs the FUSE fallback below.
+  package static func open(
+    name: UnsafePointer<CChar>, _ options: Options, relativeTo directory: FileDescriptor
+  ) throws(SystemCallError) -> FileDescriptor {
+    let flags = options.rawValue | O_CLOEXEC
+    while true {
+      let fd = openat(directory.rawValue, name, flags)
+      if fd >= 0 { return FileDescriptor(rawValue: fd) }
+      let error = Errno.current
+      if error == .interrupted { continue }
+      let path = FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: name, count: strlen(name))))
+      let failure = SystemCallError("openat", error, path: path)
+      guard error == .tooManySymbolicLinks && options.contains(.noFollow) else { throw failure }
+      return try openRefusingNoFollow(path, flags: flags, permissions: 0, relativeTo: directory, failure)
+    }
+  }
+
   /// Some FUSE filesystems (the Documents portal's) fail every `O_NOFOLLOW` open of a
   /// regular file with ELOOP. When the entry is not a symbolic link, it is opened without
   /// the flag and kept only when it is the very entry looked at (same device and inode),

@@ -95,11 +95,17 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// This path with one more component.
   public func appending(_ component: [UInt8]) -> FilePath {
     if bytes.isEmpty { return FilePath(uncheckedBytes: component) }
+    return component.withUnsafeBytes { appending($0) }
+  }
+
+  /// ``appending(_:)-([UInt8])`` of a component where it lies (a name in a
+  /// ``DirectoryListing``).
+  package func appending(_ component: UnsafeRawBufferPointer) -> FilePath {
     // Made at its final size: one allocation (a tree walk makes a path per entry).
     var result: [UInt8] = []
     result.reserveCapacity(bytes.count + 1 + component.count)
     result.append(contentsOf: bytes)
-    if result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
+    if !bytes.isEmpty, result.last != UInt8(ascii: "/") { result.append(UInt8(ascii: "/")) }
     result.append(contentsOf: component)
     return FilePath(uncheckedBytes: result)
   }
