@@ -38,4 +38,30 @@ struct ByteOrderTests {
         [0xC3, 0xA9],
       ])
   }
+
+  @Test(
+    "distinct keys sort as the standard library sorts them, by quicksort and by its heapsort bound",
+    arguments: [0, 1, 2, 15, 16, 17, 100, 5000])
+  func distinctKeys(count: Int) {
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15 &+ UInt64(count)
+    func next() -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return state >> 1
+    }
+    // Random, ascending, descending, few distinct prefixes, and organ-pipe orders.
+    let shapes: [[UInt128]] = [
+      (0..<count).map { UInt128(next()) << 64 | UInt128($0) },
+      (0..<count).map { UInt128($0) << 64 | UInt128($0) },
+      (0..<count).map { UInt128(count - $0) << 64 | UInt128($0) },
+      (0..<count).map { UInt128(next() % 3) << 64 | UInt128($0) },
+      (0..<count).map { UInt128(min($0, count - $0)) << 64 | UInt128($0) },
+    ]
+    for keys in shapes {
+      for depthLimit in [nil, 0, 1] as [Int?] {
+        var sorted = keys
+        ByteOrder.sortDistinct(&sorted, depthLimit: depthLimit)
+        #expect(sorted == keys.sorted(), "\(count) keys, depth limit \(String(describing: depthLimit))")
+      }
+    }
+  }
 }

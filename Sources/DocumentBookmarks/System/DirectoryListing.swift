@@ -29,6 +29,7 @@ package struct DirectoryListing {
     var names: [UInt8] = []
     names.reserveCapacity(4096)
     var entries: [Entry] = []
+    entries.reserveCapacity(128)
     while let entry = stream.nextRecord({ name, inode, type -> Entry in
       let start = names.count
       names.append(contentsOf: name)
