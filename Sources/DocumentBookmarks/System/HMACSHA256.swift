@@ -42,13 +42,22 @@ package enum HMACSHA256 {
     precondition(
       key.count <= blockSize, "HMAC keys longer than a block are hashed first; docbm's are 32 bytes")
     withUnsafeTemporaryAllocation(byteCount: blockSize, alignment: 16) { pad in
-      func start(_ state: UnsafeMutablePointer<SHA256_CTX>, padding byte: UInt8) {
-        for index in 0..<pad.count { pad[index] = (index < key.count ? key[index] : 0) ^ byte }
-        SHA256_Init(state)
-        SHA256_Update(state, pad.baseAddress, pad.count)
+      // The key, zero-padded to a block, then XORed with each pad eight bytes at a time, not
+      // a byte at a time with the key's bounds checked for each.
+      pad.initializeMemory(as: UInt8.self, repeating: 0)
+      key.withUnsafeBytes { pad.copyMemory(from: $0) }
+      func xor(_ byte: UInt64) {
+        for offset in stride(from: 0, to: blockSize, by: 8) {
+          let word = pad.load(fromByteOffset: offset, as: UInt64.self) ^ (byte &* 0x0101_0101_0101_0101)
+          pad.storeBytes(of: word, toByteOffset: offset, as: UInt64.self)
+        }
       }
-      start(inner, padding: 0x36)
-      start(outer, padding: 0x5C)
+      xor(0x36)
+      SHA256_Init(inner)
+      SHA256_Update(inner, pad.baseAddress, pad.count)
+      xor(0x36 ^ 0x5C)
+      SHA256_Init(outer)
+      SHA256_Update(outer, pad.baseAddress, pad.count)
       explicit_bzero(pad.baseAddress!, pad.count)
     }
   }
