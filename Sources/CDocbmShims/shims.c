@@ -516,6 +516,10 @@ void *docbm_thread_slot_exchange(void *object, void (*release)(void *)) {
 }
 
 static __thread void *docbm_scratch_kept;
+/* What the thread's key holds, freed when the thread ends: the kept buffer, or the one a
+   caller took out of the slot (and will give back). Tracked here so that taking and giving
+   back call pthread_setspecific only when that changes. */
+static __thread void *docbm_scratch_registered;
 static pthread_key_t docbm_scratch_key;
 static pthread_once_t docbm_scratch_once = PTHREAD_ONCE_INIT;
 
@@ -523,14 +527,22 @@ static void docbm_scratch_thread_ended(void *buffer) { free(buffer); }
 
 static void docbm_scratch_make_key(void) { pthread_key_create(&docbm_scratch_key, docbm_scratch_thread_ended); }
 
+static int docbm_scratch_register(void *buffer) {
+  pthread_once(&docbm_scratch_once, docbm_scratch_make_key);
+  if (pthread_setspecific(docbm_scratch_key, buffer) != 0) {
+    return -1;
+  }
+  docbm_scratch_registered = buffer;
+  return 0;
+}
+
 void *docbm_scratch_take(void) {
   void *buffer = docbm_scratch_kept;
   if (buffer == NULL) {
     return malloc(DOCBM_SCRATCH_SIZE);
   }
-  /* Out of the slot, and out of the thread's end: the taker owns it until it gives it back. */
+  /* Out of the slot: the taker owns it until it gives it back. */
   docbm_scratch_kept = NULL;
-  pthread_setspecific(docbm_scratch_key, NULL);
   return buffer;
 }
 
@@ -539,11 +551,14 @@ void docbm_scratch_give(void *buffer) {
     return;
   }
   if (docbm_scratch_kept != NULL) {
+    /* One is kept already (given back by a call made while this one was out). */
+    if (docbm_scratch_registered == buffer && docbm_scratch_register(docbm_scratch_kept) != 0) {
+      return; /* still registered, so freed when the thread ends */
+    }
     free(buffer);
     return;
   }
-  pthread_once(&docbm_scratch_once, docbm_scratch_make_key);
-  if (pthread_setspecific(docbm_scratch_key, buffer) != 0) {
+  if (docbm_scratch_registered != buffer && docbm_scratch_register(buffer) != 0) {
     free(buffer);
     return;
   }

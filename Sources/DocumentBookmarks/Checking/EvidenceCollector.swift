@@ -1,3 +1,5 @@
+import Glibc
+
 /// Turns the bookmarks a scan finds into the checker's evidence as they arrive, in bounded
 /// memory: no record is kept once judged, identical records are verified and resolved
 /// once, and the evidence kept for one document has a budget.
@@ -139,12 +141,16 @@ extension EvidenceCollector {
   /// Whether `path` is `folder`, a slash and one name: the folder a walk listed the
   /// document in is then the anchored document's folder, byte for byte.
   static func isName(_ path: FilePath, in folder: FilePath) -> Bool {
-    let slash = UInt8(ascii: "/")
     let prefix = folder.bytes.count == 1 ? 0 : folder.bytes.count
-    guard path.bytes.count > prefix + 1, path.bytes[prefix] == slash,
-      path.bytes.starts(with: folder.bytes.prefix(prefix))
-    else { return false }
-    return !path.bytes[(prefix + 1)...].contains(slash)
+    return path.bytes.withUnsafeBytes { path in
+      folder.bytes.withUnsafeBytes { folder in
+        guard path.count > prefix + 1, path[prefix] == UInt8(ascii: "/"),
+          memcmp(path.baseAddress!, folder.baseAddress!, prefix) == 0
+        else { return false }
+        return memchr(path.baseAddress! + prefix + 1, Int32(UInt8(ascii: "/")), path.count - prefix - 1)
+          == nil
+      }
+    }
   }
 }
 
