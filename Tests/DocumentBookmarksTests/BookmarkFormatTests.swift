@@ -120,6 +120,31 @@ struct BookmarkFormatTests {
     future[6] = 2
     let versionError = #expect(throws: DocbmError.self) { try Bookmark(bytes: future) }
     #expect(versionError?.code == .unsupportedVersion)
+    // Any byte of the magic changed, in a record otherwise whole: not a bookmark (the
+    // header says so, before any other check).
+    for index in 0..<BookmarkRecord.magic.count {
+      var foreign = bytes
+      foreign[index] ^= 0x40
+      let error = #expect(throws: DocbmError.self) { try Bookmark(bytes: foreign) }
+      #expect(error?.message.contains("do not start with a docbm bookmark") == true, "magic byte \(index)")
+    }
+    // And the key attribute's magic, likewise.
+    let documentPath = fixture.document.path
+    let key = try #require(try KeyAttribute.read(atPath: documentPath).key(of: documentPath))
+    let stored = KeyAttribute.encode(key)
+    for index in 0..<KeyAttribute.magic.count {
+      var foreign = stored
+      foreign[index] ^= 0x40
+      guard case .malformed(let reason, _) = KeyAttribute.decode(foreign) else {
+        Issue.record("key magic byte \(index) changed, still read")
+        continue
+      }
+      #expect(reason.contains("magic"), "key magic byte \(index)")
+    }
+    guard case .key = KeyAttribute.decode(stored) else {
+      Issue.record("the key's own value was not read")
+      return
+    }
   }
 
   @Test("100,000 mutated and random records never crash the decoder")

@@ -19,6 +19,8 @@ package enum KeyAttribute {
     UnsafeRawPointer(("user.docbm.key" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
   }
   static let magic: [UInt8] = Array("DBMK".utf8)
+  /// ``magic`` as a load of its four bytes in this machine's order.
+  private static let magicWord = magic.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
   static let version: UInt8 = 1
   static let algorithm: UInt8 = 1
   static let valueLength = 46
@@ -49,7 +51,8 @@ package enum KeyAttribute {
 
   /// ``decode(_:)-([UInt8])`` of a value where it lies.
   static func decode(_ value: UnsafeRawBufferPointer) -> Found {
-    guard value.count >= 6, value[0..<4].elementsEqual(magic) else {
+    // The magic as one load of four bytes, not a generic comparison element by element.
+    guard value.count >= 6, value.loadUnaligned(as: UInt32.self) == magicWord else {
       return .malformed(
         reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
     }

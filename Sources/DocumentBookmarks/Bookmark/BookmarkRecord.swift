@@ -11,6 +11,10 @@
 /// finds records inside documents in binary, in the text form and in `JSONEncoder`'s base64.
 enum BookmarkRecord {
   static let magic: [UInt8] = [0x76, 0x87, 0x1B, 0x99, 0x17, 0x9C]
+  /// ``magic`` as the low six bytes of a little-endian load of eight, and the mask that
+  /// keeps them.
+  private static let magicWord: UInt64 = 0x9C17_991B_8776
+  private static let magicMask: UInt64 = 0xFFFF_FFFF_FFFF
   static let version: UInt8 = 1
   static let headerLength = 18
   static let tagLength = 16
@@ -102,7 +106,14 @@ enum BookmarkRecord {
   /// Reads the clear header of a complete record, checking magic, version, flags and that
   /// the recorded length is exactly `bytes.count`.
   static func header(of bytes: [UInt8]) -> Result<Header, DocbmError> {
-    guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else {
+    // The magic compared as the low six bytes of one load of eight (a generic comparison
+    // element by element cost more than the rest of the header's checks).
+    let magicMatches =
+      bytes.count >= 8
+      ? UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) & magicMask
+        == magicWord
+      : bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
+    guard magicMatches else {
       return .failure(corrupt("the bytes do not start with a docbm bookmark"))
     }
     guard bytes.count >= headerLength else {
