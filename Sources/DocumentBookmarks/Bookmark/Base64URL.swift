@@ -39,22 +39,20 @@ enum Base64URL {
     return Array(text).withUnsafeBytes { decode($0) }
   }
 
-  /// ``decode(_:)-(some Collection<UInt8>)`` of text where it lies, into an array made at
-  /// its final size (the escrow's catalog decodes thousands of names and paths at once).
+  /// ``decode(_:)-(some Collection<UInt8>)`` of text where it lies: into a temporary buffer
+  /// (on the stack for the usual lengths), then into an array made at its final size (the
+  /// escrow's catalog decodes thousands of names and paths at once; an array made
+  /// uninitialized costs a lookup of its type's metadata on each call here).
   private static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
     guard text.count % 4 != 1 else { return nil }
     return decodeTable.withUnsafeBufferPointer { table in
-      var valid = true
-      let output = [UInt8](unsafeUninitializedCapacity: text.count * 3 / 4) { output, count in
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count * 3 / 4) { output in
         var accumulator: UInt32 = 0
         var bits: UInt32 = 0
         var written = 0
         for character in text {
           let value = table[Int(character)]
-          guard value >= 0 else {
-            valid = false
-            break
-          }
+          guard value >= 0 else { return nil }
           accumulator = accumulator << 6 | UInt32(value)
           bits += 6
           if bits >= 8 {
@@ -63,10 +61,9 @@ enum Base64URL {
             written += 1
           }
         }
-        if accumulator & ((1 << bits) - 1) != 0 { valid = false }
-        count = written
+        guard accumulator & ((1 << bits) - 1) == 0 else { return nil }
+        return Array(UnsafeBufferPointer(rebasing: output[..<written]))
       }
-      return valid ? output : nil
     }
   }
 }

@@ -15,17 +15,16 @@ enum Hex {
   }
 
   /// The bytes of an even number of hex digits (either case); `nil` for anything else.
+  /// Decoded into a temporary buffer, then made an array at its final size (an array made
+  /// uninitialized costs a lookup of its type's metadata on each call here, and the escrow's
+  /// catalog decodes thousands of file handles at once).
   static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
     guard text.count % 2 == 0 else { return nil }
-    var valid = true
-    let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 2) { bytes, count in
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count / 2) { bytes in
       var high: UInt8?
-      count = 0
+      var count = 0
       for character in text {
-        guard let value = value(of: character) else {
-          valid = false
-          return
-        }
+        guard let value = value(of: character) else { return nil }
         if let pending = high {
           bytes[count] = pending << 4 | value
           count += 1
@@ -34,8 +33,8 @@ enum Hex {
           high = value
         }
       }
+      return Array(UnsafeBufferPointer(rebasing: bytes[..<count]))
     }
-    return valid ? bytes : nil
   }
 
   private static func value(of character: UInt8) -> UInt8? {

@@ -1,8 +1,14 @@
 /// The escrow's records by document path and by identity (filesystem and file handle, or
 /// inode where there is no handle: inode numbers alone are reused), for quick lookups.
 struct EscrowIndex: Sendable {
-  private var byPath: [FilePath: KeyFingerprint] = [:]
-  private var byIdentity: [Identity: KeyFingerprint] = [:]
+  private var byPath: [FilePath: Latest] = [:]
+  private var byIdentity: [Identity: Latest] = [:]
+
+  /// The key of a document's latest record, and when that was made.
+  private struct Latest {
+    let fingerprint: KeyFingerprint
+    let recorded: Timestamp
+  }
   /// Every inode number recorded: a document whose inode is not here has no record by
   /// identity.
   private var inodes: Set<UInt64> = []
@@ -26,21 +32,31 @@ struct EscrowIndex: Sendable {
   /// recorded for it last wins (a document that lost a key and got a new one is recorded
   /// with the new one later).
   init(_ records: [EscrowCatalog.Record]) {
-    var documents: [(fingerprint: KeyFingerprint, document: EscrowEntry.Document)] = []
-    for record in records {
-      if case .entry(let fingerprint, _, let recorded) = record.outcome {
-        fingerprints.insert(fingerprint)
-        for document in recorded { documents.append((fingerprint, document)) }
-      }
+    // The latest record of each path and identity, kept without sorting every document by
+    // time: a later record replaces an earlier one, and of two at the same time the one
+    // found later in the catalog wins (as a stable sort by time would have it).
+    let total = records.reduce(0) { count, record in
+      guard case .entry(_, _, let recorded) = record.outcome else { return count }
+      return count + recorded.count
     }
-    byPath.reserveCapacity(documents.count)
-    byIdentity.reserveCapacity(documents.count)
-    inodes.reserveCapacity(documents.count)
-    for (fingerprint, document) in documents.sorted(by: { $0.document.recorded < $1.document.recorded }) {
-      byPath[document.path] = fingerprint
-      inodes.insert(document.inode)
-      byIdentity[EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)] =
-        fingerprint
+    byPath.reserveCapacity(total)
+    byIdentity.reserveCapacity(total)
+    inodes.reserveCapacity(total)
+    fingerprints.reserveCapacity(records.count)
+    for record in records {
+      guard case .entry(let fingerprint, _, let recorded) = record.outcome else { continue }
+      fingerprints.insert(fingerprint)
+      for document in recorded {
+        let latest = Latest(fingerprint: fingerprint, recorded: document.recorded)
+        if byPath[document.path].map({ $0.recorded <= document.recorded }) ?? true {
+          byPath[document.path] = latest
+        }
+        let identity = EscrowIndex.identity(document.filesystemID, document.fileHandle, document.inode)
+        if byIdentity[identity].map({ $0.recorded <= document.recorded }) ?? true {
+          byIdentity[identity] = latest
+        }
+        inodes.insert(document.inode)
+      }
     }
   }
 
@@ -51,7 +67,8 @@ struct EscrowIndex: Sendable {
   /// document seen carrying an escrowed key where the escrow does not know it (moved, or a
   /// copy that kept its key), which the escrow should record.
   func isUnrecordedSighting(of fingerprint: KeyFingerprint, at path: FilePath) -> Bool {
-    !fingerprints.isEmpty && fingerprints.contains(fingerprint) && byPath[path.absolute] != fingerprint
+    !fingerprints.isEmpty && fingerprints.contains(fingerprint)
+      && byPath[path.absolute]?.fingerprint != fingerprint
   }
 
   static func identity(_ filesystem: UInt64?, _ handle: KernelFileHandle?, _ inode: UInt64) -> Identity {
@@ -71,11 +88,11 @@ struct EscrowIndex: Sendable {
   func fingerprint(for path: FilePath, descriptor fd: FileDescriptor, inode: UInt64? = nil) -> KeyFingerprint?
   {
     guard !isEmpty else { return nil }
-    if let fingerprint = byPath[path.absolute] { return fingerprint }
+    if let latest = byPath[path.absolute] { return latest.fingerprint }
     guard let inode = inode ?? (try? FileStatus.of(fd))?.inode, inodes.contains(inode),
       let filesystem = try? FileSystemIdentity.of(fd)
     else { return nil }
     let handle = try? KernelFileHandle.of(fd)
-    return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, inode)]
+    return byIdentity[EscrowIndex.identity(filesystem.fsid, handle ?? nil, inode)]?.fingerprint
   }
 }
