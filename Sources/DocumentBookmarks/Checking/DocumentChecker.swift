@@ -78,8 +78,6 @@ public struct DocumentChecker: Sendable {
     }
   }
 
-  /// `folder`: the open folder the document was listed in, when there is one (its targets
-  /// beside it are then looked up from there).
   /// ``check(_:in:named:inode:)`` with the name given as a C string where a
   /// ``DirectoryListing`` holds it (no copy of it per document).
   package func check(
@@ -90,6 +88,8 @@ public struct DocumentChecker: Sendable {
     }
   }
 
+  /// Checks the document `open` opens. `folder`: the open folder the document was listed
+  /// in, when there is one (targets inside it are then looked up from there).
   private func check(
     _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil, folder: FileDescriptor?,
     opening open: () throws(DocbmError) -> FileDescriptor
