@@ -175,8 +175,8 @@ if CommandLine.arguments.dropFirst().first == "watch" {
 
 // `DocbmBenchmarks resolve-profile COUNT [baseline]`: COUNT unmoved resolves and nothing
 // else, to count instructions by hand (`valgrind --tool=callgrind`), which noise does not
-// change, or to split user and kernel time (`perf stat -e cycles:u,cycles:k`); with
-// `baseline`, COUNT times the baseline's two system calls on the same files instead.
+// change, or to split user and kernel time (`/usr/bin/time`); with `baseline`, COUNT
+// times the baseline's two system calls on the same files instead.
 if CommandLine.arguments.dropFirst().first == "resolve-profile",
   (3...4).contains(CommandLine.arguments.count),
   let count = Int(CommandLine.arguments[2])

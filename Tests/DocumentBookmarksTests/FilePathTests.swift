@@ -1,5 +1,6 @@
-import DocumentBookmarks
 import Testing
+
+@testable import DocumentBookmarks
 
 @Suite("FilePath")
 struct FilePathTests {
@@ -82,5 +83,22 @@ struct FilePathTests {
   func url() {
     let path = FilePath("/tmp/with space/ünï.txt")
     #expect(FilePath(path.url) == path)
+  }
+
+  @Test("the rest of a path below a folder starts after the folder and one slash, byte for byte")
+  func restBelowFolder() {
+    func rest(_ path: String, _ folder: String) -> Int? {
+      Array(path.utf8).withUnsafeBytes { path in
+        Array(folder.utf8).withUnsafeBytes { FilePath.restStart(of: path, below: $0) }
+      }
+    }
+    #expect(rest("/a/b/doc.json", "/a/b") == 5)
+    #expect(rest("/a/b/c/doc.json", "/a/b") == 5)
+    #expect(rest("/doc.json", "/") == 1)
+    #expect(rest("/a/bc/doc.json", "/a/b") == nil)
+    #expect(rest("/a/b", "/a/b") == nil)
+    #expect(rest("/a/b/", "/a/b") == nil)
+    #expect(rest("/x/b/doc.json", "/a/b") == nil)
+    #expect(rest("/", "/") == nil)
   }
 }

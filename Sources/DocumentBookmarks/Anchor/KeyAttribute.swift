@@ -12,12 +12,14 @@
 /// | 38 | 8 | fingerprint of the key, as a check against damage |
 package enum KeyAttribute {
   /// The attribute's name.
-  package static let name = "user.docbm.key"
+  package static let name = staticName.description
   /// The name as a C string in the program's constant data, for system calls made without
   /// building one: no array, so nothing to count or look up on the way.
   static var cName: UnsafePointer<CChar> {
-    UnsafeRawPointer(("user.docbm.key" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
+    UnsafeRawPointer(staticName.utf8Start).assumingMemoryBound(to: CChar.self)
   }
+  /// The one spelling of the name, which both forms above are made of.
+  private static let staticName: StaticString = "user.docbm.key"
   static let magic: [UInt8] = Array("DBMK".utf8)
   /// ``magic`` as a load of its four bytes in this machine's order.
   private static let magicWord = magic.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }

@@ -70,14 +70,14 @@ enum UnmovedResolver {
     // A target inside the folder that is open: looked up from it, by the rest of its path
     // (for one beside the document, one name instead of every folder from the root).
     var lookup = (base: AT_FDCWD, range: fields.absolutePath)
-    if let folder {
-      let prefix = document.folder.bytes.count == 1 ? 0 : document.folder.bytes.count
-      let start = fields.absolutePath.lowerBound
-      if fields.absolutePath.count > prefix + 1, bytes[start + prefix] == UInt8(ascii: "/"),
-        bytes[start..<(start + prefix)].elementsEqual(document.folder.bytes.prefix(prefix))
-      {
-        lookup = (folder.rawValue, (start + prefix + 1)..<fields.absolutePath.upperBound)
-      }
+    if let folder,
+      let rest = bytes.withUnsafeBytes({ record in
+        document.folder.bytes.withUnsafeBytes { folder in
+          FilePath.restStart(of: UnsafeRawBufferPointer(rebasing: record[fields.absolutePath]), below: folder)
+        }
+      })
+    {
+      lookup = (folder.rawValue, (fields.absolutePath.lowerBound + rest)..<fields.absolutePath.upperBound)
     }
     guard isRecordedObject(at: lookup.range, from: lookup.base, of: bytes, fields, birthTime: birthTime)
     else {

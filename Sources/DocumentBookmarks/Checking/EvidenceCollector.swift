@@ -141,14 +141,10 @@ extension EvidenceCollector {
   /// Whether `path` is `folder`, a slash and one name: the folder a walk listed the
   /// document in is then the anchored document's folder, byte for byte.
   static func isName(_ path: FilePath, in folder: FilePath) -> Bool {
-    let prefix = folder.bytes.count == 1 ? 0 : folder.bytes.count
-    return path.bytes.withUnsafeBytes { path in
+    path.bytes.withUnsafeBytes { path in
       folder.bytes.withUnsafeBytes { folder in
-        guard path.count > prefix + 1, path[prefix] == UInt8(ascii: "/"),
-          memcmp(path.baseAddress!, folder.baseAddress!, prefix) == 0
-        else { return false }
-        return memchr(path.baseAddress! + prefix + 1, Int32(UInt8(ascii: "/")), path.count - prefix - 1)
-          == nil
+        guard let rest = FilePath.restStart(of: path, below: folder) else { return false }
+        return memchr(path.baseAddress! + rest, Int32(UInt8(ascii: "/")), path.count - rest) == nil
       }
     }
   }

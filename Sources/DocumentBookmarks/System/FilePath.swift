@@ -196,18 +196,28 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
             FilePath.isNormalForm(folder, absolute: true), "joined(_:normalizesTo:) starts from a normal path"
           )
           guard FilePath.isNormalForm(relative, absolute: false) else { return nil }
-          // The root is followed by no second slash.
-          let separator = folder.count > 1 ? 1 : 0
-          guard target.count == folder.count + separator + relative.count else { return false }
-          return memcmp(target.baseAddress!, folder.baseAddress!, folder.count) == 0
-            && (separator == 0 || target[folder.count] == UInt8(ascii: "/"))
-            && memcmp(target.baseAddress! + folder.count + separator, relative.baseAddress!, relative.count)
-              == 0
+          guard let rest = FilePath.restStart(of: target, below: folder),
+            target.count - rest == relative.count
+          else { return false }
+          return memcmp(target.baseAddress! + rest, relative.baseAddress!, relative.count) == 0
         }
       }
     }
     if let direct { return direct }
     return joinedByNormalizing(relative, normalizesTo: target)
+  }
+
+  /// Where the rest of `path` starts when `path` is `folder`, a slash and at least one more
+  /// byte (for the root folder, `/` and at least one byte): byte for byte, no
+  /// normalization; `nil` otherwise. What the unmoved resolve and the tree check ask of a
+  /// path inside a document's folder.
+  static func restStart(of path: UnsafeRawBufferPointer, below folder: UnsafeRawBufferPointer) -> Int? {
+    // The root is followed by no second slash.
+    let prefix = folder.count == 1 ? 0 : folder.count
+    guard path.count > prefix + 1, path[prefix] == UInt8(ascii: "/"),
+      prefix == 0 || memcmp(path.baseAddress!, folder.baseAddress!, prefix) == 0
+    else { return nil }
+    return prefix + 1
   }
 
   /// Whether `path` is in lexically normal form: not empty, components separated by one
