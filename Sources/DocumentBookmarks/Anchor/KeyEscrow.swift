@@ -207,7 +207,7 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// Whether a name in the escrow folder is an entry file's: `*.json`, not hidden (the
   /// lock, the catalog and unfinished saves are).
-  static func isEntryFileName(_ name: [UInt8]) -> Bool {
+  static func isEntryFileName(_ name: some BidirectionalCollection<UInt8>) -> Bool {
     name.count > 5 && name.suffix(5).elementsEqual(".json".utf8) && name.first != UInt8(ascii: ".")
   }
 

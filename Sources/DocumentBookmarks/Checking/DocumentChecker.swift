@@ -18,14 +18,8 @@ public struct DocumentChecker: Sendable {
     self.escrow = escrow
     self.searchBudget = searchBudget
     let catalog = escrow.map { EscrowCatalog.load($0) }
-    let records = catalog?.records ?? []
-    self.index = EscrowIndex(records)
-    var problems = records.compactMap { record -> EscrowProblem? in
-      guard case .problem(let reason) = record.outcome, let escrow else { return nil }
-      return EscrowProblem(file: escrow.folder.appending(record.name), reason: reason)
-    }
-    if let folderProblem = catalog?.folderProblem { problems.insert(folderProblem, at: 0) }
-    self.escrowProblems = problems
+    self.index = EscrowIndex(catalog)
+    self.escrowProblems = escrow.flatMap { escrow in catalog?.problems(in: escrow.folder) } ?? []
   }
 
   /// Whether `check` saw a document carrying a key the escrow holds, at a path the escrow

@@ -68,6 +68,13 @@ package struct DirectoryListing {
     }
   }
 
+  /// Runs `body` with the entry's name (without its NUL), where it lies in the listing.
+  package func withBytes<Value>(ofName entry: Entry, _ body: (UnsafeRawBufferPointer) -> Value) -> Value {
+    names.withUnsafeBytes {
+      body(UnsafeRawBufferPointer(rebasing: $0[entry.start..<(entry.start + entry.count)]))
+    }
+  }
+
   /// Runs `body` with the entry's name as a C string, where it lies in the listing.
   package func withName<Value, Failure: Error>(
     of entry: Entry, _ body: (UnsafePointer<CChar>) throws(Failure) -> Value

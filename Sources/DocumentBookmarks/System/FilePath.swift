@@ -125,18 +125,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// component (other than the root's leading slash), checked without allocating, since
   /// most paths a walk makes are already normal.
   private var isLexicallyNormal: Bool {
-    let slash = UInt8(ascii: "/")
-    let dot = UInt8(ascii: ".")
-    guard !bytes.isEmpty, bytes != [slash] else { return !bytes.isEmpty }
-    var start = isAbsolute ? 1 : 0
-    while start <= bytes.count {
-      var end = start
-      while end < bytes.count, bytes[end] != slash { end += 1 }
-      let length = end - start
-      if length == 0 || (length <= 2 && bytes[start] == dot && bytes[end - 1] == dot) { return false }
-      start = end + 1
-    }
-    return true
+    bytes.withUnsafeBytes { FilePath.isNormalForm($0, absolute: isAbsolute) }
   }
 
   /// The path with `.` components removed and each `..` taking away the component before

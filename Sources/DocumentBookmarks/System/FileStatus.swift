@@ -52,6 +52,19 @@ package struct FileStatus: Hashable, Sendable {
     return FileStatus(raw)
   }
 
+  /// ``of(_:relativeTo:followSymlinks:)`` of a name given as a C string where it lies (a
+  /// ``DirectoryListing``'s), with no path made for it.
+  ///
+  /// - Throws: ``SystemCallError`` from `statx`, without a path (the caller knows it).
+  package static func of(
+    name: UnsafePointer<CChar>, relativeTo directory: FileDescriptor, followSymlinks: Bool
+  ) throws(SystemCallError) -> FileStatus {
+    var raw = docbm_file_status()
+    let flags = followSymlinks ? 0 : DOCBM_AT_SYMLINK_NOFOLLOW
+    _ = try retryingOnInterrupt("statx") { docbm_statx(directory.rawValue, name, flags, &raw) }
+    return FileStatus(raw)
+  }
+
   /// The status of an open descriptor.
   /// The corresponding C function is `statx` with `AT_EMPTY_PATH`.
   package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> FileStatus {
