@@ -379,7 +379,7 @@ struct BookmarkScannerTests {
     try BookmarkScanner().scan(fileAt: outerPath) { bookmark in
       found.append(bookmark)
       var inside: [FoundBookmark] = []
-      try? BookmarkScanner().scan(fileAt: innerPath) { inside.append($0) }
+      _ = try? BookmarkScanner().scan(fileAt: innerPath) { inside.append($0) }
       nested.append(inside)
     }
     #expect(found == outer.expected)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// What the checker needs from the escrow, without reading every entry file each time: a
 /// summary file, `.catalog`, kept in the escrow folder beside the entries.
 ///
@@ -132,7 +134,10 @@ struct EscrowCatalog: Sendable {
           {
             next += 1
           }
-          return next < saved.entryCount && saved.withName(ofEntry: next) { $0.elementsEqual(name) }
+          return next < saved.entryCount
+            && saved.withName(ofEntry: next) {
+              $0.count == name.count && memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0
+            }
         }
         if found, stamp.inode != 0, saved.stamp(ofEntry: next) == stamp,
           isSettled(stamp, at: saved.stampedAt)

@@ -2,7 +2,7 @@ extension EscrowCatalogFile {
   /// The file of `records`, in the order given (the order of their names), with its lookup
   /// tables: each path's and each identity's latest document record (a later record
   /// replaces an earlier one; of two made at the same time, the one later in the catalog
-  /// wins), the sorted inode numbers of all document records, and the sorted fingerprints.
+  /// wins), a document record of each inode number recorded, and the sorted fingerprints.
   ///
   /// - Returns: `nil` when the records do not fit the format's 32-bit counts and offsets
   ///   (more than 4 GiB of names and paths).
@@ -42,7 +42,8 @@ extension EscrowCatalogFile {
     var latestOfIdentity: [Identity: Int] = [:]
     latestOfPath.reserveCapacity(documents.count)
     latestOfIdentity.reserveCapacity(documents.count)
-    var inodes: Set<UInt64> = []
+    var firstOfInode: [UInt64: Int] = [:]
+    firstOfInode.reserveCapacity(documents.count)
     for (index, item) in documents.enumerated() {
       let recorded = item.document.recorded
       if latestOfPath[item.document.path].map({ documents[$0].document.recorded <= recorded }) ?? true {
@@ -52,7 +53,7 @@ extension EscrowCatalogFile {
       if latestOfIdentity[identity].map({ documents[$0].document.recorded <= recorded }) ?? true {
         latestOfIdentity[identity] = index
       }
-      inodes.insert(item.document.inode)
+      if firstOfInode[item.document.inode] == nil { firstOfInode[item.document.inode] = index }
     }
     let pathSlots = slotTable(
       latestOfPath.values.sorted(),
@@ -65,11 +66,13 @@ extension EscrowCatalogFile {
           filesystem: document.filesystemID ?? 0, handle: document.fileHandle, inode: document.inode)
       })
     let sortedFingerprints = Array(Set(fingerprints)).sorted()
-    let sortedInodes = inodes.sorted()
+    let inodeSlots = slotTable(
+      firstOfInode.values.sorted(), hash: { index in inodeHash(documents[index].document.inode) })
 
     let layout = Layout(
       entries: records.count, documents: documents.count, pathSlots: pathSlots.count,
-      identitySlots: identitySlots.count, inodes: sortedInodes.count, fingerprints: sortedFingerprints.count,
+      identitySlots: identitySlots.count, inodeSlots: inodeSlots.count,
+      fingerprints: sortedFingerprints.count,
       data: data.count)
     var file = [UInt8](repeating: 0, count: layout.total)
     file.withUnsafeMutableBytes { raw in
@@ -79,7 +82,7 @@ extension EscrowCatalogFile {
       writer.u32(Header.documentCount, documents.count)
       writer.u32(Header.pathSlotCount, pathSlots.count)
       writer.u32(Header.identitySlotCount, identitySlots.count)
-      writer.u32(Header.inodeCount, sortedInodes.count)
+      writer.u32(Header.inodeSlotCount, inodeSlots.count)
       writer.u32(Header.fingerprintCount, sortedFingerprints.count)
       writer.u64(Header.stampedSeconds, UInt64(bitPattern: stampedAt.seconds))
       writer.u32(Header.stampedNanoseconds, Int(stampedAt.nanoseconds))
@@ -132,6 +135,12 @@ extension EscrowCatalogFile {
         writer.u64(at + DocumentField.recordedSeconds, UInt64(bitPattern: document.recorded.seconds))
         writer.u32(at + DocumentField.recordedNanoseconds, Int(document.recorded.nanoseconds))
         writer.u32(at + DocumentField.entry, item.entry)
+        if case .entry(let fingerprint, _, _) = records[item.entry].outcome {
+          fingerprint.withUnsafeBytes {
+            UnsafeMutableRawBufferPointer(rebasing: raw[(at + DocumentField.fingerprint)...]).copyMemory(
+              from: $0)
+          }
+        }
       }
       for (index, value) in sortedFingerprints.enumerated() {
         withUnsafeBytes(of: value.bigEndian) {
@@ -139,12 +148,14 @@ extension EscrowCatalogFile {
             from: $0)
         }
       }
-      for (index, inode) in sortedInodes.enumerated() { writer.u64(layout.inodesStart + index * 8, inode) }
-      for (index, value) in pathSlots.enumerated() {
-        writer.u32(layout.pathSlotsStart + index * 4, Int(value))
-      }
-      for (index, value) in identitySlots.enumerated() {
-        writer.u32(layout.identitySlotsStart + index * 4, Int(value))
+      for (start, slots) in [
+        (layout.pathSlotsStart, pathSlots), (layout.identitySlotsStart, identitySlots),
+        (layout.inodeSlotsStart, inodeSlots),
+      ] {
+        for (index, slot) in slots.enumerated() {
+          writer.u32(start + index * Size.slot, Int(slot.document))
+          writer.u32(start + index * Size.slot + 4, Int(slot.tag))
+        }
       }
       data.withUnsafeBytes {
         UnsafeMutableRawBufferPointer(rebasing: raw[layout.dataStart...]).copyMemory(from: $0)
@@ -156,19 +167,22 @@ extension EscrowCatalogFile {
     return file
   }
 
-  /// An open-addressing table of `documents` (each stored as its index plus one; zero is an
-  /// empty slot), at least twice as many slots as documents, a power of two; none when
-  /// there are no documents.
-  private static func slotTable(_ documents: [Int], hash: (Int) -> UInt64) -> [UInt32] {
+  /// An open-addressing table of `documents`, at least twice as many slots as documents, a
+  /// power of two (none when there are no documents): each slot the document's index plus
+  /// one (zero when empty) and the upper half of its key's hash.
+  private static func slotTable(_ documents: [Int], hash: (Int) -> UInt64) -> [(
+    document: UInt32, tag: UInt32
+  )] {
     guard !documents.isEmpty else { return [] }
     var count = 2
     while count < documents.count * 2 { count <<= 1 }
-    var slots = [UInt32](repeating: 0, count: count)
+    var slots = [(document: UInt32, tag: UInt32)](repeating: (0, 0), count: count)
     let mask = count - 1
     for document in documents {
-      var slot = Int(truncatingIfNeeded: hash(document)) & mask
-      while slots[slot] != 0 { slot = (slot + 1) & mask }
-      slots[slot] = UInt32(document + 1)
+      let hash = hash(document)
+      var slot = Int(truncatingIfNeeded: hash) & mask
+      while slots[slot].document != 0 { slot = (slot + 1) & mask }
+      slots[slot] = (UInt32(document + 1), UInt32(truncatingIfNeeded: hash >> 32))
     }
     return slots
   }

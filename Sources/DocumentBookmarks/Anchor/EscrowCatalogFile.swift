@@ -21,7 +21,8 @@ struct EscrowCatalogFile: Sendable {
   enum Size {
     static let header = 64
     static let entry = 72
-    static let document = 56
+    static let document = 64
+    static let slot = 8
   }
 
   /// Field offsets in the header.
@@ -30,7 +31,7 @@ struct EscrowCatalogFile: Sendable {
     static let documentCount = 20
     static let pathSlotCount = 24
     static let identitySlotCount = 28
-    static let inodeCount = 32
+    static let inodeSlotCount = 32
     static let fingerprintCount = 36
     static let stampedSeconds = 40
     static let stampedNanoseconds = 48
@@ -70,6 +71,8 @@ struct EscrowCatalogFile: Sendable {
     static let recordedSeconds = 40
     static let recordedNanoseconds = 48
     static let entry = 52
+    /// Its entry's fingerprint, again: a lookup reads the one record.
+    static let fingerprint = 56
   }
 
   /// An entry record's kind.
@@ -98,11 +101,11 @@ struct EscrowCatalogFile: Sendable {
   let stampedAt: Timestamp
   private let pathSlotCount: Int
   private let identitySlotCount: Int
-  private let inodeCount: Int
+  private let inodeSlotCount: Int
   private let fingerprintCount: Int
   private let documentsStart: Int
   private let fingerprintsStart: Int
-  private let inodesStart: Int
+  private let inodeSlotsStart: Int
   private let pathSlotsStart: Int
   private let identitySlotsStart: Int
   private let dataStart: Int
@@ -117,7 +120,8 @@ struct EscrowCatalogFile: Sendable {
         entries: Int(header.u32(Header.entryCount)), documents: Int(header.u32(Header.documentCount)),
         pathSlots: Int(header.u32(Header.pathSlotCount)),
         identitySlots: Int(header.u32(Header.identitySlotCount)),
-        inodes: Int(header.u32(Header.inodeCount)), fingerprints: Int(header.u32(Header.fingerprintCount)),
+        inodeSlots: Int(header.u32(Header.inodeSlotCount)),
+        fingerprints: Int(header.u32(Header.fingerprintCount)),
         data: Int(header.u32(Header.dataCount)))
       guard layout.total == raw.count,
         header.u64(Header.checksum) == ByteHash.of(UnsafeRawBufferPointer(rebasing: raw[Size.header...]))
@@ -130,11 +134,11 @@ struct EscrowCatalogFile: Sendable {
     documentCount = layout.documents
     pathSlotCount = layout.pathSlots
     identitySlotCount = layout.identitySlots
-    inodeCount = layout.inodes
+    inodeSlotCount = layout.inodeSlots
     fingerprintCount = layout.fingerprints
     documentsStart = layout.documentsStart
     fingerprintsStart = layout.fingerprintsStart
-    inodesStart = layout.inodesStart
+    inodeSlotsStart = layout.inodeSlotsStart
     pathSlotsStart = layout.pathSlotsStart
     identitySlotsStart = layout.identitySlotsStart
     dataStart = layout.dataStart
@@ -152,17 +156,17 @@ struct EscrowCatalogFile: Sendable {
     let documents: Int
     let pathSlots: Int
     let identitySlots: Int
-    let inodes: Int
+    let inodeSlots: Int
     let fingerprints: Int
     let data: Int
 
     var entriesStart: Int { Size.header }
     var documentsStart: Int { entriesStart + entries * Size.entry }
     var fingerprintsStart: Int { documentsStart + documents * Size.document }
-    var inodesStart: Int { fingerprintsStart + fingerprints * 8 }
-    var pathSlotsStart: Int { inodesStart + inodes * 8 }
-    var identitySlotsStart: Int { pathSlotsStart + pathSlots * 4 }
-    var dataStart: Int { identitySlotsStart + identitySlots * 4 }
+    var pathSlotsStart: Int { fingerprintsStart + fingerprints * 8 }
+    var identitySlotsStart: Int { pathSlotsStart + pathSlots * Size.slot }
+    var inodeSlotsStart: Int { identitySlotsStart + identitySlots * Size.slot }
+    var dataStart: Int { inodeSlotsStart + inodeSlots * Size.slot }
     var total: Int { dataStart + data }
   }
 
@@ -219,7 +223,9 @@ struct EscrowCatalogFile: Sendable {
           inData(reader.u32(at + DocumentField.handleOffset), reader.u32(at + DocumentField.handleCount)),
           reader.u32(at + DocumentField.recordedNanoseconds) < 1_000_000_000,
           entry < entryCount,
-          reader.u32(Size.header + entry * Size.entry + EntryField.kind) == Kind.entry.rawValue
+          reader.u32(Size.header + entry * Size.entry + EntryField.kind) == Kind.entry.rawValue,
+          reader.u64(at + DocumentField.fingerprint)
+            == reader.u64(Size.header + entry * Size.entry + EntryField.fingerprint)
         else { return false }
       }
       func sorted(_ start: Int, _ count: Int, _ value: (Int) -> UInt64) -> Bool {
@@ -229,20 +235,21 @@ struct EscrowCatalogFile: Sendable {
         }
         return true
       }
-      guard sorted(fingerprintsStart, fingerprintCount, { Self.fingerprintValue(raw, at: $0) }),
-        sorted(inodesStart, inodeCount, reader.u64)
-      else { return false }
+      guard sorted(fingerprintsStart, fingerprintCount, { Self.fingerprintValue(raw, at: $0) }) else {
+        return false
+      }
       func validTable(_ start: Int, _ count: Int) -> Bool {
         guard count > 0 else { return true }
         guard count & (count - 1) == 0 else { return false }
         var empty = false
         for slot in 0..<count {
-          let value = Int(reader.u32(start + slot * 4))
+          let value = Int(reader.u32(start + slot * Size.slot))
           if value == 0 { empty = true } else if value > documentCount { return false }
         }
         return empty
       }
       return validTable(pathSlotsStart, pathSlotCount) && validTable(identitySlotsStart, identitySlotCount)
+        && validTable(inodeSlotsStart, inodeSlotCount)
     }
   }
 
@@ -378,9 +385,13 @@ struct EscrowCatalogFile: Sendable {
 
   /// Whether a document record names the inode number `inode`.
   func recordsInode(_ inode: UInt64) -> Bool {
-    bytes.withUnsafeBytes { raw in
+    guard inodeSlotCount > 0 else { return false }
+    return bytes.withUnsafeBytes { raw in
       let reader = Reader(raw)
-      return Self.binarySearch(count: inodeCount, for: inode) { reader.u64(inodesStart + $0 * 8) }
+      return slot(for: EscrowCatalogFile.inodeHash(inode), in: inodeSlotsStart, count: inodeSlotCount, reader)
+      {
+        reader.u64(documentsStart + $0 * Size.document + DocumentField.inode) == inode
+      } != nil
     }
   }
 
@@ -438,29 +449,43 @@ struct EscrowCatalogFile: Sendable {
     }
   }
 
-  /// The fingerprint of the entry of the first document, in the table at `start` from the
-  /// slot `hash` picks on, for which `matches` holds; `nil` at the first empty slot.
+  /// The key of the first document, in the table at `start` from the slot `hash` picks on,
+  /// for which `matches` holds; `nil` at the first empty slot.
   private func lookUp(
     _ hash: UInt64, in start: Int, count: Int, _ reader: Reader, matches: (Int) -> Bool
   ) -> KeyFingerprint? {
+    guard let document = slot(for: hash, in: start, count: count, reader, matches: matches) else {
+      return nil
+    }
+    return KeyFingerprint(
+      loadedBigEndian: reader.raw.loadUnaligned(
+        fromByteOffset: documentsStart + document * Size.document + DocumentField.fingerprint, as: UInt64.self
+      ))
+  }
+
+  /// The first document, in the table at `start` from the slot `hash` picks on, whose slot
+  /// carries the hash's upper half and for which `matches` holds; `nil` at the first empty
+  /// slot. A slot is the document's index plus one (zero when empty) and the upper half of
+  /// its key's hash, so that a probe past another key rarely reads that key's record.
+  private func slot(
+    for hash: UInt64, in start: Int, count: Int, _ reader: Reader, matches: (Int) -> Bool
+  ) -> Int? {
     let mask = count - 1
+    let tag = UInt32(truncatingIfNeeded: hash >> 32)
     var slot = Int(truncatingIfNeeded: hash) & mask
     while true {
-      let value = Int(reader.u32(start + slot * 4))
+      let value = Int(reader.u32(start + slot * Size.slot))
       if value == 0 { return nil }
-      if matches(value - 1) {
-        let document = documentsStart + (value - 1) * Size.document
-        let entry = Size.header + Int(reader.u32(document + DocumentField.entry)) * Size.entry
-        return KeyFingerprint(
-          loadedBigEndian: reader.raw.loadUnaligned(
-            fromByteOffset: entry + EntryField.fingerprint, as: UInt64.self))
-      }
+      if reader.u32(start + slot * Size.slot + 4) == tag, matches(value - 1) { return value - 1 }
       slot = (slot + 1) & mask
     }
   }
 
   /// The hash a path's slot is found by.
   static func pathHash(_ path: UnsafeRawBufferPointer) -> UInt64 { ByteHash.of(path) }
+
+  /// The hash an inode number's slot is found by.
+  static func inodeHash(_ inode: UInt64) -> UInt64 { ByteHash.of(0, 2, inode) }
 
   /// The hash an identity's slot is found by.
   static func identityHash(filesystem: UInt64, handle: KernelFileHandle?, inode: UInt64) -> UInt64 {

@@ -207,8 +207,16 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// Whether a name in the escrow folder is an entry file's: `*.json`, not hidden (the
   /// lock, the catalog and unfinished saves are).
-  static func isEntryFileName(_ name: some BidirectionalCollection<UInt8>) -> Bool {
-    name.count > 5 && name.suffix(5).elementsEqual(".json".utf8) && name.first != UInt8(ascii: ".")
+  static func isEntryFileName(_ name: UnsafeRawBufferPointer) -> Bool {
+    let count = name.count
+    return count > 5 && name[0] != UInt8(ascii: ".") && name[count - 5] == UInt8(ascii: ".")
+      && name[count - 4] == UInt8(ascii: "j") && name[count - 3] == UInt8(ascii: "s")
+      && name[count - 2] == UInt8(ascii: "o") && name[count - 1] == UInt8(ascii: "n")
+  }
+
+  /// The same test of a name held in an array.
+  static func isEntryFileName(_ name: [UInt8]) -> Bool {
+    name.withUnsafeBytes { isEntryFileName($0) }
   }
 
   /// The entry in the file `name` of the open folder: `nil` when there is no such file.

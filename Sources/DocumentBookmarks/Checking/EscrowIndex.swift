@@ -15,8 +15,11 @@ struct EscrowIndex: Sendable {
   /// document seen carrying an escrowed key where the escrow does not know it (moved, or a
   /// copy that kept its key), which the escrow should record.
   func isUnrecordedSighting(of fingerprint: KeyFingerprint, at path: FilePath) -> Bool {
-    guard let file, file.holds(fingerprint) else { return false }
-    return path.absolute.bytes.withUnsafeBytes { file.fingerprint(ofPath: $0) } != fingerprint
+    // The path first: a document found where the escrow recorded it with this key (the
+    // common case) needs no search of the keys.
+    guard let file, path.absolute.bytes.withUnsafeBytes({ file.fingerprint(ofPath: $0) }) != fingerprint
+    else { return false }
+    return file.holds(fingerprint)
   }
 
   /// Whether the escrow records no document.
