@@ -180,6 +180,37 @@ struct EscrowCatalogTests {
     #expect(try readWholeFile(catalogFile) == trusted)
   }
 
+  @Test(
+    "an entry read again before its stamp settles leaves the catalog as it is when it says the same; once settled, the catalog is rewritten once"
+  )
+  func unsettledNotRewritten() throws {
+    try anchoredDocument("a.json")
+    try anchoredDocument("b.json")
+    _ = EscrowCatalog.load(escrow)
+    // Nothing settles within an hour: both entries are read again, found the same, and the
+    // catalog is left as it is.
+    let first = try readWholeFile(catalogFile)
+    #expect(EscrowCatalog.load(escrow, settlingTime: 3_600).records.count == 2)
+    #expect(try readWholeFile(catalogFile) == first)
+    // A catalog stamped before the entries changed (unsettled however short the settling
+    // time), loaded with none: read again, settled now, so rewritten (stamped anew) once,
+    // then taken as it is.
+    let records = try #require(EscrowCatalogFile(first)?.records())
+    let earliest = try #require(records.map(\.stamp.changeTime).min())
+    try writeCatalog(records, stampedAt: shifted(earliest, by: -10))
+    let forged = try readWholeFile(catalogFile)
+    #expect(fromCatalog(EscrowCatalog.load(escrow, settlingTime: 0)) == fromEntryFiles())
+    let settled = try readWholeFile(catalogFile)
+    #expect(settled != forged)
+    #expect(EscrowCatalogFile(settled)?.records() == records)
+    _ = EscrowCatalog.load(escrow, settlingTime: 0)
+    #expect(try readWholeFile(catalogFile) == settled)
+    // An entry changed while unsettled is still read again and the catalog rewritten.
+    try anchoredDocument("c.json")
+    #expect(EscrowCatalog.load(escrow, settlingTime: 3_600).records.count == 3)
+    #expect(try savedCatalog()?.count == 3)
+  }
+
   /// `bytes` with the checksum made to match again: damage only the structure checks can see.
   private func resealed(_ bytes: [UInt8]) -> [UInt8] {
     var bytes = bytes

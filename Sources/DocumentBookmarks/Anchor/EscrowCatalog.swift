@@ -78,7 +78,10 @@ struct EscrowCatalog: Sendable {
   /// The catalog of `escrow`, brought up to date with its folder; rewritten when it was
   /// not (best effort: a folder that cannot be written only makes the next load slower).
   /// A folder that cannot be trusted (``EscrowFolder``) gives no records, and the problem.
-  static func load(_ escrow: KeyEscrow) -> EscrowCatalog {
+  ///
+  /// - Parameter settlingTime: how much older than the stamps a file's change time must be
+  ///   for its stamp to be trusted (``settlingTime``; tests shorten or lengthen it).
+  static func load(_ escrow: KeyEscrow, settlingTime: Int64 = EscrowCatalog.settlingTime) -> EscrowCatalog {
     let folder: EscrowFolder
     do {
       guard let opened = try EscrowFolder.open(escrow.folder) else { return EscrowCatalog(file: nil) }
@@ -127,6 +130,10 @@ struct EscrowCatalog: Sendable {
         }
         stamp = Stamp(inode: 0, size: 0, changeTime: Timestamp(seconds: 0, nanoseconds: 0))
       }
+      // The saved record of a file whose stamp matches but had not settled: read again, and
+      // worth a rewrite only when the file says something else, or its stamp has settled
+      // since (so that the next load can trust it).
+      var unsettled: Record?
       if let saved {
         let found = listing.withBytes(ofName: entry) { name -> Bool in
           while next < saved.entryCount,
@@ -139,28 +146,31 @@ struct EscrowCatalog: Sendable {
               $0.count == name.count && memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0
             }
         }
-        if found, stamp.inode != 0, saved.stamp(ofEntry: next) == stamp,
-          isSettled(stamp, at: saved.stampedAt)
-        {
-          sources.append(.saved(next))
+        if found, stamp.inode != 0, saved.stamp(ofEntry: next) == stamp {
+          if isSettled(stamp, at: saved.stampedAt, settlingTime: settlingTime) {
+            sources.append(.saved(next))
+            next += 1
+            continue
+          }
+          unsettled = saved.record(next)
           next += 1
-          continue
         }
       }
-      changed = true
       let name = listing.name(of: entry)
+      let record: Record
       switch escrow.readEntry(name, in: folder) {
       case .success(let read?):
-        sources.append(
-          .read(
-            Record(
-              name: name, stamp: stamp,
-              outcome: .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents)
-            )))
-      case .success(nil): continue  // removed since it was listed
+        record = Record(
+          name: name, stamp: stamp,
+          outcome: .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents))
+      case .success(nil):
+        changed = true
+        continue  // removed since it was listed
       case .failure(let problem):
-        sources.append(.read(Record(name: name, stamp: stamp, outcome: .problem(reason: problem.reason))))
+        record = Record(name: name, stamp: stamp, outcome: .problem(reason: problem.reason))
       }
+      if record != unsettled || isSettled(stamp, at: stampedAt, settlingTime: settlingTime) { changed = true }
+      sources.append(.read(record))
     }
     if let saved, !changed, sources.count == saved.entryCount { return EscrowCatalog(file: saved) }
 
@@ -187,8 +197,8 @@ struct EscrowCatalog: Sendable {
   }
 
   /// Whether a stamp taken no earlier than `stampedAt` can be trusted to change with the
-  /// file: the file's change time is at least ``settlingTime`` older.
-  static func isSettled(_ stamp: Stamp, at stampedAt: Timestamp) -> Bool {
+  /// file: the file's change time is at least `settlingTime` seconds older.
+  static func isSettled(_ stamp: Stamp, at stampedAt: Timestamp, settlingTime: Int64) -> Bool {
     let (settled, overflow) = stamp.changeTime.seconds.addingReportingOverflow(settlingTime)
     return !overflow && Timestamp(seconds: settled, nanoseconds: stamp.changeTime.nanoseconds) <= stampedAt
   }
