@@ -249,13 +249,13 @@ struct EscrowCatalogTests {
       Array("docbm-escrow-catalog\t2\nend\t0\n".utf8),
       [],
       // Checksums made to match, structures wrong: a name outside the file, documents
-      // beyond the last, an unknown kind, a document of no entry, a path of no bytes, more
-      // entries than the file holds.
+      // beyond the last, an unknown kind, a document of no entry, a file handle outside the
+      // file, more entries than the file holds.
       patched(bytes, at: entry + EscrowCatalogFile.EntryField.nameOffset, 1 << 30),
       patched(bytes, at: entry + EscrowCatalogFile.EntryField.documentCount, UInt32.max),
       patched(bytes, at: entry + EscrowCatalogFile.EntryField.kind, 7),
       patched(bytes, at: documents + EscrowCatalogFile.DocumentField.entry, 5),
-      patched(bytes, at: documents + EscrowCatalogFile.DocumentField.pathCount, 0),
+      patched(bytes, at: documents + EscrowCatalogFile.DocumentField.handleOffset, 1 << 30),
       // A document's copy of its entry's fingerprint that is not the entry's.
       patched(bytes, at: documents + EscrowCatalogFile.DocumentField.fingerprint, 0x0102_0304),
       patched(bytes, at: EscrowCatalogFile.Header.entryCount, 3),

@@ -183,14 +183,18 @@ struct EscrowCatalog: Sendable {
         if let record = saved?.record(index) { records.append(record) }
       }
     }
-    guard let bytes = EscrowCatalogFile.encode(records, stampedAt: stampedAt),
-      let file = EscrowCatalogFile(bytes)
-    else {
+    guard let bytes = EscrowCatalogFile.encode(records, stampedAt: stampedAt) else {
       return EscrowCatalog(
         file: nil,
         folderProblem: EscrowProblem(
           file: escrow.folder,
           reason: "holds more entries than its catalog can index (4 GiB of names and paths)"))
+    }
+    guard let file = EscrowCatalogFile(bytes) else {
+      return EscrowCatalog(
+        file: nil,
+        folderProblem: EscrowProblem(
+          file: escrow.folder, reason: "its catalog could not be made from its entries (a fault in docbm)"))
     }
     try? escrow.writePrivateFile(fileName, contents: bytes)
     return EscrowCatalog(file: file)

@@ -218,8 +218,7 @@ struct EscrowCatalogFile: Sendable {
       for index in 0..<documentCount {
         let at = documentsStart + index * Size.document
         let entry = Int(reader.u32(at + DocumentField.entry))
-        guard reader.u32(at + DocumentField.pathCount) > 0,
-          inData(reader.u32(at + DocumentField.pathOffset), reader.u32(at + DocumentField.pathCount)),
+        guard inData(reader.u32(at + DocumentField.pathOffset), reader.u32(at + DocumentField.pathCount)),
           inData(reader.u32(at + DocumentField.handleOffset), reader.u32(at + DocumentField.handleCount)),
           reader.u32(at + DocumentField.recordedNanoseconds) < 1_000_000_000,
           entry < entryCount,
