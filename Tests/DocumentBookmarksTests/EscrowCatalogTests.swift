@@ -211,6 +211,21 @@ struct EscrowCatalogTests {
     #expect(try savedCatalog()?.count == 3)
   }
 
+  @Test("an entry edited by hand to record a path of no bytes is catalogued, not taken for a fault")
+  func emptyRecordedPath() throws {
+    try anchoredDocument("a.json")
+    let entry = try #require(escrow.entries().entries.first)
+    let text = String(decoding: try readWholeFile(entry.file), as: UTF8.self)
+    let edited = text.replacingOccurrences(of: "\"path\" : \"", with: "\"path\" : \"\", \"was\" : \"")
+    #expect(edited != text)
+    try scratch.write(edited, to: entry.file)
+    let catalog = EscrowCatalog.load(escrow)
+    #expect(catalog.folderProblem == nil)
+    #expect(fromCatalog(catalog) == fromEntryFiles())
+    #expect(fromCatalog(catalog).values.first == [""])
+    #expect(try savedCatalog()?.count == 1)
+  }
+
   /// `bytes` with the checksum made to match again: damage only the structure checks can see.
   private func resealed(_ bytes: [UInt8]) -> [UInt8] {
     var bytes = bytes
