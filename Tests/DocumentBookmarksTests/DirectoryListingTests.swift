@@ -23,7 +23,7 @@ struct DirectoryListingTests {
     let listing = DirectoryListing(stream)
     #expect(listing.failure == nil)
     let listed = listing.entries.map { listing.name(of: $0) }
-    let expected = (names + [Array("sub".utf8)]).sorted { ByteOrder.precedes($0, $1) }
+    let expected = (names + [Array("sub".utf8)]).sorted { $0.lexicographicallyPrecedes($1) }
     #expect(listed == expected)
     for entry in listing.entries {
       let name = listing.name(of: entry)

@@ -3,22 +3,6 @@ import Glibc
 /// The bytewise order of file names (as `LC_ALL=C ls` sorts them): tree walks list folders
 /// in it, and the escrow's catalog keeps its records in it.
 enum ByteOrder {
-  /// Whether `a` sorts before `b`, comparing bytes with `memcmp`, a prefix first.
-  static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    a.withUnsafeBytes { left in b.withUnsafeBytes { right in precedes(left, right) } }
-  }
-
-  /// Sorts `items` in the bytewise order of their names (`name`, which must be cheap: a
-  /// stored property); see ``order(count:leadingBytes:precedes:)``. A folder's listing is
-  /// sorted this way on every walk.
-  static func sort<Item>(_ items: inout [Item], byName name: (Item) -> [UInt8]) {
-    guard items.count > 1 else { return }
-    let keys = order(
-      count: items.count, leadingBytes: { leadingBytes(name(items[$0])) },
-      precedes: { precedes(name(items[$0]), name(items[$1])) })
-    items = keys.map { items[Int(truncatingIfNeeded: $0)] }
-  }
-
   /// The indices `0..<count` in the bytewise order of the names they stand for, each in
   /// the low 64 bits of its key. Each name's first 8 bytes (`leadingBytes`, as one number;
   /// a shorter name padded with zeros, which sort first, as a prefix does) and its index
@@ -118,7 +102,8 @@ enum ByteOrder {
     }
   }
 
-  /// Whether the name at `a` sorts before the one at `b`: ``precedes(_:_:)`` where they lie.
+  /// Whether the name at `a` sorts before the one at `b`, comparing bytes with `memcmp`, a
+  /// prefix first.
   static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard let left = a.baseAddress, let right = b.baseAddress else { return a.count < b.count }
     let order = memcmp(left, right, min(a.count, b.count))
@@ -132,8 +117,4 @@ enum ByteOrder {
     return value
   }
 
-  /// The first 8 bytes of `bytes` as a big-endian number, zeros after a shorter name.
-  private static func leadingBytes(_ bytes: [UInt8]) -> UInt64 {
-    bytes.withUnsafeBytes { leadingBytes($0) }
-  }
 }
