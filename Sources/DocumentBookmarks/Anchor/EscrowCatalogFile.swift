@@ -283,14 +283,10 @@ struct EscrowCatalogFile: Sendable {
     bytes.withUnsafeBytes { raw -> EscrowCatalog.Record? in
       let reader = Reader(raw)
       let at = Size.header + index * Size.entry
-      func data(_ offset: Int, _ count: Int) -> [UInt8] {
-        let start = dataStart + Int(reader.u32(offset))
-        return Array(raw[start..<(start + Int(reader.u32(count)))])
-      }
-      let name = data(at + EntryField.nameOffset, at + EntryField.nameCount)
+      let name = copy(raw, at + EntryField.nameOffset, at + EntryField.nameCount)
       let stamp = stamp(ofEntry: index)
       guard Kind(rawValue: reader.u32(at + EntryField.kind)) == .entry else {
-        let reason = data(at + EntryField.reasonOffset, at + EntryField.reasonCount)
+        let reason = copy(raw, at + EntryField.reasonOffset, at + EntryField.reasonCount)
         return EscrowCatalog.Record(
           name: name, stamp: stamp, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
       }
@@ -298,7 +294,8 @@ struct EscrowCatalogFile: Sendable {
       var documents: [EscrowEntry.Document] = []
       for document in first..<(first + Int(reader.u32(at + EntryField.documentCount))) {
         let at = documentsStart + document * Size.document
-        guard let path = FilePath(bytes: data(at + DocumentField.pathOffset, at + DocumentField.pathCount))
+        guard
+          let path = FilePath(bytes: copy(raw, at + DocumentField.pathOffset, at + DocumentField.pathCount))
         else {
           return nil
         }
@@ -310,7 +307,7 @@ struct EscrowCatalogFile: Sendable {
               ? nil
               : KernelFileHandle(
                 type: reader.i32(at + DocumentField.handleType),
-                bytes: data(at + DocumentField.handleOffset, at + DocumentField.handleCount)),
+                bytes: copy(raw, at + DocumentField.handleOffset, at + DocumentField.handleCount)),
             filesystemID: flags & Flag.hasFilesystem == 0 ? nil : reader.u64(at + DocumentField.filesystem),
             recorded: Timestamp(
               seconds: reader.i64(at + DocumentField.recordedSeconds),
@@ -326,6 +323,14 @@ struct EscrowCatalogFile: Sendable {
             nanoseconds: reader.u32(at + EntryField.createdNanoseconds)),
           documents: documents))
     }
+  }
+
+  /// A copy of the bytes of the data area whose offset and length are the 32-bit fields at
+  /// `offsetField` and `countField` (checked to lie inside it when the file was read).
+  private func copy(_ raw: UnsafeRawBufferPointer, _ offsetField: Int, _ countField: Int) -> [UInt8] {
+    let reader = Reader(raw)
+    let start = dataStart + Int(reader.u32(offsetField))
+    return Array(raw[start..<(start + Int(reader.u32(countField)))])
   }
 
   /// Every entry, as records of their own; `nil` when a recorded path holds a NUL.
@@ -347,14 +352,11 @@ struct EscrowCatalogFile: Sendable {
       for index in 0..<entryCount {
         let at = Size.header + index * Size.entry
         guard reader.u32(at + EntryField.kind) == Kind.problem.rawValue else { continue }
-        func data(_ offset: Int, _ count: Int) -> [UInt8] {
-          let start = dataStart + Int(reader.u32(offset))
-          return Array(raw[start..<(start + Int(reader.u32(count)))])
-        }
         problems.append(
           (
-            data(at + EntryField.nameOffset, at + EntryField.nameCount),
-            String(decoding: data(at + EntryField.reasonOffset, at + EntryField.reasonCount), as: UTF8.self)
+            copy(raw, at + EntryField.nameOffset, at + EntryField.nameCount),
+            String(
+              decoding: copy(raw, at + EntryField.reasonOffset, at + EntryField.reasonCount), as: UTF8.self)
           ))
       }
       return problems
