@@ -147,7 +147,7 @@ struct EscrowCatalogTests {
   }
 
   @Test(
-    "an entry whose stamp matches is taken from the catalog once its change time is two seconds older than the stamp, and read again before"
+    "an entry whose stamp matches is taken from the catalog once its change time is two seconds older than the stamp, and read again before (kept when its bytes hash the same)"
   )
   func settledStamps() throws {
     let (document, _) = try anchoredDocument("a.json")
@@ -170,9 +170,22 @@ struct EscrowCatalogTests {
     ]
     let changed = record.stamp.changeTime
 
-    // Stamped one second after the change: a second write could have kept the change time.
+    // Stamped one second after the change: a second write could have kept the change time,
+    // so the file is read again, and its bytes are not the ones summarised.
+    #expect(record.contentHash != 0)
     try writeCatalog(forged, stampedAt: shifted(changed, by: 1))
     #expect(fromCatalog(EscrowCatalog.load(escrow)) == fromEntryFiles())
+    // The same, but with the hash of the bytes as they are: the record is kept as it is,
+    // without decoding the file (what tells it here is the forged document).
+    let sameBytes = forged.map {
+      EscrowCatalog.Record(
+        name: $0.name, stamp: $0.stamp, outcome: $0.outcome, contentHash: record.contentHash)
+    }
+    try writeCatalog(sameBytes, stampedAt: shifted(changed, by: 1))
+    #expect(
+      fromCatalog(EscrowCatalog.load(escrow, settlingTime: 3_600)).values.first == [
+        elsewhere.path.description
+      ])
     // Stamped three seconds after: the catalog is trusted, and used as it is (not rewritten).
     try writeCatalog(forged, stampedAt: shifted(changed, by: 3))
     let trusted = try readWholeFile(catalogFile)

@@ -33,6 +33,10 @@ struct EscrowCatalog: Sendable {
     /// The file as it was just before it was read.
     let stamp: Stamp
     let outcome: Outcome
+    /// ``ByteHash`` of the file's bytes as read; 0 when they could not be read. A file read
+    /// again while its stamp is young is taken from the catalog when its bytes hash the
+    /// same, without decoding them again.
+    var contentHash: UInt64 = 0
   }
 
   /// What tells one version of an entry file from another without reading it: its inode
@@ -130,10 +134,10 @@ struct EscrowCatalog: Sendable {
         }
         stamp = Stamp(inode: 0, size: 0, changeTime: Timestamp(seconds: 0, nanoseconds: 0))
       }
-      // The saved record of a file whose stamp matches but had not settled: read again, and
-      // worth a rewrite only when the file says something else, or its stamp has settled
-      // since (so that the next load can trust it).
-      var unsettled: Record?
+      // A file whose stamp matches but had not settled is read again; when its bytes are
+      // the ones the catalog summarised, its record is kept, and the catalog rewritten only
+      // when the stamp has settled since (so that the next load can trust it).
+      var young: Int?
       if let saved {
         let found = listing.withBytes(ofName: entry) { name -> Bool in
           while next < saved.entryCount,
@@ -152,24 +156,37 @@ struct EscrowCatalog: Sendable {
             next += 1
             continue
           }
-          unsettled = saved.record(next)
+          young = next
           next += 1
         }
       }
       let name = listing.name(of: entry)
       let record: Record
-      switch escrow.readEntry(name, in: folder) {
-      case .success(let read?):
-        record = Record(
-          name: name, stamp: stamp,
-          outcome: .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents))
+      switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
       case .success(nil):
         changed = true
         continue  // removed since it was listed
       case .failure(let problem):
         record = Record(name: name, stamp: stamp, outcome: .problem(reason: problem.reason))
+      case .success(let bytes?):
+        let hash = bytes.withUnsafeBytes { ByteHash.of($0) }
+        if let young, let saved, saved.contentHash(ofEntry: young) == hash {
+          if isSettled(stamp, at: stampedAt, settlingTime: settlingTime) { changed = true }
+          sources.append(.saved(young))
+          continue
+        }
+        switch escrow.entry(decoding: bytes, name: name, in: folder) {
+        case .success(let read):
+          record = Record(
+            name: name, stamp: stamp,
+            outcome: .entry(fingerprint: read.fingerprint, created: read.created, documents: read.documents),
+            contentHash: hash)
+        case .failure(let problem):
+          record = Record(
+            name: name, stamp: stamp, outcome: .problem(reason: problem.reason), contentHash: hash)
+        }
       }
-      if record != unsettled || isSettled(stamp, at: stampedAt, settlingTime: settlingTime) { changed = true }
+      changed = true
       sources.append(.read(record))
     }
     if let saved, !changed, sources.count == saved.entryCount { return EscrowCatalog(file: saved) }

@@ -97,6 +97,7 @@ extension EscrowCatalogFile {
         writer.u64(at + EntryField.size, record.stamp.size)
         writer.u64(at + EntryField.changedSeconds, UInt64(bitPattern: record.stamp.changeTime.seconds))
         writer.u32(at + EntryField.changedNanoseconds, Int(record.stamp.changeTime.nanoseconds))
+        writer.u64(at + EntryField.contentHash, record.contentHash)
         switch record.outcome {
         case .entry(let fingerprint, let created, let recorded):
           writer.u32(at + EntryField.kind, Int(Kind.entry.rawValue))

@@ -20,7 +20,7 @@ struct EscrowCatalogFile: Sendable {
   /// Sizes of the header and of the fixed-size records, in bytes.
   enum Size {
     static let header = 64
-    static let entry = 72
+    static let entry = 80
     static let document = 64
     static let slot = 8
   }
@@ -56,6 +56,8 @@ struct EscrowCatalogFile: Sendable {
     static let createdNanoseconds = 56
     static let firstDocument = 60
     static let documentCount = 64
+    /// ``EscrowCatalog/Record/contentHash``.
+    static let contentHash = 72
   }
 
   /// Field offsets in a document record.
@@ -278,6 +280,11 @@ struct EscrowCatalogFile: Sendable {
     }
   }
 
+  /// ``EscrowCatalog/Record/contentHash`` of entry `index`.
+  func contentHash(ofEntry index: Int) -> UInt64 {
+    bytes.withUnsafeBytes { Reader($0).u64(Size.header + index * Size.entry + EntryField.contentHash) }
+  }
+
   /// Entry `index` as a record of its own (names, paths and handles copied out).
   func record(_ index: Int) -> EscrowCatalog.Record? {
     bytes.withUnsafeBytes { raw -> EscrowCatalog.Record? in
@@ -288,7 +295,8 @@ struct EscrowCatalogFile: Sendable {
       guard Kind(rawValue: reader.u32(at + EntryField.kind)) == .entry else {
         let reason = copy(raw, at + EntryField.reasonOffset, at + EntryField.reasonCount)
         return EscrowCatalog.Record(
-          name: name, stamp: stamp, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)))
+          name: name, stamp: stamp, outcome: .problem(reason: String(decoding: reason, as: UTF8.self)),
+          contentHash: reader.u64(at + EntryField.contentHash))
       }
       let first = Int(reader.u32(at + EntryField.firstDocument))
       var documents: [EscrowEntry.Document] = []
@@ -321,7 +329,8 @@ struct EscrowCatalogFile: Sendable {
           created: Timestamp(
             seconds: reader.i64(at + EntryField.createdSeconds),
             nanoseconds: reader.u32(at + EntryField.createdNanoseconds)),
-          documents: documents))
+          documents: documents),
+        contentHash: reader.u64(at + EntryField.contentHash))
     }
   }
 

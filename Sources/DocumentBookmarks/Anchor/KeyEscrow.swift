@@ -221,40 +221,56 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// The entry in the file `name` of the open folder: `nil` when there is no such file.
   func readEntry(_ name: [UInt8], in folder: EscrowFolder) -> Result<EscrowEntry?, EscrowProblem> {
-    let path = folder.path.appending(name)
-    switch readFile(name, in: folder) {
-    case .failure(let problem): return .failure(problem)
-    case .success(nil): return .success(nil)
-    case .success(let contents?):
-      guard let bytes = Base64URL.decode(Array(contents.key.utf8)), let key = DocumentKey(bytes: bytes) else {
-        return .failure(EscrowProblem(file: path, reason: "the key is not 32 bytes of URL-safe base64"))
-      }
-      guard key.fingerprint == contents.fingerprint else {
-        return .failure(
-          EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)")
-        )
-      }
-      guard Array((contents.fingerprint.description + ".json").utf8) == name else {
-        return .failure(
-          EscrowProblem(
-            file: path, reason: "the file name does not match the key's fingerprint (damaged entry)"))
-      }
-      return .success(
-        EscrowEntry(
-          fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents,
-          file: path,
-          key: key))
-    }
-  }
-
-  private func readFile(_ name: [UInt8], in folder: EscrowFolder) -> Result<File?, EscrowProblem> {
-    let path = folder.path.appending(name)
-    let bytes: [UInt8]
     switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
     case .failure(let problem): return .failure(problem)
     case .success(nil): return .success(nil)
-    case .success(let read?): bytes = read
+    case .success(let bytes?): return entry(decoding: bytes, name: name, in: folder).map { $0 }
     }
+  }
+
+  /// The entry that `bytes`, the contents of the file `name` in the open folder, hold.
+  ///
+  /// - Returns: a problem when they are not an entry of this format and version, or when
+  ///   the key does not match the recorded fingerprint or the file's name.
+  func entry(decoding bytes: [UInt8], name: [UInt8], in folder: EscrowFolder) -> Result<
+    EscrowEntry, EscrowProblem
+  > {
+    let path = folder.path.appending(name)
+    let contents: File
+    switch decodeFile(bytes, path: path) {
+    case .failure(let problem): return .failure(problem)
+    case .success(let decoded): contents = decoded
+    }
+    guard let keyBytes = Base64URL.decode(Array(contents.key.utf8)), let key = DocumentKey(bytes: keyBytes)
+    else {
+      return .failure(EscrowProblem(file: path, reason: "the key is not 32 bytes of URL-safe base64"))
+    }
+    guard key.fingerprint == contents.fingerprint else {
+      return .failure(
+        EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)"))
+    }
+    guard Array((contents.fingerprint.description + ".json").utf8) == name else {
+      return .failure(
+        EscrowProblem(
+          file: path, reason: "the file name does not match the key's fingerprint (damaged entry)"))
+    }
+    return .success(
+      EscrowEntry(
+        fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents,
+        file: path,
+        key: key))
+  }
+
+  private func readFile(_ name: [UInt8], in folder: EscrowFolder) -> Result<File?, EscrowProblem> {
+    switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
+    case .failure(let problem): return .failure(problem)
+    case .success(nil): return .success(nil)
+    case .success(let bytes?): return decodeFile(bytes, path: folder.path.appending(name)).map { $0 }
+    }
+  }
+
+  /// The escrow file in `bytes` (read from `path`), when it is one of this format and version.
+  private func decodeFile(_ bytes: [UInt8], path: FilePath) -> Result<File, EscrowProblem> {
     guard let contents = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
       return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (malformed JSON)"))
     }
