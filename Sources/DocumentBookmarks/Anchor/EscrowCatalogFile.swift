@@ -93,24 +93,16 @@ struct EscrowCatalogFile: Sendable {
 
   /// The whole file.
   let bytes: [UInt8]
+  /// Where each part of the file lies, from the header's counts.
+  private let layout: Layout
   /// The number of entry records (entry files that read, and those that did not).
-  let entryCount: Int
+  var entryCount: Int { layout.entries }
   /// The number of document records.
-  let documentCount: Int
+  var documentCount: Int { layout.documents }
   /// When the stamps were taken, at the latest: an entry changed less than
   /// ``EscrowCatalog/settlingTime`` before this may have been changed again within the same
   /// tick of the filesystem's clock, and is read again.
   let stampedAt: Timestamp
-  private let pathSlotCount: Int
-  private let identitySlotCount: Int
-  private let inodeSlotCount: Int
-  private let fingerprintCount: Int
-  private let documentsStart: Int
-  private let fingerprintsStart: Int
-  private let inodeSlotsStart: Int
-  private let pathSlotsStart: Int
-  private let identitySlotsStart: Int
-  private let dataStart: Int
 
   /// The catalog in `bytes`, or `nil` when they are not a whole, intact catalog of this
   /// version.
@@ -132,18 +124,7 @@ struct EscrowCatalogFile: Sendable {
     }
     guard let layout else { return nil }
     self.bytes = bytes
-    entryCount = layout.entries
-    documentCount = layout.documents
-    pathSlotCount = layout.pathSlots
-    identitySlotCount = layout.identitySlots
-    inodeSlotCount = layout.inodeSlots
-    fingerprintCount = layout.fingerprints
-    documentsStart = layout.documentsStart
-    fingerprintsStart = layout.fingerprintsStart
-    inodeSlotsStart = layout.inodeSlotsStart
-    pathSlotsStart = layout.pathSlotsStart
-    identitySlotsStart = layout.identitySlotsStart
-    dataStart = layout.dataStart
+    self.layout = layout
     stampedAt = bytes.withUnsafeBytes { raw in
       let header = Reader(raw)
       return Timestamp(
@@ -195,7 +176,7 @@ struct EscrowCatalogFile: Sendable {
   private func isWellFormed() -> Bool {
     bytes.withUnsafeBytes { raw -> Bool in
       let reader = Reader(raw)
-      let dataCount = raw.count - dataStart
+      let dataCount = raw.count - layout.dataStart
       func inData(_ offset: UInt32, _ count: UInt32) -> Bool { Int(offset) + Int(count) <= dataCount }
       for index in 0..<entryCount {
         let at = Size.header + index * Size.entry
@@ -218,7 +199,7 @@ struct EscrowCatalogFile: Sendable {
         guard reader.u32(at + EntryField.changedNanoseconds) < 1_000_000_000 else { return false }
       }
       for index in 0..<documentCount {
-        let at = documentsStart + index * Size.document
+        let at = layout.documentsStart + index * Size.document
         let entry = Int(reader.u32(at + DocumentField.entry))
         guard inData(reader.u32(at + DocumentField.pathOffset), reader.u32(at + DocumentField.pathCount)),
           inData(reader.u32(at + DocumentField.handleOffset), reader.u32(at + DocumentField.handleCount)),
@@ -236,7 +217,8 @@ struct EscrowCatalogFile: Sendable {
         }
         return true
       }
-      guard sorted(fingerprintsStart, fingerprintCount, { Self.fingerprintValue(raw, at: $0) }) else {
+      guard sorted(layout.fingerprintsStart, layout.fingerprints, { Self.fingerprintValue(raw, at: $0) })
+      else {
         return false
       }
       func validTable(_ start: Int, _ count: Int) -> Bool {
@@ -249,8 +231,9 @@ struct EscrowCatalogFile: Sendable {
         }
         return empty
       }
-      return validTable(pathSlotsStart, pathSlotCount) && validTable(identitySlotsStart, identitySlotCount)
-        && validTable(inodeSlotsStart, inodeSlotCount)
+      return validTable(layout.pathSlotsStart, layout.pathSlots)
+        && validTable(layout.identitySlotsStart, layout.identitySlots)
+        && validTable(layout.inodeSlotsStart, layout.inodeSlots)
     }
   }
 
@@ -261,7 +244,7 @@ struct EscrowCatalogFile: Sendable {
     bytes.withUnsafeBytes { raw in
       let reader = Reader(raw)
       let at = Size.header + index * Size.entry
-      let start = dataStart + Int(reader.u32(at + EntryField.nameOffset))
+      let start = layout.dataStart + Int(reader.u32(at + EntryField.nameOffset))
       return body(
         UnsafeRawBufferPointer(rebasing: raw[start..<(start + Int(reader.u32(at + EntryField.nameCount)))]))
     }
@@ -301,7 +284,7 @@ struct EscrowCatalogFile: Sendable {
       let first = Int(reader.u32(at + EntryField.firstDocument))
       var documents: [EscrowEntry.Document] = []
       for document in first..<(first + Int(reader.u32(at + EntryField.documentCount))) {
-        let at = documentsStart + document * Size.document
+        let at = layout.documentsStart + document * Size.document
         guard
           let path = FilePath(bytes: copy(raw, at + DocumentField.pathOffset, at + DocumentField.pathCount))
         else {
@@ -338,7 +321,7 @@ struct EscrowCatalogFile: Sendable {
   /// `offsetField` and `countField` (checked to lie inside it when the file was read).
   private func copy(_ raw: UnsafeRawBufferPointer, _ offsetField: Int, _ countField: Int) -> [UInt8] {
     let reader = Reader(raw)
-    let start = dataStart + Int(reader.u32(offsetField))
+    let start = layout.dataStart + Int(reader.u32(offsetField))
     return Array(raw[start..<(start + Int(reader.u32(countField)))])
   }
 
@@ -381,8 +364,8 @@ struct EscrowCatalogFile: Sendable {
   func holds(_ fingerprint: KeyFingerprint) -> Bool {
     let wanted = fingerprint.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
     return bytes.withUnsafeBytes { raw in
-      Self.binarySearch(count: fingerprintCount, for: wanted) {
-        Self.fingerprintValue(raw, at: fingerprintsStart + $0 * 8)
+      Self.binarySearch(count: layout.fingerprints, for: wanted) {
+        Self.fingerprintValue(raw, at: layout.fingerprintsStart + $0 * 8)
       }
     }
   }
@@ -395,12 +378,13 @@ struct EscrowCatalogFile: Sendable {
 
   /// Whether a document record names the inode number `inode`.
   func recordsInode(_ inode: UInt64) -> Bool {
-    guard inodeSlotCount > 0 else { return false }
+    guard layout.inodeSlots > 0 else { return false }
     return bytes.withUnsafeBytes { raw in
       let reader = Reader(raw)
-      return slot(for: EscrowCatalogFile.inodeHash(inode), in: inodeSlotsStart, count: inodeSlotCount, reader)
-      {
-        reader.u64(documentsStart + $0 * Size.document + DocumentField.inode) == inode
+      return slot(
+        for: EscrowCatalogFile.inodeHash(inode), in: layout.inodeSlotsStart, count: layout.inodeSlots, reader
+      ) {
+        reader.u64(layout.documentsStart + $0 * Size.document + DocumentField.inode) == inode
       } != nil
     }
   }
@@ -419,14 +403,16 @@ struct EscrowCatalogFile: Sendable {
 
   /// The key of the latest record of the document at `path` (its bytes, absolute).
   func fingerprint(ofPath path: UnsafeRawBufferPointer) -> KeyFingerprint? {
-    guard pathSlotCount > 0 else { return nil }
+    guard layout.pathSlots > 0 else { return nil }
     return bytes.withUnsafeBytes { raw in
       let reader = Reader(raw)
-      return lookUp(EscrowCatalogFile.pathHash(path), in: pathSlotsStart, count: pathSlotCount, reader) {
-        let at = documentsStart + $0 * Size.document
+      return lookUp(
+        EscrowCatalogFile.pathHash(path), in: layout.pathSlotsStart, count: layout.pathSlots, reader
+      ) {
+        let at = layout.documentsStart + $0 * Size.document
         let count = Int(reader.u32(at + DocumentField.pathCount))
         guard count == path.count else { return false }
-        let start = dataStart + Int(reader.u32(at + DocumentField.pathOffset))
+        let start = layout.dataStart + Int(reader.u32(at + DocumentField.pathOffset))
         return count == 0 || memcmp(raw.baseAddress! + start, path.baseAddress!, count) == 0
       }
     }
@@ -435,12 +421,12 @@ struct EscrowCatalogFile: Sendable {
   /// The key of the latest record of the file with this identity: its filesystem, and its
   /// file handle or, without one, its inode.
   func fingerprint(filesystem: UInt64, handle: KernelFileHandle?, inode: UInt64) -> KeyFingerprint? {
-    guard identitySlotCount > 0 else { return nil }
+    guard layout.identitySlots > 0 else { return nil }
     return bytes.withUnsafeBytes { raw in
       let reader = Reader(raw)
       let hash = EscrowCatalogFile.identityHash(filesystem: filesystem, handle: handle, inode: inode)
-      return lookUp(hash, in: identitySlotsStart, count: identitySlotCount, reader) {
-        let at = documentsStart + $0 * Size.document
+      return lookUp(hash, in: layout.identitySlotsStart, count: layout.identitySlots, reader) {
+        let at = layout.documentsStart + $0 * Size.document
         let flags = reader.u32(at + DocumentField.flags)
         let recordedFilesystem =
           flags & Flag.hasFilesystem == 0 ? 0 : reader.u64(at + DocumentField.filesystem)
@@ -451,7 +437,7 @@ struct EscrowCatalogFile: Sendable {
         guard flags & Flag.hasHandle != 0, reader.i32(at + DocumentField.handleType) == handle.type,
           Int(reader.u32(at + DocumentField.handleCount)) == handle.bytes.count
         else { return false }
-        let start = dataStart + Int(reader.u32(at + DocumentField.handleOffset))
+        let start = layout.dataStart + Int(reader.u32(at + DocumentField.handleOffset))
         return handle.bytes.withUnsafeBytes {
           $0.isEmpty || memcmp(raw.baseAddress! + start, $0.baseAddress!, $0.count) == 0
         }
@@ -469,7 +455,8 @@ struct EscrowCatalogFile: Sendable {
     }
     return KeyFingerprint(
       loadedBigEndian: reader.raw.loadUnaligned(
-        fromByteOffset: documentsStart + document * Size.document + DocumentField.fingerprint, as: UInt64.self
+        fromByteOffset: layout.documentsStart + document * Size.document + DocumentField.fingerprint,
+        as: UInt64.self
       ))
   }
 

@@ -40,9 +40,8 @@ enum Base64URL {
   }
 
   /// ``decode(_:)-(some Collection<UInt8>)`` of text where it lies: into a temporary buffer
-  /// (on the stack for the usual lengths), then into an array made at its final size (the
-  /// escrow's catalog decodes thousands of names and paths at once; an array made
-  /// uninitialized costs a lookup of its type's metadata on each call here).
+  /// (on the stack for the usual lengths), then into an array made at its final size (an
+  /// array made uninitialized costs a lookup of its type's metadata on each call here).
   private static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
     guard text.count % 4 != 1 else { return nil }
     return decodeTable.withUnsafeBufferPointer { table in

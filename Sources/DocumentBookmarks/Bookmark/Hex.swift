@@ -16,8 +16,7 @@ enum Hex {
 
   /// The bytes of an even number of hex digits (either case); `nil` for anything else.
   /// Decoded into a temporary buffer, then made an array at its final size (an array made
-  /// uninitialized costs a lookup of its type's metadata on each call here, and the escrow's
-  /// catalog decodes thousands of file handles at once).
+  /// uninitialized costs a lookup of its type's metadata on each call here).
   static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
     guard text.count % 2 == 0 else { return nil }
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count / 2) { bytes in
