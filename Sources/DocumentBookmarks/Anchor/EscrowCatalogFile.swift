@@ -143,14 +143,36 @@ struct EscrowCatalogFile: Sendable {
     let fingerprints: Int
     let data: Int
 
-    var entriesStart: Int { Size.header }
-    var documentsStart: Int { entriesStart + entries * Size.entry }
-    var fingerprintsStart: Int { documentsStart + documents * Size.document }
-    var pathSlotsStart: Int { fingerprintsStart + fingerprints * 8 }
-    var identitySlotsStart: Int { pathSlotsStart + pathSlots * Size.slot }
-    var inodeSlotsStart: Int { identitySlotsStart + identitySlots * Size.slot }
-    var dataStart: Int { inodeSlotsStart + inodeSlots * Size.slot }
-    var total: Int { dataStart + data }
+    /// Where each part starts, worked out once: lookups and the load's merge ask on every
+    /// record.
+    let entriesStart = Size.header
+    let documentsStart: Int
+    let fingerprintsStart: Int
+    let pathSlotsStart: Int
+    let identitySlotsStart: Int
+    let inodeSlotsStart: Int
+    let dataStart: Int
+    let total: Int
+
+    init(
+      entries: Int, documents: Int, pathSlots: Int, identitySlots: Int, inodeSlots: Int, fingerprints: Int,
+      data: Int
+    ) {
+      self.entries = entries
+      self.documents = documents
+      self.pathSlots = pathSlots
+      self.identitySlots = identitySlots
+      self.inodeSlots = inodeSlots
+      self.fingerprints = fingerprints
+      self.data = data
+      documentsStart = entriesStart + entries * Size.entry
+      fingerprintsStart = documentsStart + documents * Size.document
+      pathSlotsStart = fingerprintsStart + fingerprints * 8
+      identitySlotsStart = pathSlotsStart + pathSlots * Size.slot
+      inodeSlotsStart = identitySlotsStart + identitySlots * Size.slot
+      dataStart = inodeSlotsStart + inodeSlots * Size.slot
+      total = dataStart + data
+    }
   }
 
   /// Reads little-endian numbers at byte offsets of a buffer.
