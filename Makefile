@@ -15,7 +15,7 @@
 #   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
-PACKAGES := libattr1-dev libsodium-dev libssl-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
+PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi

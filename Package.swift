@@ -35,6 +35,11 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
     .target(
       name: "CDocbmShims",
       dependencies: ["CLibAttr"],
@@ -44,7 +49,7 @@ let package = Package(
     // Layers 2 and 3: the library (System, Anchor, Bookmark).
     .target(
       name: "DocumentBookmarks",
-      dependencies: ["CDocbmShims", "CSodium", "CCrypto"],
+      dependencies: ["CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
       swiftSettings: strictSettings
     ),
 

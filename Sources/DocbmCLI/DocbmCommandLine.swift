@@ -46,6 +46,17 @@ public enum DocbmCommandLine {
     }
   }
 
+  /// Imports a 0.1.0 escrow into the database when the user's escrow folder holds one, and
+  /// says so (once: the old files are moved aside). A failure is a warning: the command's
+  /// own use of the escrow reports it again.
+  static func announceEscrowUpgrade(_ console: Console) {
+    do {
+      if let migration = try KeyEscrow.default.upgrade() { console.printError("docbm: \(migration.summary)") }
+    } catch {
+      console.printError("warning: the escrow could not be upgraded: \(error)")
+    }
+  }
+
   /// What a person at a terminal can do next about `error`, as a command.
   static func hint(for error: any Error, command: ParsedCommand) -> String? {
     guard let error = error as? DocbmError else { return nil }
@@ -81,6 +92,12 @@ public enum DocbmCommandLine {
   }
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
+    switch command {
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch:
+      announceEscrowUpgrade(console)
+    case .decode, .probe, .demo, .completions, .help, .version:
+      break
+    }
     switch command {
     case .help(let topic):
       console.printFitted(HelpText.render(topic))

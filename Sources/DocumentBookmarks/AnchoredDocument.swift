@@ -51,6 +51,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   (before any key is written), `portalHostPathUnknown` when the portal does not say
   ///   where the document or target really is.
   public func makeBookmark(to target: FilePath) throws(DocbmError) -> Bookmark {
+    if let escrow { try restoreEscrowedKey(escrow) }
     let (bookmark, key) = try makeSignedBookmark(to: target)
     // The key signed with, made now or not, is escrowed (with this document, when the
     // escrow does not record it yet) before the bookmark is handed out; a failure here
@@ -59,6 +60,39 @@ public struct AnchoredDocument: Hashable, Sendable {
       try escrow.deposit(key, document: path)
     }
     return bookmark
+  }
+
+  /// Before a bookmark is made on a document without a key: when the escrow records a key
+  /// for this file, or for a document at its path, that key goes back on it (a repair, under
+  /// ``EscrowRule``), so that the key's earlier bookmarks keep working. A document the escrow
+  /// never saw is left for ``anchorKey()`` to give a new key.
+  ///
+  /// - Throws: `documentUnproven` when the escrow records a key here but the rule refuses
+  ///   this file (no new key is made: that would end the recorded key's bookmarks for good).
+  package func restoreEscrowedKey(_ escrow: KeyEscrow) throws(DocbmError) {
+    guard PortalDocument.of(path) == nil, try readKey() == nil else { return }
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(path, followSymlinks: true)
+    } catch {
+      return  // makeSignedBookmark reports it
+    }
+    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    guard let database = try escrow.open(create: false),
+      !(try database.records(atPath: real, orInode: status.inode)).isEmpty
+    else { return }
+    let report = DocumentRepairer(escrow: escrow, searchBudget: searchBudget).repair(path)
+    switch report.action {
+    case .restored, .nothingToDo:
+      return
+    case .refused:
+      let named = report.fingerprint.map { "key \($0)" } ?? "a key"
+      throw DocbmError(
+        .documentUnproven, path: path,
+        message:
+          "\(path) has no key, and the escrow records \(named) for this document; docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message)"
+      )
+    }
   }
 
   /// ``makeBookmark(to:)-(FilePath)`` without the escrow, returning the key that signed the
@@ -197,7 +231,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     if let escrow,
       location.reasons.contains(.documentMoved) || location.reasons.contains(.relativePathChanged)
     {
-      _ = try? escrow.recordSighting(of: key.fingerprint, on: path)
+      _ = try? escrow.recordMove(of: key.fingerprint, to: path)
     }
     var refreshed: Bookmark?
     // Through the portal, a refreshed bookmark is computed from the host paths only: never

@@ -97,7 +97,7 @@ public struct NewDocument: Sendable, CustomStringConvertible, CustomReflectable 
     if let escrow {
       let key = key
       replacer.beforeSwap = { (temporary) throws(DocbmError) in
-        try escrow.deposit(key, document: temporary)
+        try escrow.deposit(key, document: temporary, origin: .saved)
       }
     }
     return replacer
@@ -106,7 +106,7 @@ public struct NewDocument: Sendable, CustomStringConvertible, CustomReflectable 
   /// After the first save: the escrow records the document where it is now (its entry so
   /// far names the first version's temporary path, with the same identity).
   private func created() -> AnchoredDocument {
-    if let escrow { _ = try? escrow.deposit(key, document: path) }
+    if let escrow { _ = try? escrow.deposit(key, document: path, origin: .saved) }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     return anchor
   }

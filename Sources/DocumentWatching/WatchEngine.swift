@@ -567,7 +567,7 @@ final class WatchEngine {
     guard options.recordsSightings, document.hasKey, let escrow = options.escrow,
       let fingerprint = document.fingerprint
     else { return }
-    if (try? escrow.recordSighting(of: fingerprint, on: path)) == true, options.repairs {
+    if (try? escrow.recordMove(of: fingerprint, to: path)) == true, options.repairs {
       recordedPaths.insert(path)
     }
   }

@@ -74,10 +74,10 @@ struct EscrowTrustTests {
         let checker = DocumentChecker(escrow: escrow)
         let check = checker.check(moved)
         #expect(check.verdict == .ok)
-        #expect(checker.isUnrecordedSighting(check))
-        #expect(checker.recordSightings([check]).isEmpty)
+        #expect(checker.isUnrecordedMove(check))
+        #expect(checker.recordMoves([check]).isEmpty)
         // Recorded now: seeing it again writes nothing.
-        #expect(!DocumentChecker(escrow: escrow).isUnrecordedSighting(check))
+        #expect(!DocumentChecker(escrow: escrow).isUnrecordedMove(DocumentChecker(escrow: escrow).check(moved)))
       }
       #expect(run("/bin/sed", ["-i", "s/cat/cat/", moved.description]).status == 0)
       #expect(try key(of: moved) == nil)
@@ -127,37 +127,45 @@ struct EscrowTrustTests {
     #expect(try key(of: path) == nil)
   }
 
-  @Test("repair restores the key the bookmarks name, never an older key recorded for the path")
-  func namedKeyWins() throws {
+  @Test("a new bookmark on a recorded document that lost its key puts that key back, never a new one")
+  func lostKeyComesBackOnBookmark() throws {
     let path = try scratch.file("a/board.json", "{}")
     let first = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("a/one.png"))
-    // The key is lost, and the next bookmark makes a new one on the same path.
+    // Another program's plain save drops the key; the editor's next bookmark restores it.
     #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
+    #expect(try key(of: path) == nil)
     let second = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("a/two.png"))
-    #expect(first.keyFingerprint != second.keyFingerprint)
-    // Without bookmarks in the document, the key recorded for it last is the one.
-    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
-    let bare = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(bare.action == .restored, "\(bare.message)")
-    #expect(bare.fingerprint == second.keyFingerprint)
-    // With bookmarks in it, their key; an older key recorded for the path is never used.
-    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
-    try scratch.write("{\"one\":\"\(first.text)\"}", to: path)
-    let named = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(named.fingerprint == first.keyFingerprint, "\(named.message)")
+    #expect(second.keyFingerprint == first.keyFingerprint)
+    #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: path).resolve(first) }
+    // A document the escrow never saw gets a key of its own.
+    let fresh = try scratch.file("a/fresh.json", "{}")
+    let own = try service.documents(anchoredOn: fresh).makeBookmark(to: try scratch.file("a/one.png"))
+    #expect(own.keyFingerprint != first.keyFingerprint)
   }
 
-  /// Writes an escrow entry by hand, as an attacker would plant one.
-  private func plant(_ key: DocumentKey, naming document: FilePath, in folder: FilePath) throws -> FilePath {
-    let file = KeyEscrow.File(
-      format: KeyEscrow.format, version: KeyEscrow.version, fingerprint: key.fingerprint,
-      key: Base64URL.encode(key.bytes), created: .now,
-      documents: [
-        EscrowEntry.Document(path: document, inode: 1, fileHandle: nil, filesystemID: nil, recorded: .now)
-      ])
-    let path = folder.appending(key.fingerprint.description + ".json")
-    try scratch.write(String(decoding: try JSONEncoder().encode(file), as: UTF8.self), to: path)
-    return path
+  @Test("a bookmark pasted from another document names a key repair never puts on this one")
+  func pastedKeyNeverGiven() throws {
+    let (_, bookmark) = try makeBoard()
+    let path = try scratch.file("b/other.json", "{}")
+    let own = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("b/one.png"))
+    #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
+    try scratch.write("{\"pasted\":\"\(bookmark.text)\"}", to: path)
+    let named = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(named.fingerprint == bookmark.keyFingerprint, "\(named.message)")
+    #expect(named.refusal == .notRecorded, "\(named.message)")
+    #expect(try key(of: path) == nil)
+    // Its own key, which the escrow records for it, is not put back either: the bookmarks in
+    // it name another key, and repair follows the bookmarks.
+    #expect(own.keyFingerprint != bookmark.keyFingerprint)
+  }
+
+  /// Writes an escrow in `folder` by hand, recording `key` for `document` (as an attacker
+  /// who could write the folder would plant one).
+  private func plant(_ key: DocumentKey, naming document: FilePath, in folder: FilePath) throws {
+    try KeyEscrow(folder: folder).deposit(
+      key,
+      record: EscrowEntry.Document(
+        path: document, inode: 1, fileHandle: nil, filesystemID: nil, origin: .bookmarked, recorded: .now))
   }
 
   @Test("an escrow folder or entry someone else can change is refused by readers and writers")
@@ -178,16 +186,14 @@ struct EscrowTrustTests {
       ),
       ("a folder of the user's, writable by others", { folder in chmod(folder.description, 0o757) }),
       (
-        "an entry of another user",
-        { folder in
-          chown(folder.appending(strangerKey.fingerprint.description + ".json").description, 65534, 65534)
-        }
+        "a database of another user",
+        { folder in chown(folder.appending("escrow.sqlite").description, 65534, 65534) }
       ),
     ]
     for (index, (name, corrupt)) in cases.enumerated() {
       let folder = try scratch.folder("planted\(index)")
       chmod(folder.description, 0o700)
-      _ = try plant(strangerKey, naming: victim, in: folder)
+      try plant(strangerKey, naming: victim, in: folder)
       try corrupt(folder)
       let planted = KeyEscrow(folder: folder)
       let checker = DocumentChecker(escrow: planted)
@@ -224,17 +230,18 @@ struct EscrowTrustTests {
     // A folder reached through a link.
     let real = try scratch.folder("real-escrow")
     chmod(real.description, 0o700)
-    _ = try plant(strangerKey, naming: victim, in: real)
+    try plant(strangerKey, naming: victim, in: real)
     try scratch.symlink(real.description, at: scratch.path("linked-escrow"))
     let linked = KeyEscrow(folder: scratch.path("linked-escrow"))
     #expect(DocumentChecker(escrow: linked).escrowProblems.first?.reason.contains("symbolic link") == true)
     #expect(DocumentChecker(escrow: linked).check(victim).escrowedFingerprint == nil)
-    // An entry that is a link to a file elsewhere.
+    // A database that is a link to a file elsewhere.
     let folder = try scratch.folder("escrow-with-link")
     chmod(folder.description, 0o700)
-    let elsewhere = try plant(strangerKey, naming: victim, in: try scratch.folder("elsewhere"))
-    try scratch.symlink(
-      elsewhere.description, at: folder.appending(strangerKey.fingerprint.description + ".json"))
+    let elsewhere = try scratch.folder("elsewhere")
+    chmod(elsewhere.description, 0o700)
+    try plant(strangerKey, naming: victim, in: elsewhere)
+    try scratch.symlink(elsewhere.appending("escrow.sqlite").description, at: folder.appending("escrow.sqlite"))
     let withLink = KeyEscrow(folder: folder)
     #expect(withLink.entries().problems.first?.reason.contains("symbolic link") == true)
     #expect(DocumentChecker(escrow: withLink).check(victim).escrowedFingerprint == nil)
@@ -242,26 +249,49 @@ struct EscrowTrustTests {
     #expect(try key(of: victim) == nil)
   }
 
-  @Test("an oversized entry is reported as a damaged entry, not as a missing key")
-  func oversizedEntry() throws {
-    let (path, bookmark) = try makeBoard()
-    let entry = escrow.file(for: bookmark.keyFingerprint)
-    try scratch.write(String(repeating: " ", count: KeyEscrow.maximumFileSize + 10), to: entry)
+  @Test("a damaged database is reported as damaged, not as a missing key, and left as it is")
+  func damagedDatabase() throws {
+    let (path, _) = try makeBoard()
+    let database = escrow.databasePath
+    var bytes = try Data(contentsOf: database.url)
+    for offset in stride(from: 100, to: bytes.count, by: 7) { bytes[offset] ^= 0x5a }
+    try bytes.write(to: database.url)
     #expect(run("/bin/sed", ["-i", "s/cat/cat/", path.description]).status == 0)
     let repair = DocumentRepairer(escrow: escrow).repair(path)
     #expect(repair.refusal == .escrowDamaged, "\(repair.message)")
-    #expect(repair.message.contains("larger than"))
+    #expect(repair.message.contains("damaged"), "\(repair.message)")
+    #expect(repair.message.contains(".recover"), "\(repair.message)")
+    #expect(try Data(contentsOf: database.url) == bytes)
+    #expect(try key(of: path) == nil)
   }
 
-  @Test("an entry whose mode was widened is written back with mode 0600")
-  func entryModeRestored() throws {
+  @Test("another program's SQLite file in the escrow's place is refused, never changed")
+  func foreignDatabase() throws {
+    let folder = try scratch.folder("foreign-escrow")
+    chmod(folder.description, 0o700)
+    let database = folder.appending("escrow.sqlite")
+    #expect(run("/usr/bin/sqlite3", [database.description, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"]).status == 0)
+    let before = try Data(contentsOf: database.url)
+    let victim = try scratch.file("a/victim.json", "{}")
+    do {
+      try KeyEscrow(folder: folder).deposit(DocumentKey.random(), document: victim)
+      Issue.record("a deposit into another program's database succeeded")
+    } catch {
+      #expect(error.code == .escrowDamaged)
+      #expect(error.message.contains("not docbm's escrow"), "\(error.message)")
+    }
+    #expect(try Data(contentsOf: database.url) == before)
+    #expect(DocumentChecker(escrow: KeyEscrow(folder: folder)).escrowProblems.count == 1)
+  }
+
+  @Test("a database whose mode was widened is given mode 0600 again")
+  func databaseModeRestored() throws {
     let (path, bookmark) = try makeBoard()
-    let entry = escrow.file(for: bookmark.keyFingerprint)
-    chmod(entry.description, 0o644)
-    // A copy that kept its key, seen by the escrow: the entry is rewritten.
+    let database = escrow.databasePath
+    chmod(database.description, 0o644)
     let copy = scratch.path("a/copy.json")
     try service.documents(anchoredOn: path).saveCopy(to: copy, data: try Data(contentsOf: path.url))
     #expect(try #require(escrow.entry(for: bookmark.keyFingerprint)).documents.contains { $0.path == copy })
-    #expect(try FileStatus.of(entry, followSymlinks: false).permissions & 0o777 == 0o600)
+    #expect(try FileStatus.of(database, followSymlinks: false).permissions & 0o777 == 0o600)
   }
 }

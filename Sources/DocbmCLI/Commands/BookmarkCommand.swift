@@ -17,6 +17,8 @@ struct BookmarkCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let anchored = BookmarkService().documents(anchoredOn: document)
+    // A document the escrow records, which lost its key, gets that key back, never a new one.
+    try anchored.restoreEscrowedKey(.default)
     let (bookmark, key) = try anchored.makeSignedBookmark(to: target)
     // The command line escrows the key it signed with (never the one the path carries
     // afterwards, which a racing save could have changed), so that `docbm repair` can

@@ -36,7 +36,7 @@ struct CheckCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let checker = DocumentChecker(escrow: .default)
-    for problem in checker.escrowProblems { console.printError("warning: escrow entry skipped: \(problem)") }
+    for problem in checker.escrowProblems { console.printError("warning: the escrow cannot be used: \(problem)") }
     let listsEveryDocument = listAll || !recursive
     // JSON is written as the checks arrive: memory stays flat whatever the tree's size.
     var stream = CheckJSONStream(console: console)
@@ -44,8 +44,8 @@ struct CheckCommand {
     var unreadable: [TreeChecker.Unreadable] = []
     var problemCount = 0
     let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
-    // Documents seen with an escrowed key where the escrow does not know them (moved, or
-    // copies that kept their key): recorded at the end, so that repair can find them.
+    // Documents the escrow records, found by their identity at other paths (moved or
+    // renamed): recorded at the end, in one transaction, so that repair finds them there.
     var sightings: [DocumentCheck] = []
     unreadable = walk(
       paths, recursive: recursive, checker: checker, progress: progressLine,
@@ -57,7 +57,7 @@ struct CheckCommand {
         } else if check.verdict.isProblem {
           tally.addProblem(check.document)
         }
-        if checker.isUnrecordedSighting(check) { sightings.append(check) }
+        if checker.isUnrecordedMove(check) { sightings.append(check) }
         if json {
           stream.add(check)
         } else if listsEveryDocument || check.verdict.isProblem {
@@ -67,7 +67,7 @@ struct CheckCommand {
         }
       })
     progressLine.clear()
-    for failure in checker.recordSightings(sightings) {
+    for failure in checker.recordMoves(sightings) {
       console.printError("warning: the escrow could not record a document: \(failure)")
     }
     tally.unreadable = tally.unreadableDocuments + unreadable.count

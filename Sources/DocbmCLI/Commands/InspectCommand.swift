@@ -64,7 +64,7 @@ struct InspectCommand {
     if !isFolder {
       let checker = DocumentChecker(escrow: .default)
       let checked = checker.check(document)
-      for failure in checker.recordSightings([checked]) {
+      for failure in checker.recordMoves([checked]) {
         console.printError("warning: the escrow could not record the document: \(failure)")
       }
       check = checked

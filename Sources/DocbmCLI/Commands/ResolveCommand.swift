@@ -28,7 +28,7 @@ struct ResolveCommand {
       // The escrow follows documents: this one, verified to carry the key, is recorded
       // where it is now if the escrow holds the key but not this document.
       do {
-        try KeyEscrow.default.recordSighting(of: bookmark.keyFingerprint, on: document)
+        try KeyEscrow.default.recordMove(of: bookmark.keyFingerprint, to: document)
       } catch {
         console.printError("warning: the escrow could not record \(document): \(error)")
       }

@@ -98,6 +98,53 @@ struct EscrowFolder {
     return .success(bytes)
   }
 
+  /// Makes sure the database file `name` is one the escrow can use: a regular file of the
+  /// user's that nobody else can write, opened without following a link or blocking (a FIFO
+  /// is refused, never waited on), given mode 0600 when its mode is wider. With `create`, a
+  /// missing file is made, empty, with mode 0600 (SQLite gives its journal the same mode).
+  ///
+  /// - Returns: `false` when there is no such file and `create` is not set.
+  /// - Throws: ``DocbmError`` `escrowUntrusted` for a file someone else could change; the
+  ///   `writeKey` codes when it cannot be made.
+  func prepareDatabaseFile(_ name: String, create: Bool) throws(DocbmError) -> Bool {
+    let file = path.appending(name)
+    var options: FileDescriptor.Options = [.readOnly, .noFollow, .nonBlocking]
+    if create { options = [.readWrite, .create, .noFollow, .nonBlocking] }
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(FilePath(name), options, permissions: 0o600, relativeTo: descriptor)
+    } catch {
+      switch error.errno {
+      case .noSuchFile: return false
+      case .tooManySymbolicLinks:
+        throw EscrowFolder.untrustedFile(file, "is a symbolic link (refused: links are never followed)")
+      default: throw DocbmError(error, operation: create ? .writeKey : .openDocument, path: file)
+      }
+    }
+    defer { fd.close() }
+    let status = try mappingSystemErrors(.openDocument, path: file) { () throws(SystemCallError) in
+      try FileStatus.of(fd)
+    }
+    guard status.kind == .regular else {
+      throw EscrowFolder.untrustedFile(file, "is not a regular file (refused, never read)")
+    }
+    if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
+      throw EscrowFolder.untrustedFile(file, reason)
+    }
+    if status.permissions & 0o077 != 0 {
+      try mappingSystemErrors(.writeKey, path: file) { () throws(SystemCallError) in try fd.changeMode(0o600) }
+    }
+    return true
+  }
+
+  static func untrustedFile(_ file: FilePath, _ reason: String) -> DocbmError {
+    DocbmError(
+      .escrowUntrusted, path: file,
+      message:
+        "the escrow's database \(file) \(reason); docbm reads keys only from a file of yours that no one else can change: remove it, or set DOCBM_ESCROW_DIR to a folder of your own (mode 0700)"
+    )
+  }
+
   /// Why a file or folder with `status` cannot be trusted, or `nil` when it can.
   static func ownershipProblem(_ status: FileStatus, what: String) -> String? {
     let user = ProcessCredentials.effectiveUser

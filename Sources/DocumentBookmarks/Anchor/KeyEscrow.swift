@@ -1,15 +1,16 @@
-import FoundationEssentials
-import Glibc
-
-/// The user's own store of the keys docbm made on this account, so that a key lost by a
-/// careless save can be put back (``DocumentRepairer``).
+/// The user's own record of the keys docbm made on this account and of each key's
+/// documents, so that a key lost by a careless save can be put back (``DocumentRepairer``).
 ///
-/// One file per key, `<fingerprint>.json`, mode 0600, in a folder of mode 0700:
-/// `$DOCBM_ESCROW_DIR` when set (for tests), else `$XDG_STATE_HOME/docbm`, else
-/// `~/.local/state/docbm`. Files are written with ``AnchoredDocument/replaceDocument(with:options:)``
-/// under an `flock` on the folder's `.lock` file, so concurrent writers never corrupt one;
-/// a file that does not parse is reported as an ``EscrowProblem``. The format is in
-/// docs/format.md.
+/// One SQLite database, `escrow.sqlite`, mode 0600, in a folder of mode 0700:
+/// `$DOCBM_ESCROW_DIR` when set, else `$XDG_STATE_HOME/docbm`, else `~/.local/state/docbm`.
+/// A key's documents are the files docbm itself made so (it made a bookmark on one, saved
+/// it, repaired it) and follows as they move; a file seen carrying a key is not one of
+/// them, since copies carry keys too. Which file may get a key back is decided by one
+/// rule, ``EscrowRule``. The format is in docs/format.md §6, the rule in docs/security.md.
+///
+/// Several processes may use the escrow at once: SQLite's locks serialise their writes,
+/// each a single transaction. An escrow of docbm 0.1.0 (one JSON file per key) is imported
+/// the first time this version opens it (``EscrowMigration``).
 public struct KeyEscrow: Hashable, Sendable {
   /// The escrow folder.
   public let folder: FilePath
@@ -30,105 +31,55 @@ public struct KeyEscrow: Hashable, Sendable {
     return KeyEscrow(folder: FilePath(home).appending(".local").appending("state").appending("docbm"))
   }
 
-  /// The file format's name and version.
-  static let format = "docbm-escrow"
-  static let version = 1
-  static let maximumFileSize = 1 << 20
+  /// The database file.
+  public var databasePath: FilePath { folder.appending(EscrowDatabase.fileName) }
 
-  /// What an escrow file holds.
-  struct File: Codable {
-    var format: String
-    var version: Int
-    var fingerprint: KeyFingerprint
-    /// The key, URL-safe base64.
-    var key: String
-    var created: Timestamp
-    var documents: [EscrowEntry.Document]
+  /// The most document records a key keeps; those confirmed longest ago go first. A key
+  /// made into many documents (saved copies) must not grow without bound.
+  public static let maximumDocumentsPerEntry = 64
+
+  /// Opens the database (``EscrowDatabase/open(_:create:)``).
+  func open(create: Bool) throws(DocbmError) -> EscrowDatabase? {
+    try EscrowDatabase.open(self, create: create)
   }
 
-  func file(for fingerprint: KeyFingerprint) -> FilePath {
-    folder.appending(fingerprint.description + ".json")
+  /// Imports a 0.1.0 escrow's files when the folder holds them (``EscrowMigration``); any
+  /// other use of the escrow does the same first.
+  ///
+  /// - Returns: what was imported, or `nil` when there was nothing to import.
+  /// - Throws: ``DocbmError`` as the escrow's writers do.
+  public func upgrade() throws(DocbmError) -> EscrowMigration? {
+    // Most calls find nothing to import: that is told from the folder's names alone.
+    guard let folder = try EscrowFolder.open(folder) else { return nil }
+    let legacy = EscrowMigration.legacyEntryNames(in: folder)
+    folder.close()
+    guard !legacy.isEmpty else { return nil }
+    return try open(create: false)?.migration
   }
 
-  /// Whether the escrow has a readable entry for `fingerprint`.
-  func contains(_ fingerprint: KeyFingerprint) -> Bool {
-    entry(for: fingerprint) != nil
-  }
-
-  /// The most document records an entry keeps; the oldest go first. Records are evidence for
-  /// repair, and a copy made many times over must not grow an entry without bound.
-  static let maximumDocumentsPerEntry = 64
-
-  /// Records `key` as made on (or seen on) the document at `document`.
+  /// Records `key` as the key of the document at `document`, which docbm made so now
+  /// (`origin`): made a bookmark on it, saved it, repaired it.
   ///
   /// Only a document owned by the user is recorded: repair puts keys back only on the
-  /// user's own files, so a record of anyone else's would never be used. Nothing is written
-  /// when the entry already records the document as it is (same path, inode and handle).
+  /// user's own files, so a record of anyone else's would never be used.
   ///
-  /// - Throws: ``DocbmError`` when the folder or the file cannot be written, and
-  ///   `escrowUntrusted` when the folder or the entry could be changed by someone else.
-  package func deposit(_ key: DocumentKey, document: FilePath) throws(DocbmError) {
-    guard let record = try documentRecord(document) else { return }
+  /// - Throws: ``DocbmError`` when the escrow cannot be written (`noSpace`, `ioError`, …),
+  ///   `escrowUntrusted` when its folder or file could be changed by someone else,
+  ///   `escrowDamaged` when its database is not docbm's or is damaged.
+  package func deposit(
+    _ key: DocumentKey, document: FilePath, origin: EscrowEntry.Document.Origin = .bookmarked
+  ) throws(DocbmError) {
+    guard let record = try EscrowEntry.Document.of(document, origin: origin) else { return }
     try deposit(key, record: record)
   }
 
-  /// ``deposit(_:document:)`` for a document already opened and checked.
+  /// ``deposit(_:document:origin:)`` for a document already opened and checked.
   func deposit(_ key: DocumentKey, record: EscrowEntry.Document) throws(DocbmError) {
-    let folder = try prepareFolder()
-    defer { folder.close() }
-    try deposit(key, record: record, in: folder)
+    guard let database = try open(create: true) else { return }
+    try database.deposit(key, document: record)
   }
 
-  /// ``deposit(_:record:)`` in the escrow folder, already opened and checked.
-  private func deposit(_ key: DocumentKey, record: EscrowEntry.Document, in folder: EscrowFolder)
-    throws(DocbmError)
-  {
-    let name = Array((key.fingerprint.description + ".json").utf8)
-    // The common case, a document already recorded, reads one file and takes no lock.
-    if case .success(let existing?) = readFile(name, in: folder), existing.fingerprint == key.fingerprint,
-      existing.documents.contains(where: { $0.describesSameDocument(as: record) })
-    {
-      return
-    }
-    try locked(folder) { () throws(DocbmError) in
-      var contents: File
-      switch readFile(name, in: folder) {
-      case .success(let existing?) where existing.fingerprint == key.fingerprint:
-        if existing.documents.contains(where: { $0.describesSameDocument(as: record) }) {
-          return  // recorded meanwhile
-        }
-        contents = existing
-        contents.key = Base64URL.encode(key.bytes)  // never keep a damaged copy
-        contents.documents.removeAll {
-          $0.path == record.path || ($0.inode == record.inode && $0.filesystemID == record.filesystemID)
-        }
-      case .failure(let problem) where problem.isUntrusted:
-        throw DocbmError(
-          .escrowUntrusted, path: problem.file,
-          message: "the escrow entry \(problem); remove it and bookmark the document again")
-      default:
-        contents = File(
-          format: KeyEscrow.format, version: KeyEscrow.version, fingerprint: key.fingerprint,
-          key: Base64URL.encode(key.bytes), created: .now, documents: [])
-      }
-      contents.documents.append(record)
-      if contents.documents.count > KeyEscrow.maximumDocumentsPerEntry {
-        contents.documents.sort { $0.recorded < $1.recorded }
-        contents.documents.removeFirst(contents.documents.count - KeyEscrow.maximumDocumentsPerEntry)
-      }
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      let data: Data
-      do { data = try encoder.encode(contents) } catch {
-        throw DocbmError(
-          .systemFailure, path: folder.path.appending(name),
-          message: "cannot encode the escrow entry: \(error)")
-      }
-      try writePrivateFile(name, contents: Array(data), in: folder)
-    }
-  }
-
-  /// Escrows the key the document at `document` carries (recording the document with it).
+  /// Escrows the key the document at `document` carries, recording the document with it.
   ///
   /// - Returns: the key's fingerprint, or `nil` when the document has no key.
   /// - Throws: ``DocbmError`` when the key cannot be read or the escrow cannot be written
@@ -140,50 +91,51 @@ public struct KeyEscrow: Hashable, Sendable {
     return key.fingerprint
   }
 
-  /// Records that the document at `document` carries the escrowed key `fingerprint`, when
-  /// the escrow has that key but no record of the document as it is now (it moved, or is a
-  /// copy of the user's own that kept its key). The key is read from the escrow, never
-  /// from the document: a document cannot add a key to the escrow this way.
+  /// Records that the document at `document`, which docbm saved (`replaceDocument`,
+  /// `saveCopy` with its key), is a document of the key it carries, when the escrow holds
+  /// that key. The key is read from the escrow, never from the document: a document cannot
+  /// add a key to the escrow this way.
   ///
-  /// - Returns: whether a record was written.
-  /// - Throws: ``DocbmError`` when the escrow cannot be written.
+  /// - Returns: whether the escrow holds the key.
   @discardableResult
-  public func recordSighting(of fingerprint: KeyFingerprint, on document: FilePath) throws(DocbmError) -> Bool
-  {
-    // No escrow folder yet, or one that cannot be trusted: nothing holds the key.
-    guard let folder = try? EscrowFolder.open(self.folder) else { return false }
-    defer { folder.close() }
-    guard case .success(let entry?) = readEntry(Array((fingerprint.description + ".json").utf8), in: folder),
-      let record = try documentRecord(document, requiring: fingerprint)
+  package func recordSave(of fingerprint: KeyFingerprint, at document: FilePath) throws(DocbmError) -> Bool {
+    guard let database = try open(create: false), let entry = try database.entry(fingerprint),
+      let record = try EscrowEntry.Document.of(document, origin: .saved, requiring: fingerprint)
     else { return false }
-    if entry.documents.contains(where: { $0.describesSameDocument(as: record) }) { return false }
-    try deposit(entry.key, record: record, in: folder)
+    try database.deposit(entry.key, document: record)
     return true
   }
 
-  /// Every entry, and the files that could not be read (or the folder, when it cannot be
-  /// trusted: then there are no entries).
+  /// Records that a document of key `fingerprint` is now at `document`: when the file there
+  /// is one the escrow records for that key (same filesystem and file handle) at another
+  /// path, its record follows it, and the path it left is no longer one of the key's
+  /// documents. Any other file there, even one carrying the key (a copy), is not recorded.
+  ///
+  /// - Returns: whether a record moved.
+  /// - Throws: ``DocbmError`` when the escrow cannot be written.
+  @discardableResult
+  public func recordMove(of fingerprint: KeyFingerprint, to document: FilePath) throws(DocbmError) -> Bool {
+    guard let record = try EscrowEntry.Document.of(document, origin: .moved, requiring: fingerprint) else {
+      return false
+    }
+    return try recordMoves([EscrowRecord(fingerprint: fingerprint, document: record)]) > 0
+  }
+
+  /// ``recordMove(of:to:)`` for many files as they are now, in one transaction.
+  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> Int {
+    guard !moves.isEmpty, let database = try open(create: false) else { return 0 }
+    return try database.recordMoves(moves)
+  }
+
+  /// Every key, and what could not be read (the folder or the database, when it cannot be
+  /// trusted or read: then there are no entries).
   public func entries() -> (entries: [EscrowEntry], problems: [EscrowProblem]) {
-    let folder: EscrowFolder
     do {
-      guard let opened = try EscrowFolder.open(self.folder) else { return ([], []) }
-      folder = opened
+      guard let database = try open(create: false) else { return ([], []) }
+      return (try database.entries(), [])
     } catch {
-      return ([], [EscrowProblem(file: self.folder, reason: error.message)])
+      return ([], [EscrowProblem(file: error.path ?? folder, reason: error.message)])
     }
-    defer { folder.close() }
-    guard let names = try? DirectoryStream.entries(of: folder.descriptor) else { return ([], []) }
-    var entries: [EscrowEntry] = []
-    var problems: [EscrowProblem] = []
-    for name in names.map(\.name).sorted(by: { $0.lexicographicallyPrecedes($1) })
-    where KeyEscrow.isEntryFileName(name) {
-      switch readEntry(name, in: folder) {
-      case .success(let entry?): entries.append(entry)
-      case .success(nil): continue
-      case .failure(let problem): problems.append(problem)
-      }
-    }
-    return (entries, problems)
   }
 
   /// The entry for `fingerprint`, if the escrow has one that reads.
@@ -191,136 +143,19 @@ public struct KeyEscrow: Hashable, Sendable {
     try? lookup(fingerprint).get()
   }
 
-  /// The entry for `fingerprint`: `nil` when there is none, a problem when its file (or
-  /// the folder) cannot be trusted or read.
+  /// Whether the escrow has a readable entry for `fingerprint`.
+  func contains(_ fingerprint: KeyFingerprint) -> Bool {
+    entry(for: fingerprint) != nil
+  }
+
+  /// The entry for `fingerprint`: `nil` when there is none, a problem when the escrow
+  /// cannot be trusted or read.
   func lookup(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
-    let folder: EscrowFolder
     do {
-      guard let opened = try EscrowFolder.open(self.folder) else { return .success(nil) }
-      folder = opened
+      guard let database = try open(create: false) else { return .success(nil) }
+      return .success(try database.entry(fingerprint))
     } catch {
-      return .failure(EscrowProblem(file: self.folder, reason: error.message))
-    }
-    defer { folder.close() }
-    return readEntry(Array((fingerprint.description + ".json").utf8), in: folder)
-  }
-
-  /// Whether a name in the escrow folder is an entry file's: `*.json`, not hidden (the
-  /// lock, the catalog and unfinished saves are).
-  static func isEntryFileName(_ name: UnsafeRawBufferPointer) -> Bool {
-    let count = name.count
-    return count > 5 && name[0] != UInt8(ascii: ".") && name[count - 5] == UInt8(ascii: ".")
-      && name[count - 4] == UInt8(ascii: "j") && name[count - 3] == UInt8(ascii: "s")
-      && name[count - 2] == UInt8(ascii: "o") && name[count - 1] == UInt8(ascii: "n")
-  }
-
-  /// The same test of a name held in an array.
-  static func isEntryFileName(_ name: [UInt8]) -> Bool {
-    name.withUnsafeBytes { isEntryFileName($0) }
-  }
-
-  /// The entry in the file `name` of the open folder: `nil` when there is no such file.
-  func readEntry(_ name: [UInt8], in folder: EscrowFolder) -> Result<EscrowEntry?, EscrowProblem> {
-    switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
-    case .failure(let problem): return .failure(problem)
-    case .success(nil): return .success(nil)
-    case .success(let bytes?): return entry(decoding: bytes, name: name, in: folder).map { $0 }
-    }
-  }
-
-  /// The entry that `bytes`, the contents of the file `name` in the open folder, hold.
-  ///
-  /// - Returns: a problem when they are not an entry of this format and version, or when
-  ///   the key does not match the recorded fingerprint or the file's name.
-  func entry(decoding bytes: [UInt8], name: [UInt8], in folder: EscrowFolder) -> Result<
-    EscrowEntry, EscrowProblem
-  > {
-    let path = folder.path.appending(name)
-    let contents: File
-    switch decodeFile(bytes, path: path) {
-    case .failure(let problem): return .failure(problem)
-    case .success(let decoded): contents = decoded
-    }
-    guard let keyBytes = Base64URL.decode(Array(contents.key.utf8)), let key = DocumentKey(bytes: keyBytes)
-    else {
-      return .failure(EscrowProblem(file: path, reason: "the key is not 32 bytes of URL-safe base64"))
-    }
-    guard key.fingerprint == contents.fingerprint else {
-      return .failure(
-        EscrowProblem(file: path, reason: "the key does not match the recorded fingerprint (damaged entry)"))
-    }
-    guard Array((contents.fingerprint.description + ".json").utf8) == name else {
-      return .failure(
-        EscrowProblem(
-          file: path, reason: "the file name does not match the key's fingerprint (damaged entry)"))
-    }
-    return .success(
-      EscrowEntry(
-        fingerprint: contents.fingerprint, created: contents.created, documents: contents.documents,
-        file: path,
-        key: key))
-  }
-
-  private func readFile(_ name: [UInt8], in folder: EscrowFolder) -> Result<File?, EscrowProblem> {
-    switch folder.read(name, limit: KeyEscrow.maximumFileSize) {
-    case .failure(let problem): return .failure(problem)
-    case .success(nil): return .success(nil)
-    case .success(let bytes?): return decodeFile(bytes, path: folder.path.appending(name)).map { $0 }
-    }
-  }
-
-  /// The escrow file in `bytes` (read from `path`), when it is one of this format and version.
-  private func decodeFile(_ bytes: [UInt8], path: FilePath) -> Result<File, EscrowProblem> {
-    guard let contents = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
-      return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (malformed JSON)"))
-    }
-    guard contents.format == KeyEscrow.format else {
-      return .failure(
-        EscrowProblem(file: path, reason: "not a docbm escrow entry (format \(contents.format))"))
-    }
-    guard contents.version == KeyEscrow.version else {
-      return .failure(
-        EscrowProblem(file: path, reason: "escrow format version \(contents.version) is not supported"))
-    }
-    return .success(contents)
-  }
-
-  /// The record of the document at `document` as it is now, or `nil` when it is not the
-  /// user's own (not recorded: see ``deposit(_:document:)``), or when `fingerprint` is given
-  /// and the document does not carry that key.
-  private func documentRecord(
-    _ document: FilePath, requiring fingerprint: KeyFingerprint? = nil, mayBePortal: Bool = true
-  ) throws(DocbmError) -> EscrowEntry.Document? {
-    // A path through the Documents portal means nothing once the portal stops: the document
-    // is recorded at its host path, when the portal says it and this process sees the same
-    // document (with the same key) there, and not at all otherwise.
-    if mayBePortal, let portal = PortalDocument.of(document) {
-      guard let host = portal.hostPath, host != document,
-        case .key(let key)? = try? KeyAttribute.read(atPath: document),
-        fingerprint == nil || fingerprint == key.fingerprint
-      else { return nil }
-      // In a sandbox the host path is usually not there (or is another file): no record.
-      guard (try? FileStatus.of(host, followSymlinks: true)) != nil, PortalDocument.of(host) == nil else {
-        return nil
-      }
-      return try documentRecord(host, requiring: key.fingerprint, mayBePortal: false)
-    }
-    return try mappingSystemErrors(.inspectTarget, path: document) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(document, [.readOnly, .nonBlocking])
-      defer { fd.close() }
-      let status = try FileStatus.of(fd)
-      guard status.owner == ProcessCredentials.effectiveUser,
-        status.kind == .regular || status.kind == .directory
-      else { return nil }
-      if let fingerprint {
-        guard case .key(let key)? = try? KeyAttribute.read(from: fd, path: document),
-          key.fingerprint == fingerprint
-        else { return nil }
-      }
-      let real = (try? TargetSnapshot.canonicalPath(document)) ?? document.absolute
-      return EscrowEntry.Document(
-        path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
-        filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, recorded: .now)
+      return .failure(EscrowProblem(file: error.path ?? folder, reason: error.message))
     }
   }
 
@@ -329,7 +164,7 @@ public struct KeyEscrow: Hashable, Sendable {
   ///
   /// - Throws: `escrowUntrusted` for a folder someone else could change; the `writeKey`
   ///   codes when it cannot be made.
-  private func prepareFolder() throws(DocbmError) -> EscrowFolder {
+  func prepareFolder() throws(DocbmError) -> EscrowFolder {
     if let existing = try EscrowFolder.open(folder) {
       do throws(DocbmError) {
         try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
@@ -358,50 +193,52 @@ public struct KeyEscrow: Hashable, Sendable {
     }
     return made
   }
+}
 
-  /// Writes `contents` to the file `name` in the escrow folder, mode 0600, holding the
-  /// folder's lock, through a safe save (never half written).
-  func writePrivateFile(_ name: String, contents: [UInt8]) throws(DocbmError) {
-    let folder = try prepareFolder()
-    defer { folder.close() }
-    try locked(folder) { () throws(DocbmError) in
-      try writePrivateFile(Array(name.utf8), contents: contents, in: folder)
+extension EscrowEntry.Document {
+  /// The record of the file at `path` as it is now, or `nil` when it is not the user's own
+  /// regular file or folder, or when `fingerprint` is given and the file does not carry
+  /// that key. Through the Documents portal, the file is recorded at its host path when the
+  /// portal says it and this process sees the same file (with the same key) there, and not
+  /// at all otherwise: a portal path means nothing once the portal stops.
+  static func of(
+    _ path: FilePath, origin: Origin, requiring fingerprint: KeyFingerprint? = nil, mayBePortal: Bool = true
+  ) throws(DocbmError) -> EscrowEntry.Document? {
+    if mayBePortal, let portal = PortalDocument.of(path) {
+      guard let host = portal.hostPath, host != path,
+        case .key(let key)? = try? KeyAttribute.read(atPath: path),
+        fingerprint == nil || fingerprint == key.fingerprint
+      else { return nil }
+      // In a sandbox the host path is usually not there (or is another file): no record.
+      guard (try? FileStatus.of(host, followSymlinks: true)) != nil, PortalDocument.of(host) == nil else {
+        return nil
+      }
+      return try of(host, origin: origin, requiring: key.fingerprint, mayBePortal: false)
     }
-  }
-
-  /// ``writePrivateFile(_:contents:)`` with the lock held: the file is made (or found)
-  /// without following a link, must be a regular file of the user's, and is given mode
-  /// 0600 before the new version (which takes its mode) is written.
-  private func writePrivateFile(_ name: [UInt8], contents: [UInt8], in folder: EscrowFolder)
-    throws(DocbmError)
-  {
-    let path = folder.path.appending(name)
-    try mappingSystemErrors(.writeKey, path: path) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(
-        FilePath(uncheckedBytes: name), [.writeOnly, .create, .noFollow, .nonBlocking], permissions: 0o600,
-        relativeTo: folder.descriptor)
+    return try mappingSystemErrors(.inspectTarget, path: path) { () throws(SystemCallError) in
+      let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
       defer { fd.close() }
       let status = try FileStatus.of(fd)
-      guard status.kind == .regular, EscrowFolder.ownershipProblem(status, what: "file") == nil else {
-        throw SystemCallError("open", .permissionDenied, path: path)
+      guard status.owner == ProcessCredentials.effectiveUser,
+        status.kind == .regular || status.kind == .directory
+      else { return nil }
+      if let fingerprint {
+        guard case .key(let key)? = try? KeyAttribute.read(from: fd, path: path),
+          key.fingerprint == fingerprint
+        else { return nil }
       }
-      if status.permissions & 0o7777 != 0o600 { try fd.changeMode(0o600) }
+      return of(fd, status: status, path: path, origin: origin)
     }
-    try BookmarkService().documents(anchoredOn: path).replaceDocument(with: Data(contents))
   }
 
-  /// Runs `body` holding the escrow folder's lock (`.lock`, a regular file of the user's,
-  /// opened without following a link and without blocking on a FIFO).
-  private func locked<Value>(
-    _ folder: EscrowFolder, _ body: () throws(DocbmError) -> Value
-  ) throws(DocbmError) -> Value {
-    let lockPath = folder.path.appending(".lock")
-    let lock = try mappingSystemErrors(.writeKey, path: lockPath) { () throws(SystemCallError) in
-      try FileDescriptor.openLocked(FilePath(".lock"), relativeTo: folder.descriptor, reportedAs: lockPath) {
-        EscrowFolder.ownershipProblem($0, what: "file") == nil
-      }
-    }
-    defer { lock.close() }
-    return try body()
+  /// The record of the file open as `fd` (its status `status`), reached at `path`.
+  static func of(
+    _ fd: FileDescriptor, status: FileStatus, path: FilePath, origin: Origin
+  ) -> EscrowEntry.Document {
+    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    return EscrowEntry.Document(
+      path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
+      filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, birthTime: status.birthTime,
+      permissions: status.permissions & 0o7777, origin: origin, recorded: .now)
   }
 }

@@ -38,6 +38,10 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   /// A `let`: as a `var` with a default value, the optimizer built each result aside and
   /// copied it into place (every field retained and released once more, per document).
   public let portalDocument: PortalDocument?
+  /// The escrow's record of the key the document carries, when the document is that
+  /// record's file at a path the escrow does not know (it moved): the record as it should
+  /// now be (``DocumentChecker/recordMoves(_:)``). Not part of JSON output.
+  let escrowMove: EscrowRecord?
 
   /// ``DocumentCheck/message``, kept as its parts for the common verdict and made into
   /// text when read: a tree check makes one result per document and reads the sentence of
@@ -64,8 +68,9 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   init(
     document: FilePath, verdict: CheckVerdict, keyFingerprint: KeyFingerprint?,
     escrowedFingerprint: KeyFingerprint?, bookmarks: [FoundEvidence], summary: Summary,
-    portalDocument: PortalDocument? = nil
+    portalDocument: PortalDocument? = nil, escrowMove: EscrowRecord? = nil
   ) {
+    self.escrowMove = escrowMove
     self.document = document
     self.verdict = verdict
     self.keyFingerprint = keyFingerprint

@@ -7,45 +7,52 @@ public struct DocumentChecker: Sendable {
   public let escrow: KeyEscrow?
   /// How far bookmarks' targets are searched for when checking that they resolve.
   public let searchBudget: SearchBudget
-  /// The escrow files that could not be read when the checker was made (reported, not
-  /// fatal: the other entries are used).
+  /// What could not be used of the escrow when the checker was made: its folder or database
+  /// could not be trusted or read (reported, not fatal: the checks stand without it).
   public let escrowProblems: [EscrowProblem]
+  /// What opening the escrow imported from docbm 0.1.0's files, when it did.
+  public var escrowMigration: EscrowMigration? { index.migration }
   private let index: EscrowIndex
 
-  /// Makes a checker; with an escrow, its records are read now (from its catalog, brought
-  /// up to date first, so without reading every entry file each time).
+  /// Makes a checker; with an escrow, its database is opened now (and a 0.1.0 escrow
+  /// imported first), and each document's records are read when it is checked.
   public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
+    self.init(escrow: escrow, searchBudget: searchBudget, index: EscrowIndex(escrow))
+  }
+
+  private init(escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex) {
     self.escrow = escrow
     self.searchBudget = searchBudget
-    let catalog = escrow.map { EscrowCatalog.load($0) }
-    self.index = EscrowIndex(catalog)
-    self.escrowProblems = escrow.flatMap { escrow in catalog?.problems(in: escrow.folder) } ?? []
+    self.index = index
+    self.escrowProblems = index.problem.map { [$0] } ?? []
   }
 
-  /// Whether `check` saw a document carrying a key the escrow holds, at a path the escrow
-  /// has no record of for that key (the document moved, or is a copy that kept its key).
-  /// ``recordSightings(_:)`` records such documents, so that a later repair finds them.
-  public func isUnrecordedSighting(_ check: DocumentCheck) -> Bool {
-    guard escrow != nil, let key = check.keyFingerprint else { return false }
-    return index.isUnrecordedSighting(of: key, at: check.document)
+  /// This checker with every escrow record read at once, for checking many documents (a
+  /// tree): one query instead of one per document.
+  package func loadingWholeEscrow() -> DocumentChecker {
+    DocumentChecker(escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything())
   }
 
-  /// Records in the escrow each checked document that ``isUnrecordedSighting(_:)``: only
-  /// documents owned by the user that still carry the escrowed key (the key is taken from
-  /// the escrow, never from the document).
+  /// Whether `check` found a document the escrow records for the key it carries, by its
+  /// identity, at a path the escrow does not know: it moved, or was renamed.
+  /// ``recordMoves(_:)`` makes the record follow it, so that a later repair finds it there.
+  /// A copy that carries the key is another file, and is not recorded.
+  public func isUnrecordedMove(_ check: DocumentCheck) -> Bool {
+    check.escrowMove != nil
+  }
+
+  /// Records in the escrow, in one transaction, where each of `checks` that
+  /// ``isUnrecordedMove(_:)`` found its document.
   ///
-  /// - Returns: the errors of records that could not be written (warnings: the checks stand).
-  public func recordSightings(_ checks: [DocumentCheck]) -> [DocbmError] {
+  /// - Returns: the error when the records could not be written (a warning: the checks stand).
+  public func recordMoves(_ checks: [DocumentCheck]) -> [DocbmError] {
     guard let escrow else { return [] }
-    var failures: [DocbmError] = []
-    for check in checks where isUnrecordedSighting(check) {
-      do {
-        try escrow.recordSighting(of: check.keyFingerprint!, on: check.document)
-      } catch {
-        failures.append(error)
-      }
+    do {
+      _ = try escrow.recordMoves(checks.compactMap(\.escrowMove))
+      return []
+    } catch {
+      return [error]
     }
-    return failures
   }
 
   /// Checks the document (a regular file) at `path`.
@@ -117,7 +124,8 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, descriptor fd: FileDescriptor, knownRegular: Bool, inode: UInt64?,
     folder: FileDescriptor?
   ) -> DocumentCheck {
-    let escrowed = index.fingerprint(for: path, descriptor: fd, inode: inode)
+    let found = index.lookUp(path, descriptor: fd, inode: inode)
+    let escrowed = found?.fingerprint
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
 
@@ -172,10 +180,19 @@ public struct DocumentChecker: Sendable {
         .incomplete, .text("\(incomplete); of what was checked: \(verdict.rawValue): \(summary.text)")
       )
     }
+    // The recorded file at a path the escrow does not know, carrying the recorded key: the
+    // record follows it (recorded after the check, with the others).
+    var move: EscrowRecord?
+    if let key, let elsewhere = found?.elsewhere, elsewhere.fingerprint == key,
+      let status = try? FileStatus.of(fd)
+    {
+      move = EscrowRecord(
+        fingerprint: key, document: EscrowEntry.Document.of(fd, status: status, path: path, origin: .moved))
+    }
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
-      summary: summary, portalDocument: portal)
+      summary: summary, portalDocument: portal, escrowMove: move)
   }
 
   /// Why checking stopped before the end of the document, when it did.

@@ -6,11 +6,12 @@
 /// - the document has no key (repair never replaces one);
 /// - its own bookmarks name exactly that key and verify with it, or it holds none and the
 ///   escrow recorded that key for it;
-/// - the escrow recorded the key for *this* document: its real path, or its identity
-///   (filesystem and file handle), as docbm last saw it carrying the key. Bookmarks found in
-///   a file are evidence of which key it lost, never a licence to give it one: a file with a
-///   pasted bookmark, or a copy saved without its key, is refused, unless the caller passes
-///   ``Policy/allowsUnrecordedDocuments`` for a copy it knows to be the user's own;
+/// - the file is the key's document by ``EscrowRule``: the file the escrow records for the
+///   key, or the proven successor of the one it records at this path (an editor's save).
+///   Bookmarks found in a file are evidence of which key it lost, never a licence to give it
+///   one: a file with a pasted bookmark, a copy saved without its key, or a file swapped
+///   into the path is refused, unless the caller passes ``Policy/allowsUnrecordedDocuments``
+///   for a copy it knows to be the user's own;
 /// - the document is owned by the user who repairs (never a stranger's file, whatever the
 ///   policy).
 ///
@@ -49,6 +50,11 @@ public struct DocumentRepairer: Sendable {
       /// The escrow never recorded this document (its path or identity) for the key: a
       /// file with a pasted bookmark, or a copy saved without its key.
       case notRecorded
+      /// The file is at a path the escrow recorded for the key, but is another file, and is
+      /// not shown to be the document's save (``EscrowRule``): made before docbm last saw the
+      /// document, readable by more users, or in a folder others can change without a
+      /// bookmark of the key in it. A file swapped into the path is refused so.
+      case unprovenSuccessor
       /// The document belongs to another user.
       case notOwned
       /// Putting the key back failed (see the message).
@@ -96,6 +102,12 @@ public struct DocumentRepairer: Sendable {
   /// Checks the document and, when its key was lost and the rules above allow it, puts the
   /// escrowed key back (and records the document in the escrow as it is now).
   public func repair(_ path: FilePath) -> Report {
+    repair(path, evidence: [])
+  }
+
+  /// ``repair(_:)`` with what a caller saw as evidence for the rule (a watcher that saw the
+  /// document replaced at its path).
+  func repair(_ path: FilePath, evidence: EscrowRule.Evidence) -> Report {
     let before = checker.check(path)
     func report(
       _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String,
@@ -184,7 +196,9 @@ public struct DocumentRepairer: Sendable {
           refusal: .forgedBookmarks)
       }
     }
-    let outcome = DocumentRepairer.restore(entry, on: path, policy: policy)
+    var evidence = evidence
+    if !named.isEmpty { evidence.insert(.bookmarksNameKey) }  // every one verified above
+    let outcome = DocumentRepairer.restore(entry, on: path, policy: policy, evidence: evidence)
     switch outcome {
     case .refused(let refusal, let message):
       return report(.refused, wanted, "refused: \(message)", refusal: refusal)
@@ -205,9 +219,11 @@ public struct DocumentRepairer: Sendable {
   }
 
   /// Opens the document once and decides on that very file (no swapping it between the
-  /// checks and the write): owned by the user, recorded for the key (or allowed by
-  /// `policy`), then the key goes on with `XATTR_CREATE`.
-  private static func restore(_ entry: EscrowEntry, on path: FilePath, policy: Policy) -> Outcome {
+  /// checks and the write): the key's document by ``EscrowRule`` (or allowed by `policy`),
+  /// then the key goes on with `XATTR_CREATE`.
+  private static func restore(
+    _ entry: EscrowEntry, on path: FilePath, policy: Policy, evidence: EscrowRule.Evidence
+  ) -> Outcome {
     let opened: (FileDescriptor, FileStatus)
     do {
       opened = try mappingSystemErrors(.writeKey, path: path) { () throws(SystemCallError) in
@@ -224,33 +240,29 @@ public struct DocumentRepairer: Sendable {
     }
     let (fd, status) = opened
     defer { fd.close() }
-    let user = ProcessCredentials.effectiveUser
-    guard status.owner == user else {
-      return .refused(
-        .notOwned,
-        "\(path) belongs to user \(status.owner), not to you (\(user)); repair never puts a key on another user's file, since whoever can read it could then forge bookmarks for your documents"
-      )
-    }
     guard status.kind == .regular || status.kind == .directory else {
       return .refused(.unreadable, "\(path) is neither a regular file nor a folder")
     }
-    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
-    let now = EscrowEntry.Document(
-      path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
-      filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, recorded: .now)
+    let now = EscrowEntry.Document.of(fd, status: status, path: path, origin: .repaired)
     // The real path must still lead to the file opened (a link swapped meanwhile fails).
     let pathLeadsHere =
-      (try? FileStatus.of(real, followSymlinks: false)).map {
+      (try? FileStatus.of(now.path, followSymlinks: false)).map {
         $0.inode == status.inode && $0.device == status.device
       } ?? false
-    let recorded = entry.documents.contains { record in
-      (pathLeadsHere && record.path == real) || record.hasSameIdentity(as: now)
-    }
-    guard recorded || policy.allowsUnrecordedDocuments else {
-      return .refused(
-        .notRecorded,
-        "the escrow never recorded \(real) for key \(entry.fingerprint), neither at this path nor as this file: it may be another user's file holding a pasted bookmark, or a copy made without the key. If it is your own copy, repair it with --allow-unrecorded (then anyone who can read it can forge bookmarks for every document that carries this key)"
-      )
+    let decision = EscrowRule.decide(
+      now, owner: status.owner, pathLeadsHere: pathLeadsHere, fingerprint: entry.fingerprint,
+      records: entry.documents, evidence: evidence)
+    switch decision {
+    case .document, .successor:
+      break
+    case .refused(.notOwned, let message):
+      return .refused(.notOwned, message)
+    case .refused(let refusal, let message):
+      guard policy.allowsUnrecordedDocuments else {
+        let allowance =
+          " If it is your own copy, repair it with --allow-unrecorded (then anyone who can read it can forge bookmarks for every document that carries this key)"
+        return .refused(refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
+      }
     }
     do {
       try KeyAttribute.restore(entry.key, on: fd, path: path)

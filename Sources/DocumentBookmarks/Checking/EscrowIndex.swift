@@ -1,43 +1,165 @@
-/// The escrow's records of documents, looked up by path and by identity (filesystem and
-/// file handle, or inode where there is no handle: inode numbers alone are reused), in the
-/// tables of the escrow's catalog (``EscrowCatalogFile``), where they lie.
+import Synchronization
+
+/// The escrow's records of documents as a checker looks them up: by path, else by identity
+/// (filesystem and file handle, or inode where there is no handle: inode numbers alone are
+/// reused).
+///
+/// Either every record, read once (``loadingEverything()``, for a tree of documents), or
+/// the records of one file at a time, read from the database when it is checked (for a
+/// few documents: a lookup reads two rows, not the whole escrow).
 struct EscrowIndex: Sendable {
-  private let file: EscrowCatalogFile?
+  /// Records looked up in memory.
+  struct Tables: Sendable {
+    /// Each path's most recently confirmed record.
+    private(set) var byPath: [FilePath: EscrowRecord] = [:]
+    /// Every record of each inode number.
+    private(set) var byInode: [UInt64: [EscrowRecord]] = [:]
 
-  /// The index of a catalog's entries; where two keys claim one document, the one recorded
-  /// for it last wins (a document that lost a key and got a new one is recorded with the
-  /// new one later).
-  init(_ catalog: EscrowCatalog?) {
-    file = catalog?.file
+    init(_ records: [EscrowRecord]) {
+      for record in records {
+        let path = record.document.path
+        if let known = byPath[path], known.document.confirmed > record.document.confirmed {
+          // the later confirmed record of a path wins
+        } else {
+          byPath[path] = record
+        }
+        byInode[record.document.inode, default: []].append(record)
+      }
+    }
+
+    var isEmpty: Bool { byPath.isEmpty }
   }
 
-  /// Whether the escrow holds `fingerprint` but records no document at `path` with it: a
-  /// document seen carrying an escrowed key where the escrow does not know it (moved, or a
-  /// copy that kept its key), which the escrow should record.
-  func isUnrecordedSighting(of fingerprint: KeyFingerprint, at path: FilePath) -> Bool {
-    // The path first: a document found where the escrow recorded it with this key (the
-    // common case) needs no search of the keys.
-    guard let file, path.absolute.bytes.withUnsafeBytes({ file.fingerprint(ofPath: $0) }) != fingerprint
-    else { return false }
-    return file.holds(fingerprint)
+  /// What a lookup found.
+  struct Found {
+    /// The key recorded for the file.
+    let fingerprint: KeyFingerprint
+    /// The record found by the file's identity at another path, when it was not found by
+    /// its path.
+    let elsewhere: EscrowRecord?
   }
 
-  /// Whether the escrow records no document.
-  var isEmpty: Bool { file?.isEmpty ?? true }
+  private enum Source: Sendable {
+    case none
+    case everything(Tables)
+    case perFile(EscrowConnection)
+  }
+
+  private let source: Source
+  /// Why the escrow could not be used (reported as a warning: checks stand without it).
+  let problem: EscrowProblem?
+  /// What opening the escrow imported from a 0.1.0 escrow.
+  let migration: EscrowMigration?
+
+  /// The index of `escrow`, which is opened now (and migrated, when it holds 0.1.0's files).
+  init(_ escrow: KeyEscrow?) {
+    guard let escrow else {
+      (source, problem, migration) = (.none, nil, nil)
+      return
+    }
+    do {
+      guard let database = try escrow.open(create: false) else {
+        (source, problem, migration) = (.none, nil, nil)
+        return
+      }
+      migration = database.migration
+      source = .perFile(EscrowConnection(database))
+      problem = nil
+    } catch {
+      (source, problem, migration) = (.none, EscrowProblem(file: error.path ?? escrow.folder, reason: error.message), nil)
+    }
+  }
+
+  private init(source: Source, problem: EscrowProblem?, migration: EscrowMigration?) {
+    self.source = source
+    self.problem = problem
+    self.migration = migration
+  }
+
+  /// This index with every record read into memory (one query), for checking many
+  /// documents; itself when that is done already or there is no escrow.
+  func loadingEverything() -> EscrowIndex {
+    guard case .perFile(let connection) = source else { return self }
+    switch connection.withDatabase({ (database) throws(DocbmError) in try database.allRecords() }) {
+    case .success(let records):
+      return EscrowIndex(source: .everything(Tables(records)), problem: problem, migration: migration)
+    case .failure(let error):
+      return EscrowIndex(
+        source: .none, problem: EscrowProblem(file: error.path ?? connection.path, reason: error.message),
+        migration: migration)
+    }
+  }
+
+  /// Whether the index has nothing to look up.
+  var isEmpty: Bool {
+    switch source {
+    case .none: true
+    case .everything(let tables): tables.isEmpty
+    case .perFile: false
+    }
+  }
 
   /// The key recorded for the document at `path`, open as `fd`: by its path, else by its
   /// identity (which also finds it after a move, or through a link).
   ///
   /// Only a document whose inode number some record names is looked up by identity (two
   /// more system calls); `inode`, when the caller has it from `readdir`, spares the `statx`.
-  func fingerprint(for path: FilePath, descriptor fd: FileDescriptor, inode: UInt64? = nil) -> KeyFingerprint?
-  {
-    guard let file, !file.isEmpty else { return nil }
-    if let found = path.absolute.bytes.withUnsafeBytes({ file.fingerprint(ofPath: $0) }) { return found }
-    guard let inode = inode ?? (try? FileStatus.of(fd))?.inode, file.recordsInode(inode),
-      let filesystem = try? FileSystemIdentity.of(fd)
+  func lookUp(_ path: FilePath, descriptor fd: FileDescriptor, inode: UInt64? = nil) -> Found? {
+    switch source {
+    case .none:
+      return nil
+    case .everything(let tables):
+      return EscrowIndex.lookUp(path.absolute, in: tables, descriptor: fd, inode: inode)
+    case .perFile(let connection):
+      let absolute = path.absolute
+      guard let inode = inode ?? (try? FileStatus.of(fd))?.inode,
+        case .success(let records) = connection.withDatabase({ (database) throws(DocbmError) in
+          try database.records(atPath: absolute, orInode: inode)
+        }), !records.isEmpty
+      else { return nil }
+      return EscrowIndex.lookUp(absolute, in: Tables(records), descriptor: fd, inode: inode)
+    }
+  }
+
+  private static func lookUp(
+    _ path: FilePath, in tables: Tables, descriptor fd: FileDescriptor, inode: UInt64?
+  ) -> Found? {
+    if let found = tables.byPath[path] { return Found(fingerprint: found.fingerprint, elsewhere: nil) }
+    guard !tables.byInode.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
+      let candidates = tables.byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)
     else { return nil }
     let handle = try? KernelFileHandle.of(fd)
-    return file.fingerprint(filesystem: filesystem.fsid, handle: handle ?? nil, inode: inode)
+    let now = EscrowEntry.Document(
+      path: path, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid, origin: .moved,
+      recorded: .now)
+    guard let found = candidates.filter({ $0.document.hasSameIdentity(as: now) }).max(by: {
+      $0.document.confirmed < $1.document.confirmed
+    })
+    else { return nil }
+    return Found(fingerprint: found.fingerprint, elsewhere: found)
+  }
+}
+
+/// One open escrow database shared by the threads of a checker, one at a time.
+final class EscrowConnection: Sendable {
+  private let database: Mutex<EscrowDatabase>
+  let path: FilePath
+
+  init(_ database: consuming sending EscrowDatabase) {
+    path = database.path
+    self.database = Mutex(database)
+  }
+
+  /// Runs `body` with the database, holding its lock.
+  func withDatabase<Value: Sendable>(
+    _ body: (EscrowDatabase) throws(DocbmError) -> Value
+  ) -> Result<Value, DocbmError> {
+    database.withLock { database in
+      do throws(DocbmError) {
+        return .success(try body(database))
+      } catch {
+        return .failure(error)
+      }
+    }
   }
 }

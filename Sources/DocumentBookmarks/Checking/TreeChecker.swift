@@ -51,6 +51,10 @@ public struct TreeChecker: Sendable {
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck) -> Void
   ) -> [Unreadable] {
+    // A tree reads the escrow's records once; a single file, its own.
+    let checker =
+      (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
+      ? self.checker.loadingWholeEscrow() : self.checker
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
     // Each entry carries the type `readdir` gave, so regular files need no `statx`.

@@ -76,6 +76,16 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (another owner, writable by others, a symbolic link, not a regular file), so its
     /// keys are not used.
     case escrowUntrusted
+    /// The escrow's database is damaged, is not docbm's escrow, or is of a newer version;
+    /// docbm neither trusts nor changes it. The message says how to recover it or set it
+    /// aside.
+    case escrowDamaged
+    /// The document has no key, and the escrow records a key for a document at its path,
+    /// but this file is not shown to be that document (an older file moved into the path,
+    /// one readable by more users, or one in a folder others can change). No new key is
+    /// made, since that would end the recorded key's bookmarks for good; the message says
+    /// why (docs/security.md, "Which file is a key's document").
+    case documentUnproven
     /// A save could not give the new version the document's owner or group, and was not
     /// allowed to change them (``ReplaceOptions/ownerChange``).
     case ownerChanged
@@ -161,7 +171,7 @@ extension DocbmError.Code {
   /// resolving, inspecting, checking and making bookmarks).
   public var defaultRecommendation: Recommendation {
     switch self {
-    case .keyMissing: .repairKey
+    case .keyMissing, .documentUnproven: .repairKey
     case .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .notFound,
       .unsupportedFileType,
       .permissionDenied, .outsideSandbox:
@@ -171,7 +181,7 @@ extension DocbmError.Code {
       .retryLater
     case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists: .useAnotherLocation
     case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted,
-      .portalRefusesAttributes, .portalHostPathUnknown:
+      .escrowDamaged, .portalRefusesAttributes, .portalHostPathUnknown:
       .useAnotherLocation
     }
   }
@@ -189,7 +199,7 @@ extension DocbmError.Code {
     case .unsupportedFilesystem, .portalRefusesAttributes: .useAnotherLocation
     case .keyMissing, .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .missing,
       .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted,
-      .portalHostPathUnknown, .outsideSandbox:
+      .escrowDamaged, .documentUnproven, .portalHostPathUnknown, .outsideSandbox:
       defaultRecommendation
     }
   }

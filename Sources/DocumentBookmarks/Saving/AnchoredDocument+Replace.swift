@@ -137,12 +137,12 @@ extension AnchoredDocument {
     try replacer.replace(writing: data)
   }
 
-  /// With an escrow: records the saved document with its key when the escrow holds the key
-  /// but does not know the document where it is now (moved, or a copy that kept the key),
-  /// so that a later repair finds it. Best effort: the save has succeeded either way.
+  /// With an escrow: records the saved file as a document of the key it carries, when the
+  /// escrow holds the key (docbm saved it, so it is the key's document: a later repair puts
+  /// the key back on it). Best effort: the save has succeeded either way.
   func recordInEscrow(_ saved: FilePath) {
     guard let escrow, case .key(let key)? = try? KeyAttribute.read(atPath: saved) else { return }
-    _ = try? escrow.recordSighting(of: key.fingerprint, on: saved)
+    _ = try? escrow.recordSave(of: key.fingerprint, at: saved)
   }
 
 }

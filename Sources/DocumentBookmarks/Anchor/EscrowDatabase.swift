@@ -1,0 +1,415 @@
+/// The escrow's SQLite database, `escrow.sqlite` in the escrow folder: one connection,
+/// used by one thread (docs/format.md §6).
+///
+/// The folder is opened and checked first (``EscrowFolder``): nobody else can change it, so
+/// the file found there is the user's. The file itself must be a regular file of the
+/// user's that nobody else can write; it is given mode 0600 when its mode is wider. SQLite's
+/// rollback journal (`escrow.sqlite-journal`) and its locks on the file serialise the
+/// processes that write; a writer waits up to ``SQLiteDatabase/busyTimeout`` for another.
+/// Every write is one transaction, so a full disk or a kill loses nothing already recorded.
+final class EscrowDatabase {
+  static let fileName = "escrow.sqlite"
+
+  let connection: SQLiteDatabase
+  /// The database file's path.
+  let path: FilePath
+  /// What opening it imported from a 0.1.0 escrow, when it did.
+  private(set) var migration: EscrowMigration?
+
+  private init(connection: SQLiteDatabase, path: FilePath) {
+    self.connection = connection
+    self.path = path
+  }
+
+  /// Opens the escrow's database; with `create`, makes the folder and the database when
+  /// they are missing. A folder that holds a 0.1.0 escrow's entry files is migrated
+  /// (``EscrowMigration``) whether or not `create` is set: its keys must stay repairable.
+  ///
+  /// - Returns: `nil` when there is no database and `create` is not set (and nothing to
+  ///   migrate).
+  /// - Throws: ``DocbmError`` `escrowUntrusted` for a folder or file someone else could
+  ///   change; `escrowDamaged` for a file that is not docbm's escrow, a damaged one, or one
+  ///   of a newer version; `noSpace`, `ioError`, `readOnlyFilesystem`, `systemFailure` when
+  ///   it cannot be made or read.
+  static func open(_ escrow: KeyEscrow, create: Bool) throws(DocbmError) -> EscrowDatabase? {
+    let folder: EscrowFolder
+    if create {
+      folder = try escrow.prepareFolder()
+    } else {
+      guard let opened = try EscrowFolder.open(escrow.folder) else { return nil }
+      folder = opened
+    }
+    defer { folder.close() }
+    let legacy = EscrowMigration.legacyEntryNames(in: folder)
+    let path = folder.path.appending(fileName)
+    guard try folder.prepareDatabaseFile(fileName, create: create || !legacy.isEmpty) else { return nil }
+    let database: EscrowDatabase
+    do {
+      database = EscrowDatabase(connection: try SQLiteDatabase(path, mode: .readWrite), path: path)
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "opening")
+    }
+    try database.prepareSchema()
+    if !legacy.isEmpty {
+      database.migration = try EscrowMigration.run(legacy, from: folder, into: database)
+    }
+    return database
+  }
+
+  /// Checks that the file is docbm's escrow of this version, and makes the schema in a new
+  /// (empty) one.
+  private func prepareSchema() throws(DocbmError) {
+    let state: (application: Int64, version: Int64, objects: Int64)
+    do {
+      state = try connection.readTransaction { () throws(SQLiteError) in
+        (
+          try scalar("PRAGMA application_id"), try scalar("PRAGMA user_version"),
+          try scalar("SELECT count(*) FROM sqlite_schema")
+        )
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+    if state.application == EscrowSchema.applicationID {
+      guard state.version <= EscrowSchema.version else {
+        throw DocbmError(
+          .escrowDamaged, path: path,
+          message:
+            "the escrow's database \(path) is of version \(state.version), made by a newer docbm than this one (which reads version \(EscrowSchema.version)): use the newer docbm, or set DOCBM_ESCROW_DIR to another folder"
+        )
+      }
+      if state.version == EscrowSchema.version { return }
+    }
+    guard state.application == 0, state.version == 0, state.objects == 0 else {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message:
+          "\(path) is an SQLite database but not docbm's escrow (application id \(state.application), version \(state.version)); docbm neither reads nor changes it: move it away, and docbm makes a new escrow there"
+      )
+    }
+    do {
+      try connection.writeTransaction { () throws(SQLiteError) in
+        // Another process may have made the schema since the check above.
+        guard try scalar("SELECT count(*) FROM sqlite_schema") == 0 else { return }
+        try connection.execute(EscrowSchema.creation)
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "making")
+    }
+    // Made by another process between the two transactions: check what it made.
+    guard (try? scalar("PRAGMA application_id")) == EscrowSchema.applicationID else {
+      throw DocbmError(
+        .escrowDamaged, path: path, message: "\(path) changed while its schema was made; try again")
+    }
+  }
+
+  /// The first column of the first row of `sql` (0 when there is none).
+  func scalar(_ sql: String) throws(SQLiteError) -> Int64 {
+    let statement = try connection.prepare(sql)
+    return try statement.step() ? statement.int64(0) : 0
+  }
+
+  // MARK: - Reading
+
+  /// The key and records of `fingerprint`, or `nil` when the escrow has no such key.
+  func entry(_ fingerprint: KeyFingerprint) throws(DocbmError) -> EscrowEntry? {
+    do {
+      return try connection.readTransaction { () throws(SQLiteError) in
+        let statement = try connection.prepare("SELECT key, created FROM keys WHERE fingerprint = ?")
+        guard try statement.bind(.text(fingerprint.description)).step() else { return nil }
+        let key = statement.bytes(0)
+        let created = Timestamp(nanosecondsSince1970: statement.int64(1))
+        let records = try documents(
+          "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ? ORDER BY confirmed, id",
+          .text(fingerprint.description))
+        return try makeEntry(fingerprint, key: key, created: created, records.map(\.document))
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+  }
+
+  /// Every key and its records, in the order of their fingerprints.
+  func entries() throws(DocbmError) -> [EscrowEntry] {
+    do {
+      return try connection.readTransaction { () throws(SQLiteError) in
+        var byKey: [KeyFingerprint: [EscrowEntry.Document]] = [:]
+        for record in try documents(
+          "SELECT \(EscrowSchema.documentColumns) FROM documents ORDER BY confirmed, id")
+        {
+          byKey[record.fingerprint, default: []].append(record.document)
+        }
+        let statement = try connection.prepare("SELECT fingerprint, key, created FROM keys ORDER BY fingerprint")
+        var entries: [EscrowEntry] = []
+        while try statement.step() {
+          guard let fingerprint = KeyFingerprint(statement.text(0)) else {
+            throw EscrowDatabase.damage("a key's fingerprint is not one")
+          }
+          entries.append(
+            try makeEntry(
+              fingerprint, key: statement.bytes(1), created: Timestamp(nanosecondsSince1970: statement.int64(2)),
+              byKey[fingerprint] ?? []))
+        }
+        return entries
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+  }
+
+  /// The records of documents at `path` or, when `inode` is given, of that inode number
+  /// (any filesystem: the caller compares identities).
+  func records(atPath path: FilePath, orInode inode: UInt64?) throws(DocbmError) -> [EscrowRecord] {
+    do {
+      let sql = "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE path = ?1 OR inode = ?2"
+      return try documents(sql, .blob(path.bytes), inode.map { .integer(Int64(bitPattern: $0)) } ?? .null)
+    } catch {
+      throw EscrowDatabase.error(error, path: self.path, doing: "reading")
+    }
+  }
+
+  /// Every document record.
+  func allRecords() throws(DocbmError) -> [EscrowRecord] {
+    do {
+      return try documents("SELECT \(EscrowSchema.documentColumns) FROM documents")
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+  }
+
+  /// The records `sql` selects (``EscrowSchema/documentColumns``), with up to two parameters.
+  func documents(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> [EscrowRecord] {
+    let statement = try connection.prepare(sql)
+    switch values.count {
+    case 0: break
+    case 1: try statement.bind(values[0])
+    default: try statement.bind(values[0], values[1])
+    }
+    var records: [EscrowRecord] = []
+    while try statement.step() {
+      records.append(try EscrowDatabase.record(statement))
+    }
+    return records
+  }
+
+  /// The document record in the current row of a statement that selected
+  /// ``EscrowSchema/documentColumns``.
+  /// ``EscrowSchema/documentColumns`` from column `first` on.
+  private static func record(_ row: SQLiteStatement, from first: Int32 = 0) throws(SQLiteError) -> EscrowRecord {
+    func column(_ index: Int32) -> Int32 { first + index }
+    guard let fingerprint = KeyFingerprint(row.text(column(0))),
+      let origin = EscrowEntry.Document.Origin(rawValue: row.text(column(8)))
+    else { throw damage("a document record names no key or no origin") }
+    let handle = row.optionalInt64(column(4)).map {
+      KernelFileHandle(type: Int32(truncatingIfNeeded: $0), bytes: row.bytes(column(5)))
+    }
+    let document = EscrowEntry.Document(
+      path: FilePath(uncheckedBytes: row.bytes(column(1))),
+      inode: UInt64(bitPattern: row.int64(column(3))), fileHandle: handle,
+      filesystemID: row.optionalInt64(column(2)).map { UInt64(bitPattern: $0) },
+      birthTime: row.optionalInt64(column(6)).map(Timestamp.init(nanosecondsSince1970:)),
+      permissions: row.optionalInt64(column(7)).map { UInt32(truncatingIfNeeded: $0) }, origin: origin,
+      recorded: Timestamp(nanosecondsSince1970: row.int64(column(9))),
+      confirmed: Timestamp(nanosecondsSince1970: row.int64(column(10))))
+    return EscrowRecord(fingerprint: fingerprint, document: document)
+  }
+
+  private func makeEntry(
+    _ fingerprint: KeyFingerprint, key bytes: [UInt8], created: Timestamp, _ documents: [EscrowEntry.Document]
+  ) throws(SQLiteError) -> EscrowEntry {
+    guard let key = DocumentKey(bytes: bytes), key.fingerprint == fingerprint else {
+      throw EscrowDatabase.damage("the key recorded as \(fingerprint) does not have that fingerprint")
+    }
+    return EscrowEntry(fingerprint: fingerprint, created: created, documents: documents, file: path, key: key)
+  }
+
+  /// A damage SQLite itself cannot see: a value no docbm wrote.
+  static func damage(_ what: String) -> SQLiteError {
+    SQLiteError(code: 11 /* SQLITE_CORRUPT */, message: what)
+  }
+
+  // MARK: - Writing
+
+  /// How long a record found as it is stays confirmed before a deposit confirms it again
+  /// (one write per document per interval, not one per bookmark made).
+  static let confirmationInterval: Int64 = 3600
+
+  /// Records `document` as a document of `key`, in one transaction.
+  ///
+  /// The key is added when the escrow lacks it. The document's record follows the file: a
+  /// record of this key with the same identity is moved to the document's path, else one at
+  /// the same path takes the new identity (a save gave it a new inode), else a record is
+  /// added. Any other record of the path or of the identity, of any key, goes: a path and a
+  /// file are one key's document at a time. A key keeps at most
+  /// ``KeyEscrow/maximumDocumentsPerEntry`` records, dropping those confirmed longest ago.
+  /// Nothing is written when the record is there as it is and was confirmed within
+  /// ``confirmationInterval``.
+  func deposit(_ key: DocumentKey, document: EscrowEntry.Document) throws(DocbmError) {
+    let fingerprint = key.fingerprint.description
+    do {
+      let existing = try records(atPath: document.path, orInode: document.inode)
+      if existing.contains(where: {
+        $0.fingerprint == key.fingerprint && $0.document.describesSameDocument(as: document)
+          && $0.document.permissions == document.permissions
+          && document.confirmed.seconds - $0.document.confirmed.seconds < EscrowDatabase.confirmationInterval
+      }) {
+        return
+      }
+    }
+    do {
+      try connection.writeTransaction { () throws(SQLiteError) in
+        try connection.prepare("INSERT OR IGNORE INTO keys (fingerprint, key, created) VALUES (?, ?, ?)")
+          .bind(.text(fingerprint), .blob(key.bytes), .integer(document.recorded.nanosecondsSince1970)).run()
+        let rows = try documentRows(atPath: document.path, orInode: document.inode)
+        let mine = rows.filter { $0.record.fingerprint == key.fingerprint }
+        let kept =
+          mine.first(where: { $0.record.document.hasSameIdentity(as: document) })
+          ?? mine.first(where: { $0.record.document.path == document.path })
+        for row in rows where row.id != kept?.id {
+          if row.record.document.path == document.path || row.record.document.hasSameIdentity(as: document) {
+            try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
+          }
+        }
+        if let kept {
+          let followed = kept.record.document.following(document, as: document.origin)
+          try update(kept.id, to: followed)
+        } else {
+          try insert(document, fingerprint: fingerprint)
+        }
+        try connection.prepare(
+          """
+          DELETE FROM documents WHERE fingerprint = ?1 AND id NOT IN
+            (SELECT id FROM documents WHERE fingerprint = ?1 ORDER BY confirmed DESC, id DESC LIMIT ?2)
+          """
+        ).bind(.text(fingerprint), .integer(Int64(KeyEscrow.maximumDocumentsPerEntry))).run()
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "writing")
+    }
+  }
+
+  /// Moves each record whose identity a file in `moves` has to that file's path (a document
+  /// seen where the escrow did not know it: it moved, or was renamed), in one transaction;
+  /// records of other files at those paths go.
+  ///
+  /// - Returns: how many records moved.
+  @discardableResult
+  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> Int {
+    guard !moves.isEmpty else { return 0 }
+    do {
+      return try connection.writeTransaction { () throws(SQLiteError) in
+        var moved = 0
+        for move in moves {
+          let rows = try documentRows(atPath: move.document.path, orInode: move.document.inode)
+          guard
+            let followed = rows.first(where: {
+              $0.record.fingerprint == move.fingerprint && $0.record.document.hasSameIdentity(as: move.document)
+            })
+          else { continue }
+          if followed.record.document.path == move.document.path { continue }
+          for row in rows where row.id != followed.id && row.record.document.path == move.document.path {
+            try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
+          }
+          try update(followed.id, to: followed.record.document.following(move.document, as: .moved))
+          moved += 1
+        }
+        return moved
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "writing")
+    }
+  }
+
+  /// Removes the records of `fingerprint` at `path`.
+  func forgetRecord(of fingerprint: KeyFingerprint, at path: FilePath) throws(DocbmError) {
+    do {
+      try connection.writeTransaction { () throws(SQLiteError) in
+        try connection.prepare("DELETE FROM documents WHERE fingerprint = ? AND path = ?")
+          .bind(.text(fingerprint.description), .blob(path.bytes)).run()
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: self.path, doing: "writing")
+    }
+  }
+
+  private func documentRows(atPath path: FilePath, orInode inode: UInt64) throws(SQLiteError) -> [(
+    id: Int64, record: EscrowRecord
+  )] {
+    let statement = try connection.prepare(
+      "SELECT id, \(EscrowSchema.documentColumns) FROM documents WHERE path = ?1 OR inode = ?2")
+    try statement.bind(.blob(path.bytes), .integer(Int64(bitPattern: inode)))
+    var rows: [(id: Int64, record: EscrowRecord)] = []
+    while try statement.step() {
+      rows.append((statement.int64(0), try EscrowDatabase.record(statement, from: 1)))
+    }
+    return rows
+  }
+
+  func insert(_ document: EscrowEntry.Document, fingerprint: String) throws(SQLiteError) {
+    try connection.prepare(
+      """
+      INSERT INTO documents (\(EscrowSchema.documentColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """
+    ).bind(
+      .text(fingerprint), .blob(document.path.bytes), document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+      .integer(Int64(bitPattern: document.inode)), document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
+      document.fileHandle.map { .blob($0.bytes) } ?? .null,
+      document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
+      document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
+      .integer(document.recorded.nanosecondsSince1970), .integer(document.confirmed.nanosecondsSince1970)
+    ).run()
+  }
+
+  private func update(_ id: Int64, to document: EscrowEntry.Document) throws(SQLiteError) {
+    try connection.prepare(
+      """
+      UPDATE documents SET path = ?, filesystem = ?, inode = ?, handle_type = ?, handle = ?, birth = ?,
+        mode = ?, origin = ?, confirmed = ? WHERE id = ?
+      """
+    ).bind(
+      .blob(document.path.bytes), document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+      .integer(Int64(bitPattern: document.inode)), document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
+      document.fileHandle.map { .blob($0.bytes) } ?? .null,
+      document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
+      document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
+      .integer(document.confirmed.nanosecondsSince1970), .integer(id)
+    ).run()
+  }
+
+  // MARK: - Errors
+
+  /// The ``DocbmError`` for an SQLite failure while `doing` (opening, reading, writing,
+  /// making) the database at `path`, with a sentence saying what to do.
+  static func error(_ error: SQLiteError, path: FilePath, doing: String) -> DocbmError {
+    let what = "\(doing) the escrow's database \(path) failed (\(error))"
+    if error.isFull {
+      return DocbmError(.noSpace, path: path, message: "\(what): free some space; nothing recorded was lost")
+    }
+    if error.isInputOutput {
+      return DocbmError(.ioError, path: path, message: "\(what): the storage failed; nothing recorded was lost")
+    }
+    if error.isDamaged {
+      return DocbmError(
+        .escrowDamaged, path: path,
+        message:
+          "\(what): it is damaged or not an SQLite database; docbm neither trusts nor changes it. Recover what it holds with `sqlite3 \(path) .recover | sqlite3 \(path).recovered`, then move it away (docbm makes a new one)"
+      )
+    }
+    if error.isBusy {
+      return DocbmError(
+        .systemFailure, path: path,
+        message: "\(what): another program kept it locked for over \(SQLiteDatabase.busyTimeout / 1000) s; try again")
+    }
+    if error.isReadOnly {
+      return DocbmError(.readOnlyFilesystem, path: path, message: "\(what): it cannot be written here")
+    }
+    return DocbmError(.systemFailure, path: path, message: what)
+  }
+}
+
+/// One document record with the key it is recorded for.
+struct EscrowRecord: Hashable, Sendable {
+  let fingerprint: KeyFingerprint
+  let document: EscrowEntry.Document
+}

@@ -1,0 +1,209 @@
+import CSQLite
+
+/// A connection to one SQLite database file, used by one thread at a time.
+///
+/// Opened without following a symbolic link in the last component and with extended result
+/// codes; busy for at most ``busyTimeout`` milliseconds before a call fails with
+/// `SQLITE_BUSY` (SQLite's own file locks serialise writers across processes). Closed when
+/// the last reference goes.
+package final class SQLiteDatabase {
+  /// How long a statement waits for another connection's lock before it fails.
+  package static let busyTimeout: Int32 = 10_000
+
+  private let handle: OpaquePointer
+  /// The file's path.
+  package let path: FilePath
+
+  /// How a database is opened.
+  package enum Mode: Sendable {
+    /// Read only; the file must exist.
+    case readOnly
+    /// Read and write; the file must exist.
+    case readWrite
+    /// Read and write, made empty when missing.
+    case create
+  }
+
+  /// Opens the database at `path`.
+  ///
+  /// - Throws: ``SQLiteError`` `SQLITE_CANTOPEN` when it is missing (other than with
+  ///   `.create`), a symbolic link, or cannot be opened; SQLite's other codes otherwise.
+  package init(_ path: FilePath, mode: Mode) throws(SQLiteError) {
+    var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
+    switch mode {
+    case .readOnly: flags |= SQLITE_OPEN_READONLY
+    case .readWrite: flags |= SQLITE_OPEN_READWRITE
+    case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+    }
+    var opened: OpaquePointer?
+    let result = path.withCString { sqlite3_open_v2($0, &opened, flags, nil) }
+    guard result == SQLITE_OK, let opened else {
+      let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? ""
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: result, message: message)
+    }
+    handle = opened
+    self.path = path
+    sqlite3_busy_timeout(handle, SQLiteDatabase.busyTimeout)
+  }
+
+  deinit {
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs `sql`, one or more statements with no parameters and no rows wanted.
+  package func execute(_ sql: String) throws(SQLiteError) {
+    var message: UnsafeMutablePointer<CChar>?
+    let result = sqlite3_exec(handle, sql, nil, nil, &message)
+    defer { sqlite3_free(message) }
+    guard result == SQLITE_OK else {
+      throw SQLiteError(
+        code: sqlite3_extended_errcode(handle), message: message.map { String(cString: $0) } ?? "")
+    }
+  }
+
+  /// Compiles one statement.
+  package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    var statement: OpaquePointer?
+    let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    guard result == SQLITE_OK, let statement else { throw lastError(result) }
+    return SQLiteStatement(statement, database: self)
+  }
+
+  /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`),
+  /// so that two writers never both read and then fail to write: committed when `body`
+  /// returns, rolled back when it throws (or the commit fails).
+  package func writeTransaction<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+    try execute("BEGIN IMMEDIATE")
+    do {
+      let value = try body()
+      try execute("COMMIT")
+      return value
+    } catch {
+      // A failed statement or COMMIT may leave the transaction open, or rolled back already.
+      if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+      throw error
+    }
+  }
+
+  /// Runs `body` in a read transaction: every statement in it sees one state of the file.
+  package func readTransaction<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
+    try execute("BEGIN DEFERRED")
+    do {
+      let value = try body()
+      try execute("COMMIT")
+      return value
+    } catch {
+      if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+      throw error
+    }
+  }
+
+  /// `PRAGMA user_version`: the application's own schema version.
+  package func userVersion() throws(SQLiteError) -> Int64 {
+    let statement = try prepare("PRAGMA user_version")
+    guard try statement.step() else { return 0 }
+    return statement.int64(0)
+  }
+
+  /// The rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
+  package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  /// The row id of the last `INSERT`.
+  package var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  func lastError(_ result: Int32) -> SQLiteError {
+    let code = sqlite3_extended_errcode(handle)
+    return SQLiteError(
+      code: code == SQLITE_OK ? result : code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}
+
+/// One compiled statement of a ``SQLiteDatabase``. Parameters are numbered from 1, columns
+/// from 0, as in SQLite's C API.
+package final class SQLiteStatement {
+  private let handle: OpaquePointer
+  private let database: SQLiteDatabase
+
+  init(_ handle: OpaquePointer, database: SQLiteDatabase) {
+    self.handle = handle
+    self.database = database
+  }
+
+  deinit {
+    sqlite3_finalize(handle)
+  }
+
+  /// Binds the values in order to parameters 1, 2, …, after resetting the statement.
+  @discardableResult
+  package func bind(_ values: SQLiteValue...) throws(SQLiteError) -> SQLiteStatement {
+    sqlite3_reset(handle)
+    sqlite3_clear_bindings(handle)
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let result: Int32
+      switch value {
+      case .null: result = sqlite3_bind_null(handle, index)
+      case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
+      case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, docbm_sqlite_transient)
+      case .blob(let bytes):
+        result = bytes.withUnsafeBytes {
+          // An empty blob is bound as a zero-length blob, never as NULL.
+          sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), docbm_sqlite_transient)
+        }
+      }
+      guard result == SQLITE_OK else { throw database.lastError(result) }
+    }
+    return self
+  }
+
+  /// Runs the statement to its next row: `true` when there is one to read, `false` when it
+  /// has finished.
+  package func step() throws(SQLiteError) -> Bool {
+    let result = sqlite3_step(handle)
+    switch result {
+    case SQLITE_ROW: return true
+    case SQLITE_DONE: return false
+    default:
+      let error = database.lastError(result)
+      sqlite3_reset(handle)
+      throw error
+    }
+  }
+
+  /// Runs a statement that returns no rows.
+  package func run() throws(SQLiteError) {
+    while try step() {}
+  }
+
+  /// Whether column `column` of the current row is NULL.
+  package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+  /// Column `column` as an integer (0 for NULL).
+  package func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+  /// Column `column` as an integer, or `nil` for NULL.
+  package func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+  /// Column `column` as bytes (empty for NULL).
+  package func bytes(_ column: Int32) -> [UInt8] {
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+    return Array(UnsafeRawBufferPointer(start: base, count: count))
+  }
+
+  /// Column `column` as text (empty for NULL), its bytes taken as UTF-8.
+  package func text(_ column: Int32) -> String {
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard count > 0, let base = sqlite3_column_text(handle, column) else { return "" }
+    return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+  }
+}
+
+/// A value bound to a statement's parameter.
+package enum SQLiteValue: Sendable {
+  case null
+  case integer(Int64)
+  case text(String)
+  case blob([UInt8])
+}
