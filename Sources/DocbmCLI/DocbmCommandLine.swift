@@ -51,7 +51,9 @@ public enum DocbmCommandLine {
   /// own use of the escrow reports it again.
   static func announceEscrowUpgrade(_ console: Console) {
     do {
-      if let migration = try KeyEscrow.default.upgrade() { console.printError("docbm: \(migration.summary)") }
+      guard let migration = try KeyEscrow.default.upgrade() else { return }
+      console.printError("docbm: \(migration.summary)")
+      for problem in migration.problems { console.printError("warning: not imported: \(problem)") }
     } catch {
       console.printError("warning: the escrow could not be upgraded: \(error)")
     }

@@ -78,8 +78,10 @@ public struct AnchoredDocument: Hashable, Sendable {
       return  // makeSignedBookmark reports it
     }
     let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
-    guard let database = try escrow.open(create: false),
-      !(try database.records(atPath: real, orInode: status.inode)).isEmpty
+    // An escrow that cannot be read records nothing that can be put back; writing the new
+    // key's record to it reports what is wrong.
+    guard let database = try? escrow.open(create: false),
+      let records = try? database.records(atPath: real, orInode: status.inode), !records.isEmpty
     else { return }
     let report = DocumentRepairer(escrow: escrow, searchBudget: searchBudget).repair(path)
     switch report.action {

@@ -32,6 +32,9 @@ final class WatchEngine {
     /// It lost its key and repair has not put it back yet.
     var awaitingRepair = false
     var lastRefusal: DocumentRepairer.Report.Refusal?
+    /// The watcher saw this file take the place of the document at its path (an editor's
+    /// save): evidence for repair that it is the document's successor.
+    var replacedAtPath = false
   }
 
   /// A path a document left, for a while: a file made there soon after is the document's
@@ -83,6 +86,9 @@ final class WatchEngine {
   /// key is a document that lost it, followed and repaired even though it was never seen
   /// with its key.
   private var recordedPaths: Set<FilePath> = []
+  /// The escrow's records moved to follow a document renamed away from a name that a new
+  /// file may still take (see `arrival`), as they were before, until the name settles.
+  private var escrowMovesToUndo: [DocumentIdentity: EscrowRecord] = [:]
 
   init(inotify: Inotify, options: WatchOptions, mode: Mode) {
     self.inotify = inotify
@@ -348,6 +354,11 @@ final class WatchEngine {
     {
       vacancies[entry] = nil
       let oldPath = self.path(of: document.entry) ?? path
+      // The document was renamed away and a new file took its name (Vim's and Emacs's
+      // backup-rename save): the document stays at its name, and the backup is a copy.
+      if let moved = escrowMovesToUndo.removeValue(forKey: vacancy.identity) {
+        try? options.escrow?.putBack(moved)
+      }
       if documentByEntry[document.entry] == vacancy.identity { documentByEntry[document.entry] = nil }
       replace(vacancy.identity, with: identity, at: entry, path: path, oldPath: oldPath, &events)
       return
@@ -369,6 +380,7 @@ final class WatchEngine {
     }
     document.entry = entry
     document.identity = identity
+    document.replacedAtPath = true
     documents[identity] = document
     documentByEntry[entry] = identity
     let moved = oldPath == path ? "" : " (it was at \(oldPath))"
@@ -539,7 +551,8 @@ final class WatchEngine {
     else { return }
     // A repairer per repair: its checker reads the escrow's records as they are now,
     // sightings recorded since the watch began included.
-    let report = DocumentRepairer(escrow: escrow).repair(path)
+    let report = DocumentRepairer(escrow: escrow).repair(
+      path, evidence: document.replacedAtPath ? .observedReplacement : [])
     switch report.action {
     case .restored:
       recordedPaths.insert(path)  // repair recorded the document as it is now
@@ -567,9 +580,11 @@ final class WatchEngine {
     guard options.recordsSightings, document.hasKey, let escrow = options.escrow,
       let fingerprint = document.fingerprint
     else { return }
-    if (try? escrow.recordMove(of: fingerprint, to: path)) == true, options.repairs {
-      recordedPaths.insert(path)
+    guard let moved = try? escrow.followDocument(of: fingerprint, to: path) else { return }
+    if vacancies.values.contains(where: { $0.identity == document.identity && !$0.deleted }) {
+      escrowMovesToUndo[document.identity] = moved
     }
+    if options.repairs { recordedPaths.insert(path) }
   }
 
   // MARK: - Settling
@@ -609,6 +624,8 @@ final class WatchEngine {
     }
     for (entry, vacancy) in vacancies where due(vacancy.deadline) {
       vacancies[entry] = nil
+      // A document renamed away whose name nothing took: its move in the escrow stands.
+      escrowMovesToUndo[vacancy.identity] = nil
       guard vacancy.deleted, let document = documents[vacancy.identity],
         documentByEntry[document.entry] != vacancy.identity
       else { continue }

@@ -292,13 +292,13 @@ final class EscrowDatabase {
   /// seen where the escrow did not know it: it moved, or was renamed), in one transaction;
   /// records of other files at those paths go.
   ///
-  /// - Returns: how many records moved.
+  /// - Returns: the records that moved, as they were before.
   @discardableResult
-  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> Int {
-    guard !moves.isEmpty else { return 0 }
+  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> [EscrowRecord] {
+    guard !moves.isEmpty else { return [] }
     do {
       return try connection.writeTransaction { () throws(SQLiteError) in
-        var moved = 0
+        var moved: [EscrowRecord] = []
         for move in moves {
           let rows = try documentRows(atPath: move.document.path, orInode: move.document.inode)
           guard
@@ -311,7 +311,7 @@ final class EscrowDatabase {
             try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
           }
           try update(followed.id, to: followed.record.document.following(move.document, as: .moved))
-          moved += 1
+          moved.append(followed.record)
         }
         return moved
       }
@@ -320,15 +320,24 @@ final class EscrowDatabase {
     }
   }
 
-  /// Removes the records of `fingerprint` at `path`.
-  func forgetRecord(of fingerprint: KeyFingerprint, at path: FilePath) throws(DocbmError) {
+  /// Puts `previous`, a record as it was before ``recordMoves(_:)`` moved it, back as it was
+  /// (the move turned out to be an editor's backup rename: the document stays at its path).
+  func putBack(_ previous: EscrowRecord) throws(DocbmError) {
     do {
       try connection.writeTransaction { () throws(SQLiteError) in
-        try connection.prepare("DELETE FROM documents WHERE fingerprint = ? AND path = ?")
-          .bind(.text(fingerprint.description), .blob(path.bytes)).run()
+        let rows = try documentRows(atPath: previous.document.path, orInode: previous.document.inode)
+        guard
+          let moved = rows.first(where: {
+            $0.record.fingerprint == previous.fingerprint && $0.record.document.hasSameIdentity(as: previous.document)
+          })
+        else { return }
+        for row in rows where row.id != moved.id && row.record.document.path == previous.document.path {
+          try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
+        }
+        try update(moved.id, to: previous.document)
       }
     } catch {
-      throw EscrowDatabase.error(error, path: self.path, doing: "writing")
+      throw EscrowDatabase.error(error, path: path, doing: "writing")
     }
   }
 
@@ -409,7 +418,7 @@ final class EscrowDatabase {
 }
 
 /// One document record with the key it is recorded for.
-struct EscrowRecord: Hashable, Sendable {
-  let fingerprint: KeyFingerprint
-  let document: EscrowEntry.Document
+package struct EscrowRecord: Hashable, Sendable {
+  package let fingerprint: KeyFingerprint
+  package let document: EscrowEntry.Document
 }

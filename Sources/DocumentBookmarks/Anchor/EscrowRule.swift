@@ -17,15 +17,16 @@
 ///
 /// Anything else is refused, with the reason. A file that carries a key is never judged
 /// here: repair never replaces a key.
-struct EscrowRule {
+package struct EscrowRule {
   /// What speaks for a file at a recorded path beyond its own metadata.
-  struct Evidence: OptionSet, Sendable {
-    let rawValue: Int
+  package struct Evidence: OptionSet, Sendable {
+    package let rawValue: Int
+    package init(rawValue: Int) { self.rawValue = rawValue }
 
     /// The file holds bookmarks that name the key and verify with it.
-    static let bookmarksNameKey = Evidence(rawValue: 1)
+    package static let bookmarksNameKey = Evidence(rawValue: 1)
     /// A watcher saw the recorded document leave the path and this file take its place.
-    static let observedReplacement = Evidence(rawValue: 2)
+    package static let observedReplacement = Evidence(rawValue: 2)
   }
 
   /// The rule's answer.

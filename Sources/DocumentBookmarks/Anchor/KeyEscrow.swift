@@ -49,8 +49,9 @@ public struct KeyEscrow: Hashable, Sendable {
   /// - Returns: what was imported, or `nil` when there was nothing to import.
   /// - Throws: ``DocbmError`` as the escrow's writers do.
   public func upgrade() throws(DocbmError) -> EscrowMigration? {
-    // Most calls find nothing to import: that is told from the folder's names alone.
-    guard let folder = try EscrowFolder.open(folder) else { return nil }
+    // Most calls find nothing to import: that is told from the folder's names alone. A
+    // folder that cannot be opened or trusted is reported by whatever uses the escrow next.
+    guard let folder = try? EscrowFolder.open(folder) else { return nil }
     let legacy = EscrowMigration.legacyEntryNames(in: folder)
     folder.close()
     guard !legacy.isEmpty else { return nil }
@@ -115,15 +116,33 @@ public struct KeyEscrow: Hashable, Sendable {
   /// - Throws: ``DocbmError`` when the escrow cannot be written.
   @discardableResult
   public func recordMove(of fingerprint: KeyFingerprint, to document: FilePath) throws(DocbmError) -> Bool {
+    try followDocument(of: fingerprint, to: document) != nil
+  }
+
+  /// ``recordMove(of:to:)``, returning the record as it was before it moved (for
+  /// ``putBack(_:)``), or `nil` when none moved.
+  package func followDocument(of fingerprint: KeyFingerprint, to document: FilePath) throws(DocbmError)
+    -> EscrowRecord?
+  {
     guard let record = try EscrowEntry.Document.of(document, origin: .moved, requiring: fingerprint) else {
-      return false
+      return nil
     }
-    return try recordMoves([EscrowRecord(fingerprint: fingerprint, document: record)]) > 0
+    return try recordMoves([EscrowRecord(fingerprint: fingerprint, document: record)]).first
+  }
+
+  /// Puts a record that ``followDocument(of:to:)`` moved back as it was: a watcher that saw
+  /// a new file take the name the document left (an editor's backup-rename save) keeps the
+  /// document at its name, and the backup is a copy.
+  package func putBack(_ previous: EscrowRecord) throws(DocbmError) {
+    guard let database = try open(create: false) else { return }
+    try database.putBack(previous)
   }
 
   /// ``recordMove(of:to:)`` for many files as they are now, in one transaction.
-  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> Int {
-    guard !moves.isEmpty, let database = try open(create: false) else { return 0 }
+  ///
+  /// - Returns: the records that moved, as they were before.
+  func recordMoves(_ moves: [EscrowRecord]) throws(DocbmError) -> [EscrowRecord] {
+    guard !moves.isEmpty, let database = try open(create: false) else { return [] }
     return try database.recordMoves(moves)
   }
 

@@ -107,7 +107,7 @@ public struct DocumentRepairer: Sendable {
 
   /// ``repair(_:)`` with what a caller saw as evidence for the rule (a watcher that saw the
   /// document replaced at its path).
-  func repair(_ path: FilePath, evidence: EscrowRule.Evidence) -> Report {
+  package func repair(_ path: FilePath, evidence: EscrowRule.Evidence) -> Report {
     let before = checker.check(path)
     func report(
       _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String,
