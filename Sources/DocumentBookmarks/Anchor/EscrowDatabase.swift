@@ -42,7 +42,13 @@ final class EscrowDatabase {
     defer { folder.close() }
     let legacy = EscrowMigration.legacyEntryNames(in: folder)
     let path = folder.path.appending(fileName)
-    guard try folder.prepareDatabaseFile(fileName, create: create || !legacy.isEmpty) else { return nil }
+    if try !folder.prepareDatabaseFile(fileName) {
+      guard create || !legacy.isEmpty else { return nil }
+      try makeDatabase(in: folder)
+      guard try folder.prepareDatabaseFile(fileName) else {
+        throw DocbmError(.notFound, path: path, message: "the escrow's database \(path) vanished as it was made")
+      }
+    }
     let database: EscrowDatabase
     do {
       database = EscrowDatabase(connection: try SQLiteDatabase(path, mode: .readWrite), path: path)
@@ -56,8 +62,73 @@ final class EscrowDatabase {
     return database
   }
 
-  /// Checks that the file is docbm's escrow of this version, and makes the schema in a new
-  /// (empty) one.
+  /// The prefix of the name a database is made under before it is renamed into place;
+  /// the maker's process ID follows.
+  static let temporaryPrefix = ".\(fileName).new-"
+
+  /// Makes the database with its schema under a temporary name, flushes it, and renames it
+  /// into place unless another process made one first (then that one is used): a database
+  /// is never seen half made, and a full disk or a failure leaves no file behind. Temporary
+  /// files of makers no longer running (killed) are removed first.
+  private static func makeDatabase(in folder: EscrowFolder) throws(DocbmError) {
+    removeAbandonedTemporaries(in: folder)
+    let nameText = temporaryPrefix + String(ProcessID.current)
+    let name = FilePath(nameText)
+    let temporary = folder.path.appending(nameText)
+    try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
+      do throws(SystemCallError) {
+        try folder.descriptor.removeEntry(name, isDirectory: false)
+      } catch where error.errno == .noSuchFile {}
+      try FileDescriptor.open(
+        name, [.readWrite, .create, .exclusive, .noFollow, .nonBlocking], permissions: 0o600,
+        relativeTo: folder.descriptor
+      ).close()
+    }
+    func removeTemporary() {
+      try? folder.descriptor.removeEntry(name, isDirectory: false)
+    }
+    do throws(SQLiteError) {
+      // No journal: a file that fails half made is removed, never renamed into place.
+      let connection = try SQLiteDatabase(temporary, mode: .readWrite)
+      try connection.execute("PRAGMA journal_mode = OFF")
+      try connection.writeTransaction { () throws(SQLiteError) in try connection.execute(EscrowSchema.creation) }
+    } catch {
+      removeTemporary()
+      throw EscrowDatabase.error(error, path: temporary, doing: "making")
+    }
+    do throws(DocbmError) {
+      try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
+        let fd = try FileDescriptor.open(name, [.readOnly, .noFollow], relativeTo: folder.descriptor)
+        defer { fd.close() }
+        try fd.sync()
+        do throws(SystemCallError) {
+          try folder.descriptor.renameWithoutReplacing(name, to: FilePath(fileName), in: folder.descriptor)
+        } catch where error.errno == .fileExists {
+          return  // another process made it first
+        }
+        try folder.descriptor.sync()
+      }
+    } catch {
+      removeTemporary()
+      throw error
+    }
+    removeTemporary()
+  }
+
+  /// Removes the temporary databases of makers that are no longer running.
+  private static func removeAbandonedTemporaries(in folder: EscrowFolder) {
+    guard let entries = try? DirectoryStream.entries(of: folder.descriptor) else { return }
+    let prefix = Array(temporaryPrefix.utf8)
+    for entry in entries where entry.name.starts(with: prefix) {
+      guard let pid = Int32(String(decoding: entry.name.dropFirst(prefix.count), as: UTF8.self)),
+        !ProcessID.isRunning(pid)
+      else { continue }
+      try? folder.descriptor.removeEntry(FilePath(uncheckedBytes: entry.name), isDirectory: false)
+    }
+  }
+
+  /// Checks that the file is docbm's escrow of this version, and makes the schema in an
+  /// empty one (a file of no bytes, as SQLite itself would make).
   private func prepareSchema() throws(DocbmError) {
     let state: (application: Int64, version: Int64, objects: Int64)
     do {
@@ -290,7 +361,9 @@ final class EscrowDatabase {
 
   /// Moves each record whose identity a file in `moves` has to that file's path (a document
   /// seen where the escrow did not know it: it moved, or was renamed), in one transaction;
-  /// records of other files at those paths go.
+  /// records of other files at those paths go. A record whose path holds the document's
+  /// successor stays (``EscrowRule/successorHoldsPath(of:)``: the file elsewhere is an
+  /// editor's backup).
   ///
   /// - Returns: the records that moved, as they were before.
   @discardableResult
@@ -307,6 +380,7 @@ final class EscrowDatabase {
             })
           else { continue }
           if followed.record.document.path == move.document.path { continue }
+          if EscrowRule.successorHoldsPath(of: followed.record.document) { continue }
           for row in rows where row.id != followed.id && row.record.document.path == move.document.path {
             try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
           }

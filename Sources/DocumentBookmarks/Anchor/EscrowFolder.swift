@@ -100,25 +100,22 @@ struct EscrowFolder {
 
   /// Makes sure the database file `name` is one the escrow can use: a regular file of the
   /// user's that nobody else can write, opened without following a link or blocking (a FIFO
-  /// is refused, never waited on), given mode 0600 when its mode is wider. With `create`, a
-  /// missing file is made, empty, with mode 0600 (SQLite gives its journal the same mode).
+  /// is refused, never waited on), given mode 0600 when its mode is wider.
   ///
-  /// - Returns: `false` when there is no such file and `create` is not set.
+  /// - Returns: `false` when there is no such file.
   /// - Throws: ``DocbmError`` `escrowUntrusted` for a file someone else could change; the
-  ///   `writeKey` codes when it cannot be made.
-  func prepareDatabaseFile(_ name: String, create: Bool) throws(DocbmError) -> Bool {
+  ///   `openDocument` codes when it cannot be opened.
+  func prepareDatabaseFile(_ name: String) throws(DocbmError) -> Bool {
     let file = path.appending(name)
-    var options: FileDescriptor.Options = [.readOnly, .noFollow, .nonBlocking]
-    if create { options = [.readWrite, .create, .noFollow, .nonBlocking] }
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(FilePath(name), options, permissions: 0o600, relativeTo: descriptor)
+      fd = try FileDescriptor.open(FilePath(name), [.readOnly, .noFollow, .nonBlocking], relativeTo: descriptor)
     } catch {
       switch error.errno {
       case .noSuchFile: return false
       case .tooManySymbolicLinks:
         throw EscrowFolder.untrustedFile(file, "is a symbolic link (refused: links are never followed)")
-      default: throw DocbmError(error, operation: create ? .writeKey : .openDocument, path: file)
+      default: throw DocbmError(error, operation: .openDocument, path: file)
       }
     }
     defer { fd.close() }

@@ -105,4 +105,14 @@ package struct EscrowRule {
     }
     return .successor(recorded)
   }
+
+  /// Whether the path `record` names now holds another file, made after docbm last saw the
+  /// recorded one there: the document's successor (an editor saved it). The recorded file,
+  /// found at another path, is then the editor's backup, a copy: the record stays.
+  static func successorHoldsPath(of record: EscrowEntry.Document) -> Bool {
+    guard let status = try? FileStatus.of(record.path, followSymlinks: false), status.kind == .regular,
+      status.inode != record.inode, let born = status.birthTime
+    else { return false }
+    return born > record.confirmed
+  }
 }
