@@ -32,8 +32,8 @@ final class WatchEngine {
     /// It lost its key and repair has not put it back yet.
     var awaitingRepair = false
     var lastRefusal: DocumentRepairer.Report.Refusal?
-    /// The watcher saw this file take the place of the document at its path (an editor's
-    /// save): evidence for repair that it is the document's successor.
+    /// The watcher saw this file, made just then, take the place of the document at its
+    /// path (an editor's save): evidence for repair that it is the document's successor.
     var replacedAtPath = false
   }
 
@@ -42,6 +42,9 @@ final class WatchEngine {
   struct Vacancy {
     let identity: DocumentIdentity
     let deadline: ContinuousClock.Instant
+    /// When the watcher saw the document leave the path (the realtime clock, as files'
+    /// birth times are).
+    var leftAt = Timestamp.now
     /// The document was deleted (reported when nothing takes its place by the deadline).
     let deleted: Bool
   }
@@ -344,7 +347,7 @@ final class WatchEngine {
     let identity = DocumentIdentity(status)
     if let old = documentByEntry[entry] {
       guard old != identity else { return }  // already known (seen by a listing)
-      replace(old, with: identity, at: entry, path: path, oldPath: path, &events)
+      replace(old, with: identity, at: entry, path: path, oldPath: path, seenAt: .now, &events)
       return
     }
     // A removed document's inode number is often given to the next file made (the same
@@ -360,18 +363,26 @@ final class WatchEngine {
         try? options.escrow?.putBack(moved)
       }
       if documentByEntry[document.entry] == vacancy.identity { documentByEntry[document.entry] = nil }
-      replace(vacancy.identity, with: identity, at: entry, path: path, oldPath: oldPath, &events)
+      replace(
+        vacancy.identity, with: identity, at: entry, path: path, oldPath: oldPath, seenAt: vacancy.leftAt, &events)
       return
     }
     guard documents[identity] == nil, mode == .folders else { return }
     consider(entry, at: path, announce: true, &events)
   }
 
+  /// How much earlier than the watcher saw the document leave (or be replaced) a file that
+  /// takes its path may have been made and still count as the editor's new version: events
+  /// are read after the fact. A file older than that was moved in, not written.
+  static let replacementSlack: Int64 = 2
+
   /// The document `old` is now the file `identity` at `entry`: report the replacement,
-  /// then what became of its key.
+  /// then what became of its key. `seenAt`: when the watcher saw the document leave or be
+  /// replaced (`nil` when it did not see it happen, as after a queue overflow); a file made
+  /// no more than ``replacementSlack`` seconds before is the observed successor.
   func replace(
     _ old: DocumentIdentity, with identity: DocumentIdentity, at entry: Entry, path: FilePath,
-    oldPath: FilePath, _ events: inout [DocumentEvent]
+    oldPath: FilePath, seenAt: Timestamp? = nil, _ events: inout [DocumentEvent]
   ) {
     guard var document = documents.removeValue(forKey: old) else { return }
     if let displaced = documents[identity] {
@@ -380,7 +391,11 @@ final class WatchEngine {
     }
     document.entry = entry
     document.identity = identity
-    document.replacedAtPath = true
+    document.replacedAtPath = false
+    if let seenAt, let born = (try? FileStatus.of(path, followSymlinks: false))?.birthTime {
+      document.replacedAtPath =
+        born >= Timestamp(seconds: seenAt.seconds - Self.replacementSlack, nanoseconds: seenAt.nanoseconds)
+    }
     documents[identity] = document
     documentByEntry[entry] = identity
     let moved = oldPath == path ? "" : " (it was at \(oldPath))"

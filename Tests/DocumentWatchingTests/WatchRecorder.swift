@@ -48,6 +48,14 @@ final class WatchRecorder: Sendable {
     first(within: seconds) { $0.kind == kind && ($0.path ?? $0.oldPath) == path }
   }
 
+  /// Whether `count` events of `kind` about `path` have arrived, or arrive within `seconds`.
+  func awaitCount(
+    _ count: Int, _ kind: DocumentEvent.Kind, _ path: FilePath, within seconds: Double = 10
+  ) -> Bool {
+    let matching = { [self] in events.count { $0.kind == kind && ($0.path ?? $0.oldPath) == path } }
+    return first(within: seconds) { _ in matching() >= count } != nil || matching() >= count
+  }
+
   deinit { watcher.stop() }
 }
 
