@@ -43,7 +43,10 @@ final class EscrowDatabase {
     let legacy = EscrowMigration.legacyEntryNames(in: folder)
     let path = folder.path.appending(fileName)
     if try !folder.prepareDatabaseFile(fileName) {
-      guard create || !legacy.isEmpty else { return nil }
+      guard create || !legacy.isEmpty else {
+        removeAbandonedTemporaries(in: folder)  // a maker killed before its rename
+        return nil
+      }
       try makeDatabase(in: folder)
       guard try folder.prepareDatabaseFile(fileName) else {
         throw DocbmError(.notFound, path: path, message: "the escrow's database \(path) vanished as it was made")
