@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The escrow's SQLite database, `escrow.sqlite` in the escrow folder: one connection,
 /// used by one thread (docs/format.md §6).
 ///
@@ -66,8 +68,9 @@ final class EscrowDatabase {
   }
 
   /// The prefix of the name a database is made under before it is renamed into place;
-  /// the maker's process ID follows.
+  /// the maker's process ID follows, then a dash and a number of that process's own.
   static let temporaryPrefix = ".\(fileName).new-"
+  private static let temporaryCount = Atomic<Int>(0)
 
   /// Makes the database with its schema under a temporary name, flushes it, and renames it
   /// into place unless another process made one first (then that one is used): a database
@@ -75,7 +78,8 @@ final class EscrowDatabase {
   /// files of makers no longer running (killed) are removed first.
   private static func makeDatabase(in folder: EscrowFolder) throws(DocbmError) {
     removeAbandonedTemporaries(in: folder)
-    let nameText = temporaryPrefix + String(ProcessID.current)
+    let number = temporaryCount.add(1, ordering: .relaxed).newValue
+    let nameText = temporaryPrefix + "\(ProcessID.current)-\(number)"
     let name = FilePath(nameText)
     let temporary = folder.path.appending(nameText)
     try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
@@ -123,8 +127,8 @@ final class EscrowDatabase {
     guard let entries = try? DirectoryStream.entries(of: folder.descriptor) else { return }
     let prefix = Array(temporaryPrefix.utf8)
     for entry in entries where entry.name.starts(with: prefix) {
-      guard let pid = Int32(String(decoding: entry.name.dropFirst(prefix.count), as: UTF8.self)),
-        !ProcessID.isRunning(pid)
+      let rest = entry.name.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: "-") }
+      guard let pid = Int32(String(decoding: rest, as: UTF8.self)), !ProcessID.isRunning(pid)
       else { continue }
       try? folder.descriptor.removeEntry(FilePath(uncheckedBytes: entry.name), isDirectory: false)
     }

@@ -14,7 +14,7 @@ public struct EscrowEntry: Hashable, Sendable {
       /// Repair put the key back on it.
       case repaired
       /// It is an editor's save at a recorded path that repair accepted as the document's
-      /// successor (``EscrowRule``).
+      /// successor (docs/security.md, "Which file is a key's document").
       case successor
       /// The recorded file was seen at another path (moved or renamed); the record followed it.
       case moved

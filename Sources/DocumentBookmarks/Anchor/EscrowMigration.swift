@@ -8,7 +8,7 @@ import FoundationEssentials
 /// old files into ``keptIn`` (renamed, never deleted). A file found again later (a 0.1.0
 /// docbm still running) is imported and moved the same way. Imported records keep their
 /// path and identity; they have no birth time nor mode, which 0.1.0 did not record
-/// (``EscrowRule`` says what that changes).
+/// (docs/security.md says what that changes).
 public struct EscrowMigration: Hashable, Sendable {
   /// How many keys were imported (keys the database already had are not counted).
   public let keys: Int

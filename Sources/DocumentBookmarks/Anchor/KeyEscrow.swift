@@ -6,7 +6,7 @@
 /// A key's documents are the files docbm itself made so (it made a bookmark on one, saved
 /// it, repaired it) and follows as they move; a file seen carrying a key is not one of
 /// them, since copies carry keys too. Which file may get a key back is decided by one
-/// rule, ``EscrowRule``. The format is in docs/format.md §6, the rule in docs/security.md.
+/// rule (docs/security.md, "Which file is a key's document"). The format is in docs/format.md §6, the rule in docs/security.md.
 ///
 /// Several processes may use the escrow at once: SQLite's locks serialise their writes,
 /// each a single transaction. An escrow of docbm 0.1.0 (one JSON file per key) is imported

@@ -6,8 +6,9 @@
 /// - the document has no key (repair never replaces one);
 /// - its own bookmarks name exactly that key and verify with it, or it holds none and the
 ///   escrow recorded that key for it;
-/// - the file is the key's document by ``EscrowRule``: the file the escrow records for the
-///   key, or the proven successor of the one it records at this path (an editor's save).
+/// - the file is the key's document by the escrow's rule (docs/security.md, "Which file is a
+///   key's document"): the file the escrow records for the key, or the proven successor of
+///   the one it records at this path (an editor's save).
 ///   Bookmarks found in a file are evidence of which key it lost, never a licence to give it
 ///   one: a file with a pasted bookmark, a copy saved without its key, or a file swapped
 ///   into the path is refused, unless the caller passes ``Policy/allowsUnrecordedDocuments``
@@ -51,7 +52,7 @@ public struct DocumentRepairer: Sendable {
       /// file with a pasted bookmark, or a copy saved without its key.
       case notRecorded
       /// The file is at a path the escrow recorded for the key, but is another file, and is
-      /// not shown to be the document's save (``EscrowRule``): made before docbm last saw the
+      /// not shown to be the document's save (the escrow's rule, docs/security.md): made before docbm last saw the
       /// document, readable by more users, or in a folder others can change without a
       /// bookmark of the key in it. A file swapped into the path is refused so.
       case unprovenSuccessor
