@@ -364,7 +364,8 @@ final class WatchEngine {
       }
       if documentByEntry[document.entry] == vacancy.identity { documentByEntry[document.entry] = nil }
       replace(
-        vacancy.identity, with: identity, at: entry, path: path, oldPath: oldPath, seenAt: vacancy.leftAt, &events)
+        vacancy.identity, with: identity, at: entry, path: path, oldPath: oldPath, seenAt: vacancy.leftAt,
+        &events)
       return
     }
     guard documents[identity] == nil, mode == .folders else { return }

@@ -34,13 +34,18 @@ struct EscrowEndToEndTests {
 
     // The stranger, who may write the folder, moves the document away and the file in.
     let swapped = runAsNobody(
-      "/bin/sh", ["-c", "mv \"$1/board.json\" \"$1/away.json\" && mv \"$1/notes.txt\" \"$1/board.json\"", "sh", shared.description],
+      "/bin/sh",
+      [
+        "-c", "mv \"$1/board.json\" \"$1/away.json\" && mv \"$1/notes.txt\" \"$1/board.json\"", "sh",
+        shared.description,
+      ],
       environment: ["HOME": "/nonexistent"])
     try #require(swapped.status == 0, "\(swapped.error)")
 
     let repair = run(docbm, ["repair", "--json", board.description], environment: mine)
     #expect(repair.status == 2, "\(repair.output) \(repair.error)")
-    let json = try #require(try JSONSerialization.jsonObject(with: Data(repair.output.utf8)) as? [String: Any])
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(repair.output.utf8)) as? [String: Any])
     let report = try #require((json["repairs"] as? [[String: Any]])?.first)
     #expect(report["refusal"] as? String == "unprovenSuccessor", "\(report)")
     let bookmark = run(docbm, ["bookmark", board.description, image.description], environment: mine)
@@ -108,7 +113,9 @@ struct EscrowEndToEndTests {
       // journal of a write it interrupted, which the next reader rolls back, or, when the
       // kill came before the journal's header was written, the next writer removes.
       let left = (try? FileManager.default.contentsOfDirectory(atPath: escrow.description)) ?? []
-      #expect(left.allSatisfy { ["escrow.sqlite", "escrow.sqlite-journal"].contains($0) }, "round \(round): \(left)")
+      #expect(
+        left.allSatisfy { ["escrow.sqlite", "escrow.sqlite-journal"].contains($0) }, "round \(round): \(left)"
+      )
       let next = try scratch.file("next\(round).json", "{}")
       let made = run(docbm, ["bookmark", next.description, target.description], environment: environment)
       #expect(made.status == 0 && made.error.isEmpty, "round \(round): \(made.error)")

@@ -104,7 +104,8 @@ struct TrustEndToEndTests {
     try #require(made.status == 0, "\(made.error)")
     // A 0.1.0 entry that is a FIFO: not read, reported, and kept aside with the others.
     #expect(mkfifo(escrow.appending("00000009-00000009.json").description, 0o600) == 0)
-    let upgrade = run("/usr/bin/timeout", ["20", docbm, "check", document.description], environment: environment)
+    let upgrade = run(
+      "/usr/bin/timeout", ["20", docbm, "check", document.description], environment: environment)
     #expect(upgrade.status == 0, "\(upgrade.output) \(upgrade.error)")
     #expect(upgrade.error.contains("00000009-00000009.json"), "\(upgrade.error)")
     #expect(upgrade.error.contains("not a regular file"), "\(upgrade.error)")

@@ -33,7 +33,9 @@ struct EscrowMigrationTests {
     #expect(run("/bin/cp", ["-r", "\(Self.fixture)/project", "\(Self.recordedRoot)/project"]).status == 0)
   }
 
-  private func project(_ relative: String) -> FilePath { FilePath("\(Self.recordedRoot)/project/\(relative)") }
+  private func project(_ relative: String) -> FilePath {
+    FilePath("\(Self.recordedRoot)/project/\(relative)")
+  }
 
   @Test("every key and record is imported, the old files kept aside, and every document repaired")
   func importsAndRepairs() throws {
@@ -66,7 +68,9 @@ struct EscrowMigrationTests {
     let board = try String(contentsOfFile: project("board.json").description, encoding: .utf8)
     for text in board.split(separator: "\"").filter({ $0.hasPrefix("docbmRec") }) {
       let bookmark = try Bookmark(text: String(text))
-      #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: project("board.json")).resolve(bookmark) }
+      #expect(throws: Never.self) {
+        try BookmarkService().documents(anchoredOn: project("board.json")).resolve(bookmark)
+      }
     }
   }
 
@@ -78,7 +82,8 @@ struct EscrowMigrationTests {
     #expect(migration.keys == 4)
     #expect(migration.problems.count == 1)
     #expect(migration.problems.first?.reason.contains("malformed") == true)
-    #expect(FileManager.default.fileExists(atPath: migration.keptIn.appending("0000000000000000.json").description))
+    #expect(
+      FileManager.default.fileExists(atPath: migration.keptIn.appending("0000000000000000.json").description))
     #expect(escrow.entries().entries.count == 4)
   }
 
@@ -86,9 +91,13 @@ struct EscrowMigrationTests {
   func laterEntry() throws {
     let first = try #require(try escrow.upgrade())
     let name = try #require(
-      try FileManager.default.contentsOfDirectory(atPath: first.keptIn.description).first { $0.hasSuffix(".json") })
+      try FileManager.default.contentsOfDirectory(atPath: first.keptIn.description).first {
+        $0.hasSuffix(".json")
+      })
     // The same file again, as a 0.1.0 docbm still running would write it.
-    #expect(run("/bin/cp", [first.keptIn.appending(name).description, escrow.folder.appending(name).description]).status == 0)
+    #expect(
+      run("/bin/cp", [first.keptIn.appending(name).description, escrow.folder.appending(name).description])
+        .status == 0)
     let second = try #require(try escrow.upgrade())
     #expect(second.keys == 0, "the key was imported already")
     #expect(FileManager.default.fileExists(atPath: first.keptIn.appending(name + ".1").description))

@@ -150,7 +150,9 @@ struct EscrowRuleTests {
     #expect(paths == [moved])
   }
 
-  @Test("the backup an editor renamed the document to is a copy: a check leaves the record at the document's path")
+  @Test(
+    "the backup an editor renamed the document to is a copy: a check leaves the record at the document's path"
+  )
   func backupIsACopy() throws {
     let folder = try scratch.folder("backup")
     let (path, bookmark) = try document(in: folder)

@@ -77,7 +77,8 @@ struct EscrowTrustTests {
         #expect(checker.isUnrecordedMove(check))
         #expect(checker.recordMoves([check]).isEmpty)
         // Recorded now: seeing it again writes nothing.
-        #expect(!DocumentChecker(escrow: escrow).isUnrecordedMove(DocumentChecker(escrow: escrow).check(moved)))
+        #expect(
+          !DocumentChecker(escrow: escrow).isUnrecordedMove(DocumentChecker(escrow: escrow).check(moved)))
       }
       #expect(run("/bin/sed", ["-i", "s/cat/cat/", moved.description]).status == 0)
       #expect(try key(of: moved) == nil)
@@ -241,7 +242,8 @@ struct EscrowTrustTests {
     let elsewhere = try scratch.folder("elsewhere")
     chmod(elsewhere.description, 0o700)
     try plant(strangerKey, naming: victim, in: elsewhere)
-    try scratch.symlink(elsewhere.appending("escrow.sqlite").description, at: folder.appending("escrow.sqlite"))
+    try scratch.symlink(
+      elsewhere.appending("escrow.sqlite").description, at: folder.appending("escrow.sqlite"))
     let withLink = KeyEscrow(folder: folder)
     #expect(withLink.entries().problems.first?.reason.contains("symbolic link") == true)
     #expect(DocumentChecker(escrow: withLink).check(victim).escrowedFingerprint == nil)
@@ -270,7 +272,9 @@ struct EscrowTrustTests {
     let folder = try scratch.folder("foreign-escrow")
     chmod(folder.description, 0o700)
     let database = folder.appending("escrow.sqlite")
-    #expect(run("/usr/bin/sqlite3", [database.description, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"]).status == 0)
+    #expect(
+      run("/usr/bin/sqlite3", [database.description, "CREATE TABLE t (x); INSERT INTO t VALUES (1);"]).status
+        == 0)
     let before = try Data(contentsOf: database.url)
     let victim = try scratch.file("a/victim.json", "{}")
     do {

@@ -88,13 +88,18 @@ struct WatchEscrowTests {
     if editor == emacs {
       try outside(
         editor,
-        ["-Q", "--batch", path.description, "--eval", "(progn (goto-char (point-max)) (insert \"x\") (save-buffer))"])
+        [
+          "-Q", "--batch", path.description, "--eval",
+          "(progn (goto-char (point-max)) (insert \"x\") (save-buffer))",
+        ])
     } else {
       try outside(editor, ["-u", "NONE", "-N", "-es", "-c", "normal! Gox", "-c", "wq", path.description])
     }
   }
 
-  @Test("Vim's and Emacs's default saves under a repairing watcher: the key is back every time", arguments: ["vim", "emacs"])
+  @Test(
+    "Vim's and Emacs's default saves under a repairing watcher: the key is back every time",
+    arguments: ["vim", "emacs"])
   func editorsUnderRepair(_ name: String) throws {
     guard let editor = name == "vim" ? Self.vim : Self.emacs else {
       print("skipped: \(name) is not installed")
@@ -113,7 +118,9 @@ struct WatchEscrowTests {
     #expect(recorder.events.allSatisfy { $0.kind != .repairRefused }, "\(recorder.events)")
   }
 
-  @Test("Vim's and Emacs's default saves under a watcher that does not repair: repair puts the key back every time", arguments: ["vim", "emacs"])
+  @Test(
+    "Vim's and Emacs's default saves under a watcher that does not repair: repair puts the key back every time",
+    arguments: ["vim", "emacs"])
   func editorsThenRepair(_ name: String) throws {
     guard let editor = name == "vim" ? Self.vim : Self.emacs else {
       print("skipped: \(name) is not installed")

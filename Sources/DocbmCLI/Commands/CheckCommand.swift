@@ -36,7 +36,9 @@ struct CheckCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let checker = DocumentChecker(escrow: .default)
-    for problem in checker.escrowProblems { console.printError("warning: the escrow cannot be used: \(problem)") }
+    for problem in checker.escrowProblems {
+      console.printError("warning: the escrow cannot be used: \(problem)")
+    }
     let listsEveryDocument = listAll || !recursive
     // JSON is written as the checks arrive: memory stays flat whatever the tree's size.
     var stream = CheckJSONStream(console: console)

@@ -51,7 +51,8 @@ final class EscrowDatabase {
       }
       try makeDatabase(in: folder)
       guard try folder.prepareDatabaseFile(fileName) else {
-        throw DocbmError(.notFound, path: path, message: "the escrow's database \(path) vanished as it was made")
+        throw DocbmError(
+          .notFound, path: path, message: "the escrow's database \(path) vanished as it was made")
       }
     }
     let database: EscrowDatabase
@@ -85,7 +86,7 @@ final class EscrowDatabase {
     try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
       do throws(SystemCallError) {
         try folder.descriptor.removeEntry(name, isDirectory: false)
-      } catch where error.errno == .noSuchFile {}
+      } catch  where error.errno == .noSuchFile {}
       try FileDescriptor.open(
         name, [.readWrite, .create, .exclusive, .noFollow, .nonBlocking], permissions: 0o600,
         relativeTo: folder.descriptor
@@ -98,7 +99,9 @@ final class EscrowDatabase {
       // No journal: a file that fails half made is removed, never renamed into place.
       let connection = try SQLiteDatabase(temporary, mode: .readWrite)
       try connection.execute("PRAGMA journal_mode = OFF")
-      try connection.writeTransaction { () throws(SQLiteError) in try connection.execute(EscrowSchema.creation) }
+      try connection.writeTransaction { () throws(SQLiteError) in
+        try connection.execute(EscrowSchema.creation)
+      }
     } catch {
       removeTemporary()
       throw EscrowDatabase.error(error, path: temporary, doing: "making")
@@ -110,7 +113,7 @@ final class EscrowDatabase {
         try fd.sync()
         do throws(SystemCallError) {
           try folder.descriptor.renameWithoutReplacing(name, to: FilePath(fileName), in: folder.descriptor)
-        } catch where error.errno == .fileExists {
+        } catch  where error.errno == .fileExists {
           return  // another process made it first
         }
         try folder.descriptor.sync()
@@ -217,7 +220,8 @@ final class EscrowDatabase {
         {
           byKey[record.fingerprint, default: []].append(record.document)
         }
-        let statement = try connection.prepare("SELECT fingerprint, key, created FROM keys ORDER BY fingerprint")
+        let statement = try connection.prepare(
+          "SELECT fingerprint, key, created FROM keys ORDER BY fingerprint")
         var entries: [EscrowEntry] = []
         while try statement.step() {
           guard let fingerprint = KeyFingerprint(statement.text(0)) else {
@@ -225,7 +229,8 @@ final class EscrowDatabase {
           }
           entries.append(
             try makeEntry(
-              fingerprint, key: statement.bytes(1), created: Timestamp(nanosecondsSince1970: statement.int64(2)),
+              fingerprint, key: statement.bytes(1),
+              created: Timestamp(nanosecondsSince1970: statement.int64(2)),
               byKey[fingerprint] ?? []))
         }
         return entries
@@ -273,7 +278,9 @@ final class EscrowDatabase {
   /// The document record in the current row of a statement that selected
   /// ``EscrowSchema/documentColumns``.
   /// ``EscrowSchema/documentColumns`` from column `first` on.
-  private static func record(_ row: SQLiteStatement, from first: Int32 = 0) throws(SQLiteError) -> EscrowRecord {
+  private static func record(_ row: SQLiteStatement, from first: Int32 = 0) throws(SQLiteError)
+    -> EscrowRecord
+  {
     func column(_ index: Int32) -> Int32 { first + index }
     guard let fingerprint = KeyFingerprint(row.text(column(0))),
       let origin = EscrowEntry.Document.Origin(rawValue: row.text(column(8)))
@@ -383,7 +390,8 @@ final class EscrowDatabase {
           let rows = try documentRows(atPath: move.document.path, orInode: move.document.inode)
           guard
             let followed = rows.first(where: {
-              $0.record.fingerprint == move.fingerprint && $0.record.document.hasSameIdentity(as: move.document)
+              $0.record.fingerprint == move.fingerprint
+                && $0.record.document.hasSameIdentity(as: move.document)
             })
           else { continue }
           if followed.record.document.path == move.document.path { continue }
@@ -409,7 +417,8 @@ final class EscrowDatabase {
         let rows = try documentRows(atPath: previous.document.path, orInode: previous.document.inode)
         guard
           let moved = rows.first(where: {
-            $0.record.fingerprint == previous.fingerprint && $0.record.document.hasSameIdentity(as: previous.document)
+            $0.record.fingerprint == previous.fingerprint
+              && $0.record.document.hasSameIdentity(as: previous.document)
           })
         else { return }
         for row in rows where row.id != moved.id && row.record.document.path == previous.document.path {
@@ -442,8 +451,10 @@ final class EscrowDatabase {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """
     ).bind(
-      .text(fingerprint), .blob(document.path.bytes), document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
-      .integer(Int64(bitPattern: document.inode)), document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
+      .text(fingerprint), .blob(document.path.bytes),
+      document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+      .integer(Int64(bitPattern: document.inode)),
+      document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
       document.fileHandle.map { .blob($0.bytes) } ?? .null,
       document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
       document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
@@ -459,7 +470,8 @@ final class EscrowDatabase {
       """
     ).bind(
       .blob(document.path.bytes), document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
-      .integer(Int64(bitPattern: document.inode)), document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
+      .integer(Int64(bitPattern: document.inode)),
+      document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
       document.fileHandle.map { .blob($0.bytes) } ?? .null,
       document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
       document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
@@ -477,7 +489,8 @@ final class EscrowDatabase {
       return DocbmError(.noSpace, path: path, message: "\(what): free some space; nothing recorded was lost")
     }
     if error.isInputOutput {
-      return DocbmError(.ioError, path: path, message: "\(what): the storage failed; nothing recorded was lost")
+      return DocbmError(
+        .ioError, path: path, message: "\(what): the storage failed; nothing recorded was lost")
     }
     if error.isDamaged {
       return DocbmError(
@@ -489,7 +502,9 @@ final class EscrowDatabase {
     if error.isBusy {
       return DocbmError(
         .systemFailure, path: path,
-        message: "\(what): another program kept it locked for over \(SQLiteDatabase.busyTimeout / 1000) s; try again")
+        message:
+          "\(what): another program kept it locked for over \(SQLiteDatabase.busyTimeout / 1000) s; try again"
+      )
     }
     if error.isReadOnly {
       return DocbmError(.readOnlyFilesystem, path: path, message: "\(what): it cannot be written here")

@@ -109,7 +109,8 @@ struct EscrowFolder {
     let file = path.appending(name)
     let fd: FileDescriptor
     do {
-      fd = try FileDescriptor.open(FilePath(name), [.readOnly, .noFollow, .nonBlocking], relativeTo: descriptor)
+      fd = try FileDescriptor.open(
+        FilePath(name), [.readOnly, .noFollow, .nonBlocking], relativeTo: descriptor)
     } catch {
       switch error.errno {
       case .noSuchFile: return false
@@ -129,7 +130,8 @@ struct EscrowFolder {
       throw EscrowFolder.untrustedFile(file, reason)
     }
     if status.permissions & 0o077 != 0 {
-      try mappingSystemErrors(.writeKey, path: file) { () throws(SystemCallError) in try fd.changeMode(0o600) }
+      try mappingSystemErrors(.writeKey, path: file) { () throws(SystemCallError) in try fd.changeMode(0o600)
+      }
     }
     return true
   }

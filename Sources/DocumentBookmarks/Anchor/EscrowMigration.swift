@@ -49,7 +49,8 @@ public struct EscrowMigration: Hashable, Sendable {
   ///
   /// - Throws: ``DocbmError`` when the import cannot be written, or when a key read back
   ///   does not match its fingerprint (then nothing is imported and no file moves).
-  static func run(_ names: [[UInt8]], from folder: EscrowFolder, into database: EscrowDatabase) throws(DocbmError)
+  static func run(_ names: [[UInt8]], from folder: EscrowFolder, into database: EscrowDatabase)
+    throws(DocbmError)
     -> EscrowMigration
   {
     var problems: [EscrowProblem] = []
@@ -68,8 +69,11 @@ public struct EscrowMigration: Hashable, Sendable {
         for entry in entries {
           try database.connection.prepare(
             "INSERT OR IGNORE INTO keys (fingerprint, key, created) VALUES (?, ?, ?)"
-          ).bind(.text(entry.key.fingerprint.description), .blob(entry.key.bytes), .integer(entry.created.nanosecondsSince1970))
-            .run()
+          ).bind(
+            .text(entry.key.fingerprint.description), .blob(entry.key.bytes),
+            .integer(entry.created.nanosecondsSince1970)
+          )
+          .run()
           keys += database.connection.changes
           let known = try database.documents(
             "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ?",
@@ -92,15 +96,19 @@ public struct EscrowMigration: Hashable, Sendable {
         }
         try database.connection.prepare(
           "INSERT INTO imports (source, folder, keys, documents, imported) VALUES ('docbm 0.1.0', ?, ?, ?, ?)"
-        ).bind(.blob(folder.path.bytes), .integer(Int64(keys)), .integer(Int64(documents)), .integer(Timestamp.now.nanosecondsSince1970))
-          .run()
+        ).bind(
+          .blob(folder.path.bytes), .integer(Int64(keys)), .integer(Int64(documents)),
+          .integer(Timestamp.now.nanosecondsSince1970)
+        )
+        .run()
         return (keys, documents)
       }
     } catch {
       throw EscrowDatabase.error(error, path: database.path, doing: "importing 0.1.0's files into")
     }
     let aside = try moveAside(names, in: folder)
-    return EscrowMigration(keys: imported.keys, documents: imported.documents, problems: problems, keptIn: aside)
+    return EscrowMigration(
+      keys: imported.keys, documents: imported.documents, problems: problems, keptIn: aside)
   }
 
   /// Moves `names` into ``asideFolderName`` (made with mode 0700 when missing); a name
@@ -110,7 +118,7 @@ public struct EscrowMigration: Hashable, Sendable {
     try mappingSystemErrors(.writeKey, path: asidePath) { () throws(SystemCallError) in
       do throws(SystemCallError) {
         try folder.descriptor.makeDirectory(FilePath(asideFolderName), permissions: 0o700)
-      } catch where error.errno == .fileExists {}
+      } catch  where error.errno == .fileExists {}
       let aside = try FileDescriptor.open(
         FilePath(asideFolderName), [.directory, .noFollow, .readOnly], relativeTo: folder.descriptor)
       defer { aside.close() }
@@ -122,10 +130,10 @@ public struct EscrowMigration: Hashable, Sendable {
           do throws(SystemCallError) {
             try folder.descriptor.renameWithoutReplacing(source, to: target, in: aside)
             break
-          } catch where error.errno == .fileExists {
+          } catch  where error.errno == .fileExists {
             suffix += 1
             target = FilePath(uncheckedBytes: name + Array(".\(suffix)".utf8))
-          } catch where error.errno == .noSuchFile {
+          } catch  where error.errno == .noSuchFile {
             break  // moved by another process meanwhile
           }
         }
@@ -177,17 +185,20 @@ struct LegacyEntry {
     }
     guard file.format == "docbm-escrow", file.version == 1 else {
       return .failure(
-        EscrowProblem(file: path, reason: "not a 0.1.0 escrow entry (format \(file.format) version \(file.version))"))
+        EscrowProblem(
+          file: path, reason: "not a 0.1.0 escrow entry (format \(file.format) version \(file.version))"))
     }
     guard let keyBytes = Base64URL.decode(Array(file.key.utf8)), let key = DocumentKey(bytes: keyBytes),
       key.fingerprint == file.fingerprint, Array((file.fingerprint.description + ".json").utf8) == name
     else {
       return .failure(
-        EscrowProblem(file: path, reason: "its key does not match its fingerprint or its name (damaged entry)"))
+        EscrowProblem(
+          file: path, reason: "its key does not match its fingerprint or its name (damaged entry)"))
     }
     let documents = file.documents.map {
       EscrowEntry.Document(
-        path: $0.path, inode: $0.inode, fileHandle: $0.fileHandle, filesystemID: $0.filesystemID, origin: .imported,
+        path: $0.path, inode: $0.inode, fileHandle: $0.fileHandle, filesystemID: $0.filesystemID,
+        origin: .imported,
         recorded: $0.recorded)
     }
     return .success(LegacyEntry(key: key, created: file.created, documents: documents))

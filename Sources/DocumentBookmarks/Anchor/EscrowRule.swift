@@ -78,7 +78,8 @@ package struct EscrowRule {
         "the escrow never recorded \(file.path) for key \(fingerprint), neither at this path nor as this file: it may be a file holding a pasted bookmark, or a copy made without the key"
       )
     }
-    let why = "\(file.path) is not the file docbm recorded there for key \(fingerprint), and not shown to be its save"
+    let why =
+      "\(file.path) is not the file docbm recorded there for key \(fingerprint), and not shown to be its save"
     guard let born = file.birthTime else {
       return .refused(
         .unprovenSuccessor,
@@ -97,7 +98,9 @@ package struct EscrowRule {
         "\(why): it is readable by more users (mode \(String(now & 0o777, radix: 8))) than the document was (\(String(before & 0o777, radix: 8)))"
       )
     }
-    if evidence.isEmpty, let (folder, problem) = FolderChainTrust.problem(from: file.path.removingLastComponent) {
+    if evidence.isEmpty,
+      let (folder, problem) = FolderChainTrust.problem(from: file.path.removingLastComponent)
+    {
       return .refused(
         .unprovenSuccessor,
         "\(why): the folder \(folder) \(problem), so another user could have put it there, and it holds no bookmark of the key"

@@ -262,7 +262,8 @@ public struct DocumentRepairer: Sendable {
       guard policy.allowsUnrecordedDocuments else {
         let allowance =
           " If it is your own copy, repair it with --allow-unrecorded (then anyone who can read it can forge bookmarks for every document that carries this key)"
-        return .refused(refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
+        return .refused(
+          refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
       }
     }
     do {

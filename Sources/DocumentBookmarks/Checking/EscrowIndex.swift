@@ -66,7 +66,9 @@ struct EscrowIndex: Sendable {
       source = .perFile(EscrowConnection(database))
       problem = nil
     } catch {
-      (source, problem, migration) = (.none, EscrowProblem(file: error.path ?? escrow.folder, reason: error.message), nil)
+      (source, problem, migration) = (
+        .none, EscrowProblem(file: error.path ?? escrow.folder, reason: error.message), nil
+      )
     }
   }
 
@@ -132,9 +134,10 @@ struct EscrowIndex: Sendable {
     let now = EscrowEntry.Document(
       path: path, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid, origin: .moved,
       recorded: .now)
-    guard let found = candidates.filter({ $0.document.hasSameIdentity(as: now) }).max(by: {
-      $0.document.confirmed < $1.document.confirmed
-    })
+    guard
+      let found = candidates.filter({ $0.document.hasSameIdentity(as: now) }).max(by: {
+        $0.document.confirmed < $1.document.confirmed
+      })
     else { return nil }
     return Found(fingerprint: found.fingerprint, elsewhere: found)
   }

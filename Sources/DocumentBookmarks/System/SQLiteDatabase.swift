@@ -149,7 +149,9 @@ package final class SQLiteStatement {
       case .blob(let bytes):
         result = bytes.withUnsafeBytes {
           // An empty blob is bound as a zero-length blob, never as NULL.
-          sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), docbm_sqlite_transient)
+          sqlite3_bind_blob64(
+            handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
+            docbm_sqlite_transient)
         }
       }
       guard result == SQLITE_OK else { throw database.lastError(result) }
