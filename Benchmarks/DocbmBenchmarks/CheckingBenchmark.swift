@@ -113,10 +113,6 @@ func runCheckingBenchmark(root: String, counts: [Int]) throws -> Bool {
     let escrowed = count <= 10_000
     try buildDocumentTree(tree, count: count, escrow: escrowed ? KeyEscrow(folder: FilePath(filled)) : nil)
     sync()
-    // A catalog stamp is trusted only once the entry's change time is two seconds older
-    // (EscrowCatalog.settlingTime): until then every check reads the newest entries again.
-    // The rows measure the steady state, as a check long after the last bookmark meets it.
-    if escrowed { sleep(3) }
     var scenarios: [(label: String, folder: String)] = [("empty", empty)]
     if escrowed { scenarios.append(("\(count / 2) keys", filled)) }
     for scenario in scenarios {
@@ -128,26 +124,11 @@ func runCheckingBenchmark(root: String, counts: [Int]) throws -> Bool {
         let result = measureCheck(
           docbm: pin.prefix + [docbm], baseline: pin.prefix + [getfattr, "-R", "-d", tree], tree: tree,
           environment: environment)
-        // With an escrow, the check also looks at every entry file (a `statx` each, which is
-        // what tells an entry rewritten in place): its goal is against getfattr reading the
-        // escrow folder as well, and the ratio to the tree alone is shown beside it.
-        let withEscrow =
-          scenario.folder == filled
-          ? measureCheck(
-            docbm: pin.prefix + [docbm], baseline: pin.prefix + [getfattr, "-R", "-d", tree, filled],
-            tree: tree,
-            environment: environment) : nil
-        let met = (withEscrow ?? result).ratio <= 1.5
+        let met = result.ratio <= 1.5
         if !met { failed = true }
-        let verdict = "≤ 1.5x: \(met ? "met" : "NOT met")"
         print(
-          "| \(count) | \(scenario.label) | \(pin.label) | warm | getfattr -R -d | \(result.cells) | \(result.peakKiB / 1024) MiB | \(withEscrow == nil ? verdict : "shown") |"
+          "| \(count) | \(scenario.label) | \(pin.label) | warm | getfattr -R -d | \(result.cells) | \(result.peakKiB / 1024) MiB | ≤ 1.5x: \(met ? "met" : "NOT met") |"
         )
-        if let withEscrow {
-          print(
-            "| \(count) | \(scenario.label) | \(pin.label) | warm | getfattr -R -d, tree and escrow | \(withEscrow.cells) | \(withEscrow.peakKiB / 1024) MiB | \(verdict) |"
-          )
-        }
       }
     }
     // Cold: the page cache dropped before each run, against reading every file's bytes.
@@ -198,7 +179,7 @@ struct CheckMeasurement {
 
 /// `docbm check --recursive tree` (`docbm`: the command before `check`, a `taskset` prefix
 /// included) and `baseline` in `rounds` alternating rounds; warm, the first round only warms
-/// the caches (and brings the escrow's catalog up to date); `cold`, the page cache is
+/// the caches; `cold`, the page cache is
 /// dropped before every run.
 func measureCheck(
   docbm: [String], baseline: [String], tree: String, environment: [String], rounds: Int = 11,

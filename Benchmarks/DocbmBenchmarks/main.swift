@@ -234,6 +234,18 @@ if CommandLine.arguments.dropFirst().first == "startup" {
   exit(met ? 0 : 1)
 }
 
+if CommandLine.arguments.dropFirst().first == "escrow" {
+  let docbm = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("docbm").path
+  guard FileManager.default.isExecutableFile(atPath: docbm) else {
+    print("build docbm first: swift build -c release")
+    exit(1)
+  }
+  let met = try runEscrowBenchmark(root: root, docbm: docbm)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)

@@ -330,7 +330,9 @@ final class WatchEngine {
       checkKey(identity, at: path, retryRepair: true, &events)
     } else if event.events.contains(.attributesChanged) {
       if let identity = documentByEntry[entry] {
-        checkKey(identity, at: path, retryRepair: false, &events)
+        // A mode or owner change can change what repair decides (Emacs gives its new file
+        // the document's mode only after writing it): a refused repair is tried again.
+        checkKey(identity, at: path, retryRepair: true, &events)
       } else if mode == .folders {
         consider(entry, at: path, announce: true, &events)
       }

@@ -115,7 +115,9 @@ struct WatchEscrowTests {
       #expect(recorder.awaitCount(round, .keyRestored, path), "round \(round): \(recorder.events.suffix(8))")
       #expect(setting.key(path) == fingerprint, "round \(round)")
     }
-    #expect(recorder.events.allSatisfy { $0.kind != .repairRefused }, "\(recorder.events)")
+    // Emacs gives its new file the document's mode only after writing it: a repair tried in
+    // between is refused (the file is readable by more users then) and tried again when the
+    // mode changes, so what counts is that every round ends with the key back.
   }
 
   @Test(

@@ -1,0 +1,143 @@
+import CDocbmShims
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// `DocbmBenchmarks escrow`: what the escrow's database costs where a user feels it.
+///
+/// 1. `docbm check -r` of 10,000 documents of which 4,500 are `cp -a` copies of one
+///    document (they carry its key; 450 more are plain copies that lost it) against
+///    `getfattr -R -d` of the tree, both pinned to one core (goal ≤ 1.5x), and how many
+///    times a check changed the database (goal: at most once per check; copies are not
+///    recorded, so none).
+/// 2. `docbm inspect DOC` with a 10,000-key escrow against the same with an empty escrow
+///    folder (goal ≤ 1.2x), 100 calls per round, 11 interleaved rounds.
+/// 3. Repair of one document, just saved by a plain write that dropped its key, with the
+///    10,000-key escrow (`DocumentRepairer.repair`, goal: median under 5 ms).
+///
+/// Returns whether every goal was met.
+func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
+  let folder = "\(root)/escrow-benchmark"
+  makeFolders(folder)
+  defer { _ = run("/bin/rm", ["-rf", folder]) }
+  let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  let pin = taskset.map { [$0, "-c", "0"] } ?? []
+  var met = true
+
+  // 1. The tree of copies.
+  let tree = "\(folder)/tree"
+  let copies = KeyEscrow(folder: FilePath("\(folder)/copies-escrow"))
+  makeFolders(tree)
+  makeFile("\(tree)/target.png", "png")
+  let original = "\(tree)/original.json"
+  makeFile(original, "{}")
+  let bookmark = try BookmarkService(escrow: copies).documents(anchoredOn: FilePath(original))
+    .makeBookmark(to: FilePath("\(tree)/target.png"))
+  makeFile(original, "{\"title\": \"the original\", \"image\": \"\(bookmark.text)\"}\n")
+  for index in 0..<9_999 {
+    let sub = "\(tree)/d\(index / 100)"
+    if index % 100 == 0 { makeFolders(sub) }
+    let path = "\(sub)/doc\(index).json"
+    if index % 20 < 9 {
+      _ = run("/bin/cp", ["-a", original, path])  // 4,500 copies carrying the key
+    } else if index % 20 == 9 {
+      _ = run("/bin/cp", [original, path])  // 500 plain copies: no key
+    } else {
+      makeFile(path, "{\"title\": \"document \(index)\", \"text\": \"\(String(repeating: "lorem ipsum ", count: 20))\"}\n")
+    }
+  }
+  sync()
+  let database = copies.databasePath.description
+  let before = modificationTime(database)
+  let environment = ["DOCBM_ESCROW_DIR=\(copies.folder)"]
+  let check = measureCheck(
+    docbm: pin + [docbm], baseline: pin + ["/usr/bin/getfattr", "-R", "-d", tree], tree: tree,
+    environment: environment)
+  let changed = modificationTime(database) != before
+  let checkMet = check.ratio <= 1.5 && !changed
+  met = met && checkMet
+  print("| what | docbm | baseline | ratio | minimums (ratio) | CPU time (ratio) | goal |")
+  print("|---|---:|---:|---:|---:|---:|---|")
+  print(
+    "| check -r, 10,000 documents, 4,500 copies of one key, one core | \(check.cells) | ≤ 1.5x, no escrow write: \(checkMet ? "met" : "NOT met") (database \(changed ? "changed" : "unchanged") over \(check.check.values.count + 1) checks) |"
+  )
+
+  // 2. inspect with 10,000 keys.
+  let full = KeyEscrow(folder: FilePath("\(folder)/full-escrow"))
+  let documents = "\(folder)/documents"
+  makeFolders(documents)
+  makeFile("\(documents)/target.png", "png")
+  let service = BookmarkService(escrow: full)
+  for index in 0..<10_000 {
+    let path = "\(documents)/doc\(index).json"
+    makeFile(path, "{}")
+    _ = try service.documents(anchoredOn: FilePath(path)).makeBookmark(to: FilePath("\(documents)/target.png"))
+  }
+  let inspected = "\(documents)/doc5000.json"
+  let emptyFolder = "\(folder)/empty-escrow"
+  mkdir(emptyFolder, 0o700)
+  let inspect = measurePairedChildren(
+    [docbm, "inspect", inspected], environment: ["DOCBM_ESCROW_DIR=\(full.folder)"],
+    against: [docbm, "inspect", inspected], baselineEnvironment: ["DOCBM_ESCROW_DIR=\(emptyFolder)"])
+  let inspectRatio = inspect.operation.median / inspect.baseline.median
+  let inspectMet = inspectRatio <= 1.2
+  met = met && inspectMet
+  print(
+    "| inspect, 10,000-key escrow against an empty one, per call | \(format(inspect.operation.median)) | \(format(inspect.baseline.median)) | \(String(format: "%.2fx", inspectRatio)) | \(format(inspect.operation.minimum)) / \(format(inspect.baseline.minimum)) (\(String(format: "%.2fx", inspect.operation.minimum / inspect.baseline.minimum))) | | ≤ 1.2x: \(inspectMet ? "met" : "NOT met") |"
+  )
+
+  // 3. Repair of one document with 10,000 keys.
+  let repairer = DocumentRepairer(escrow: full)
+  var timings = Timings()
+  for round in 0..<51 {
+    let path = "\(documents)/doc\(round).json"
+    _ = docbm_lremovexattr(path, "user.docbm.key")
+    let start = DispatchTime.now().uptimeNanoseconds
+    let report = repairer.repair(FilePath(path))
+    let end = DispatchTime.now().uptimeNanoseconds
+    precondition(report.action == .restored, "repair should restore the key: \(report.message)")
+    if round > 0 { timings.values.append(Double(end - start)) }
+  }
+  let repairMet = timings.median < 5_000_000
+  met = met && repairMet
+  print(
+    "| repair of one document, 10,000-key escrow | \(format(timings.median)) | | | \(format(timings.minimum)) | | < 5 ms: \(repairMet ? "met" : "NOT met") |"
+  )
+  return met
+}
+
+/// The modification time of `path` in nanoseconds, or 0 when it cannot be read.
+private func modificationTime(_ path: String) -> Int {
+  var status = stat()
+  guard stat(path, &status) == 0 else { return 0 }
+  return status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec
+}
+
+/// Wall time per run of `arguments` and of `baseline`, 100 runs a batch, in 11 interleaved
+/// rounds (the first only warms the caches).
+private func measurePairedChildren(
+  _ arguments: [String], environment: [String], against baseline: [String], baselineEnvironment: [String]
+) -> (operation: Timings, baseline: Timings) {
+  var operation = Timings()
+  var base = Timings()
+  let batch = { (command: [String], environment: [String]) -> Double in
+    var seconds = 0.0
+    for _ in 0..<100 {
+      let run = measureChild(command, environment: environment)
+      precondition(run.status == 0, "\(command) failed (exit \(run.status))")
+      seconds += run.seconds
+    }
+    return seconds / 100 * 1e9
+  }
+  for round in 0..<11 {
+    let first = round % 2 == 0
+    let a = first ? batch(arguments, environment) : 0
+    let b = batch(baseline, baselineEnvironment)
+    let c = first ? 0 : batch(arguments, environment)
+    if round > 0 {
+      operation.values.append(first ? a : c)
+      base.values.append(b)
+    }
+  }
+  return (operation, base)
+}
