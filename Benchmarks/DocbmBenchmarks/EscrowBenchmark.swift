@@ -20,7 +20,9 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   let folder = "\(root)/escrow-benchmark"
   makeFolders(folder)
   defer { _ = run("/bin/rm", ["-rf", folder]) }
-  let taskset = ["/usr/bin/taskset", "/bin/taskset"].first { FileManager.default.isExecutableFile(atPath: $0) }
+  let taskset = ["/usr/bin/taskset", "/bin/taskset"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+  }
   let pin = taskset.map { [$0, "-c", "0"] } ?? []
   var met = true
 
@@ -43,7 +45,9 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
     } else if index % 20 == 9 {
       _ = run("/bin/cp", [original, path])  // 500 plain copies: no key
     } else {
-      makeFile(path, "{\"title\": \"document \(index)\", \"text\": \"\(String(repeating: "lorem ipsum ", count: 20))\"}\n")
+      makeFile(
+        path,
+        "{\"title\": \"document \(index)\", \"text\": \"\(String(repeating: "lorem ipsum ", count: 20))\"}\n")
     }
   }
   sync()
@@ -71,7 +75,8 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   for index in 0..<10_000 {
     let path = "\(documents)/doc\(index).json"
     makeFile(path, "{}")
-    _ = try service.documents(anchoredOn: FilePath(path)).makeBookmark(to: FilePath("\(documents)/target.png"))
+    _ = try service.documents(anchoredOn: FilePath(path)).makeBookmark(
+      to: FilePath("\(documents)/target.png"))
   }
   let inspected = "\(documents)/doc5000.json"
   let emptyFolder = "\(folder)/empty-escrow"

@@ -260,14 +260,11 @@ final class EscrowDatabase {
     }
   }
 
-  /// The records `sql` selects (``EscrowSchema/documentColumns``), with up to two parameters.
+  /// The records `sql` selects (``EscrowSchema/documentColumns``), given `values` as its
+  /// parameters.
   func documents(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> [EscrowRecord] {
     let statement = try connection.prepare(sql)
-    switch values.count {
-    case 0: break
-    case 1: try statement.bind(values[0])
-    default: try statement.bind(values[0], values[1])
-    }
+    try statement.bind(values)
     var records: [EscrowRecord] = []
     while try statement.step() {
       records.append(try EscrowDatabase.record(statement))
@@ -388,18 +385,12 @@ final class EscrowDatabase {
         var moved: [EscrowRecord] = []
         for move in moves {
           let rows = try documentRows(atPath: move.document.path, orInode: move.document.inode)
-          guard
-            let followed = rows.first(where: {
-              $0.record.fingerprint == move.fingerprint
-                && $0.record.document.hasSameIdentity(as: move.document)
-            })
+          guard let followed = EscrowDatabase.row(of: move.fingerprint, sameFileAs: move.document, in: rows),
+            followed.record.document.path != move.document.path,
+            !EscrowRule.successorHoldsPath(of: followed.record.document)
           else { continue }
-          if followed.record.document.path == move.document.path { continue }
-          if EscrowRule.successorHoldsPath(of: followed.record.document) { continue }
-          for row in rows where row.id != followed.id && row.record.document.path == move.document.path {
-            try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
-          }
-          try update(followed.id, to: followed.record.document.following(move.document, as: .moved))
+          try rewrite(
+            followed, to: followed.record.document.following(move.document, as: .moved), among: rows)
           moved.append(followed.record)
         }
         return moved
@@ -416,19 +407,32 @@ final class EscrowDatabase {
       try connection.writeTransaction { () throws(SQLiteError) in
         let rows = try documentRows(atPath: previous.document.path, orInode: previous.document.inode)
         guard
-          let moved = rows.first(where: {
-            $0.record.fingerprint == previous.fingerprint
-              && $0.record.document.hasSameIdentity(as: previous.document)
-          })
+          let moved = EscrowDatabase.row(of: previous.fingerprint, sameFileAs: previous.document, in: rows)
         else { return }
-        for row in rows where row.id != moved.id && row.record.document.path == previous.document.path {
-          try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(row.id)).run()
-        }
-        try update(moved.id, to: previous.document)
+        try rewrite(moved, to: previous.document, among: rows)
       }
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "writing")
     }
+  }
+
+  /// The row of `rows` that records `fingerprint` for the file `file` is (same identity).
+  private static func row(
+    of fingerprint: KeyFingerprint, sameFileAs file: EscrowEntry.Document,
+    in rows: [(id: Int64, record: EscrowRecord)]
+  ) -> (id: Int64, record: EscrowRecord)? {
+    rows.first { $0.record.fingerprint == fingerprint && $0.record.document.hasSameIdentity(as: file) }
+  }
+
+  /// Rewrites `row` as `document`, and removes the other rows of `rows` at its path.
+  private func rewrite(
+    _ row: (id: Int64, record: EscrowRecord), to document: EscrowEntry.Document,
+    among rows: [(id: Int64, record: EscrowRecord)]
+  ) throws(SQLiteError) {
+    for other in rows where other.id != row.id && other.record.document.path == document.path {
+      try connection.prepare("DELETE FROM documents WHERE id = ?").bind(.integer(other.id)).run()
+    }
+    try update(row.id, to: document)
   }
 
   private func documentRows(atPath path: FilePath, orInode inode: UInt64) throws(SQLiteError) -> [(
@@ -451,14 +455,10 @@ final class EscrowDatabase {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """
     ).bind(
-      .text(fingerprint), .blob(document.path.bytes),
-      document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
-      .integer(Int64(bitPattern: document.inode)),
-      document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
-      document.fileHandle.map { .blob($0.bytes) } ?? .null,
-      document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
-      document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
-      .integer(document.recorded.nanosecondsSince1970), .integer(document.confirmed.nanosecondsSince1970)
+      [.text(fingerprint)] + EscrowDatabase.fileValues(document)
+        + [
+          .integer(document.recorded.nanosecondsSince1970), .integer(document.confirmed.nanosecondsSince1970),
+        ]
     ).run()
   }
 
@@ -469,14 +469,21 @@ final class EscrowDatabase {
         mode = ?, origin = ?, confirmed = ? WHERE id = ?
       """
     ).bind(
+      EscrowDatabase.fileValues(document) + [.integer(document.confirmed.nanosecondsSince1970), .integer(id)]
+    )
+    .run()
+  }
+
+  /// A record's columns from `path` to `origin`, in the schema's order.
+  private static func fileValues(_ document: EscrowEntry.Document) -> [SQLiteValue] {
+    [
       .blob(document.path.bytes), document.filesystemID.map { .integer(Int64(bitPattern: $0)) } ?? .null,
       .integer(Int64(bitPattern: document.inode)),
       document.fileHandle.map { .integer(Int64($0.type)) } ?? .null,
       document.fileHandle.map { .blob($0.bytes) } ?? .null,
       document.birthTime.map { .integer($0.nanosecondsSince1970) } ?? .null,
       document.permissions.map { .integer(Int64($0)) } ?? .null, .text(document.origin.rawValue),
-      .integer(document.confirmed.nanosecondsSince1970), .integer(id)
-    ).run()
+    ]
   }
 
   // MARK: - Errors

@@ -98,9 +98,6 @@ public struct EscrowProblem: Error, Hashable, Sendable, Codable, CustomStringCon
   public let file: FilePath
   /// What is wrong with it.
   public let reason: String
-  /// Whether the file was refused because someone else could have written it (not the
-  /// user's, writable by others, a link, not a regular file), rather than found damaged.
-  var isUntrusted = false
 
   private enum CodingKeys: String, CodingKey {
     case file, reason

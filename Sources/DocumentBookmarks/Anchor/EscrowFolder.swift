@@ -70,7 +70,7 @@ struct EscrowFolder {
       case .tooManySymbolicLinks:
         return .failure(
           EscrowProblem(
-            file: file, reason: "is a symbolic link (refused: links are never followed)", isUntrusted: true))
+            file: file, reason: "is a symbolic link (refused: links are never followed)"))
       default: return .failure(EscrowProblem(file: file, reason: "cannot be opened: \(error.errno)"))
       }
     }
@@ -80,10 +80,10 @@ struct EscrowFolder {
       let status = try FileStatus.of(fd)
       guard status.kind == .regular else {
         return .failure(
-          EscrowProblem(file: file, reason: "is not a regular file (refused, never read)", isUntrusted: true))
+          EscrowProblem(file: file, reason: "is not a regular file (refused, never read)"))
       }
       if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
-        return .failure(EscrowProblem(file: file, reason: reason, isUntrusted: true))
+        return .failure(EscrowProblem(file: file, reason: reason))
       }
       guard status.size <= UInt64(limit) else {
         return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))

@@ -162,11 +162,6 @@ public struct KeyEscrow: Hashable, Sendable {
     try? lookup(fingerprint).get()
   }
 
-  /// Whether the escrow has a readable entry for `fingerprint`.
-  func contains(_ fingerprint: KeyFingerprint) -> Bool {
-    entry(for: fingerprint) != nil
-  }
-
   /// The entry for `fingerprint`: `nil` when there is none, a problem when the escrow
   /// cannot be trusted or read.
   func lookup(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {

@@ -74,21 +74,21 @@ package final class SQLiteDatabase {
   /// so that two writers never both read and then fail to write: committed when `body`
   /// returns, rolled back when it throws (or the commit fails).
   package func writeTransaction<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-    try execute("BEGIN IMMEDIATE")
-    do {
-      let value = try body()
-      try execute("COMMIT")
-      return value
-    } catch {
-      // A failed statement or COMMIT may leave the transaction open, or rolled back already.
-      if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
-      throw error
-    }
+    try transaction("BEGIN IMMEDIATE", body)
   }
 
   /// Runs `body` in a read transaction: every statement in it sees one state of the file.
   package func readTransaction<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
-    try execute("BEGIN DEFERRED")
+    try transaction("BEGIN DEFERRED", body)
+  }
+
+  /// Runs `body` between `begin` and `COMMIT`, rolling back when it throws or the commit
+  /// fails (a failed statement or COMMIT may leave the transaction open, or rolled back
+  /// already).
+  private func transaction<Value>(
+    _ begin: String, _ body: () throws(SQLiteError) -> Value
+  ) throws(SQLiteError) -> Value {
+    try execute(begin)
     do {
       let value = try body()
       try execute("COMMIT")
@@ -137,6 +137,12 @@ package final class SQLiteStatement {
   /// Binds the values in order to parameters 1, 2, …, after resetting the statement.
   @discardableResult
   package func bind(_ values: SQLiteValue...) throws(SQLiteError) -> SQLiteStatement {
+    try bind(values)
+  }
+
+  /// ``bind(_:)-(SQLiteValue...)`` with the values in an array.
+  @discardableResult
+  package func bind(_ values: [SQLiteValue]) throws(SQLiteError) -> SQLiteStatement {
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
     for (offset, value) in values.enumerated() {
