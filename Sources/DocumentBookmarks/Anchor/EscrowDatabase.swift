@@ -57,7 +57,7 @@ final class EscrowDatabase {
     }
     let database: EscrowDatabase
     do {
-      database = EscrowDatabase(connection: try SQLiteDatabase(path, mode: .readWrite), path: path)
+      database = EscrowDatabase(connection: try SQLiteDatabase(path), path: path)
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "opening")
     }
@@ -97,7 +97,7 @@ final class EscrowDatabase {
     }
     do throws(SQLiteError) {
       // No journal: a file that fails half made is removed, never renamed into place.
-      let connection = try SQLiteDatabase(temporary, mode: .readWrite)
+      let connection = try SQLiteDatabase(temporary)
       try connection.execute("PRAGMA journal_mode = OFF")
       try connection.writeTransaction { () throws(SQLiteError) in
         try connection.execute(EscrowSchema.creation)

@@ -2,8 +2,8 @@ import CSQLite
 
 /// A connection to one SQLite database file, used by one thread at a time.
 ///
-/// Opened without following a symbolic link in the last component and with extended result
-/// codes; busy for at most ``busyTimeout`` milliseconds before a call fails with
+/// Opened without following a symbolic link in the last component, with extended result
+/// codes and without trusting the file's schema to run functions; busy for at most ``busyTimeout`` milliseconds before a call fails with
 /// `SQLITE_BUSY` (SQLite's own file locks serialise writers across processes). Closed when
 /// the last reference goes.
 package final class SQLiteDatabase {
@@ -14,27 +14,13 @@ package final class SQLiteDatabase {
   /// The file's path.
   package let path: FilePath
 
-  /// How a database is opened.
-  package enum Mode: Sendable {
-    /// Read only; the file must exist.
-    case readOnly
-    /// Read and write; the file must exist.
-    case readWrite
-    /// Read and write, made empty when missing.
-    case create
-  }
-
-  /// Opens the database at `path`.
+  /// Opens the database at `path`, which must exist, for reading and writing (read only
+  /// where the file or its filesystem cannot be written, as SQLite does).
   ///
-  /// - Throws: ``SQLiteError`` `SQLITE_CANTOPEN` when it is missing (other than with
-  ///   `.create`), a symbolic link, or cannot be opened; SQLite's other codes otherwise.
-  package init(_ path: FilePath, mode: Mode) throws(SQLiteError) {
-    var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX
-    switch mode {
-    case .readOnly: flags |= SQLITE_OPEN_READONLY
-    case .readWrite: flags |= SQLITE_OPEN_READWRITE
-    case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-    }
+  /// - Throws: ``SQLiteError`` `SQLITE_CANTOPEN` when it is missing, a symbolic link, or
+  ///   cannot be opened; SQLite's other codes otherwise.
+  package init(_ path: FilePath) throws(SQLiteError) {
+    let flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
     var opened: OpaquePointer?
     let result = path.withCString { sqlite3_open_v2($0, &opened, flags, nil) }
     guard result == SQLITE_OK, let opened else {
@@ -45,6 +31,9 @@ package final class SQLiteDatabase {
     handle = opened
     self.path = path
     sqlite3_busy_timeout(handle, SQLiteDatabase.busyTimeout)
+    // Functions named in a file's schema (views, triggers, defaults) are not run for it: a
+    // database is data, whoever wrote it.
+    sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
   }
 
   deinit {
