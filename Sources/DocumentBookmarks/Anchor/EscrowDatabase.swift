@@ -141,13 +141,15 @@ final class EscrowDatabase {
   /// empty one (a file of no bytes, as SQLite itself would make).
   private func prepareSchema() throws(DocbmError) {
     let state: (application: Int64, version: Int64, objects: Int64)
-    do {
-      state = try connection.readTransaction { () throws(SQLiteError) in
-        (
-          try scalar("PRAGMA application_id"), try scalar("PRAGMA user_version"),
-          try scalar("SELECT count(*) FROM sqlite_schema")
-        )
-      }
+    do throws(SQLiteError) {
+      // One statement, so one reading of the file's header and schema.
+      let statement = try connection.prepare(
+        """
+        SELECT (SELECT application_id FROM pragma_application_id),
+          (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)
+        """)
+      guard try statement.step() else { throw EscrowDatabase.damage("its header cannot be read") }
+      state = (statement.int64(0), statement.int64(1), statement.int64(2))
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "reading")
     }

@@ -14,10 +14,15 @@ struct EscrowIndex: Sendable {
     private(set) var byPath: [FilePath: EscrowRecord] = [:]
     /// Every record of each inode number.
     private(set) var byInode: [UInt64: [EscrowRecord]] = [:]
+    /// The last component of every recorded path: a document whose name is not among them
+    /// is not looked up by path, which spares making its path absolute (a `getcwd` for a
+    /// relative one) in a tree the escrow records little of.
+    private(set) var names: Set<[UInt8]> = []
 
     init(_ records: [EscrowRecord]) {
       for record in records {
         let path = record.document.path
+        names.insert(Tables.name(of: path))
         if let known = byPath[path], known.document.confirmed > record.document.confirmed {
           // the later confirmed record of a path wins
         } else {
@@ -28,6 +33,19 @@ struct EscrowIndex: Sendable {
     }
 
     var isEmpty: Bool { byPath.isEmpty }
+
+    /// The bytes after the last slash of `path`.
+    static func name(of path: FilePath) -> [UInt8] {
+      let bytes = path.bytes
+      guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes }
+      return Array(bytes[(slash + 1)...])
+    }
+
+    /// The record of `path`, when some record's name is its name.
+    func record(atPath path: FilePath) -> EscrowRecord? {
+      guard names.contains(Tables.name(of: path)) else { return nil }
+      return byPath[path.absolute]
+    }
   }
 
   /// What a lookup found.
@@ -111,7 +129,7 @@ struct EscrowIndex: Sendable {
     case .none:
       return nil
     case .everything(let tables):
-      return EscrowIndex.lookUp(path.absolute, in: tables, descriptor: fd, inode: inode)
+      return EscrowIndex.lookUp(path, in: tables, descriptor: fd, inode: inode)
     case .perFile(let connection):
       let absolute = path.absolute
       guard let inode = inode ?? (try? FileStatus.of(fd))?.inode,
@@ -126,13 +144,16 @@ struct EscrowIndex: Sendable {
   private static func lookUp(
     _ path: FilePath, in tables: Tables, descriptor fd: FileDescriptor, inode: UInt64?
   ) -> Found? {
-    if let found = tables.byPath[path] { return Found(fingerprint: found.fingerprint, elsewhere: nil) }
+    if let found = tables.record(atPath: path) {
+      return Found(fingerprint: found.fingerprint, elsewhere: nil)
+    }
     guard !tables.byInode.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
       let candidates = tables.byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)
     else { return nil }
     let handle = try? KernelFileHandle.of(fd)
     let now = EscrowEntry.Document(
-      path: path, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid, origin: .moved,
+      path: path.absolute, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid,
+      origin: .moved,
       recorded: .now)
     guard
       let found = candidates.filter({ $0.document.hasSameIdentity(as: now) }).max(by: {
