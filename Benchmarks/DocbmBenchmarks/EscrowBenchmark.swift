@@ -6,7 +6,8 @@ import Glibc
 /// `DocbmBenchmarks escrow`: what the escrow's database costs where a user feels it.
 ///
 /// 1. `docbm check -r` of 10,000 documents of which 4,500 are `cp -a` copies of one
-///    document (they carry its key; 450 more are plain copies that lost it) against
+///    document, each folder of 100 a copy of the project with the document's target (they
+///    carry its key; 500 more are plain copies that lost it), against
 ///    `getfattr -R -d` of the tree, both pinned to one core (goal ≤ 1.5x), and how many
 ///    times a check changed the database (goal: at most once per check; copies are not
 ///    recorded, so none).
@@ -40,7 +41,11 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   makeFile(original, "{\"title\": \"the original\", \"image\": \"\(bookmark.text)\"}\n")
   for index in 0..<9_999 {
     let sub = "\(tree)/d\(index / 100)"
-    if index % 100 == 0 { makeFolders(sub) }
+    if index % 100 == 0 {
+      // Each folder a copy of the project: the document's target comes along.
+      makeFolders(sub)
+      _ = run("/bin/cp", ["-a", "\(tree)/target.png", "\(sub)/target.png"])
+    }
     let path = "\(sub)/doc\(index).json"
     if index % 20 < 9 {
       _ = run("/bin/cp", ["-a", original, path])  // 4,500 copies carrying the key

@@ -8,42 +8,49 @@ import Synchronization
 /// the records of one file at a time, read from the database when it is checked (for a
 /// few documents: a lookup reads two rows, not the whole escrow).
 struct EscrowIndex: Sendable {
-  /// Records looked up in memory.
-  struct Tables: Sendable {
+  /// Records looked up in memory; one instance shared by the threads of a tree check.
+  final class Tables: Sendable {
     /// Each path's most recently confirmed record.
-    private(set) var byPath: [FilePath: EscrowRecord] = [:]
+    let byPath: [FilePath: EscrowRecord]
     /// Every record of each inode number.
-    private(set) var byInode: [UInt64: [EscrowRecord]] = [:]
-    /// The last component of every recorded path: a document whose name is not among them
-    /// is not looked up by path, which spares making its path absolute (a `getcwd` for a
-    /// relative one) in a tree the escrow records little of.
-    private(set) var names: Set<[UInt8]> = []
+    let byInode: [UInt64: [EscrowRecord]]
+    /// A hash of the last component of every recorded path: a document whose name's hash
+    /// is not among them is not looked up by path, which spares making its path absolute (a
+    /// `getcwd` for a relative one) in a tree the escrow records little of. A hash that is
+    /// there only leads to the lookup by path, which decides.
+    let nameHashes: Set<Int>
 
     init(_ records: [EscrowRecord]) {
+      var byPath: [FilePath: EscrowRecord] = [:]
+      var byInode: [UInt64: [EscrowRecord]] = [:]
+      var nameHashes: Set<Int> = []
       for record in records {
         let path = record.document.path
-        names.insert(Tables.name(of: path))
-        if let known = byPath[path], known.document.confirmed > record.document.confirmed {
-          // the later confirmed record of a path wins
-        } else {
+        nameHashes.insert(Tables.nameHash(of: path))
+        // The later confirmed record of a path wins.
+        if byPath[path].map({ $0.document.confirmed <= record.document.confirmed }) ?? true {
           byPath[path] = record
         }
         byInode[record.document.inode, default: []].append(record)
       }
+      (self.byPath, self.byInode, self.nameHashes) = (byPath, byInode, nameHashes)
     }
 
     var isEmpty: Bool { byPath.isEmpty }
 
-    /// The bytes after the last slash of `path`.
-    static func name(of path: FilePath) -> [UInt8] {
-      let bytes = path.bytes
-      guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return bytes }
-      return Array(bytes[(slash + 1)...])
+    /// The hash of the bytes after the last slash of `path`.
+    static func nameHash(of path: FilePath) -> Int {
+      path.bytes.withUnsafeBufferPointer { bytes in
+        let start = bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start...])))
+        return hasher.finalize()
+      }
     }
 
-    /// The record of `path`, when some record's name is its name.
+    /// The record of `path`, when some record's name hashes as its name does.
     func record(atPath path: FilePath) -> EscrowRecord? {
-      guard names.contains(Tables.name(of: path)) else { return nil }
+      guard nameHashes.contains(Tables.nameHash(of: path)) else { return nil }
       return byPath[path.absolute]
     }
   }
