@@ -65,23 +65,23 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// Before a bookmark is made on a document without a key: when the escrow records a key
   /// for this file, or for a document at its path, that key goes back on it (a repair, under
   /// ``EscrowRule``), so that the key's earlier bookmarks keep working. A document the escrow
-  /// never saw is left for ``anchorKey()`` to give a new key.
+  /// never saw, one of another user's, and a folder document (repair checks a document's
+  /// bytes) are left for ``anchorKey()`` to give a new key.
   ///
   /// - Throws: `documentUnproven` when the escrow records a key here but the rule refuses
   ///   this file (no new key is made: that would end the recorded key's bookmarks for good).
   package func restoreEscrowedKey(_ escrow: KeyEscrow) throws(DocbmError) {
-    guard PortalDocument.of(path) == nil, try readKey() == nil else { return }
-    let status: FileStatus
-    do {
-      status = try FileStatus.of(path, followSymlinks: true)
-    } catch {
-      return  // makeSignedBookmark reports it
-    }
-    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    guard PortalDocument.of(path) == nil, try readKey() == nil,
+      let file = try? EscrowEntry.Document.of(path, origin: .repaired, mayBePortal: false)
+    else { return }
+    // Repair checks a document's bytes: a folder document is left to get a new key.
+    guard (try? FileStatus.of(path, followSymlinks: true))?.kind == .regular else { return }
     // An escrow that cannot be read records nothing that can be put back; writing the new
-    // key's record to it reports what is wrong.
+    // key's record to it reports what is wrong. An inode number recorded on another
+    // filesystem, or for a file gone since, is not this document.
     guard let database = try? escrow.open(create: false),
-      let records = try? database.records(atPath: real, orInode: status.inode), !records.isEmpty
+      let records = try? database.records(atPath: file.path, orInode: file.inode),
+      records.contains(where: { $0.document.path == file.path || $0.document.hasSameIdentity(as: file) })
     else { return }
     let report = DocumentRepairer(escrow: escrow, searchBudget: searchBudget).repair(path)
     switch report.action {
