@@ -171,17 +171,17 @@ struct EscrowRuleTests {
   }
 
   @Test(
-    "a record of the same inode number elsewhere (another filesystem, or a file gone) does not stop a new key"
-  )
-  func inodeNumberAloneIsNotTheDocument() throws {
-    let path = try scratch.file("fresh/board.json", "{}")
+    "a record of the same inode number elsewhere (another filesystem, or a file gone) does not stop a new key",
+    arguments: [false, true])
+  func inodeNumberAloneIsNotTheDocument(folderDocument: Bool) throws {
+    let path =
+      folderDocument ? try scratch.folder("fresh/package.board") : try scratch.file("fresh/board.json", "{}")
     let inode = try FileStatus.of(path, followSymlinks: false).inode
     try escrow.deposit(
       DocumentKey.random(),
       record: EscrowEntry.Document(
         path: scratch.path("gone/board.json"), inode: inode, fileHandle: nil, filesystemID: 1,
-        origin: .bookmarked,
-        recorded: .now))
+        origin: .bookmarked, recorded: .now))
     let bookmark = try service.documents(anchoredOn: path).makeBookmark(
       to: try scratch.file("images/cat.png"))
     #expect(try key(of: path) == bookmark.keyFingerprint)
