@@ -57,7 +57,8 @@ public struct EscrowMigration: Hashable, Sendable {
     var entries: [LegacyEntry] = []
     for name in names where isEntryFileName(name) {
       switch LegacyEntry.read(name, in: folder) {
-      case .success(let entry): entries.append(entry)
+      case .success(let entry?): entries.append(entry)
+      case .success(nil): continue  // imported and moved aside by another process meanwhile
       case .failure(let problem): problems.append(problem)
       }
     }
@@ -172,12 +173,13 @@ struct LegacyEntry {
   /// The entry in the file `name` of the folder, checked as 0.1.0 checked it: format
   /// `docbm-escrow` version 1, a 32-byte key whose fingerprint is the recorded one and the
   /// file's name.
-  static func read(_ name: [UInt8], in folder: EscrowFolder) -> Result<LegacyEntry, EscrowProblem> {
+  /// `nil` when the file is gone.
+  static func read(_ name: [UInt8], in folder: EscrowFolder) -> Result<LegacyEntry?, EscrowProblem> {
     let path = folder.path.appending(name)
     let bytes: [UInt8]
     switch folder.read(name, limit: maximumFileSize) {
     case .failure(let problem): return .failure(problem)
-    case .success(nil): return .failure(EscrowProblem(file: path, reason: "vanished as it was read"))
+    case .success(nil): return .success(nil)
     case .success(let read?): bytes = read
     }
     guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
