@@ -444,7 +444,7 @@ final class WatchEngine {
       DocumentEvent(
         .moved, oldPath: oldPath, path: path, oldIdentity: identity, identity: identity,
         fingerprint: document.fingerprint, message: "\(oldPath) moved to \(path)"))
-    recordSighting(document, at: path)
+    recordMove(document, at: path)
     if document.awaitingRepair {
       repair(&document, at: path, &events)
       documents[identity] = document
@@ -466,7 +466,7 @@ final class WatchEngine {
         DocumentEvent(
           .moved, oldPath: old, path: now, oldIdentity: document.identity, identity: document.identity,
           fingerprint: document.fingerprint, message: "\(old) moved to \(now) (its folder \(oldPath) moved)"))
-      recordSighting(document, at: now)
+      recordMove(document, at: now)
     }
   }
 
@@ -517,7 +517,7 @@ final class WatchEngine {
       DocumentEvent(
         .appeared, path: path, identity: identity, fingerprint: fingerprint,
         message: "\(path) carries key \(fingerprint)"))
-    recordSighting(document, at: path)
+    recordMove(document, at: path)
   }
 
   /// Reads the document's key again; reports a lost key and, when asked, repairs it.
@@ -568,7 +568,7 @@ final class WatchEngine {
       DocumentIdentity(status) == document.identity
     else { return }
     // A repairer per repair: its checker reads the escrow's records as they are now,
-    // sightings recorded since the watch began included.
+    // moves recorded since the watch began included.
     let report = DocumentRepairer(escrow: escrow).repair(
       path, evidence: document.replacedAtPath ? .observedReplacement : [])
     switch report.action {
@@ -594,7 +594,7 @@ final class WatchEngine {
     }
   }
 
-  private func recordSighting(_ document: Document, at path: FilePath) {
+  private func recordMove(_ document: Document, at path: FilePath) {
     guard options.recordsSightings, document.hasKey, let escrow = options.escrow,
       let fingerprint = document.fingerprint
     else { return }

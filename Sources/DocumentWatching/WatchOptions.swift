@@ -10,8 +10,8 @@ public struct WatchOptions: Sendable {
   /// the document is the user's, the escrow recorded it for that key, and its own bookmarks
   /// name the key. Needs ``escrow``.
   public var repairs: Bool
-  /// Record in ``escrow`` a document seen carrying an escrowed key at a path the escrow
-  /// does not know (it moved, or a copy of the user's that kept its key appeared).
+  /// Record in ``escrow`` where a document the escrow records goes when the watcher sees it
+  /// move or be renamed (the same file; a copy that carries the key is not recorded).
   public var recordsSightings: Bool
   /// Watch the folders under the folders given, and folders made in them later.
   public var recursive: Bool

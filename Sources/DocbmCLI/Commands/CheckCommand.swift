@@ -48,7 +48,7 @@ struct CheckCommand {
     let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
     // Documents the escrow records, found by their identity at other paths (moved or
     // renamed): recorded at the end, in one transaction, so that repair finds them there.
-    var sightings: [DocumentCheck] = []
+    var moves: [DocumentCheck] = []
     unreadable = walk(
       paths, recursive: recursive, checker: checker, progress: progressLine,
       found: { check in
@@ -59,7 +59,7 @@ struct CheckCommand {
         } else if check.verdict.isProblem {
           tally.addProblem(check.document)
         }
-        if checker.isUnrecordedMove(check) { sightings.append(check) }
+        if checker.isUnrecordedMove(check) { moves.append(check) }
         if json {
           stream.add(check)
         } else if listsEveryDocument || check.verdict.isProblem {
@@ -69,7 +69,7 @@ struct CheckCommand {
         }
       })
     progressLine.clear()
-    for failure in checker.recordMoves(sightings) {
+    for failure in checker.recordMoves(moves) {
       console.printError("warning: the escrow could not record a document: \(failure)")
     }
     tally.unreadable = tally.unreadableDocuments + unreadable.count

@@ -1,5 +1,5 @@
-/// Lowercase hexadecimal text for bytes, and back: fingerprints, file handles in the escrow
-/// catalog.
+/// Lowercase hexadecimal text for bytes, and back: fingerprints, and the random tokens of
+/// temporary names.
 enum Hex {
   private static let digits = Array("0123456789abcdef".utf8)
 

@@ -1,7 +1,7 @@
 import Glibc
 
 /// The bytewise order of file names (as `LC_ALL=C ls` sorts them): tree walks list folders
-/// in it, and the escrow's catalog keeps its records in it.
+/// in it.
 enum ByteOrder {
   /// The indices `0..<count` in the bytewise order of the names they stand for, each in
   /// the low 64 bits of its key. Each name's first 8 bytes (`leadingBytes`, as one number;

@@ -86,7 +86,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
   }
 }
 
-/// Reads a whole (small) file, such as a `/proc` table or the escrow's catalog, up to
+/// Reads a whole (small) file, such as a `/proc` table or an escrow entry of 0.1.0, up to
 /// `limit` bytes. A file whose size is known is read straight into a buffer of that size
 /// (plus one byte, to notice growth); `/proc` files, which report no size, in chunks.
 package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
