@@ -96,7 +96,6 @@ struct EscrowEndToEndTests {
     for round in 0..<30 {
       let escrow = scratch.path("escrow\(round)")
       let environment = ["DOCBM_ESCROW_DIR": escrow.description]
-      // Killed at a different moment each round, from before it starts to after it ends.
       let process = Process()
       process.executableURL = URL(fileURLWithPath: docbm)
       process.arguments = ["bookmark", document.description, target.description]
@@ -104,7 +103,19 @@ struct EscrowEndToEndTests {
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
       try process.run()
-      usleep(UInt32(round * 400))
+      // Killed at once, once the escrow folder exists, or once a database file is in it.
+      let moment: (() -> Bool)? =
+        switch round % 3 {
+        case 0: nil
+        case 1: { FileManager.default.fileExists(atPath: escrow.description) }
+        default:
+          {
+            ((try? FileManager.default.contentsOfDirectory(atPath: escrow.description)) ?? []).contains {
+              $0.hasPrefix("escrow.sqlite") || $0.hasPrefix(".escrow.sqlite")
+            }
+          }
+        }
+      while let moment, process.isRunning, !moment() { sched_yield() }
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       let check = run(docbm, ["check", document.description], environment: environment)

@@ -143,8 +143,7 @@ final class EscrowDatabase {
     let state: (application: Int64, version: Int64, objects: Int64)
     do throws(SQLiteError) {
       // The two pragmas read the file's header; the schema is counted only for a file that
-      // is not docbm's (a pragma compiles in a few thousand instructions, a SELECT of them
-      // in a hundred times as many).
+      // is not docbm's, the one case where what it holds decides what is done.
       let application = try scalar("PRAGMA application_id")
       let version = try scalar("PRAGMA user_version")
       let objects =

@@ -15,9 +15,8 @@ struct EscrowIndex: Sendable {
     /// Every record of each inode number.
     let byInode: [UInt64: [EscrowRecord]]
     /// A hash of the last component of every recorded path: a document whose name's hash
-    /// is not among them is not looked up by path, which spares making its path absolute (a
-    /// `getcwd` for a relative one) in a tree the escrow records little of. A hash that is
-    /// there only leads to the lookup by path, which decides.
+    /// is not among them has no record of its path, so its path is not made absolute to be
+    /// looked up. A hash that is there only leads to the lookup by path, which decides.
     let nameHashes: Set<Int>
 
     init(_ records: [EscrowRecord]) {
