@@ -56,7 +56,26 @@ struct DocumentReplacer {
     }
   }
 
+  /// Saves, and when the save fails and could not remove its temporary entry, says in the
+  /// error which entry is left, why, and whether it still holds anything.
   private func replace(_ write: (TemporaryVersion) throws -> Void) throws(DocbmError) {
+    let left = LeftoverNote()
+    do {
+      try replace(write, noting: left)
+    } catch {
+      guard let leftover = left.leftover else { throw error }
+      throw error.leaving(leftover)
+    }
+  }
+
+  /// Where the save notes what its failure left behind, read once the save has returned.
+  private final class LeftoverNote {
+    var leftover: TemporaryVersion.Leftover?
+  }
+
+  private func replace(_ write: (TemporaryVersion) throws -> Void, noting left: LeftoverNote)
+    throws(DocbmError)
+  {
     // A single-file export of the Documents portal refuses attributes: a new version would
     // lose the key. Refused before anything is written (the save in place is InPlaceSave).
     if let portal = PortalDocument.of(destination), portal.refusesAttributes {
@@ -143,7 +162,7 @@ struct DocumentReplacer {
         }
         temporary.close()
       } else {
-        temporary.discard()
+        left.leftover = temporary.discard()
       }
     }
 
@@ -701,5 +720,21 @@ struct DocumentReplacer {
     } catch {
       throw DocbmError(error, operation: .save(step), path: path)
     }
+  }
+}
+
+extension DocbmError {
+  /// This save failure, with a sentence on the temporary entry it could not remove.
+  func leaving(_ leftover: TemporaryVersion.Leftover) -> DocbmError {
+    let why = "\(leftover.failure.call): \(leftover.failure.errno)"
+    let state =
+      leftover.disarmed
+      ? "it holds neither the new contents nor the key, and the next save here removes it"
+      : "it may still hold the new contents and the document's key: remove it once the filesystem works again"
+    return DocbmError(
+      code, path: path,
+      message: "\(message). The save's temporary \(leftover.path) could not be removed (\(why)); \(state)",
+      recommendation: recommendation, systemCall: systemCall, errno: errno, lastKnownPath: lastKnownPath,
+      step: step)
   }
 }

@@ -25,6 +25,11 @@
 /// leftovers of slots further on and of earlier versions of docbm, which used random names
 /// (`.board.json.docbm-save-XXXXXXXX.json`).
 ///
+/// A failed save removes what it made. Where the filesystem refuses even that (EIO, a FUSE
+/// server that has gone), it disarms the entry instead (the key taken off, the contents cut
+/// to nothing, the times set to 1970) and says in its error which entry is left, so that no
+/// file but the document holds the key and the next save beside the document sweeps it.
+///
 /// Slot names are predictable, but a claim is made with `O_EXCL` and never followed, so an
 /// entry planted at one only takes the slot: after ``probeLimit`` slots held by others, a
 /// save claims a slot at a random number instead, so that planted entries can neither stop
@@ -48,6 +53,8 @@ package final class TemporaryVersion {
   static let legacySuffixLength = 8
 
   let folder: FileDescriptor
+  /// The path of ``folder``.
+  let folderPath: FilePath
   /// The new version's entry in ``folder``.
   let name: FilePath
   /// The full path handed to the writer.
@@ -61,9 +68,11 @@ package final class TemporaryVersion {
   var claimIsVersion: Bool { claimName == name }
 
   private init(
-    folder: FileDescriptor, name: FilePath, path: FilePath, claim: FileDescriptor, claimName: FilePath
+    folder: FileDescriptor, folderPath: FilePath, name: FilePath, path: FilePath, claim: FileDescriptor,
+    claimName: FilePath
   ) {
     self.folder = folder
+    self.folderPath = folderPath
     self.name = name
     self.path = path
     self.claim = claim
@@ -147,8 +156,7 @@ package final class TemporaryVersion {
         // with O_EXCL, is still this save's; sweeps there cannot lock a slot, so they
         // remove none, this one included.
       } catch {
-        claim.close()
-        try? folder.removeEntry(claimName, isDirectory: false)
+        abandon(claim, claimName, in: folder)
         throw error
       }
       // Leftovers in the slots after this one (a save that crashed while another ran).
@@ -170,16 +178,24 @@ package final class TemporaryVersion {
         do throws(SystemCallError) {
           try claim.writeAll(token)
         } catch {
-          claim.close()
-          try? folder.removeEntry(claimName, isDirectory: false)
+          abandon(claim, claimName, in: folder)
           throw error
         }
         name = FilePath(uncheckedBytes: writerName(slot, token: token, for: documentName))
       }
       return TemporaryVersion(
-        folder: folder, name: name, path: folderPath.appending(name.bytes), claim: claim, claimName: claimName
+        folder: folder, folderPath: folderPath, name: name, path: folderPath.appending(name.bytes),
+        claim: claim, claimName: claimName
       )
     }
+  }
+
+  /// Removes a claim the save could not go on with; where the removal fails, dates it 1970
+  /// (it holds no key, at most part of a writer's random name), so that the next save
+  /// beside the document sweeps it at once.
+  private static func abandon(_ claim: FileDescriptor, _ claimName: FilePath, in folder: FileDescriptor) {
+    if (try? folder.removeEntry(claimName, isDirectory: false)) == nil { try? claim.setTimesToEpoch() }
+    claim.close()
   }
 
   enum SlotOutcome { case absent, removed, kept }
@@ -214,11 +230,73 @@ package final class TemporaryVersion {
     return .removed
   }
 
+  /// What a failed save could not remove.
+  struct Leftover {
+    /// The entry left beside the document.
+    let path: FilePath
+    /// Why it could not be removed.
+    let failure: SystemCallError
+    /// Whether its key was taken off, and a file's contents cut to nothing.
+    let disarmed: Bool
+  }
+
   /// Removes whatever the save made: the new version's entry and the claim.
-  func discard() {
-    try? folder.removeTree(name)
-    if !claimIsVersion { try? folder.removeEntry(claimName, isDirectory: false) }
-    close()
+  ///
+  /// Where the filesystem refuses the removal (EIO, a FUSE server that has gone, EPERM),
+  /// the entry is disarmed instead: its key is taken off, a file is cut to no bytes, and
+  /// its times (and the claim's) are set to 1970, so that it holds neither the new
+  /// contents nor the key, and the next save beside the document sweeps it at once. The
+  /// claim is then kept, so that the sweep finds a writer's entry through it.
+  ///
+  /// - Returns: what is left, or `nil` when nothing is.
+  func discard() -> Leftover? {
+    defer { close() }
+    do {
+      try folder.removeTree(name)
+    } catch {
+      return Leftover(path: path, failure: error, disarmed: disarm())
+    }
+    guard !claimIsVersion else { return nil }
+    do {
+      try folder.removeEntry(claimName, isDirectory: false)
+    } catch  where error.errno == .noSuchFile {
+    } catch {
+      // The claim holds no key, only the random part of the writer's name.
+      try? claim.setTimesToEpoch()
+      return Leftover(path: folderPath.appending(claimName.bytes), failure: error, disarmed: true)
+    }
+    return nil
+  }
+
+  /// Takes the key off the new version's entry and empties it (a file), and dates it and
+  /// the claim 1970. Returns whether the key is off and a file's contents are gone.
+  private func disarm() -> Bool {
+    try? claim.setTimesToEpoch()
+    let entry: FileDescriptor
+    if claimIsVersion {
+      entry = claim
+    } else {
+      guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false) else {
+        return false
+      }
+      guard status.kind == .regular || status.kind == .directory else { return true }
+      let options: FileDescriptor.Options =
+        status.kind == .regular
+        ? [.writeOnly, .noFollow, .nonBlocking] : [.readOnly, .noFollow, .nonBlocking]
+      guard let opened = try? FileDescriptor.open(name, options, relativeTo: folder) else { return false }
+      entry = opened
+    }
+    defer { if !claimIsVersion { entry.close() } }
+    var disarmed = true
+    do {
+      try ExtendedAttributes.remove(KeyAttribute.name, from: .descriptor(entry))
+    } catch  where error.errno == .notSupported {
+    } catch {
+      disarmed = false
+    }
+    if (try? FileStatus.of(entry))?.kind == .regular, (try? entry.truncate(to: 0)) == nil { disarmed = false }
+    try? entry.setTimesToEpoch()
+    return disarmed
   }
 
   /// After a successful save: the new version is in place; the claim goes.

@@ -12,6 +12,13 @@ extension FileDescriptor {
     _ = try retryingOnInterrupt("fchmod") { fchmod(rawValue, mode_t(permissions & 0o7777)) }
   }
 
+  /// Sets the access and modification times to the start of 1970 (the status change time
+  /// is the kernel's). The corresponding C function is `futimens`.
+  package func setTimesToEpoch() throws(SystemCallError) {
+    var times = [timespec(tv_sec: 0, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: 0)]
+    _ = try retryingOnInterrupt("futimens") { futimens(rawValue, &times) }
+  }
+
   /// Takes an exclusive advisory lock; returns `false` when `wait` is false and another
   /// open file description holds it. The lock goes with the descriptor's last close.
   /// The corresponding C function is `flock`.

@@ -15,12 +15,19 @@ struct FaultyFilesystemTests {
   /// The faulty filesystem, mounted in a lab: writing a control line makes calls fail.
   struct FaultyMount {
     let lab: FilesystemLab
+    /// The folder mirrored: what is really there, `.fuse_hidden` names included.
+    let source: FilePath
     let point: FilePath
     let control: FilePath
     let log: FilePath
 
     func fail(_ operation: String, _ errno: String, in text: String? = nil) throws {
       try lab.scratch.write("\(operation) \(errno)\(text.map { " " + $0 } ?? "")\n", to: control)
+    }
+
+    /// Several faults at once, each line as for ``fail(_:_:in:)``.
+    func fail(_ lines: [String]) throws {
+      try lab.scratch.write(lines.map { $0 + "\n" }.joined(), to: control)
     }
 
     func heal() throws {
@@ -49,7 +56,8 @@ struct FaultyFilesystemTests {
     let source = try lab.scratch.folder("faulty-source")
     let point = try lab.scratch.folder("faulty")
     let mount = FaultyMount(
-      lab: lab, point: point, control: lab.scratch.path("faulty-control"), log: lab.scratch.path("faulty-log")
+      lab: lab, source: source, point: point, control: lab.scratch.path("faulty-control"),
+      log: lab.scratch.path("faulty-log")
     )
     try lab.startFUSE(
       "/usr/bin/python3",
@@ -175,6 +183,180 @@ struct FaultyFilesystemTests {
         ))
     }
     rows.append(("slowest call", slowest < 5 ? "\(Int(slowest * 1000)) ms" : "over 5 s: \(slowest) s"))
+    return rows
+  }
+
+  @Test(
+    "every failed step of a save leaves nothing but the document, and no other file with the key",
+    .timeLimit(.minutes(3)))
+  func failedSavesLeaveNothing() async throws {
+    guard
+      let rows = try await FilesystemLab.inNamespace(
+        "the faulty-filesystem leftover test",
+        { lab in
+          try Self.measureLeftovers(in: lab)
+        })
+    else { return }
+    let nothingLeft = "original intact, nothing left, no other file with the key"
+    for saver in ["data", "writer"] {
+      for (fault, step) in Self.stepFaults {
+        let row = rows.first { $0.0 == "\(saver): \(fault)" }?.1
+        #expect(row == "failed at \(step); \(nothingLeft)", "\(saver): \(fault)")
+      }
+      #expect(
+        rows.first { $0.0 == "\(saver): folder fsync fails (EIO)" }?.1
+          == "failed at syncFolder; new version in place, nothing left, no other file with the key")
+      for (fault, step) in Self.stepFaults where fault != "claim fails (EIO)" {
+        let name = "\(saver): \(fault), and unlink fails (EIO)"
+        #expect(
+          rows.first { $0.0 == name }?.1
+            == "failed at \(step), naming the temporary left; it is empty and has no key; the next save removes it",
+          "\(name)")
+      }
+    }
+  }
+
+  /// The faults of the steps before the rename, and the step each error names.
+  static let stepFaults: [(String, String)] = [
+    ("claim fails (EIO)", "prepareTemporary"),
+    ("write fails (EIO)", "write"),
+    ("write fails (ENOSPC)", "write"),
+    ("fsync fails (EIO)", "syncFile"),
+    ("setxattr fails (EIO)", "copyAttributes"),
+    ("setxattr fails (ENOSPC)", "copyAttributes"),
+    ("chmod fails (EIO)", "changeMode"),
+    ("rename fails (EIO)", "swap"),
+  ]
+
+  /// The FUSE call each of ``stepFaults`` fails, and the text its path must hold: the new
+  /// version's name (for a writer handed a URL, its own name, not the claim's).
+  static func faultLine(_ fault: String, saver: String) -> String {
+    let version = saver == "data" ? ".docbm-save" : "-new-"
+    switch fault {
+    case "claim fails (EIO)": return "create EIO .docbm-save"
+    case "write fails (EIO)": return "write EIO \(version)"
+    case "write fails (ENOSPC)": return "write ENOSPC \(version)"
+    case "fsync fails (EIO)": return "fsync EIO \(version)"
+    case "setxattr fails (EIO)": return "setxattr EIO \(version)"
+    case "setxattr fails (ENOSPC)": return "setxattr ENOSPC \(version)"
+    case "chmod fails (EIO)": return "chmod EIO \(version)"
+    default: return "rename EIO"
+    }
+  }
+
+  static func measureLeftovers(in lab: FilesystemLab) throws -> [(String, String)] {
+    let faulty = try mountFaulty(in: lab)
+    var rows: [(String, String)] = []
+    let documentPath = try lab.scratch.file(bytes: faulty.path("board.json"), "original")
+    let document = BookmarkService().documents(anchoredOn: documentPath)
+    _ = try document.makeBookmark(to: try lab.scratch.file(bytes: faulty.path("cat.png"), "cat"))
+    let key = try ExtendedAttributes.value(
+      KeyAttribute.name, of: .path(documentPath, followSymlinks: false))
+
+    /// What is really in the folder, and which files other than the document hold the key.
+    func leftovers() -> String {
+      let names = ((try? FileManager.default.contentsOfDirectory(atPath: faulty.source.description)) ?? [])
+        .filter { $0 != "board.json" && $0 != "cat.png" }.sorted()
+      let withKey = names.filter {
+        (try? ExtendedAttributes.value(
+          KeyAttribute.name, of: .path(faulty.source.appending(Array($0.utf8)), followSymlinks: false)))
+          == key
+      }
+      if names.isEmpty { return "nothing left, no other file with the key" }
+      return "left: \(names)" + (withKey.isEmpty ? "" : ", with the key: \(withKey)")
+    }
+    func original(_ contents: String) -> String {
+      let text = try? String(contentsOfFile: documentPath.description, encoding: .utf8)
+      let hasKey =
+        (try? ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)))
+        == key
+      return text == contents && hasKey
+        ? "" : "document: \(text ?? "unreadable"), key \(hasKey ? "kept" : "lost"); "
+    }
+    func save(_ saver: String, _ contents: String) -> DocbmError? {
+      do throws(DocbmError) {
+        if saver == "data" {
+          try document.replaceDocument(with: Data(contents.utf8))
+        } else {
+          // A writer that does not flush (Foundation's Data.write does): the save's own fsync is met.
+          try document.replaceDocument { url in
+            let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+            defer { close(fd) }
+            let written = contents.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+            guard written == contents.utf8.count else { throw CocoaError(.fileWriteUnknown) }
+          }
+        }
+        return nil
+      } catch {
+        return error
+      }
+    }
+
+    for saver in ["data", "writer"] {
+      for (fault, _) in stepFaults {
+        let name = "\(saver): \(fault)"
+        try faulty.fail([faultLine(fault, saver: saver)])
+        let error = save(saver, "replaced")
+        try faulty.heal()
+        guard let error else {
+          rows.append((name, "saved: the fault was not met"))
+          try document.replaceDocument(with: Data("original".utf8))
+          continue
+        }
+        let state = original("original")
+        rows.append(
+          (
+            name,
+            "failed at \(error.step?.rawValue ?? "no step"); \(state.isEmpty ? "original intact" : state), \(leftovers())"
+          ))
+      }
+
+      try faulty.fail(["fsyncdir EIO"])
+      let synced = save(saver, "in place")
+      try faulty.heal()
+      let state = original("in place")
+      rows.append(
+        (
+          "\(saver): folder fsync fails (EIO)",
+          "failed at \(synced?.step?.rawValue ?? "no step"); \(state.isEmpty ? "new version in place" : state), \(leftovers())"
+        ))
+      try document.replaceDocument(with: Data("original".utf8))
+
+      // Removing the temporary fails too: the error names it, and it holds nothing.
+      for (fault, _) in stepFaults where fault != "claim fails (EIO)" {
+        let name = "\(saver): \(fault), and unlink fails (EIO)"
+        try faulty.fail([faultLine(fault, saver: saver), "unlink EIO .docbm-save", "rmdir EIO .docbm-save"])
+        let error = save(saver, "replaced")
+        try faulty.heal()
+        guard let error else {
+          rows.append((name, "saved: the fault was not met"))
+          continue
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: faulty.source.description)) ?? [])
+          .filter { $0.contains(".docbm-save-") }
+        let leftFiles = names.filter {
+          (try? FileStatus.of(faulty.source.appending(Array($0.utf8)), followSymlinks: false))?.kind
+            == .regular
+        }
+        let empty = leftFiles.allSatisfy {
+          (try? FileStatus.of(faulty.source.appending(Array($0.utf8)), followSymlinks: false))?.size == 0
+            || !$0.contains("-new-") && saver == "writer"
+        }
+        let named =
+          names.contains { error.message.contains($0) } && error.message.contains("could not be removed")
+        var row = "failed at \(error.step?.rawValue ?? "no step")"
+        row +=
+          named ? ", naming the temporary left" : ", not naming what is left: \(error.message) (\(names))"
+        let stillKeyed = leftovers().contains("with the key")
+        row += empty && !stillKeyed ? "; it is empty and has no key" : "; \(leftovers())"
+        _ = save(saver, "original")
+        let after = leftovers()
+        row +=
+          after.hasPrefix("nothing left") ? "; the next save removes it" : "; after the next save \(after)"
+        rows.append((name, original("original") + row))
+      }
+    }
     return rows
   }
 
