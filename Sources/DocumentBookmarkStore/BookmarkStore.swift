@@ -43,7 +43,8 @@ public final class BookmarkStore<
   /// A store kept in `file` (made on the first change; its folder too, mode 0700).
   ///
   /// - Parameters:
-  ///   - file: the store file's path.
+  ///   - file: the store file's path; a symbolic link at its end is followed now, once
+  ///     (``path``).
   ///   - policy: duplicates, order, limit, eviction and failure handling.
   ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed:
   ///     give it the user's escrow so that a store whose key is lost can be repaired.
@@ -69,7 +70,10 @@ public final class BookmarkStore<
     core.finishListeners()
   }
 
-  /// The store file's path.
+  /// The store file's path: `file` made absolute, in its folder's canonical path, with a
+  /// symbolic link at its end followed (once, when the store is made), so that the journal,
+  /// the lock and the last good copy lie beside the file itself whatever name it is
+  /// reached by.
   public var path: FilePath { core.path }
 
   /// The records as this process last saw them (no I/O).

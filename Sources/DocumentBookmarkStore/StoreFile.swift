@@ -17,7 +17,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   typealias Failure = BookmarkStoreError<Key>
   typealias Format = StoreFormat<Key, Metadata>
 
-  /// The store file, absolute.
+  /// The store file, absolute: the path given, with a symbolic link at its end followed
+  /// once, here, so that the journal, the lock and the last good copy lie beside the file
+  /// itself and every name of it takes the same lock (a dotfile manager links single files).
   let path: FilePath
   let service: BookmarkService
   /// The version last read or written, and each record's JSON.
@@ -26,7 +28,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   let journal: StoreJournal<Key, Metadata>
 
   init(path: FilePath, service: BookmarkService) {
-    self.path = path.absolute.lexicallyNormalized
+    self.path = (try? SymbolicLink.followingFinalLinks(path)) ?? path.absolute.lexicallyNormalized
     self.service = service
     journal = StoreJournal(storePath: self.path)
   }

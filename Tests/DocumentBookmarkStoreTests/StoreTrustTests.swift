@@ -41,6 +41,40 @@ struct StoreTrustTests {
     #expect(try files.storeBytes() == before)
   }
 
+  @Test("a store file reached through symbolic links is one store: one journal, one lock, nothing lost")
+  func linkedStoreFile() async throws {
+    // As a dotfile manager links single files: two links in a row, one relative, one absolute.
+    let real = files.scratch.path("dotfiles/store.json")
+    try files.scratch.makeParents(of: real)
+    try files.scratch.folder("config")
+    let link = files.scratch.path("config/store.json")
+    try files.scratch.symlink("../dotfiles/middle.json", at: link)
+    try files.scratch.symlink(real.description, at: files.scratch.path("dotfiles/middle.json"))
+
+    let throughLink = BookmarkStore<String, NoMetadata>(file: link, followsOtherProcesses: false)
+    let direct = BookmarkStore<String, NoMetadata>(file: real, followsOtherProcesses: false)
+    #expect(throughLink.path == direct.path)
+    #expect(throughLink.path == real)
+    try await throughLink.add(target: try files.scratch.file("a.txt"), key: "a")
+    try await direct.add(target: try files.scratch.file("b.txt"), key: "b")
+    try await throughLink.add(target: try files.scratch.file("c.txt"), key: "c")
+    try await direct.compact()
+    try await direct.add(target: try files.scratch.file("d.txt"), key: "d")
+
+    for store in [
+      BookmarkStore<String, NoMetadata>(file: link, followsOtherProcesses: false),
+      BookmarkStore<String, NoMetadata>(file: real, followsOtherProcesses: false),
+    ] {
+      #expect(try await store.load().map(\.key).sorted() == ["a", "b", "c", "d"])
+    }
+    // The links are still links, and nothing of the store lies beside them.
+    #expect(try FileStatus.of(link, followSymlinks: false).kind == .symbolicLink)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: files.scratch.path("config").description) == [
+        "store.json"
+      ])
+  }
+
   @Test("a store file others may write is not trusted")
   func writableByOthers() async throws {
     let store = files.store()

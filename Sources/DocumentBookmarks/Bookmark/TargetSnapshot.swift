@@ -49,12 +49,10 @@ package struct TargetSnapshot {
   /// The absolute path of `path` with every symbolic link and `.`/`..` resolved.
   /// The corresponding C function is `realpath`.
   package static func canonicalPath(_ path: FilePath) throws(DocbmError) -> FilePath {
-    let result = path.withCString { realpath($0, nil) }
-    guard let result else {
-      let error = SystemCallError("realpath", Errno.current, path: path)
+    do {
+      return try SymbolicLink.canonicalPath(path)
+    } catch {
       throw DocbmError(error, operation: .inspectTarget, path: path)
     }
-    defer { free(result) }
-    return FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: result, count: strlen(result))))
   }
 }
