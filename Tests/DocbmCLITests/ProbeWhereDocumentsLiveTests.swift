@@ -97,6 +97,34 @@ struct ProbeWhereDocumentsLiveTests {
     #expect(strict.output.contains("LEFT temporaryFilesLeft"))
   }
 
+  @Test(
+    "a program that leaves a FIFO or a socket where the document was is reported, never waited on",
+    .timeLimit(.minutes(1)))
+  func specialFileLeft() throws {
+    let folder = try #require(Scratch.inUserFolder())
+    let programs: [(String, [String])] = [
+      ("FIFO (named pipe)", ["/bin/sh", "-c", "rm \"$1\" && mkfifo \"$1\"", "sh", "{}"]),
+      (
+        "socket",
+        [
+          "/usr/bin/python3", "-c",
+          "import os, socket, sys; os.remove(sys.argv[1]); socket.socket(socket.AF_UNIX).bind(sys.argv[1])",
+          "{}",
+        ]
+      ),
+    ]
+    for (kind, program) in programs {
+      let result = run(docbm, ["probe", "--json", "--in", folder.root.description, "--"] + program)
+      #expect(result.status == 2, "\(kind): \(result.output) \(result.error)")
+      let report = try json(result)
+      #expect(kinds(report) == ["documentNotAFile"])
+      let findings = report["findings"] as? [[String: Any]] ?? []
+      #expect((findings.first?["message"] as? String)?.contains("a \(kind) is at") == true, "\(findings)")
+      #expect(report["verdict"] as? String == "lost")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.root.description).isEmpty)
+    }
+  }
+
   @Test("--in a folder that does not exist is a typed error (exit 1); --in without a value is a usage error")
   func badLocation() throws {
     let missing = run(docbm, ["probe", "--in", "/nonexistent-docbm-folder", "--", "/bin/true"])

@@ -49,6 +49,18 @@ struct SwiftTestingLintTests {
     #expect(report?.isSafe == true)
   }
 
+  @Test(
+    "a save that leaves a FIFO at the document's path is reported, not waited on", .timeLimit(.minutes(1)))
+  func fifoLeft() throws {
+    let report = try SaveProbe.lint { url in
+      try FileManager.default.removeItem(at: url)
+      guard mkfifo(url.path, 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+    #expect(report.findings.map(\.kind) == [.documentNotAFile])
+    #expect(report.findings.first?.message.contains("FIFO (named pipe)") == true)
+    #expect(!report.isSafe)
+  }
+
   @Test("through a symbolic link, a save that replaces the link is caught")
   func throughLink() {
     withKnownIssue {

@@ -1,11 +1,14 @@
 /// One thing a save broke, with what happened and how to fix it.
 public struct SaveFinding: Hashable, Sendable, Codable, CustomStringConvertible {
-  /// The kind of damage. Names are frozen: they appear in JSON output.
+  /// The kind of damage. Names are frozen: they appear in JSON output. New kinds may be
+  /// added in later versions: a `switch` over them needs a `default`.
   public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
     /// The save threw, or exited with a failure.
     case saveFailed
     /// Nothing is at the document's path after the save.
     case documentMissing
+    /// A FIFO, socket, device or folder is at the document's path after the save.
+    case documentNotAFile
     /// The document has no key any more: every bookmark anchored on it fails.
     case keyLost
     /// The document carries another key than before.
@@ -51,7 +54,8 @@ extension SaveFinding.Kind {
     switch self {
     case .saveFailed:
       "make the save succeed on an ordinary document; save through replaceDocument, which reports each failure with its step"
-    case .documentMissing, .keyLost, .keyChanged, .attributesLost, .modeChanged, .ownerChanged:
+    case .documentMissing, .documentNotAFile, .keyLost, .keyChanged, .attributesLost, .modeChanged,
+      .ownerChanged:
       "save with AnchoredDocument.replaceDocument(with:) or replaceDocument { url in … }, which keeps the key, the other attributes, the mode and the owner"
     case .hardLinkSplit:
       "save with replaceDocument, which refuses to split hard links unless told to (ReplaceOptions(hardLinks: .split))"

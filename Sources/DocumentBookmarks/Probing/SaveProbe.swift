@@ -89,7 +89,17 @@ public enum SaveProbe {
       report.findings.append(contentsOf: leftovers(scratch))
       return report
     }
-    let contents = try? readWholeFile(scratch.savePath)
+    guard after.kind == .regular else {
+      // A FIFO, socket or device where the document was: opening it could block for ever
+      // (a FIFO without a writer), and there is no document to look at.
+      report.findings.append(
+        SaveFinding(
+          .documentNotAFile,
+          "a \(after.kindDescription) is at \(scratch.savePath) after the save, not the document"))
+      report.findings.append(contentsOf: leftovers(scratch))
+      return report
+    }
+    let contents = try? readRegularFile(scratch.savePath)
     report.contentsChanged = contents != scratch.contents
     // A save that did not touch the document (a program that quit without saving) tested
     // nothing; it must not pass for a safe one. Any write changes the modification or the
@@ -171,6 +181,16 @@ public enum SaveProbe {
       .sorted()
     guard !left.isEmpty else { return [] }
     return [SaveFinding(.temporaryFilesLeft, "the save left files behind: \(left.joined(separator: ", "))")]
+  }
+
+  /// The bytes of the regular file at `path`, opened without blocking (a FIFO put there
+  /// since it was looked at is refused, not waited on).
+  private static func readRegularFile(_ path: FilePath) throws(SystemCallError) -> [UInt8]? {
+    let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+    return try fd.closeAfter { fd throws(SystemCallError) in
+      guard try FileStatus.of(fd).kind == .regular else { return nil }
+      return try fd.readWhole()
+    }
   }
 
   private static func octal(_ mode: UInt32) -> String {

@@ -202,7 +202,8 @@ extension FileDescriptor {
       // The corresponding C function is `fchmodat`.
       _ = name.withCString { fchmodat(rawValue, $0, 0o700, 0) }
     }
-    guard
+    // Only files and folders carry the flags; opening a device could act on it.
+    guard status.kind == .regular || status.kind == .directory,
       let fd = try? FileDescriptor.open(
         name,
         status.kind == .directory

@@ -8,7 +8,14 @@ package struct FileStatus: Hashable, Sendable {
     case regular, directory, symbolicLink, other
   }
 
+  /// Which special file an ``Kind/other`` is.
+  package enum Special: Hashable, Sendable {
+    case fifo, socket, characterDevice, blockDevice
+  }
+
   package let kind: Kind
+  /// For a special file (``Kind/other``), which one.
+  package let special: Special?
   /// Permission bits and set-id/sticky bits (`mode & 07777`).
   package let permissions: UInt32
   package let linkCount: UInt32
@@ -82,6 +89,13 @@ package struct FileStatus: Hashable, Sendable {
     case UInt32(S_IFLNK): kind = .symbolicLink
     default: kind = .other
     }
+    switch raw.mode & UInt32(S_IFMT) {
+    case UInt32(S_IFIFO): special = .fifo
+    case UInt32(S_IFSOCK): special = .socket
+    case UInt32(S_IFCHR): special = .characterDevice
+    case UInt32(S_IFBLK): special = .blockDevice
+    default: special = nil
+    }
     permissions = raw.mode & 0o7777
     linkCount = raw.nlink
     owner = raw.uid
@@ -147,6 +161,20 @@ extension FileStatus.Kind: CustomStringConvertible {
     case .directory: "folder"
     case .symbolicLink: "symbolic link"
     case .other: "special file (a device, FIFO or socket)"
+    }
+  }
+}
+
+extension FileStatus {
+  /// The file's kind in words, a special file named for what it is: "regular file",
+  /// "FIFO (named pipe)", "socket", "character device", …
+  package var kindDescription: String {
+    switch special {
+    case .fifo: "FIFO (named pipe)"
+    case .socket: "socket"
+    case .characterDevice: "character device"
+    case .blockDevice: "block device"
+    case nil: kind.description
     }
   }
 }
