@@ -6,7 +6,8 @@ public import DocumentBookmarks
 /// identities are the file it was and the file it is now. A field that does not apply is
 /// `nil`: a deleted document has no ``path``, a notice about the watch has no document.
 public struct DocumentEvent: Hashable, Sendable {
-  /// What happened. Names are frozen: they appear in `docbm watch --json` output.
+  /// What happened. Names are frozen: they appear in `docbm watch --json` output. New
+  /// kinds may be added in later versions: a `switch` over them needs a `default`.
   public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
     /// A file carrying a key came into the watched folders (made there, copied with its key,
     /// moved in from elsewhere, or given a key by a first bookmark).
@@ -33,6 +34,11 @@ public struct DocumentEvent: Hashable, Sendable {
     case rescanned
     /// A folder could not be watched (the watch limit, permissions); ``message`` says why.
     case notWatched
+    /// A folder given to the watcher (``path``) is gone: removed, or its filesystem
+    /// unmounted. Nothing in it is watched any more. When it was the last, the watcher
+    /// has stopped: ``DocumentWatcher/hasNothingLeftToWatch`` is `true`, and
+    /// ``DocumentWatcher/events()`` ends after this event.
+    case folderGone
   }
 
   /// What happened.

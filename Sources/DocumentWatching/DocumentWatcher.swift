@@ -16,7 +16,10 @@ import Synchronization
 ///   by another program): reload it;
 /// - ``DocumentEvent/Kind/deleted``, ``DocumentEvent/Kind/movedOut``;
 /// - ``DocumentEvent/Kind/keyLost``, and with ``WatchOptions/repairs`` the repair's outcome,
-///   ``DocumentEvent/Kind/keyRestored`` or ``DocumentEvent/Kind/repairRefused``.
+///   ``DocumentEvent/Kind/keyRestored`` or ``DocumentEvent/Kind/repairRefused``;
+/// - ``DocumentEvent/Kind/folderGone``: a folder given to the watcher was removed or
+///   unmounted. After the last one, the watcher stops by itself (``hasNothingLeftToWatch``):
+///   ``events()`` ends, and a supervisor can start it again once the folder is back.
 ///
 /// Underneath is inotify: one watch per folder, up to ``WatchOptions/maximumFolders``.
 /// When the kernel's queue overflows, the folders are listed again and what changed is
@@ -99,6 +102,11 @@ public final class DocumentWatcher: Sendable {
       return summary
     }
   }
+
+  /// Whether every folder given to the watcher is gone (removed, or its filesystem
+  /// unmounted): the watcher has then stopped by itself, after a
+  /// ``DocumentEvent/Kind/folderGone`` event for the last one.
+  public var hasNothingLeftToWatch: Bool { engine.withLock { $0.nothingLeftToWatch } }
 
   /// Starts delivering events to `handler`, on the watcher's thread, one at a time and in
   /// order; returns at once. For apps without Swift concurrency. A handler that takes long
@@ -196,6 +204,7 @@ public final class DocumentWatcher: Sendable {
         if isStopping { return }
         handler(event)
       }
+      if hasNothingLeftToWatch { return }
     }
   }
 }

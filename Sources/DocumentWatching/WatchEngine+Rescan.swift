@@ -54,7 +54,8 @@ extension WatchEngine {
         }
       }
     }
-    for (watch, _) in folders where !listed.contains(watch) {
+    for (watch, folder) in folders where !listed.contains(watch) {
+      if let root = folder.root { rootGone(root, watch: watch, &events) }
       inotify.unwatch(watch)
       forgetFolder(watch, &events)
     }

@@ -83,6 +83,10 @@ final class WatchEngine {
   var documentMoves: [UInt32: PendingMove] = [:]
   var folderMoves: [UInt32: PendingMove] = [:]
   var rootPaths: [FilePath] = []
+  /// The folders whose filesystem was unmounted, until their watch is removed.
+  private var unmountedFolders: Set<Int32> = []
+  /// Every folder given to the watcher is gone: the watcher stops.
+  private(set) var nothingLeftToWatch = false
   var summary = WatchSummary()
 
   /// The paths the escrow recorded documents at (with repair on): a file there without a
@@ -274,7 +278,13 @@ final class WatchEngine {
       rescan(&events)
       return
     }
+    if event.events.contains(.unmounted) {
+      unmountedFolders.insert(event.watch)
+      return
+    }
     if event.events.contains(.watchRemoved) {
+      if let root = folders[event.watch]?.root { rootGone(root, watch: event.watch, &events) }
+      unmountedFolders.remove(event.watch)
       forgetFolder(event.watch, &events)
       return
     }
@@ -659,6 +669,19 @@ final class WatchEngine {
   // MARK: - Folders
 
   /// A watch the kernel removed (its folder deleted) or that was removed here.
+  /// Reports that the folder `root`, given to the watcher, is gone; when it was the last,
+  /// says that nothing is left to watch (``nothingLeftToWatch``).
+  func rootGone(_ root: FilePath, watch: Int32, _ events: inout [DocumentEvent]) {
+    rootPaths.removeAll { $0 == root }
+    if rootPaths.isEmpty { nothingLeftToWatch = true }
+    let how = unmountedFolders.contains(watch) ? "its filesystem was unmounted" : "it was removed"
+    let rest =
+      nothingLeftToWatch
+      ? "nothing is left to watch, and the watcher has stopped"
+      : "nothing in it is watched any more"
+    events.append(DocumentEvent(.folderGone, path: root, message: "\(root) is gone (\(how)): \(rest)"))
+  }
+
   func forgetFolder(_ watch: Int32, _ events: inout [DocumentEvent]) {
     guard let folder = folders.removeValue(forKey: watch) else { return }
     if let parent = folder.parent, folderByEntry[Entry(folder: parent, name: folder.name)] == watch {

@@ -17,6 +17,7 @@ struct WatchEndToEndTests {
     private let lines = Mutex<(output: [String], error: [String])>(([], []))
     private let arrived = DispatchSemaphore(value: 0)
     private let drained = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
 
     init(_ executable: String, _ arguments: [String], escrow: FilePath) throws {
       process = Process()
@@ -30,6 +31,7 @@ struct WatchEndToEndTests {
       process.standardOutput = output
       process.standardError = error
       process.standardInput = FileHandle.nullDevice
+      process.terminationHandler = { [ended] _ in ended.signal() }
       try process.run()
       for (pipe, isError) in [(output, false), (error, true)] {
         let handle = pipe.fileHandleForReading
@@ -65,6 +67,16 @@ struct WatchEndToEndTests {
           return (error ? self.error : output).first(where: matches)
         }
       }
+    }
+
+    /// Waits for the process to end by itself, and its output to be read; its exit status,
+    /// or `nil` when it still runs after `seconds`.
+    func exitStatus(within seconds: Double = 20) -> Int32? {
+      guard ended.wait(timeout: .now() + seconds) == .success else { return nil }
+      process.waitUntilExit()
+      _ = drained.wait(timeout: .now() + 5)
+      _ = drained.wait(timeout: .now() + 5)
+      return process.terminationStatus
     }
 
     /// Sends `signal` and waits for the process to end (and its output to be read).
@@ -132,6 +144,7 @@ struct WatchEndToEndTests {
     let last = watching.output.last.map { object($0) } ?? nil
     let summary = try #require(last?["summary"] as? [String: Any], "\(watching.output)")
     #expect(summary["signal"] as? String == "SIGINT")
+    #expect(summary["stop"] as? String == "signal")
     let counts = summary["events"] as? [String: Int] ?? [:]
     #expect(counts["keyRestored"] == 1 && counts["keyLost"] == 1 && counts["replaced"] == 1, "\(summary)")
     #expect(!watching.output.contains { object($0)?["path"] as? String == pasted.description })
@@ -156,6 +169,72 @@ struct WatchEndToEndTests {
       "\(watching.output)")
     // Without --repair the key stays lost.
     #expect(key(renamed) == nil)
+  }
+
+  @Test("a watched folder removed is reported; with nothing left to watch, watch exits 1")
+  func folderRemoved() throws {
+    let (scratch, escrow, _, _, _) = try setUp()
+    let folder = scratch.path("docs")
+    let other = try scratch.folder("other")
+    let watching = try Watching(docbm, ["watch", folder.description, other.description], escrow: escrow)
+    try #require(
+      watching.line(error: true) { $0.hasPrefix("watching 2 folders") } != nil, "\(watching.error)")
+    try outsideProgram("/bin/rm", ["-rf", other.description])
+    #expect(
+      watching.line { $0.hasPrefix("folderGone") }
+        == "folderGone    \(other) is gone (it was removed): nothing in it is watched any more",
+      "\(watching.output)")
+    try outsideProgram("/bin/rm", ["-rf", folder.description])
+    let status = watching.exitStatus()
+    #expect(status == 1, "\(watching.output) \(watching.error)")
+    if status == nil { _ = watching.stop(with: SIGKILL) }
+    #expect(
+      watching.output.contains(
+        "folderGone    \(folder) is gone (it was removed): nothing is left to watch, and the watcher has stopped"
+      ),
+      "\(watching.output)")
+    #expect(
+      watching.output.last?.hasPrefix("stopped with nothing left to watch: watched 0 folders, 0 documents; ")
+        == true, "\(watching.output)")
+    #expect(watching.error.contains { $0.contains("nothing is left to watch") }, "\(watching.error)")
+  }
+
+  @Test(
+    "a watched folder unmounted is reported as such, and watch --json exits 1",
+    .enabled(
+      if: Capabilities.isRoot && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/nsenter"),
+      "mounting a tmpfs in a mount namespace of its own needs root, unshare and nsenter"))
+  func folderUnmounted() throws {
+    let scratch = try Scratch()
+    let escrow = scratch.path("state/docbm")
+    let mounted = try scratch.folder("usb")
+    // unshare execs the shell, which execs docbm: one process, in a namespace of its own.
+    let watching = try Watching(
+      "/usr/bin/unshare",
+      [
+        "-m", "--propagation", "private", "/bin/sh", "-c",
+        "mount -t tmpfs tmpfs \"$1\" && echo '{}' > \"$1/board.json\" && exec \"$2\" watch --json \"$1\"",
+        "sh",
+        mounted.description, docbm,
+      ], escrow: escrow)
+    try #require(watching.line(error: true) { $0.hasPrefix("watching 1 folder") } != nil, "\(watching.error)")
+    let unmount = run(
+      "/usr/bin/nsenter",
+      ["-t", "\(watching.process.processIdentifier)", "-m", "umount", mounted.description])
+    try #require(unmount.status == 0, "\(unmount.error)")
+    let status = watching.exitStatus()
+    #expect(status == 1, "\(watching.output) \(watching.error)")
+    if status == nil { _ = watching.stop(with: SIGKILL) }
+    let gone = watching.output.compactMap { object($0) }.first { $0["event"] as? String == "folderGone" }
+    #expect(gone?["path"] as? String == mounted.description, "\(watching.output)")
+    #expect(
+      (gone?["message"] as? String)?.contains("its filesystem was unmounted") == true, "\(watching.output)")
+    let summary = watching.output.last.map { object($0) } ?? nil
+    #expect(summary?["summary"] != nil, "\(watching.output)")
+    let stopped = summary?["summary"] as? [String: Any]
+    #expect(stopped?["stop"] as? String == "nothingLeftToWatch", "\(watching.output)")
+    #expect(stopped?["signal"] == nil, "\(watching.output)")
   }
 
   @Test("watch without a folder is a usage error; a folder that does not exist fails with notFound")

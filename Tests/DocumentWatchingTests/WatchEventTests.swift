@@ -18,6 +18,35 @@ struct WatchEventTests {
     return (setting, document.path, document.fingerprint, recorder)
   }
 
+  @Test(
+    "a watched folder removed is a folderGone event; after the last, the watcher stops and its events end",
+    .timeLimit(.minutes(1)))
+  func foldersGone() async throws {
+    let setting = try WatchScratch()
+    try setting.document("board.json")
+    let other = try setting.scratch.folder("other")
+    let watcher = try DocumentWatcher(watching: [setting.folder, other])
+    var events = watcher.events().makeAsyncIterator()
+    var seen: [DocumentEvent] = []
+    try outside("/bin/rm", ["-rf", other.description])
+    while let event = await events.next() {
+      seen.append(event)
+      if event.kind == .folderGone { break }
+    }
+    #expect(seen.last?.path == other, "\(seen)")
+    #expect(seen.last?.message.contains("nothing in it is watched any more") == true)
+    #expect(!watcher.hasNothingLeftToWatch)
+
+    try outside("/bin/rm", ["-rf", setting.folder.description])
+    // The sequence ends by itself: the watcher has stopped.
+    while let event = await events.next() { seen.append(event) }
+    let gone = seen.filter { $0.kind == .folderGone }
+    #expect(gone.map(\.path) == [other, setting.folder], "\(seen)")
+    #expect(gone.last?.message.contains("nothing is left to watch") == true, "\(seen)")
+    #expect(watcher.hasNothingLeftToWatch)
+    #expect(watcher.summary.folders == 0)
+  }
+
   @Test("sed -i replaces the document with a new file, which lost the key")
   func sedInPlace() throws {
     let (setting, document, fingerprint, recorder) = try watched()

@@ -60,11 +60,12 @@ struct WatchCommand {
 
     Every file carrying a key is followed wherever it goes within the folders, one
     line per event: appeared, moved, replaced, modified, deleted, movedOut,
-    keyLost, keyRestored, repairRefused, rescanned, notWatched. Documents seen at
-    a new path are recorded in the escrow, as check records them. Runs until
-    SIGINT (Ctrl-C) or SIGTERM, then prints a summary. Exit status: 0 when stopped
-    by a signal, 1 when the folders could not be watched (or no thread could be
-    made to watch them).
+    keyLost, keyRestored, repairRefused, rescanned, notWatched, folderGone.
+    Documents seen at a new path are recorded in the escrow, as check records
+    them. Runs until SIGINT (Ctrl-C) or SIGTERM, or until every folder it
+    watches is gone (removed or unmounted), then prints a summary. Exit status:
+    0 when stopped by a signal, 1 when the folders could not be watched (or no
+    thread could be made to watch them) or are all gone.
     """
 
   func run(_ console: Console) throws -> Int32 {
@@ -78,6 +79,7 @@ struct WatchCommand {
       try watcher.start { event in
         console.print(json ? WatchCommand.jsonLine(event) : WatchCommand.line(for: event))
         console.flush()
+        if event.kind == .folderGone, watcher.hasNothingLeftToWatch { SignalForwarding.endWait() }
       }
       console.printError(
         "watching \(count(started.folders, "folder")), \(count(started.documents, "document"))\(repair ? ", repairing lost keys" : "") (Ctrl-C stops)"
@@ -85,11 +87,16 @@ struct WatchCommand {
     }
     watcher.stop()
     let summary = watcher.summary
-    let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "SIGHUP"
+    let name = signal.map { $0 == SIGINT ? "SIGINT" : $0 == SIGTERM ? "SIGTERM" : "SIGHUP" }
     if json {
       console.print(WatchCommand.encode(SummaryLine(summary: SummaryReport(summary, signal: name))))
     } else {
       console.print(WatchCommand.summaryLine(summary, signal: name))
+    }
+    guard name != nil else {
+      console.printError(
+        "Error: every watched folder is gone (removed or unmounted); nothing is left to watch")
+      return DocbmCommandLine.ExitStatus.failure
     }
     return DocbmCommandLine.ExitStatus.success
   }
@@ -99,14 +106,16 @@ struct WatchCommand {
     "\(event.kind.rawValue.padded(to: 14))\(event.message)"
   }
 
-  static func summaryLine(_ summary: WatchSummary, signal: String) -> String {
+  /// The last line: what was watched and seen, and why the watch stopped (`signal`, or
+  /// `nil` when nothing was left to watch).
+  static func summaryLine(_ summary: WatchSummary, signal: String?) -> String {
     let total = summary.events.values.reduce(0, +)
     var parts = ["\(count(total, "event"))"]
     for kind in DocumentEvent.Kind.allCases where summary.count(kind) > 0 {
       parts.append("\(summary.count(kind)) \(kind.rawValue)")
     }
     return
-      "stopped by \(signal): watched \(count(summary.folders, "folder")), \(count(summary.documents, "document")); "
+      "stopped \(signal.map { "by " + $0 } ?? "with nothing left to watch"): watched \(count(summary.folders, "folder")), \(count(summary.documents, "document")); "
       + parts.joined(separator: ", ")
   }
 
@@ -146,9 +155,13 @@ struct WatchCommand {
     let foldersNotWatched: Int
     let rescans: Int
     let events: [String: Int]
-    let signal: String
+    /// Why the watch stopped: `signal`, or `nothingLeftToWatch` (every folder is gone).
+    let stop: String
+    /// The signal that stopped the watch; absent when every watched folder was gone.
+    let signal: String?
 
-    init(_ summary: WatchSummary, signal: String) {
+    init(_ summary: WatchSummary, signal: String?) {
+      stop = signal == nil ? "nothingLeftToWatch" : "signal"
       folders = summary.folders
       documents = summary.documents
       foldersNotWatched = summary.foldersNotWatched

@@ -31,6 +31,8 @@ package final class Inotify: @unchecked Sendable {
     package static let excludeUnlinked = Events(rawValue: UInt32(IN_EXCL_UNLINK))
     /// Events were dropped: the queue overflowed.
     package static let overflowed = Events(rawValue: UInt32(IN_Q_OVERFLOW))
+    /// The filesystem of the watched file was unmounted (the watch is removed next).
+    package static let unmounted = Events(rawValue: UInt32(IN_UNMOUNT))
     /// The watch was removed (its file is gone, or it was removed explicitly).
     package static let watchRemoved = Events(rawValue: UInt32(IN_IGNORED))
     /// The event is about a folder inside the watched folder.

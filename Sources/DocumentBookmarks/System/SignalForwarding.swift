@@ -12,8 +12,14 @@ package enum SignalForwarding {
   /// The signals caught.
   package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
+  /// The signal ``endWait()`` sends the waiting thread: caught (and otherwise ignored)
+  /// from ``install()`` on, so that it only ends the wait.
+  static let wakeSignal = SIGUSR1
+
   private static let received = Atomic<Int32>(0)
   private static let child = Atomic<Int32>(0)
+  private static let waitEnded = Atomic<Bool>(false)
+  private static let waiter = Mutex<pthread_t?>(nil)
 
   /// Installs the handlers and unblocks the signals on the calling thread (a parent that
   /// started this process from a thread blocking them passed its mask on). Until then,
@@ -34,11 +40,16 @@ package enum SignalForwarding {
       action.sa_flags = 0
       _ = sigaction(signal, &action, nil)
     }
+    var wake = sigaction()
+    wake.__sigaction_handler.sa_handler = { _ in }
+    sigemptyset(&wake.sa_mask)
+    wake.sa_flags = 0
+    _ = sigaction(wakeSignal, &wake, nil)
   }
 
   /// Restores the default action of the signals.
   package static func uninstall() {
-    for signal in signals { _ = Glibc.signal(signal, SIG_DFL) }
+    for signal in signals + [wakeSignal] { _ = Glibc.signal(signal, SIG_DFL) }
   }
 
   /// The last signal received since the handlers were installed, if any.
@@ -49,25 +60,36 @@ package enum SignalForwarding {
 
   /// Runs `start` with ``signals`` blocked (so the threads it starts inherit them blocked,
   /// and a signal reaches this thread), then sleeps until one of them arrives (after
-  /// ``install()``) and returns it. The signals are unblocked only inside `sigsuspend(2)`,
-  /// so one that arrives before the wait is not missed. No timer, no wake-up meanwhile.
-  /// When `start` throws, nothing is waited for: the mask is put back and the error thrown.
+  /// ``install()``) and returns it, or until another thread calls ``endWait()``, and
+  /// returns `nil`. The signals are unblocked only inside `sigsuspend(2)`, so one that
+  /// arrives before the wait is not missed. No timer, no wake-up meanwhile. When `start`
+  /// throws, nothing is waited for: the mask is put back and the error thrown.
   package static func waitForSignal<Failure: Error>(
     startingBlocked start: () throws(Failure) -> Void
-  ) throws(Failure) -> Int32 {
+  ) throws(Failure) -> Int32? {
     var blocked = sigset_t()
     var previous = sigset_t()
     sigemptyset(&blocked)
-    for signal in signals { sigaddset(&blocked, signal) }
+    for signal in signals + [wakeSignal] { sigaddset(&blocked, signal) }
     _ = pthread_sigmask(SIG_BLOCK, &blocked, &previous)
     defer { _ = pthread_sigmask(SIG_SETMASK, &previous, nil) }
+    waiter.withLock { $0 = pthread_self() }
+    defer { waiter.withLock { $0 = nil } }
     try start()
     var waiting = previous
-    for signal in signals { sigdelset(&waiting, signal) }
+    for signal in signals + [wakeSignal] { sigdelset(&waiting, signal) }
     while true {
       if let signal = receivedSignal { return signal }
+      if waitEnded.load(ordering: .sequentiallyConsistent) { return nil }
       _ = sigsuspend(&waiting)
     }
+  }
+
+  /// Ends the wait of ``waitForSignal(startingBlocked:)``, from any thread (a watcher left
+  /// with nothing to watch): it returns `nil`.
+  package static func endWait() {
+    waitEnded.store(true, ordering: .sequentiallyConsistent)
+    if let thread = waiter.withLock({ $0 }) { _ = pthread_kill(thread, wakeSignal) }
   }
 
   /// The child that received signals are passed on to (0: none).
