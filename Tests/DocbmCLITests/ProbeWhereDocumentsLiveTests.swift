@@ -140,26 +140,29 @@ struct ProbeWhereDocumentsLiveTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: docbm)
     process.arguments = [
-      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "exec sleep 30", "sh", "{}",
+      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "touch \"$1.running\"; exec sleep 60",
+      "sh",
+      "{}",
     ]
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = Pipe()
     try process.run()
-    // Wait until the scratch folder exists and the program runs.
-    let start = Date()
-    var entries: [String] = []
-    while Date().timeIntervalSince(start) < 10 {
-      entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.root.description)) ?? []
-      if entries.contains(where: { $0.hasPrefix(".docbm-probe-") }) { break }
-      usleep(20_000)
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    // Wait until the program runs: it marks its document.
+    let running = waitUntil {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.root.description)) ?? []
+      return entries.contains { scratch in
+        scratch.hasPrefix(".docbm-probe-")
+          && ((try? FileManager.default.contentsOfDirectory(atPath: folder.root.description + "/" + scratch))
+            ?? []).contains { $0.hasSuffix(".running") }
+      }
     }
-    #expect(entries.contains(where: { $0.hasPrefix(".docbm-probe-") }))
-    usleep(200_000)
+    try #require(running, "the program did not start")
     let sent = Date()
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
-    #expect(Date().timeIntervalSince(sent) < 10, "the signal is passed on to the program, which stops")
+    #expect(Date().timeIntervalSince(sent) < 50, "the signal is passed on to the program, which stops")
     let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 130)
     #expect(message.contains("interrupted by SIGINT"))

@@ -245,28 +245,31 @@ struct TerminalHabitsTests {
       session.stop()
       withExtendedLifetime(scratch) {}  // the socket lives in it
     }
-    usleep(500_000)
-    session.send("source '\(scratch.path("zshrc"))'", "Enter")
-    usleep(800_000)
-    func complete(_ line: String) -> String {
+    try #require(
+      waitUntil { !session.screen().trimmingCharacters(in: .whitespacesAndNewlines).isEmpty },
+      "zsh showed no prompt")
+    session.send("source '\(scratch.path("zshrc"))'; echo sourced-$((6 * 7))", "Enter")
+    try #require(session.screen(showing: "sourced-42") != nil, "\(session.screen())")
+    session.send("clear", "Enter")
+    /// Completes `line` (Tab twice: the common part, then the list) and says whether the
+    /// screen came to show `expected`.
+    func completes(_ line: String, showing expected: String) -> Bool {
       session.send("C-u", line, "Tab")
-      usleep(700_000)
+      _ = session.screen(showing: line.split(separator: " ").last.map(String.init) ?? line)
       session.send("Tab")
-      usleep(500_000)
-      let pane = session.screen()
+      let pane = session.screen(showing: expected, within: 30)
       session.send("C-c")
-      usleep(200_000)
       session.send("clear", "Enter")
-      usleep(300_000)
-      return pane
+      _ = waitUntil { !session.screen().contains(expected) }
+      return pane != nil
     }
-    #expect(complete("docbm decode --").contains("--json"))
-    #expect(complete("docbm probe --").contains("--without-hard-link"))
-    #expect(complete("docbm completions ").contains("zsh"))
-    #expect(complete("docbm help rep").contains("docbm help repair"))
-    #expect(complete("docbm demo --").contains("docbm demo --help"))
+    #expect(completes("docbm decode --", showing: "--json"))
+    #expect(completes("docbm probe --", showing: "--without-hard-link"))
+    #expect(completes("docbm completions ", showing: "zsh"))
+    #expect(completes("docbm help rep", showing: "docbm help repair"))
+    #expect(completes("docbm demo --", showing: "docbm demo --help"))
     // After `probe --`, the program to run (coreutils' `sha256sum` is the one so named).
-    #expect(complete("docbm probe -- sha256s").contains("docbm probe -- sha256sum"))
+    #expect(completes("docbm probe -- sha256s", showing: "docbm probe -- sha256sum"))
   }
 
   /// A tree of 1,500 plain documents and three copies that lost their key, at `tree/`:
@@ -282,15 +285,9 @@ struct TerminalHabitsTests {
 
   /// Runs `command` in a terminal until `done` shows, and returns the screen with history.
   private func screen(of command: String, in scratch: Scratch, until done: String) -> String {
-    let session = TmuxSession(command + "; sleep 30", in: scratch.root)
+    let session = TmuxSession(command + "; sleep 600", in: scratch.root)
     defer { session.stop() }
-    var screen = ""
-    for _ in 0..<50 {
-      usleep(100_000)
-      screen = session.screen(history: 100)
-      if screen.contains(done) { break }
-    }
-    return screen
+    return session.screen(showing: done, history: 100) ?? session.screen(history: 100)
   }
 
   @Test("on a TERM=dumb terminal, progress is off unless asked, and then printed as lines (in tmux)")

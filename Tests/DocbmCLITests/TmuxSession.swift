@@ -48,6 +48,21 @@ final class TmuxSession {
     tmux(["capture-pane", "-p", "-t", name, "-S", String(-history)]).output
   }
 
+  /// The screen (with `history` lines above it) once it shows `text`, or `nil` when it has
+  /// not within `seconds`.
+  func screen(showing text: String, history: Int = 0, within seconds: Double = 60) -> String? {
+    var screen = ""
+    guard
+      waitUntil(
+        within: seconds,
+        {
+          screen = self.screen(history: history)
+          return screen.contains(text)
+        })
+    else { return nil }
+    return screen
+  }
+
   /// Ends the session and its server (stopped by its process ID: `kill-server` is not
   /// always obeyed before the test ends).
   func stop() {

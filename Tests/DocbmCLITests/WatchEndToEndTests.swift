@@ -58,7 +58,7 @@ struct WatchEndToEndTests {
 
     /// The first line of standard output (or error) so far, or within `seconds`, that
     /// matches.
-    func line(error: Bool = false, within seconds: Double = 10, where matches: (String) -> Bool) -> String? {
+    func line(error: Bool = false, within seconds: Double = 30, where matches: (String) -> Bool) -> String? {
       let end = Date().addingTimeInterval(seconds)
       while true {
         if let found = (error ? self.error : output).first(where: matches) { return found }
@@ -74,8 +74,8 @@ struct WatchEndToEndTests {
     func exitStatus(within seconds: Double = 20) -> Int32? {
       guard ended.wait(timeout: .now() + seconds) == .success else { return nil }
       process.waitUntilExit()
-      _ = drained.wait(timeout: .now() + 5)
-      _ = drained.wait(timeout: .now() + 5)
+      _ = drained.wait(timeout: .now() + 30)
+      _ = drained.wait(timeout: .now() + 30)
       return process.terminationStatus
     }
 
@@ -83,8 +83,8 @@ struct WatchEndToEndTests {
     func stop(with signal: Int32) -> Int32 {
       kill(process.processIdentifier, signal)
       process.waitUntilExit()
-      _ = drained.wait(timeout: .now() + 5)
-      _ = drained.wait(timeout: .now() + 5)
+      _ = drained.wait(timeout: .now() + 30)
+      _ = drained.wait(timeout: .now() + 30)
       return process.terminationStatus
     }
 

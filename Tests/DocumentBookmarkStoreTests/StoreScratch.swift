@@ -52,7 +52,7 @@ struct StoreScratch {
   /// Runs `body` with a save fault for the whole process (the store saves on its own
   /// threads), limited to this scratch folder; waits while another test holds one.
   func withFault(_ fault: SaveFault, _ body: () async throws -> Void) async throws {
-    for _ in 0..<200 {
+    for _ in 0..<1200 {
       do {
         try await withProcessWideSaveFault(fault, in: scratch.path(".")) { try await body() }
         return

@@ -126,7 +126,7 @@ struct ProcessWideFaultTests {
   /// holds a process-wide fault: only one may be installed at a time.
   @discardableResult
   private func whenNoOtherFault<T>(_ body: () async throws -> T) async throws -> T {
-    for _ in 0..<200 {
+    for _ in 0..<1200 {
       do {
         return try await body()
       } catch SaveFaultScopeError.alreadyActive {

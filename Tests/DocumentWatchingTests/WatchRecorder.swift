@@ -31,7 +31,7 @@ final class WatchRecorder: Sendable {
 
   /// The first event so far, or arriving within `seconds`, that matches `matches`.
   func first(
-    within seconds: Double = 5, where matches: (DocumentEvent) -> Bool
+    within seconds: Double = 30, where matches: (DocumentEvent) -> Bool
   ) -> DocumentEvent? {
     let end = Date().addingTimeInterval(seconds)
     while true {
@@ -44,13 +44,13 @@ final class WatchRecorder: Sendable {
   }
 
   /// The first event of `kind` about `path` (its new path, or its old one when it has none).
-  func first(_ kind: DocumentEvent.Kind, _ path: FilePath, within seconds: Double = 5) -> DocumentEvent? {
+  func first(_ kind: DocumentEvent.Kind, _ path: FilePath, within seconds: Double = 30) -> DocumentEvent? {
     first(within: seconds) { $0.kind == kind && ($0.path ?? $0.oldPath) == path }
   }
 
   /// Whether `count` events of `kind` about `path` have arrived, or arrive within `seconds`.
   func awaitCount(
-    _ count: Int, _ kind: DocumentEvent.Kind, _ path: FilePath, within seconds: Double = 10
+    _ count: Int, _ kind: DocumentEvent.Kind, _ path: FilePath, within seconds: Double = 30
   ) -> Bool {
     let matching = { [self] in events.count { $0.kind == kind && ($0.path ?? $0.oldPath) == path } }
     return first(within: seconds) { _ in matching() >= count } != nil || matching() >= count

@@ -136,7 +136,7 @@ struct WatchRepairTests {
     }
     try outside("/usr/bin/touch", [trigger.description])
     try outside("/bin/mv", [trigger.description, setting.folder.appending("trigger2.json").description])
-    try #require(held.wait(timeout: .now() + 5) == .success, "no event arrived: \(recorder.events)")
+    try #require(held.wait(timeout: .now() + 30) == .success, "no event arrived: \(recorder.events)")
     // More events than the queue holds: each file made gives IN_CREATE and IN_CLOSE_WRITE.
     let limit =
       Int(

@@ -62,6 +62,8 @@ struct StoreFollowCommand {
     }
     // Start following (mounts, other processes) now that the store is read.
     followed.startFollowingNow()
+    console.printError("following \(store) (Ctrl-C stops)")
+    console.flush()
     Self.waitForInterrupt()
     printer.cancel()
     return DocbmCommandLine.ExitStatus.success

@@ -182,7 +182,7 @@ struct FaultyFilesystemTests {
             + (after.hasPrefix("with its key") ? "new version in place with its key" : after)
         ))
     }
-    rows.append(("slowest call", slowest < 5 ? "\(Int(slowest * 1000)) ms" : "over 5 s: \(slowest) s"))
+    rows.append(("slowest call", slowest < 30 ? "\(Int(slowest * 1000)) ms" : "over 30 s: \(slowest) s"))
     return rows
   }
 
@@ -350,6 +350,16 @@ struct FaultyFilesystemTests {
           named ? ", naming the temporary left" : ", not naming what is left: \(error.message) (\(names))"
         let stillKeyed = leftovers().contains("with the key")
         row += empty && !stillKeyed ? "; it is empty and has no key" : "; \(leftovers())"
+        // A sweep leaves a slot someone holds locked; a FUSE filesystem may let the failed
+        // save's lock go a moment after its close returned.
+        _ = waitUntil(within: 30) {
+          names.allSatisfy { name in
+            let fd = open(faulty.path(name).description, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return true }
+            defer { close(fd) }
+            return flock(fd, LOCK_EX | LOCK_NB) == 0
+          }
+        }
         _ = save(saver, "original")
         let after = leftovers()
         row +=

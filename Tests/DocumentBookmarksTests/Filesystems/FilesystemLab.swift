@@ -195,14 +195,10 @@ final class FilesystemLab: @unchecked Sendable {
     process.standardError = errors
     try process.run()
     daemons.append(process)
-    let deadline = Date().addingTimeInterval(10)
-    while Date() < deadline {
-      if isMountPoint(point) {
-        mounted.append(point)
-        return
-      }
-      if !process.isRunning { break }
-      usleep(20_000)
+    _ = waitUntil { isMountPoint(point) || !process.isRunning }
+    if isMountPoint(point) {
+      mounted.append(point)
+      return
     }
     process.terminate()
     let message = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
