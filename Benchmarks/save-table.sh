@@ -117,8 +117,9 @@ row() { # name options requirement snippet [tmp]
   fi
   local location=$folder
   [ "$where" = tmp ] && location=$(mktemp -d /tmp/save-table.XXXXXX)
+  # Each row says how many names the document has: two unless --without-hard-link.
   local hard=1 sym=0
-  case " $options " in *" --without-hard-link "*) hard=0 ;; esac
+  case " $options " in *" --without-hard-link "*) hard=0 ;; *) options="$options --with-hard-link" ;; esac
   case " $options " in *" --through-link "*) sym=1 ;; esac
   local p t pv pk pstatus pwhere tv tk
   p=$(probe "$location" "$options" "$snippet")

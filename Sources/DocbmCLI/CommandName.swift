@@ -14,7 +14,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .save:
       "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] [--in-place] DOCUMENT"
     case .probe:
-      "probe [--json] [--in DIR] [--strict] [--through-link] [--without-hard-link] [--] COMMAND [ARG...]"
+      "probe [--json] [--in DIR] [--strict] [--through-link] [--with-hard-link] [--] COMMAND [ARG...]"
     case .store:
       "store list|add|forget|pin|unpin|refresh|follow|compact [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
     case .watch: WatchCommand.usage
@@ -175,14 +175,17 @@ enum CommandName: String, CaseIterable, Sendable {
                     scratch document's path; without {}, the path is appended.
 
       OPTIONS:
-        --in DIR             Make the scratch folder in DIR (default: the current folder).
-        --strict             Files left beside the document count as a problem (exit 2).
-        --through-link       Give the program a symbolic link to the document.
-        --without-hard-link  Do not give the document a second name.
-        --json               Print a JSON object (see docbm(1)).
+        --in DIR          Make the scratch folder in DIR (default: the current folder).
+        --strict          Files left beside the document count as a problem (exit 2).
+        --through-link    Give the program a symbolic link to the document.
+        --with-hard-link  Give the document a second name, to see whether the save
+                          splits hard links. Some programs (Vim, GLib) save a
+                          hard-linked file in place and replace an ordinary one: the
+                          report says so.
+        --json            Print a JSON object (see docbm(1)).
 
-      The scratch document has a key, a bookmark inside it pointing at a sibling file, two
-      other user attributes, mode 0640 and a second hard link. It is made in a hidden
+      The scratch document is an ordinary one, with a key, a bookmark inside it pointing
+      at a sibling file, two other user attributes and mode 0640. It is made in a hidden
       folder where documents live, not in /tmp, where editors save differently (the probe
       warns when it runs there), and removed afterwards, also on Ctrl-C. After the program
       ran, the probe reports what its save did to each. Exit status: 0 when the save kept
@@ -265,7 +268,7 @@ enum CommandName: String, CaseIterable, Sendable {
         "--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--in-place",
         "--help",
       ]
-    case .probe: ["--json", "--in", "--strict", "--through-link", "--without-hard-link", "--help"]
+    case .probe: ["--json", "--in", "--strict", "--through-link", "--with-hard-link", "--help"]
     case .store: ["--json", "--key", "--path-only", "--pin", "--help"]
     case .watch: WatchCommand.options
     case .demo, .completions, .help: ["--help"]

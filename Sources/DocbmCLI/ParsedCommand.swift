@@ -29,6 +29,7 @@ enum ParsedCommand: Equatable {
       case "-h", "--help": return .help(.probe)
       case "--json": settings.json = true
       case "--through-link": settings.throughLink = true
+      case "--with-hard-link": settings.hardLink = true
       case "--without-hard-link": settings.hardLink = false
       case "--strict": settings.strict = true
       case "--in":

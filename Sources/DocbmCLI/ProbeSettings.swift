@@ -4,8 +4,9 @@ struct ProbeSettings: Equatable {
   var command: [[UInt8]]
   /// `--through-link`: hand the program a symbolic link to the document.
   var throughLink = false
-  /// Give the document a second name (off with `--without-hard-link`).
-  var hardLink = true
+  /// `--with-hard-link`: give the document a second name (`--without-hard-link`, the
+  /// default, is accepted too).
+  var hardLink = false
   /// `--in DIR`: where to make the scratch folder (default: the current folder).
   var location: [UInt8]?
   /// `--strict`: files left beside the document count as a problem too.

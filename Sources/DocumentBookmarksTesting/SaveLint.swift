@@ -4,8 +4,9 @@ public import Foundation
 /// Fails the current test when `save` does not keep what a safe save keeps.
 ///
 /// The lint makes a scratch document (a key, a bookmark inside it pointing at a sibling
-/// file, two other user attributes, mode 0640, a second hard link and, with
-/// `options.throughSymbolicLink`, a symbolic link to save through), calls `save` with its
+/// file, two other user attributes and mode 0640; with `options.hardLink`, a second hard
+/// link, and with `options.throughSymbolicLink`, a symbolic link to save through), calls
+/// `save` with its
 /// URL, and reports each finding (key lost, document missing, attributes lost, mode or
 /// owner changed, hard link split, symbolic link replaced, temporary files left, bookmark
 /// no longer resolving) with what happened and how to fix it, at the caller's line.

@@ -97,11 +97,15 @@ struct CommandLineParsingTests {
       try parse("probe", "--", "sed", "-i", "s/a/b/", "{}")
         == .probe(ProbeSettings(command: ["sed", "-i", "s/a/b/", "{}"].map { Array($0.utf8) })))
     #expect(
-      try parse("probe", "--json", "--through-link", "--without-hard-link", "cp", "--preserve=all", "a", "{}")
+      try parse("probe", "--json", "--through-link", "--with-hard-link", "cp", "--preserve=all", "a", "{}")
         == .probe(
           ProbeSettings(
             command: ["cp", "--preserve=all", "a", "{}"].map { Array($0.utf8) }, throughLink: true,
-            hardLink: false, json: true)))
+            hardLink: true, json: true)))
+    // The old spelling of the default is still accepted.
+    #expect(
+      try parse("probe", "--without-hard-link", "vim", "{}")
+        == .probe(ProbeSettings(command: ["vim", "{}"].map { Array($0.utf8) })))
     #expect(
       try parse("probe", "--in", "docs", "--strict", "--in=work", "vim", "--in", "{}")
         == .probe(

@@ -27,11 +27,14 @@ struct ProbeEndToEndTests {
     )
   }
 
-  @Test("sed -i loses the key, the attributes and the hard link (exit 2)")
+  @Test("sed -i loses the key and the attributes (exit 2), and with --with-hard-link the hard link")
   func sedInPlace() throws {
     let seen = try probe(["/bin/sed", "-i", "s/sibling/other/", "{}"])
     #expect(seen.status == 2)
-    #expect(seen.kinds == ["keyLost", "attributesLost", "hardLinkSplit", "bookmarkNoLongerResolves"])
+    #expect(seen.kinds == ["keyLost", "attributesLost", "bookmarkNoLongerResolves"])
+    let linked = try probe(["/bin/sed", "-i", "s/sibling/other/", "{}"], options: ["--with-hard-link"])
+    #expect(linked.kinds == ["keyLost", "attributesLost", "hardLinkSplit", "bookmarkNoLongerResolves"])
+    #expect(linked.notes.contains { $0.hasPrefix("the document had a second name") }, "\(linked.notes)")
   }
 
   @Test("cp over the document writes in place and keeps everything (exit 0)")
@@ -63,7 +66,7 @@ struct ProbeEndToEndTests {
     let script = "import os,sys; p=sys.argv[1]; t=p+'.tmp'; open(t,'w').write('{}'); os.replace(t,p)"
     let seen = try probe([python, "-c", script, "{}"])
     #expect(seen.status == 2)
-    #expect(seen.kinds.isSuperset(of: ["keyLost", "attributesLost", "modeChanged", "hardLinkSplit"]))
+    #expect(seen.kinds.isSuperset(of: ["keyLost", "attributesLost", "modeChanged"]))
   }
 
   @Test("through a symbolic link, Python's atomic save replaces the link")
@@ -76,16 +79,16 @@ struct ProbeEndToEndTests {
 
   @Test("docbm save keeps everything; it refuses to split hard links unless told, and says so")
   func docbmSave() throws {
-    let kept = try probe([docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--without-hard-link"])
+    let kept = try probe([docbm, "save", "--from", "/etc/hostname", "{}"])
     #expect(kept.status == 0)
     #expect(kept.kinds.isEmpty)
-    let refused = try probe([docbm, "save", "--from", "/etc/hostname", "{}"])
+    let refused = try probe([docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--with-hard-link"])
     #expect(refused.status == 2)
     #expect(refused.kinds == ["saveFailed"])
-    let split = try probe([docbm, "save", "--split-hard-links", "--from", "/etc/hostname", "{}"])
+    let split = try probe(
+      [docbm, "save", "--split-hard-links", "--from", "/etc/hostname", "{}"], options: ["--with-hard-link"])
     #expect(split.kinds == ["hardLinkSplit"])
-    let viaLink = try probe(
-      [docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--through-link", "--without-hard-link"])
+    let viaLink = try probe([docbm, "save", "--from", "/etc/hostname", "{}"], options: ["--through-link"])
     #expect(viaLink.status == 0)
   }
 

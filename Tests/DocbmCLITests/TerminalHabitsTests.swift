@@ -264,7 +264,7 @@ struct TerminalHabitsTests {
       return pane != nil
     }
     #expect(completes("docbm decode --", showing: "--json"))
-    #expect(completes("docbm probe --", showing: "--without-hard-link"))
+    #expect(completes("docbm probe --", showing: "--with-hard-link"))
     #expect(completes("docbm completions ", showing: "zsh"))
     #expect(completes("docbm help rep", showing: "docbm help repair"))
     #expect(completes("docbm demo --", showing: "docbm demo --help"))

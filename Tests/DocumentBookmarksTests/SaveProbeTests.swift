@@ -15,11 +15,27 @@ struct SaveProbeTests {
   }
 
   private let new = Data("{\"new\": true}\n".utf8)
+  /// A scratch document with a second name, to see links split.
+  private let linked = ScratchDocument.Options(hardLink: true)
+
+  @Test("the scratch document is an ordinary one by default: one name, no note about links")
+  func ordinaryByDefault() throws {
+    let scratch = try ScratchDocument.make()
+    defer { scratch.remove() }
+    #expect(scratch.hardLink == nil)
+    #expect(try FileStatus.of(scratch.document, followSymlinks: false).linkCount == 1)
+    let report = try SaveProbe.lint(options: linked) { url in try new.write(to: url) }
+    #expect(report.notes.contains(SaveProbeReport.hardLinkNote))
+    let ordinary = try SaveProbe.lint { url in try new.write(to: url) }
+    #expect(!ordinary.notes.contains(SaveProbeReport.hardLinkNote))
+  }
 
   @Test("Data.write(.atomic): key, attributes, mode and links lost; through a link, the link replaced")
   func dataAtomic() throws {
-    let found = try kinds { url in try new.write(to: url, options: .atomic) }
+    let found = try kinds(linked) { url in try new.write(to: url, options: .atomic) }
     #expect(found == [.keyLost, .attributesLost, .modeChanged, .hardLinkSplit, .bookmarkNoLongerResolves])
+    let ordinary = try kinds { url in try new.write(to: url, options: .atomic) }
+    #expect(ordinary == [.keyLost, .attributesLost, .modeChanged, .bookmarkNoLongerResolves])
     let viaLink = try kinds(ScratchDocument.Options(throughSymbolicLink: true)) { url in
       try new.write(to: url, options: .atomic)
     }
@@ -29,7 +45,7 @@ struct SaveProbeTests {
 
   @Test("String.write(atomically: true) is flagged like Data's atomic write")
   func stringAtomic() throws {
-    let found = try kinds { url in try "{}".write(to: url, atomically: true, encoding: .utf8) }
+    let found = try kinds(linked) { url in try "{}".write(to: url, atomically: true, encoding: .utf8) }
     #expect(found.isSuperset(of: [.keyLost, .attributesLost, .modeChanged, .hardLinkSplit]))
   }
 
@@ -46,7 +62,7 @@ struct SaveProbeTests {
 
   @Test("remove, then move: key and attributes lost")
   func removeThenMove() throws {
-    let found = try kinds { url in
+    let found = try kinds(linked) { url in
       let replacement = url.deletingLastPathComponent().appendingPathComponent("replacement.json")
       try new.write(to: replacement)
       try FileManager.default.removeItem(at: url)
@@ -57,7 +73,7 @@ struct SaveProbeTests {
 
   @Test("copy, then rename: FileManager.copyItem does not copy attributes on Linux")
   func copyThenRename() throws {
-    let found = try kinds { url in
+    let found = try kinds(linked) { url in
       let copy = url.deletingLastPathComponent().appendingPathComponent("copy.json")
       try FileManager.default.copyItem(at: url, to: copy)
       try new.write(to: copy)
@@ -79,7 +95,7 @@ struct SaveProbeTests {
 
   @Test("replaceDocument and an in-place write pass, directly and through a symbolic link")
   func safeSaves() throws {
-    for options in [ScratchDocument.Options(), ScratchDocument.Options(throughSymbolicLink: true)] {
+    for options in [linked, ScratchDocument.Options(hardLink: true, throughSymbolicLink: true)] {
       let report = try SaveProbe.lint(options: options) { url in
         try BookmarkService().documents(anchoredOn: url).replaceDocument(with: new)
       }
@@ -88,7 +104,7 @@ struct SaveProbeTests {
       #expect(report.notes.first?.contains("refused the hard-linked document") == true)
       #expect(try kinds(options) { url in try new.write(to: url) }.isEmpty)
     }
-    let split = try kinds { url in
+    let split = try kinds(linked) { url in
       try BookmarkService().documents(anchoredOn: url).replaceDocument(
         with: new, options: ReplaceOptions(hardLinks: .split))
     }

@@ -108,6 +108,9 @@ public enum SaveProbe {
       report.contentsChanged || after.inode != before.status.inode || after.device != before.status.device
       || after.modificationTime != before.status.modificationTime
       || after.changeTime != before.status.changeTime
+    if scratch.hardLink != nil {
+      report.notes.append(SaveProbeReport.hardLinkNote)
+    }
     if !report.wroteDocument {
       report.notes.append("the document was not written (same contents, inode and times)")
     } else {

@@ -60,6 +60,10 @@ public struct SaveProbeReport: Hashable, Sendable, Codable {
   public static let temporaryFolderWarning =
     "the scratch document was under /tmp or $TMPDIR, where editors such as Vim and Emacs save differently (no backup, written in place): the result may not hold for a user's folder"
 
+  /// The note shown when the scratch document had a second name (a hard link).
+  public static let hardLinkNote =
+    "the document had a second name (a hard link): programs such as Vim and GLib save a hard-linked file in place and replace an ordinary one, so an ordinary document may lose what this one kept"
+
   /// One line per finding and note, for test failures and terminals.
   public var summary: String {
     var lines: [String]

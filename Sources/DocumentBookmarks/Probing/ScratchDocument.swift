@@ -2,20 +2,25 @@ import FoundationEssentials
 import Glibc
 
 /// A scratch document set up to show what a save breaks: it has a key, a bookmark inside its
-/// contents pointing at a sibling file, two other user attributes, mode 0640, a second hard
-/// link, and optionally a symbolic link through which it is saved.
+/// contents pointing at a sibling file, two other user attributes and mode 0640, and,
+/// when asked, a second hard link and a symbolic link through which it is saved.
+///
+/// By default it is an ordinary document: one name. Some programs save a hard-linked file
+/// in place and replace an ordinary one (Vim, GLib's `g_file_replace_contents`), so a
+/// second name would show a save that users' documents do not get.
 ///
 /// The `docbm probe` command and the testing product's lint both run saves against it, and
 /// ``SaveProbe`` compares what is there afterwards with what was there before.
 public struct ScratchDocument: Sendable {
   /// What to prepare.
   public struct Options: Hashable, Sendable {
-    /// Give the document a second name (a hard link) so that a save that splits links shows.
+    /// Give the document a second name (a hard link) so that a save that splits links
+    /// shows. Off by default: see ``ScratchDocument`` for why.
     public var hardLink: Bool
     /// Hand the save a symbolic link to the document instead of the document itself.
     public var throughSymbolicLink: Bool
 
-    public init(hardLink: Bool = true, throughSymbolicLink: Bool = false) {
+    public init(hardLink: Bool = false, throughSymbolicLink: Bool = false) {
       self.hardLink = hardLink
       self.throughSymbolicLink = throughSymbolicLink
     }
