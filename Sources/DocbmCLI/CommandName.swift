@@ -66,7 +66,9 @@ enum CommandName: String, CaseIterable, Sendable {
         --json      Print a JSON object (see docbm(1)).
 
       When the bookmark is stale, the reasons and a refreshed bookmark are printed too.
-      Exit status: 0 resolved, 1 not resolved (the error code says why).
+      When the evidence cannot tell which of several files is the target (ambiguous),
+      no path is printed: the candidates are listed on standard error. Exit status: 0
+      resolved, 1 not resolved (the error code says why), 4 ambiguous.
       """
     case .decode:
       """

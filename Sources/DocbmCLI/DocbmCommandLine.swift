@@ -18,6 +18,9 @@ public enum DocbmCommandLine {
     public static let problem: Int32 = 2
     /// `probe`: the program did not write the document, so nothing was tested.
     public static let notTested: Int32 = 3
+    /// `resolve`: the bookmark is good, but the evidence cannot tell which of several
+    /// files is its target (stale `ambiguous`); the candidates are listed, none is chosen.
+    public static let ambiguous: Int32 = 4
     /// The command line was wrong (`EX_USAGE`).
     public static let usage: Int32 = 64
   }

@@ -297,7 +297,9 @@ struct CompletionAndManualTests {
     #expect(rendered.output.contains("EXIT STATUS"))
   }
 
-  @Test("resolve of an ambiguous bookmark names both candidates and offers no refreshed one")
+  @Test(
+    "resolve of an ambiguous bookmark prints no path, names both candidates, offers no refreshed one and exits 4"
+  )
   func ambiguousResolve() throws {
     let scratch = try Scratch()
     let document = try scratch.file("p/board.json", "{}")
@@ -308,8 +310,9 @@ struct CompletionAndManualTests {
       run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
     try scratch.write("retouched", to: scratch.path("copy/img/cat.png"))
     let result = run(docbm, ["resolve", scratch.path("copy/board.json").description, text])
-    #expect(result.status == 0)
-    #expect(result.output == target.description + "\n")
+    #expect(result.status == 4)
+    #expect(result.output.isEmpty, "a script would take the path for the target: \(result.output)")
+    #expect(result.error.contains("ambiguous: the bookmark is good, but 2 files may be its target"))
     #expect(result.error.contains("stale: relativePathChanged, ambiguous"), "\(result.error)")
     #expect(result.error.contains("candidate (recordedIdentity): \(target)"))
     #expect(result.error.contains("candidate (relativePath): \(scratch.path("copy/img/cat.png"))"))
@@ -317,6 +320,10 @@ struct CompletionAndManualTests {
     let json = run(docbm, ["resolve", "--json", scratch.path("copy/board.json").description, text])
     let report = try #require(
       try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    #expect(json.status == 4)
     #expect((report["candidates"] as? [[String: Any]])?.count == 2)
+    #expect(report["resolved"] as? Bool == false)
+    #expect(report["ambiguous"] as? Bool == true)
+    #expect(report["path"] == nil)
   }
 }

@@ -1,6 +1,10 @@
 import DocumentBookmarks
 
 /// `docbm resolve DOCUMENT BOOKMARK`: verify, locate, and say whether it is stale.
+///
+/// An ambiguous result is not a success: nothing is printed on standard output (a script
+/// must not take a guess for the target), the candidates go to standard error (and into
+/// `candidates` in JSON), and the exit status is its own (4).
 struct ResolveCommand {
   let document: FilePath
   let bookmark: [UInt8]
@@ -9,7 +13,9 @@ struct ResolveCommand {
   private struct Report: Encodable {
     let schemaVersion = JSONReport.schemaVersion
     let document: FilePath
+    /// Whether one file was found to be the target (`false` for an ambiguous result).
     let resolved: Bool
+    let ambiguous: Bool
     let path: FilePath?
     let kind: TargetKind?
     let stale: Bool
@@ -32,15 +38,23 @@ struct ResolveCommand {
       } catch {
         console.printError("warning: the escrow could not record \(document): \(error)")
       }
+      let ambiguous = resolution.isAmbiguous
       if json {
         console.print(
           JSONReport.render(
             Report(
-              document: document, resolved: true, path: resolution.path, kind: resolution.kind,
+              document: document, resolved: !ambiguous, ambiguous: ambiguous,
+              path: ambiguous ? nil : resolution.path, kind: ambiguous ? nil : resolution.kind,
               stale: resolution.isStale, staleReasons: resolution.staleReasons,
               refreshed: resolution.refreshed?.text, candidates: resolution.candidates, error: nil)))
       } else {
-        console.print(resolution.path.description)
+        if ambiguous {
+          console.printError(
+            "ambiguous: the bookmark is good, but \(resolution.candidates.count) files may be its target; none was chosen (pick one, and make the bookmark again)"
+          )
+        } else {
+          console.print(resolution.path.description)
+        }
         if resolution.isStale {
           let reasons = resolution.staleReasons.map(\.rawValue).joined(separator: ", ")
           console.printError("stale: \(reasons)")
@@ -53,13 +67,13 @@ struct ResolveCommand {
           }
         }
       }
-      return DocbmCommandLine.ExitStatus.success
+      return ambiguous ? DocbmCommandLine.ExitStatus.ambiguous : DocbmCommandLine.ExitStatus.success
     } catch {
       guard json else { throw error }
       console.print(
         JSONReport.render(
           Report(
-            document: document, resolved: false, path: nil, kind: nil, stale: false,
+            document: document, resolved: false, ambiguous: false, path: nil, kind: nil, stale: false,
             staleReasons: [], refreshed: nil, candidates: [], error: ErrorReport(error))))
       return DocbmCommandLine.ExitStatus.failure
     }
