@@ -181,6 +181,8 @@ struct CheckEndToEndTests {
       echo '["\(text)"]' > "$m/linked.json"
       '\(docbm)' check "$m/plain.json"; echo "status $?"
       '\(docbm)' check "$m/linked.json"; echo "status $?"
+      '\(docbm)' check -r "$m" > /dev/null; echo "check -r status $?"
+      '\(docbm)' repair -r "$m"; echo "repair -r status $?"
       """
     let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
     if result.status == 77 {
@@ -189,6 +191,11 @@ struct CheckEndToEndTests {
     }
     #expect(result.output.contains("noBookmarks           \(mountPoint)/plain.json\n"), "\(result.output)")
     #expect(result.output.contains("status 0\nunsupportedFilesystem \(mountPoint)/linked.json: "))
-    #expect(result.output.hasSuffix("status 2\n"))
+    #expect(result.output.contains("\nstatus 2\n"), "\(result.output)")
+    // repair -r agrees with check -r: the document is refused, and both exit 2.
+    #expect(result.output.contains("check -r status 2\n"), "\(result.output)")
+    #expect(result.output.contains("refused     \(mountPoint)/linked.json: "), "\(result.output)")
+    #expect(result.output.contains("2 documents examined: 0 restored, 1 refused, 1 needed nothing\n"))
+    #expect(result.output.hasSuffix("repair -r status 2\n"), "\(result.output)")
   }
 }

@@ -2,7 +2,9 @@ import DocumentBookmarks
 import FoundationEssentials
 
 /// `docbm repair PATH...`: put escrowed keys back; report exactly what was done. With
-/// `--recursive`, every document under the folders given whose check says `keyLost`.
+/// `--recursive`, every document under the folders given that `check` finds a problem
+/// with is repaired as `repair FILE` would (a lost key put back, or the reason it is
+/// not), so that the two agree on which documents are fine and on the exit status.
 struct RepairCommand {
   let documents: [FilePath]
   /// `--allow-unrecorded`: also repair the user's own copies the escrow never recorded.
@@ -34,7 +36,8 @@ struct RepairCommand {
       progressLine.flushed()
     }
     if recursive {
-      // The walk checks every document; only those whose key was lost are repaired.
+      // The walk checks every document; those with a problem are repaired (or refused,
+      // with the reason), those without need nothing.
       let checker = DocumentChecker(escrow: .default)
       let walker = CheckCommand(paths: documents, recursive: true, json: json)
       var lost: [FilePath] = []
@@ -42,7 +45,7 @@ struct RepairCommand {
         documents, recursive: true, checker: checker, progress: progressLine,
         found: { check in
           examined += 1
-          if check.verdict == .keyLost { lost.append(check.document) }
+          if check.verdict.isProblem { lost.append(check.document) }
         })
       progressLine.clear()
       for document in lost { report(repairer.repair(document)) }

@@ -32,11 +32,16 @@ public struct DocumentRepairer: Sendable {
     }
 
     /// Why a repair was refused. Names are frozen: they appear in JSON output.
+    /// Names are frozen: they appear in JSON output. New refusals may be added in later
+    /// versions: a `switch` over them needs a `default`.
     public enum Refusal: String, Hashable, Sendable, Codable {
       /// The document carries a key (another one, or bookmarks that do not match it).
       case carriesKey
-      /// The document cannot be read, or is on a filesystem that holds no keys.
+      /// The document cannot be read.
       case unreadable
+      /// The document is on a filesystem without user extended attributes: it can hold
+      /// no key (a FAT stick, ramfs). Copy it to one that can, then repair it there.
+      case unsupportedFilesystem
       /// The document holds more bookmarks than a check examines (``CheckVerdict/incomplete``),
       /// so not all of them could be verified.
       case incomplete
@@ -126,7 +131,12 @@ public struct DocumentRepairer: Sendable {
         .refused, nil,
         "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)",
         refusal: .carriesKey)
-    case .unsupportedFilesystem, .unreadable:
+    case .unsupportedFilesystem:
+      return report(
+        .refused, nil,
+        "refused: \(before.message); copy it to a filesystem with user extended attributes and repair it there",
+        refusal: .unsupportedFilesystem)
+    case .unreadable:
       return report(.refused, nil, "refused: \(before.message)", refusal: .unreadable)
     case .incomplete:
       return report(.refused, nil, "refused: \(before.message)", refusal: .incomplete)
