@@ -87,10 +87,35 @@ struct TrustEndToEndTests {
     let victim = try scratch.file("victim.json", "{}")
     let environment = ["DOCBM_ESCROW_DIR": planted]
     let check = run(docbm, ["check", victim.description], environment: environment)
-    #expect(check.error.contains("belongs to user 65534"), "\(check.error)")
+    // One sentence, the folder named once, its owner said once.
+    #expect(
+      check.error.contains(
+        "warning: the escrow cannot be used: the escrow folder \(planted) belongs to user 65534, not to you (0); refused."
+      ), "\(check.error)")
     #expect(!check.error.contains("immutable"))
     let save = run(docbm, ["bookmark", victim.description, target.description], environment: environment)
     #expect(save.error.contains("escrowUntrusted"), "\(save.error)")
+  }
+
+  @Test("a bookmark on another user's file says that its key was not escrowed")
+  func bookmarkOnAStrangersFile() throws {
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    let theirs = try scratch.file("theirs.json", "{}")
+    chown(theirs.description, 65534, 65534)
+    let target = try scratch.file("t.txt")
+    let made = run(
+      docbm, ["bookmark", theirs.description, target.description],
+      environment: ["DOCBM_ESCROW_DIR": scratch.path("escrow").description])
+    #expect(made.status == 0, "\(made.error)")
+    #expect(
+      made.error.contains(
+        "warning: the key of \(theirs) was not escrowed, so it could not be repaired: the document is not a file of yours"
+      ), "\(made.error)")
   }
 
   @Test("a FIFO in the escrow, as its database or as a 0.1.0 entry, never blocks check or repair")

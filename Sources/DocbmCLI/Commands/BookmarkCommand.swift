@@ -24,7 +24,11 @@ struct BookmarkCommand {
     // afterwards, which a racing save could have changed), so that `docbm repair` can
     // restore it. An escrow that cannot be written does not undo the bookmark: a warning.
     do {
-      try KeyEscrow.default.deposit(key, document: document)
+      if try !KeyEscrow.default.deposit(key, document: document) {
+        console.printError(
+          "warning: the key of \(document) was not escrowed, so it could not be repaired: the document is not a file of yours (the escrow keeps keys of your own documents only)"
+        )
+      }
     } catch {
       console.printError(
         "warning: the key of \(document) was not escrowed, so it could not be repaired: \(error)")

@@ -103,5 +103,7 @@ public struct EscrowProblem: Error, Hashable, Sendable, Codable, CustomStringCon
     case file, reason
   }
 
-  public var description: String { "\(file): \(reason)" }
+  /// `file: reason`; the reason alone when it is a sentence that names the file already
+  /// (an error's message).
+  public var description: String { reason.contains(file.description) ? reason : "\(file): \(reason)" }
 }

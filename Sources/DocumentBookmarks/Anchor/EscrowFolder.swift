@@ -43,7 +43,7 @@ struct EscrowFolder {
       status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
         try FileStatus.of(fd)
       }
-      try checkOwned(status, path, what: "folder")
+      try checkOwned(status, path)
       try checkAncestors(of: path)
     } catch {
       fd.close()
@@ -82,7 +82,7 @@ struct EscrowFolder {
         return .failure(
           EscrowProblem(file: file, reason: "is not a regular file (refused, never read)"))
       }
-      if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
+      if let reason = EscrowFolder.ownershipProblem(status) {
         return .failure(EscrowProblem(file: file, reason: reason))
       }
       guard status.size <= UInt64(limit) else {
@@ -126,7 +126,7 @@ struct EscrowFolder {
     guard status.kind == .regular else {
       throw EscrowFolder.untrustedFile(file, "is not a regular file (refused, never read)")
     }
-    if let reason = EscrowFolder.ownershipProblem(status, what: "file") {
+    if let reason = EscrowFolder.ownershipProblem(status) {
       throw EscrowFolder.untrustedFile(file, reason)
     }
     if status.permissions & 0o077 != 0 {
@@ -144,24 +144,25 @@ struct EscrowFolder {
     )
   }
 
-  /// Why a file or folder with `status` cannot be trusted, or `nil` when it can.
-  static func ownershipProblem(_ status: FileStatus, what: String) -> String? {
+  /// Why a file or folder with `status` cannot be trusted, or `nil` when it can: a phrase
+  /// that follows its name ("belongs to user 0, not to you (1000); refused").
+  static func ownershipProblem(_ status: FileStatus) -> String? {
     let user = ProcessCredentials.effectiveUser
     guard status.owner == user else {
-      return "the \(what) belongs to user \(status.owner), not to you (\(user)); refused"
+      return "belongs to user \(status.owner), not to you (\(user)); refused"
     }
     guard status.permissions & 0o022 == 0 else {
       let mode = String(status.permissions & 0o777, radix: 8)
-      return "the \(what) is writable by group or others (mode \(mode)); refused"
+      return "is writable by group or others (mode \(mode)); refused"
     }
     return nil
   }
 
-  private static func checkOwned(_ status: FileStatus, _ path: FilePath, what: String) throws(DocbmError) {
+  private static func checkOwned(_ status: FileStatus, _ path: FilePath) throws(DocbmError) {
     guard status.kind == .directory else {
       throw untrusted(path, "is not a folder")
     }
-    if let reason = ownershipProblem(status, what: what) { throw untrusted(path, reason) }
+    if let reason = ownershipProblem(status) { throw untrusted(path, reason) }
   }
 
   /// Every folder above the escrow folder must be one that no other user can rename

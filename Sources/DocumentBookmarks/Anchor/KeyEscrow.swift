@@ -67,11 +67,15 @@ public struct KeyEscrow: Hashable, Sendable {
   /// - Throws: ``DocbmError`` when the escrow cannot be written (`noSpace`, `ioError`, …),
   ///   `escrowUntrusted` when its folder or file could be changed by someone else,
   ///   `escrowDamaged` when its database is not docbm's or is damaged.
+  /// - Returns: whether the key was escrowed: not when the document is not the user's own
+  ///   regular file or folder (a key on another user's file is never escrowed).
+  @discardableResult
   package func deposit(
     _ key: DocumentKey, document: FilePath, origin: EscrowEntry.Document.Origin = .bookmarked
-  ) throws(DocbmError) {
-    guard let record = try EscrowEntry.Document.of(document, origin: origin) else { return }
+  ) throws(DocbmError) -> Bool {
+    guard let record = try EscrowEntry.Document.of(document, origin: origin) else { return false }
     try deposit(key, record: record)
+    return true
   }
 
   /// ``deposit(_:document:origin:)`` for a document already opened and checked.

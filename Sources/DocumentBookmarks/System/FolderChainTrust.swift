@@ -26,7 +26,7 @@ package enum FolderChainTrust {
   /// and why; `nil` when there is none. A folder that cannot be looked at is passed over
   /// (what is below it is still checked).
   package static func problem(from folder: FilePath) -> (folder: FilePath, problem: Problem)? {
-    let real = (try? TargetSnapshot.canonicalPath(folder.absolute)) ?? folder.absolute
+    let real = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute
     var current = FilePath("/")
     var chain = [current]
     for component in real.components {
