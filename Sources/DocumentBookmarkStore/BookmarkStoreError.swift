@@ -19,8 +19,9 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The store file (or its journal, or its last good copy) belongs to another user, or
   /// others than its owner may write it: what it holds could have been put there by someone
   /// else, so it is neither read nor written. (A lock file of another user stops changes
-  /// with `permissionDenied`; the store is then read without the lock, as a store on a
-  /// read-only disk is.) Also a damaged store file whose last good copy is not restored
+  /// with `permissionDenied`, and one that is not a regular file, such as a FIFO, with
+  /// `unsupportedFileType`, each naming the lock file; the store is then read without the
+  /// lock, as a store on a read-only disk is.) Also a damaged store file whose last good copy is not restored
   /// because another user could change the store's folder (or one above it): the path is
   /// the copy's.
   case untrusted(path: FilePath, reason: String)

@@ -64,9 +64,12 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         publish: { (before: Contents, now: Contents, changed: [Int]?) in
           publish(now, evicted: [], after: before, changed: changed)
         })
-    } catch .docbm(let error) where error.code == .readOnlyFilesystem || error.code == .permissionDenied {
-      // A store one may read but not lock (another user's, a read-only disk): read it as
-      // it is. Whole saves replace the file by rename and a journal line counts only when
+    } catch .docbm(let error)
+      where error.code == .readOnlyFilesystem || error.code == .permissionDenied
+      || (error.code == .unsupportedFileType && error.path == file.lockPath)
+    {
+      // A store one may read but not lock (another user's, a read-only disk, a lock file
+      // that is not a file): read it as it is. Whole saves replace the file by rename and a journal line counts only when
       // whole, so the read sees one version.
       let contents = try file.read()
       publish(contents, evicted: [])

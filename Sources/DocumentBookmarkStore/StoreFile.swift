@@ -199,15 +199,32 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// Runs `body` holding the store's lock.
   func locked<Value>(_ body: () throws(Failure) -> Value) throws(Failure) -> Value {
     makeFolder()
-    let lock: FileDescriptor
+    let opened: FileDescriptor.LockFile
     do {
-      lock = try mappingSystemErrors(.openDocument, path: lockPath) { () throws(SystemCallError) in
-        try FileDescriptor.openLocked(lockPath, reportedAs: lockPath) {
-          StoreFileOpener.trustProblem($0) == nil
-        }
+      opened = try mappingSystemErrors(.lock, path: lockPath) { () throws(SystemCallError) in
+        try FileDescriptor.openLocked(lockPath) { StoreFileOpener.trustProblem($0) == nil }
       }
     } catch {
       throw .docbm(error)
+    }
+    let lock: FileDescriptor
+    switch opened {
+    case .locked(let fd): lock = fd
+    case .refused(let status) where status.kind != .regular:
+      throw .docbm(
+        DocbmError(
+          .unsupportedFileType, path: lockPath,
+          message:
+            "the store's lock file \(lockPath) is a \(status.kindDescription), not a regular file, so the store cannot be changed; remove it (docbm makes a new one)"
+        ))
+    case .refused(let status):
+      // permissionDenied: the store is still read, without the lock (StoreCore.load).
+      throw .docbm(
+        DocbmError(
+          .permissionDenied, path: lockPath,
+          message:
+            "the store's lock file \(lockPath) is not trusted (\(StoreFileOpener.trustProblem(status) ?? "it is not yours")), so the store cannot be changed here"
+        ))
     }
     defer { lock.close() }
     return try body()

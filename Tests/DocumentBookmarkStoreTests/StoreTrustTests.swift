@@ -152,7 +152,30 @@ struct StoreTrustTests {
     } catch {
       guard let error = error as? BookmarkStoreError<String> else { throw error }
       #expect(error.code == .permissionDenied, "\(error)")
+      #expect(
+        error.description.contains(
+          "the store's lock file \(files.storePath).lock is not trusted (it belongs to user 65534)"),
+        "\(error)")
     }
     #expect(try files.storeBytes() == before)
+    #expect(try await files.store().load().map(\.key) == ["a"])
+  }
+
+  @Test("a FIFO at the lock file's path stops changes with an error that says so, never a wait")
+  func fifoLock() async throws {
+    let store = files.store()
+    try await store.add(target: try files.scratch.file("a.txt"), key: "a")
+    let lock = files.storePath.description + ".lock"
+    #expect(unlink(lock) == 0 && mkfifo(lock, 0o600) == 0)
+    do {
+      try await files.store().add(target: try files.scratch.file("b.txt"), key: "b")
+      Issue.record("a change went on without its lock")
+    } catch {
+      guard let error = error as? BookmarkStoreError<String> else { throw error }
+      #expect(error.code == .unsupportedFileType, "\(error)")
+      #expect(error.description.contains("is a FIFO (named pipe), not a regular file"), "\(error)")
+    }
+    // Read as it is, without the lock.
+    #expect(try await files.store().load().map(\.key) == ["a"])
   }
 }

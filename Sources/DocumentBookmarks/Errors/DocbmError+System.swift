@@ -12,6 +12,8 @@ extension DocbmError {
     case search
     case scan
     case save(SaveStep)
+    /// Taking a lock (a store's lock file).
+    case lock
   }
 
   /// Maps a failed system call to a typed error about `path`.
@@ -85,6 +87,7 @@ extension DocbmError {
     case .search: "searching"
     case .scan: "scanning"
     case .save: "while saving"
+    case .lock: "locking"
     }
   }
 }

@@ -35,33 +35,43 @@ extension FileDescriptor {
 }
 
 extension FileDescriptor {
+  /// What ``openLocked(_:relativeTo:accepts:)`` found at the lock file's path.
+  package enum LockFile {
+    /// The lock file, locked until the descriptor's last close.
+    case locked(FileDescriptor)
+    /// A file that is not a regular file, or that `accepts` refused: it was not waited on.
+    case refused(FileStatus)
+  }
+
   /// Opens (creating it, mode 0600) the lock file `path`, relative to `directory` when
   /// relative, without following a link nor blocking on a FIFO, and waits for an exclusive
   /// `flock` on it. The lock goes with the descriptor's last close (or the process's end,
   /// however it ends).
   ///
-  /// - Parameter accepts: a further test of the opened file (its owner, its mode);
-  ///   refused like a file that is not regular.
-  /// - Throws: ``SystemCallError``: EACCES (the `open` call) when the file is not a regular
-  ///   file or `accepts` refuses it; `open`'s and `flock`'s own errors.
+  /// - Parameter accepts: a further test of the opened file (its owner, its mode), made
+  ///   before waiting, so that a file that is refused cannot keep the caller waiting.
+  /// - Returns: the locked file, or the status of a file that is not a regular one or that
+  ///   `accepts` refused.
+  /// - Throws: ``SystemCallError``: `open`'s (ELOOP for a symbolic link), `statx`'s and
+  ///   `flock`'s own errors.
   package static func openLocked(
     _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory,
-    reportedAs shown: FilePath,
     accepts: (FileStatus) -> Bool = { _ in true }
-  ) throws(SystemCallError) -> FileDescriptor {
+  ) throws(SystemCallError) -> LockFile {
     let fd = try FileDescriptor.open(
       path, [.readWrite, .create, .noFollow, .nonBlocking], permissions: 0o600, relativeTo: directory)
     do throws(SystemCallError) {
       let status = try FileStatus.of(fd)
       guard status.kind == .regular, accepts(status) else {
-        throw SystemCallError("open", .permissionDenied, path: shown)
+        fd.close()
+        return .refused(status)
       }
       _ = try fd.lockExclusively(wait: true)
     } catch {
       fd.close()
       throw error
     }
-    return fd
+    return .locked(fd)
   }
 }
 
