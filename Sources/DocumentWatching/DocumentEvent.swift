@@ -55,6 +55,10 @@ public struct DocumentEvent: Hashable, Sendable {
   public let fingerprint: KeyFingerprint?
   /// The repair's report, for ``Kind/keyRestored`` and ``Kind/repairRefused``.
   public let repair: DocumentRepairer.Report?
+  /// Whether the file that ``Kind/replaced`` the document, or ``Kind/appeared``, is this
+  /// process's own save (`replaceDocument`, `saveCopy`, `createDocument`): an editor need
+  /// not reload what it has just written itself.
+  public let isOwnSave: Bool
   /// One line for a person.
   public let message: String
 
@@ -62,7 +66,7 @@ public struct DocumentEvent: Hashable, Sendable {
   public init(
     _ kind: Kind, oldPath: FilePath? = nil, path: FilePath?, oldIdentity: DocumentIdentity? = nil,
     identity: DocumentIdentity? = nil, fingerprint: KeyFingerprint? = nil,
-    repair: DocumentRepairer.Report? = nil, message: String
+    repair: DocumentRepairer.Report? = nil, isOwnSave: Bool = false, message: String
   ) {
     self.kind = kind
     self.oldPath = oldPath
@@ -71,6 +75,7 @@ public struct DocumentEvent: Hashable, Sendable {
     self.identity = identity
     self.fingerprint = fingerprint
     self.repair = repair
+    self.isOwnSave = isOwnSave
     self.message = message
   }
 }

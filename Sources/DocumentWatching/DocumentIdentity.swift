@@ -34,6 +34,11 @@ public struct DocumentIdentity: Hashable, Sendable, Codable, CustomStringConvert
     inode = status.inode
   }
 
+  /// Whether this file is one that this process's saves put in place (``DocumentEvent/isOwnSave``).
+  var isOwnSave: Bool {
+    OwnSaves.contains(major: UInt32(device >> 32), minor: UInt32(device & 0xFFFF_FFFF), inode: inode)
+  }
+
   /// `major:minor:inode`.
   public var description: String { "\(device >> 32):\(device & 0xFFFF_FFFF):\(inode)" }
 }

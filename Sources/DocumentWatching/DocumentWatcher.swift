@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// - ``DocumentEvent/Kind/moved``: renamed or moved within the watched folders (new path);
 /// - ``DocumentEvent/Kind/replaced``: a new file took the document's place (an atomic save
-///   by another program): reload it;
+///   by another program): reload it, unless ``DocumentEvent/isOwnSave`` says it is this
+///   process's own `replaceDocument`;
 /// - ``DocumentEvent/Kind/deleted``, ``DocumentEvent/Kind/movedOut``;
 /// - ``DocumentEvent/Kind/keyLost``, and with ``WatchOptions/repairs`` the repair's outcome,
 ///   ``DocumentEvent/Kind/keyRestored`` or ``DocumentEvent/Kind/repairRefused``;

@@ -415,8 +415,10 @@ final class WatchEngine {
     events.append(
       DocumentEvent(
         .replaced, oldPath: oldPath, path: path, oldIdentity: old, identity: identity,
-        fingerprint: document.fingerprint,
-        message: "\(path) was replaced by another file\(moved): reload it"))
+        fingerprint: document.fingerprint, isOwnSave: identity.isOwnSave,
+        message: identity.isOwnSave
+          ? "\(path) was replaced by this process's own save\(moved)"
+          : "\(path) was replaced by another file\(moved): reload it"))
     checkKey(identity, at: path, retryRepair: true, &events)
   }
 
@@ -434,18 +436,34 @@ final class WatchEngine {
         document.entry = entry
         documents[identity] = document
         documentByEntry[entry] = identity
+        let own = identity.isOwnSave
         events.append(
           DocumentEvent(
             .replaced, oldPath: path, path: path, oldIdentity: displaced, identity: identity,
-            fingerprint: document.fingerprint,
-            message: "\(path) was replaced by a new version that kept its key: reload it"))
+            fingerprint: document.fingerprint, isOwnSave: own,
+            message: own
+              ? "\(path) was replaced by this process's own save, which kept its key"
+              : "\(path) was replaced by a new version that kept its key: reload it"))
         return
       }
       events.append(
         DocumentEvent(
           .replaced, oldPath: path, path: path, oldIdentity: displaced, identity: identity,
-          fingerprint: other.fingerprint,
+          fingerprint: other.fingerprint, isOwnSave: identity.isOwnSave,
           message: "\(path) was replaced by \(oldPath), renamed over it: reload it"))
+    } else if oldPath.lastComponent.firstRange(of: TemporaryVersion.marker) != nil {
+      // A new document (`createDocument`, `saveCopy`) renamed from its save's hidden name:
+      // it appeared, it did not move.
+      document.entry = entry
+      documents[identity] = document
+      documentByEntry[entry] = identity
+      events.append(
+        DocumentEvent(
+          .appeared, path: path, identity: identity, fingerprint: document.fingerprint,
+          isOwnSave: identity.isOwnSave,
+          message: "\(path) carries key \(document.fingerprint.map(String.init(describing:)) ?? "none")"))
+      recordMove(document, at: path)
+      return
     }
     document.entry = entry
     documents[identity] = document

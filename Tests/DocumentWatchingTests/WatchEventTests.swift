@@ -47,6 +47,31 @@ struct WatchEventTests {
     #expect(watcher.summary.folders == 0)
   }
 
+  @Test(
+    "the app's own replaceDocument is a replacement marked as its own; createDocument appears, marked too")
+  func ownSaves() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let anchored = setting.service.documents(anchoredOn: document)
+    try anchored.replaceDocument(with: Data("{\"saved\": true}\n".utf8))
+    let own = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    #expect(own.isOwnSave)
+    #expect(own.identity == (try DocumentIdentity.of(document)))
+    #expect(own.fingerprint == fingerprint)
+
+    // Another program's save is not the app's.
+    try outside("/usr/bin/sed", ["-i", "s/saved/edited/", document.description])
+    #expect(recorder.awaitCount(2, .replaced, document), "\(recorder.events)")
+    #expect(recorder.events.filter { $0.kind == .replaced }.map(\.isOwnSave) == [true, false])
+
+    // A document made by createDocument arrives as itself, not as a move from its save's
+    // hidden name.
+    let made = setting.folder.appending("made.json")
+    try setting.service.newDocument(at: made).createDocument(with: Data("{}".utf8))
+    let appeared = try #require(recorder.first(.appeared, made), "\(recorder.events)")
+    #expect(appeared.isOwnSave)
+    #expect(!recorder.events.contains { $0.kind == .moved && $0.path == made }, "\(recorder.events)")
+  }
+
   @Test("sed -i replaces the document with a new file, which lost the key")
   func sedInPlace() throws {
     let (setting, document, fingerprint, recorder) = try watched()

@@ -222,6 +222,9 @@ struct DocumentReplacer {
     }
 
     let documentName = FilePath(uncheckedBytes: name)
+    // Noted before the rename, so that a watcher of this process that reads the rename
+    // knows the new file as the app's own save.
+    OwnSaves.note(written.status)
     if newKey != nil {
       do throws(SystemCallError) {
         try SaveFaults.check(.swap, call: "renameat2", destination: destination)
