@@ -109,7 +109,7 @@ install: check-setup
 	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
 	mkdir -p $(DESTDIR)$(PREFIX)/share/systemd/user
-	sed 's|@bindir@|$(PREFIX)/bin|' docs/docbm-watch@.service > $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
+	sed '/^ExecStart=/s|@bindir@|$(PREFIX)/bin|' docs/docbm-watch@.service > $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
 	@echo "Installed under $(DESTDIR)$(PREFIX): $(INSTALLED)"
 

@@ -285,6 +285,10 @@ struct CompletionAndManualTests {
       "completions",
     ] {
       #expect(text.contains(".BI \"\(name)") || text.contains(".B \(name)"), "\(name) is missing")
+      // Each subcommand opens a paragraph of its own.
+      if text.contains(".BI \"\(name) ") {
+        #expect(text.contains(".TP\n.BI \"\(name) "), "\(name) runs into the paragraph before it")
+      }
     }
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else {
       print("skipped: man is not installed, the page was not rendered")

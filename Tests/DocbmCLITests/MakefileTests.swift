@@ -1,4 +1,5 @@
 import DocbmTestSupport
+import DocumentBookmarks
 import Foundation
 import Testing
 
@@ -47,5 +48,35 @@ struct MakefileTests {
     }
     #expect(Set(removed) == written)
     #expect(!uninstall.output.contains("rm -r"), "uninstall removes files, never folders")
+  }
+
+  @Test("the installed systemd unit runs the installed docbm, and its comments are left as written")
+  func installedUnit() throws {
+    guard FileManager.default.isExecutableFile(atPath: make) else {
+      print("skipped: make is not installed")
+      return
+    }
+    let install = dryRun("install")
+    try #require(install.status == 0, "\(install.error)")
+    let line = try #require(
+      install.output.split(separator: "\n").first {
+        $0.hasPrefix("sed ") && $0.contains("docbm-watch@.service")
+      },
+      "\(install.output)")
+    // The recipe's own command, writing into a scratch folder instead of the staging one.
+    let scratch = try Scratch()
+    try scratch.folder("staging/opt/docbm-prefix/share/systemd/user")
+    let command = String(line).replacingOccurrences(
+      of: "/staging/", with: scratch.path("staging").description + "/")
+    let ran = run("/bin/sh", ["-c", "cd '\(root)' && \(command)"])
+    try #require(ran.status == 0, "\(ran.error)")
+    let installed = try String(
+      contentsOfFile: scratch.path("staging/opt/docbm-prefix/share/systemd/user/docbm-watch@.service")
+        .description,
+      encoding: .utf8)
+    let source = try String(contentsOfFile: root + "/docs/docbm-watch@.service", encoding: .utf8)
+    #expect(installed.contains("ExecStart=/opt/docbm-prefix/bin/docbm watch --repair %f\n"), "\(installed)")
+    let comments = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix("#") } }
+    #expect(comments(installed) == comments(source))
   }
 }
