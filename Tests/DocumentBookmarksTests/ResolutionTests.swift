@@ -108,6 +108,56 @@ struct ResolutionTests {
     #expect(try document.resolve(bookmark).path == target)
   }
 
+  @Test(
+    "a project copied by a tool that keeps whole seconds (bsdtar) or gives folders new times resolves to the copy"
+  )
+  func copiedKeepingSeconds() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let folder = try scratch.folder("project/albums/summer")
+    try scratch.file("project/albums/summer/one.png")
+    let toFile = try document.makeBookmark(to: target)
+    let toFolder = try document.makeBookmark(to: folder)
+    let copy = scratch.path("copy")
+    // bsdtar (as File Roller and Ark extract) keeps modification times to the second.
+    let bsdtar = "/usr/bin/bsdtar"
+    if FileManager.default.isExecutableFile(atPath: bsdtar) {
+      let archived = run(
+        "/bin/sh",
+        [
+          "-c", "mkdir \"$3\" && \"$1\" -cf - -C \"$2\" . | \"$1\" -xpf - -C \"$3\"", "sh", bsdtar,
+          scratch.path("project").description, copy.description,
+        ])
+      try #require(archived.status == 0, "\(archived.error)")
+    } else {
+      print(
+        "bsdtar is not installed (libarchive-tools): the copy's times are cut to whole seconds with touch")
+      try #require(run("/bin/cp", ["-a", scratch.path("project").description, copy.description]).status == 0)
+      for path in ["images/cat.png", "albums/summer", "albums/summer/one.png"] {
+        let full = copy.appending(path).description
+        var info = stat()
+        try #require(stat(full, &info) == 0)
+        #expect(run("/usr/bin/touch", ["-h", "-d", "@\(info.st_mtim.tv_sec)", full]).status == 0)
+      }
+    }
+    let copiedTarget = copy.appending("images/cat.png")
+    var info = stat()
+    try #require(stat(copiedTarget.description, &info) == 0)
+    try #require(info.st_mtim.tv_nsec == 0, "the copy kept the time to the nanosecond: nothing is tested")
+    // A folder copied with a new modification time (a file manager's copy), same entries.
+    #expect(run("/usr/bin/touch", [copy.appending("albums/summer").description]).status == 0)
+
+    let copied = BookmarkService().documents(anchoredOn: copy.appending("board.json"))
+    let file = try copied.resolve(toFile)
+    #expect(file.path == copiedTarget, "\(file.staleReasons) \(file.candidates)")
+    #expect(file.staleReasons == [.documentMoved])
+    let album = try copied.resolve(toFolder)
+    #expect(album.path == copy.appending("albums/summer"), "\(album.staleReasons) \(album.candidates)")
+    #expect(album.staleReasons == [.documentMoved])
+    // A different file at the copy's path is still not taken for a copy.
+    try scratch.write("retouched", to: copiedTarget)
+    #expect(try copied.resolve(toFile).staleReasons.contains(.ambiguous))
+  }
+
   @Test("the document moved alone: the target is still found at its absolute path")
   func documentMovedAlone() throws {
     let target = try scratch.file("project/images/cat.png")

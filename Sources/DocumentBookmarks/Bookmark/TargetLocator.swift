@@ -11,7 +11,8 @@
 /// 3. The recorded identity is still at the absolute path. When another file of the right
 ///    kind stands at the relative path, evidence decides: the original document, with the
 ///    same key, still where the bookmark was made, and a faithful copy (same size and
-///    modification time) at the relative path → a project copy, `documentMoved`; the
+///    modification time, the time perhaps cut to seconds or 100 ns; a folder with the
+///    original's names) at the relative path → a project copy, `documentMoved`; the
 ///    original document gone (it was moved alone) → the absolute path,
 ///    `relativePathChanged`; otherwise `ambiguous`, with both candidates. Without another
 ///    file there → `relativePathChanged`.
@@ -143,7 +144,12 @@ struct TargetLocator {
   /// The recorded file is at its absolute path and another file stands at the relative
   /// path of the moved (or copied) document: which one is the target?
   private func decide(absolute: FilePath, relative: FilePath, _ relativeStatus: FileStatus) -> Location {
-    let copied = looksCopied(relativeStatus)
+    // A folder copied by a tool that gives it a new modification time is still a copy
+    // when it holds the same names as the original beside it.
+    let copied =
+      looksCopied(relativeStatus)
+      || (relativeStatus.kind == .directory && contents.kind == .folder
+        && Self.sameEntries(absolute, relative))
     let originalRemains = originalDocumentRemains()
     if originalRemains == true && copied {
       return Location(path: relative, reasons: [.documentMoved])
@@ -203,11 +209,41 @@ struct TargetLocator {
   }
 
   /// Whether a file is a faithful copy of the target as recorded: the same size (for
-  /// files) and modification time, as `cp -a`, `rsync -a` and `tar` keep them.
+  /// files) and modification time, as `cp -a`, `rsync -a` and `tar` keep them; a time
+  /// kept to the whole second (bsdtar, which File Roller and Ark extract with;
+  /// rdiff-backup) or to 100 ns (`rclone --metadata`, NTFS and zip extra fields) counts as
+  /// kept.
   private func looksCopied(_ status: FileStatus) -> Bool {
     let identity = contents.identity
-    guard status.modificationTime == identity.modificationTime else { return false }
+    guard Self.keptTime(status.modificationTime, of: identity.modificationTime) else { return false }
     return status.kind == .directory || status.size == identity.size
+  }
+
+  /// Whether `copied` is the time `recorded` as a copying tool keeps it: exactly, or cut to
+  /// whole seconds or to 100 ns.
+  static func keptTime(_ copied: Timestamp, of recorded: Timestamp) -> Bool {
+    guard copied.seconds == recorded.seconds else { return false }
+    return copied.nanoseconds == recorded.nanoseconds || copied.nanoseconds == 0
+      || copied.nanoseconds == recorded.nanoseconds / 100 * 100
+  }
+
+  /// The most entries compared by ``sameEntries(_:_:)``: past it, two folders are not
+  /// called copies (a copy is told by its time then).
+  static let entryComparisonLimit = 4096
+
+  /// Whether the folders `original` and `copy` hold the same names (each at most
+  /// ``entryComparisonLimit``).
+  static func sameEntries(_ original: FilePath, _ copy: FilePath) -> Bool {
+    func names(_ folder: FilePath) -> Set<[UInt8]>? {
+      guard let fd = try? FileDescriptor.open(folder, [.directory, .noFollow]) else { return nil }
+      defer { fd.close() }
+      guard let entries = try? DirectoryStream.entries(of: fd), entries.count <= entryComparisonLimit else {
+        return nil
+      }
+      return Set(entries.map(\.name))
+    }
+    guard let first = names(original), let second = names(copy) else { return false }
+    return first == second
   }
 
   /// The search roots: the recorded folder or its nearest existing ancestor, up to
