@@ -47,6 +47,9 @@ struct StoreEndToEndTests {
     let forget = run(docbm, ["store", "forget", store.description, plan.description, "nothing"])
     #expect(forget.status == 1)
     #expect(forget.error.contains("no record has the key nothing"))
+    // The record forgotten is said to be gone, not listed as a record.
+    #expect(forget.output.hasPrefix("forgot \(plan.description)  "), "\(forget.output)")
+    #expect(!forget.output.contains("missing since"), "\(forget.output)")
     #expect(run(docbm, ["store", "list", store.description]).output.split(separator: "\n").count == 1)
     // The store is a document like any other: its bookmarks check out.
     #expect(run(docbm, ["check", store.description]).status == 0)

@@ -118,7 +118,12 @@ struct StoreCommand {
             store: store, action: settings.action.rawValue, records: shown.map(RecordReport.init),
             unknownKeys: unknown, failures: failures.mapValues(ErrorReport.init))))
     } else {
-      print(shown, console)
+      if settings.action == .forget {
+        // The records are gone: said so, not listed as if they were still there.
+        for record in shown { console.print("forgot \(Self.render(record.key))  \(record.lastKnownPath)") }
+      } else {
+        print(shown, console)
+      }
       for key in unknown { console.printError("no record has the key \(key)") }
       for (key, error) in failures.sorted(by: { $0.key < $1.key }) {
         console.printError("\(key): \(error.code.rawValue): \(error.message)")
