@@ -139,7 +139,9 @@ public final class DocumentWatcher: Sendable {
   }
 
   /// Stops watching and waits until the watcher's thread is done (unless called from a
-  /// handler, on that thread). Events not yet delivered are dropped. Safe to call twice.
+  /// handler, on that thread). Events not yet delivered are dropped, except the rest of
+  /// the batch that left nothing to watch (so that every ``DocumentEvent/Kind/folderGone``
+  /// arrives). Safe to call twice.
   public func stop() {
     let (started, alreadyStopping) = run.withLock { run in
       defer { run.stopping = true }
@@ -201,11 +203,14 @@ public final class DocumentWatcher: Sendable {
       if isStopping { return }
       let now = ContinuousClock.now
       let events = engine.withLock { $0.handle(read.events, now: now) }
+      // When nothing is left to watch, the batch is delivered whole even if a stop comes
+      // meanwhile (its last event may be what made the app stop the watcher).
+      let ending = hasNothingLeftToWatch
       for event in events {
-        if isStopping { return }
+        if isStopping && !ending { return }
         handler(event)
       }
-      if hasNothingLeftToWatch { return }
+      if ending { return }
     }
   }
 }

@@ -199,6 +199,26 @@ struct WatchEndToEndTests {
     #expect(watching.error.contains { $0.contains("nothing is left to watch") }, "\(watching.error)")
   }
 
+  @Test("two watched folders removed at once are both reported before watch exits 1")
+  func foldersRemovedTogether() throws {
+    let scratch = try Scratch()
+    let first = try scratch.folder("first")
+    let second = try scratch.folder("second")
+    let watching = try Watching(
+      docbm, ["watch", first.description, second.description], escrow: scratch.path("state/docbm"))
+    try #require(
+      watching.line(error: true) { $0.hasPrefix("watching 2 folders") } != nil, "\(watching.error)")
+    try outsideProgram("/bin/rm", ["-rf", first.description, second.description])
+    let status = watching.exitStatus()
+    #expect(status == 1, "\(watching.output) \(watching.error)")
+    if status == nil { _ = watching.stop(with: SIGKILL) }
+    let gone = watching.output.filter { $0.hasPrefix("folderGone") }
+    #expect(gone.count == 2, "\(watching.output)")
+    #expect(gone.last?.hasSuffix("nothing is left to watch, and the watcher has stopped") == true)
+    #expect(
+      watching.output.last?.hasPrefix("stopped with nothing left to watch") == true, "\(watching.output)")
+  }
+
   @Test(
     "a watched folder unmounted is reported as such, and watch --json exits 1",
     .enabled(
