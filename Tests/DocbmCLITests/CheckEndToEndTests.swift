@@ -93,6 +93,44 @@ struct CheckEndToEndTests {
     #expect(repair.output.contains("\"action\" : \"refused\""))
   }
 
+  @Test(
+    "a home folder with a shell history and a store's journal quoting bookmarks checks clean; --all names them"
+  )
+  func quotationsAreNotProblems() throws {
+    let scratch = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    func docbm(_ arguments: [String]) -> ProcessResult {
+      run(self.docbm, arguments, environment: environment)
+    }
+    let home = try scratch.folder("home")
+    let document = try scratch.file("home/Documents/project/board.json", "{}")
+    let target = try scratch.file("home/Documents/project/images/cat.png")
+    let text = docbm(["bookmark", document.description, target.description]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try scratch.write("{\"cat\": \"\(text)\"}", to: document)
+    let history = try scratch.file("home/.bash_history", "docbm resolve board.json \(text)\n")
+    let store = scratch.path("home/.local/state/editor/recents.json")
+    try scratch.makeParents(of: store)
+    #expect(docbm(["store", "add", store.description, target.description]).status == 0)
+    #expect(docbm(["store", "add", store.description, document.description]).status == 0)
+
+    let tree = docbm(["check", "-r", home.description])
+    #expect(tree.status == 0, "\(tree.output)")
+    #expect(tree.output.contains("0 with a problem"), "\(tree.output)")
+    let all = docbm(["check", "-r", "--all", home.description])
+    #expect(all.output.contains("quotesBookmarks       \(history): "), "\(all.output)")
+    #expect(all.output.contains("quotesBookmarks       \(store).journal: "), "\(all.output)")
+    let repair = docbm(["repair", history.description])
+    #expect(repair.status == 0)
+    #expect(repair.output.hasPrefix("nothingToDo"), "\(repair.output)")
+    #expect(run("/usr/bin/getfattr", ["-n", "user.docbm.key", history.description]).status != 0)
+    // The document that lost its key is still a problem.
+    #expect(run("/bin/sed", ["-i", "s/cat/kitten/", document.description]).status == 0)
+    let lost = docbm(["check", "-r", home.description])
+    #expect(lost.status == 2)
+    #expect(lost.output.contains("keyLost               \(document): "), "\(lost.output)")
+  }
+
   @Test("inspect lists the bookmarks found in the document's bytes")
   func inspectShowsBookmarks() throws {
     let scratch = try Scratch()

@@ -279,7 +279,8 @@ struct TerminalHabitsTests {
     let made = run(docbm, ["bookmark", board.description, try scratch.file("tree/t.png").description])
     try #require(made.status == 0, "\(made.error)")
     let text = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
-    for index in 0..<3 { try scratch.file("tree/lost/\(index)/copy.json", "{\"b\":\"\(text)\"}") }
+    // Copies keep the document's name: checked as its copies, which lost the key.
+    for index in 0..<3 { try scratch.file("tree/lost/\(index)/board.json", "{\"b\":\"\(text)\"}") }
     for index in 0..<1500 { try scratch.file("tree/plain/\(index % 30)/\(index).txt", "text") }
   }
 

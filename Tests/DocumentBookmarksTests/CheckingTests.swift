@@ -107,6 +107,41 @@ struct CheckingTests {
     }
   }
 
+  @Test(
+    "a file that only quotes bookmarks (a shell history, a store's journal) is quotesBookmarks, not a problem; copies of the document stay keyLost"
+  )
+  func quotedBookmarks() throws {
+    let (path, bookmarks) = try makeDocument()
+    let text = bookmarks[0].text
+    let repairer = DocumentRepairer(escrow: escrow)
+    // A history in the home folder, where the bookmark's relative path leads nowhere.
+    let history = try scratch.file("home/.bash_history", "ls\ndocbm resolve \(path) \(text)\n")
+    let quoted = check(history)
+    #expect(quoted.verdict == .quotesBookmarks, "\(quoted.message)")
+    #expect(!quoted.verdict.isProblem)
+    #expect(quoted.message.contains("made on another document (\(path))"), "\(quoted.message)")
+    #expect(quoted.bookmarks.first?.recordedDocument == path)
+    #expect(repairer.repair(history).action == .nothingToDo)
+    #expect(try BookmarkService().documents(anchoredOn: history).keyFingerprint() == nil)
+    // A store's journal quotes its store's bookmarks, wherever they lead.
+    let store = try scratch.file("project/recents.json", "{}")
+    let storeBookmark = try service.documents(anchoredOn: store).makeBookmark(
+      to: try scratch.file("project/images/recent.png"))
+    let journal = try scratch.file(
+      "project/recents.json.journal", "{\"bookmark\":\"\(storeBookmark.text)\"}\n")
+    #expect(check(journal).verdict == .quotesBookmarks, "\(check(journal).message)")
+
+    // A copy without the key keeps the document's name: still the document's copy.
+    try scratch.folder("elsewhere")
+    let copy = scratch.path("elsewhere/board.json")
+    #expect(run("/bin/cp", [path.description, copy.description]).status == 0)
+    #expect(check(copy).verdict == .keyLost)
+    // A copy renamed beside the original: its bookmarks' relative paths lead to their targets.
+    let renamed = scratch.path("project/board-v2.json")
+    #expect(run("/bin/cp", [path.description, renamed.description]).status == 0)
+    #expect(check(renamed).verdict == .keyLost, "\(check(renamed).message)")
+  }
+
   @Test("bookmarks signed with another document's key: keyMismatch, and repair refuses")
   func mismatch() throws {
     let (path, _) = try makeDocument()
@@ -177,12 +212,18 @@ struct CheckingTests {
     // must not earn the key.
     var forged = bookmarks[0].bytes
     forged[forged.count - 1] ^= 0xFF
-    let victim = try scratch.file("elsewhere/forged.json", try Bookmark(bytes: forged).text)
+    // Under the document's name (a file that may be its copy), repair verifies it: forged.
+    let victim = try scratch.file("elsewhere/board.json", try Bookmark(bytes: forged).text)
     #expect(check(victim).verdict == .keyLost)
     let repair = DocumentRepairer(escrow: escrow).repair(victim)
     #expect(repair.action == .refused)
     #expect(repair.message.contains("not verify"))
     #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
+    // Under another name it only quotes a bookmark of that document: no key either.
+    let quoting = try scratch.file("elsewhere/forged.json", try Bookmark(bytes: forged).text)
+    #expect(check(quoting).verdict == .quotesBookmarks)
+    #expect(DocumentRepairer(escrow: escrow).repair(quoting).action == .nothingToDo)
+    #expect(try BookmarkService().documents(anchoredOn: quoting).keyFingerprint() == nil)
   }
 
   @Test(
@@ -360,7 +401,8 @@ struct CheckingTests {
           let name = "tree/o\(outer)/i\(inner)/doc\(String(format: "%02d", index)).json"
           let signedHere = (outer + inner + index) % 9 == 0
           _ = try scratch.file(name, signedHere ? signed : "{\"index\": \(index)}")
-          expected.append("\(scratch.path(name)) \(signedHere ? "keyLost" : "noBookmarks")")
+          // Files that hold another document's bookmark under names of their own quote it.
+          expected.append("\(scratch.path(name)) \(signedHere ? "quotesBookmarks" : "noBookmarks")")
         }
       }
     }

@@ -30,10 +30,12 @@ struct EscrowTrustTests {
     try BookmarkService().documents(anchoredOn: path).keyFingerprint()
   }
 
-  @Test("a file holding a pasted bookmark is refused: the escrow never recorded it")
+  @Test(
+    "a file holding a pasted bookmark gets no key: refused under the document's name (the escrow never recorded it), a quotation under another"
+  )
   func pastedBookmark() throws {
     let (_, bookmark) = try makeBoard()
-    let pasted = try scratch.file("shared/notes.json", "notes: \(bookmark.text)\n")
+    let pasted = try scratch.file("shared/board.json", "notes: \(bookmark.text)\n")
     let before = DocumentChecker(escrow: escrow).check(pasted)
     #expect(before.verdict == .keyLost)
     let repair = DocumentRepairer(escrow: escrow).repair(pasted)
@@ -41,6 +43,10 @@ struct EscrowTrustTests {
     #expect(repair.refusal == .notRecorded, "\(repair.message)")
     #expect(repair.message.contains("never recorded"))
     #expect(try key(of: pasted) == nil)
+    let notes = try scratch.file("shared/notes.json", "notes: \(bookmark.text)\n")
+    #expect(DocumentChecker(escrow: escrow).check(notes).verdict == .quotesBookmarks)
+    #expect(DocumentRepairer(escrow: escrow).repair(notes).action == .nothingToDo)
+    #expect(try key(of: notes) == nil)
   }
 
   @Test("a copy saved without its key, and a plain cp copy, are refused unless allowed")

@@ -83,11 +83,21 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   /// ``decodeUnverified()`` reads it (`nil` where that throws) but without making the other
   /// fields: a check reports it for every bookmark that does not verify.
   var unverifiedAbsolutePath: FilePath? {
+    unverifiedPaths?.target
+  }
+
+  /// The target's absolute path and the path of the document the bookmark was made on
+  /// (`nil` for bookmarks made before that field), read without checking the signature.
+  var unverifiedPaths: (target: FilePath, document: FilePath?)? {
     guard case .success = BookmarkRecord.header(of: bytes), let fields = try? BookmarkFields.parse(bytes)
     else {
       return nil
     }
-    return FilePath(uncheckedBytes: Array(bytes[fields.absolutePath]))
+    let target = FilePath(uncheckedBytes: Array(bytes[fields.absolutePath]))
+    let document = fields.documentPath.map {
+      target.removingLastComponent.appending(Array(bytes[$0])).lexicallyNormalized
+    }
+    return (target, document)
   }
 
   /// Encodes the text form as a single string.

@@ -1,7 +1,13 @@
 /// The checker's verdict on one document. Names are frozen: they appear in JSON output.
+/// New verdicts may be added in later versions: a `switch` over them needs a `default`.
 public enum CheckVerdict: String, Hashable, Sendable, Codable, CaseIterable {
   /// The document has its key, and every bookmark found in it verifies.
   case ok
+  /// The file has no key and is not a document of the keys its bookmarks name: every
+  /// bookmark in it records that it was made on another document (a file of another
+  /// name), and the escrow does not record this file for the key. A shell history, a
+  /// note or a store's journal quoting bookmarks. Not a problem: no key belongs on it.
+  case quotesBookmarks
   /// No bookmark was found in the document, and the escrow names no key for it.
   case noBookmarks
   /// Bookmarks in the document, or the escrow's record of it, name a key the document no
@@ -24,7 +30,7 @@ public enum CheckVerdict: String, Hashable, Sendable, Codable, CaseIterable {
   /// Whether the verdict is a problem worth reporting (exit status 2 in `docbm check`).
   public var isProblem: Bool {
     switch self {
-    case .ok, .noBookmarks: false
+    case .ok, .noBookmarks, .quotesBookmarks: false
     default: true
     }
   }

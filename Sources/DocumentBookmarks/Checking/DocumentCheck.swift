@@ -10,6 +10,9 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
     public let fingerprint: KeyFingerprint
     /// The absolute path it recorded, read without verification.
     public let recordedTarget: FilePath?
+    /// For a bookmark that does not verify, the document it was made on, as it recorded
+    /// it (read without verification; `nil` for bookmarks made before that field).
+    public let recordedDocument: FilePath?
     /// Whether it verifies with the document's key.
     public let verifies: Bool
     /// Whether it resolves now.

@@ -159,7 +159,8 @@ public struct DocumentChecker: Sendable {
         .unreadable, path, key: key, escrowed: escrowed, error.message, portal: portal)
     }
     let evidence = collector.evidence
-    var (verdict, summary) = DocumentChecker.verdict(key: key, escrowed: escrowed, evidence: evidence)
+    var (verdict, summary) = DocumentChecker.verdict(
+      key: key, escrowed: escrowed, evidence: evidence, document: path)
     if keyUnsupported {
       if evidence.isEmpty && escrowed == nil && statistics.completion.isComplete {
         (verdict, summary) = (.noBookmarks, .text("no bookmark was found in the document"))
@@ -195,6 +196,32 @@ public struct DocumentChecker: Sendable {
       summary: summary, portalDocument: portal, escrowMove: move)
   }
 
+  /// The document the bookmarks were made on, when `document` only quotes them: every
+  /// bookmark records the document it was made on (bookmarks made before that field do
+  /// not), and that document is not this file nor a copy of it. A copy keeps the
+  /// document's name, or stands where the bookmark's path relative to the document leads
+  /// to its target (a copy renamed beside the original); a store's journal
+  /// (`<store>.journal`) quotes its store's bookmarks. `nil` otherwise: a file that may be
+  /// the document is never called a quotation.
+  static func quotedDocument(_ evidence: [DocumentCheck.FoundEvidence], in document: FilePath) -> FilePath? {
+    let name = document.lastComponent
+    let folder = document.absolute.removingLastComponent
+    var quoted: FilePath?
+    for item in evidence {
+      guard let recorded = item.recordedDocument, let target = item.recordedTarget,
+        recorded.lastComponent != name
+      else { return nil }
+      let isJournal = name == recorded.lastComponent + Array(".journal".utf8)
+      if !isJournal {
+        let relative = target.relative(from: recorded.removingLastComponent)
+        let here = folder.appending(relative.bytes).lexicallyNormalized
+        if (try? FileStatus.of(here, followSymlinks: false)) != nil { return nil }
+      }
+      quoted = quoted ?? recorded
+    }
+    return quoted
+  }
+
   /// Why checking stopped before the end of the document, when it did.
   static func incompleteness(_ completion: BookmarkScanCompletion, overBudgetAt: UInt64?) -> String? {
     let limits = BookmarkScanLimits.standard
@@ -213,7 +240,8 @@ public struct DocumentChecker: Sendable {
 
   /// The verdict from the evidence, and its sentence.
   static func verdict(
-    key: KeyFingerprint?, escrowed: KeyFingerprint?, evidence: [DocumentCheck.FoundEvidence]
+    key: KeyFingerprint?, escrowed: KeyFingerprint?, evidence: [DocumentCheck.FoundEvidence],
+    document: FilePath
   ) -> (CheckVerdict, DocumentCheck.Summary) {
     if evidence.isEmpty {
       if let escrowed, key != escrowed {
@@ -230,6 +258,14 @@ public struct DocumentChecker: Sendable {
       return Set(evidence.map(\.fingerprint)).map(\.description).sorted().joined(separator: ", ")
     }
     guard let key else {
+      if escrowed == nil, let quoted = quotedDocument(evidence, in: document) {
+        return (
+          .quotesBookmarks,
+          .text(
+            "the file has no key and quotes \(evidence.count == 1 ? "a bookmark" : "\(evidence.count) bookmarks") made on another document (\(quoted)); no key belongs on it"
+          )
+        )
+      }
       return (
         .keyLost,
         .text(

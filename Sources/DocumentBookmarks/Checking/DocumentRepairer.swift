@@ -124,7 +124,7 @@ public struct DocumentRepairer: Sendable {
         before: before, after: after)
     }
     switch before.verdict {
-    case .ok, .noBookmarks:
+    case .ok, .noBookmarks, .quotesBookmarks:
       return report(.nothingToDo, before.keyFingerprint, "nothing to repair: \(before.message)")
     case .keyMismatch, .mixed:
       return report(

@@ -102,9 +102,10 @@ struct EvidenceCollector {
     var recorded: FilePath? { item.bookmark.unverifiedAbsolutePath }
     let key = documentKey?.fingerprint
     guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
+      let paths = item.bookmark.unverifiedPaths
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: item.bookmark.keyFingerprint,
-        recordedTarget: recorded, verifies: false, resolves: false,
+        recordedTarget: paths?.target, recordedDocument: paths?.document, verifies: false, resolves: false,
         problem: key == nil ? .keyMissing : .keyMismatch)
     }
     let anchored: AnchoredDocument
@@ -119,20 +120,22 @@ struct EvidenceCollector {
       item.bookmark, on: anchored, key: documentKey, portal: portal, folder: targetFolder)
     {
       return DocumentCheck.FoundEvidence(
-        offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path, verifies: true,
-        resolves: true, problem: nil)
+        offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path,
+        recordedDocument: nil, verifies: true, resolves: true, problem: nil)
     }
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
         item.bookmark, key: documentKey, refreshing: false, portal: .some(portal))
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
-        recordedTarget: resolution.recorded.absolutePath, verifies: true, resolves: true, problem: nil)
+        recordedTarget: resolution.recorded.absolutePath, recordedDocument: nil, verifies: true,
+        resolves: true,
+        problem: nil)
     } catch {
       let verified = error.code != .tampered && error.code != .corrupt && error.code != .unsupportedVersion
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: recorded,
-        verifies: verified, resolves: false, problem: error.code)
+        recordedDocument: nil, verifies: verified, resolves: false, problem: error.code)
     }
   }
 }
@@ -155,6 +158,6 @@ extension DocumentCheck.FoundEvidence {
   fileprivate func moved(to item: FoundBookmark) -> Self {
     Self(
       offset: item.offset, form: item.form, fingerprint: fingerprint, recordedTarget: recordedTarget,
-      verifies: verifies, resolves: resolves, problem: problem)
+      recordedDocument: recordedDocument, verifies: verifies, resolves: resolves, problem: problem)
   }
 }
