@@ -131,6 +131,44 @@ struct CheckEndToEndTests {
     #expect(lost.output.contains("keyLost               \(document): "), "\(lost.output)")
   }
 
+  @Test("check's hint for a lost key says what repair will do, and repair does just that")
+  func hintsAgreeWithRepair() throws {
+    let scratch = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    func docbm(_ arguments: [String]) -> ProcessResult {
+      run(self.docbm, arguments, environment: environment)
+    }
+    let document = try scratch.file("project/board.json", "{}")
+    let target = try scratch.file("project/cat.png")
+    let text = docbm(["bookmark", document.description, target.description]).output
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    try scratch.write("{\"cat\": \"\(text)\"}", to: document)
+    // A copy elsewhere made without the key (cp), then the document's own key lost (sed -i).
+    try scratch.folder("elsewhere")
+    let copy = scratch.path("elsewhere/board.json")
+    #expect(run("/bin/cp", [document.description, copy.description]).status == 0)
+    #expect(run("/bin/sed", ["-i", "s/cat/kitten/", document.description]).status == 0)
+
+    let refuses = "'docbm repair' would refuse it: "
+    for (path, restores) in [(copy, false), (document, true)] {
+      let checked = docbm(["check", path.description])
+      #expect(checked.status == 2)
+      let line = try #require(checked.output.split(separator: "\n").first.map(String.init))
+      #expect(line.hasPrefix("keyLost"), "\(line)")
+      let repaired = docbm(["repair", path.description])
+      if restores {
+        #expect(line.hasSuffix("; 'docbm repair' can put it back"), "\(line)")
+        #expect(repaired.status == 0 && repaired.output.hasPrefix("restored"), "\(repaired.output)")
+      } else {
+        let hinted = try #require(line.range(of: refuses).map { String(line[$0.upperBound...]) }, "\(line)")
+        #expect(repaired.status == 2, "\(repaired.output)")
+        #expect(repaired.output.hasPrefix("refused"), "\(repaired.output)")
+        #expect(repaired.output.contains(hinted), "the hint said \(hinted); repair said \(repaired.output)")
+      }
+    }
+    #expect(docbm(["check", document.description]).status == 0)
+  }
+
   @Test("inspect lists the bookmarks found in the document's bytes")
   func inspectShowsBookmarks() throws {
     let scratch = try Scratch()

@@ -36,6 +36,8 @@ struct CheckCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let checker = DocumentChecker(escrow: .default)
+    // Decides the hints as repair decides (the same rules, nothing written).
+    let repairer = DocumentRepairer(escrow: .default)
     for problem in checker.escrowProblems {
       console.printError("warning: the escrow cannot be used: \(problem)")
     }
@@ -64,7 +66,8 @@ struct CheckCommand {
           stream.add(check)
         } else if listsEveryDocument || check.verdict.isProblem {
           progressLine.clear()
-          console.print(CheckCommand.line(for: check))
+          console.print(
+            CheckCommand.line(for: check, hint: CheckCommand.hint(for: check, repairer: repairer)))
           progressLine.flushed()
         }
       })
@@ -126,13 +129,28 @@ struct CheckCommand {
     return lines
   }
 
+  /// What the next command will do for a document whose key was lost, as repair decides it
+  /// (``DocumentRepairer/prospect(_:)``): put it back, or refuse, and why.
+  static func hint(for check: DocumentCheck, repairer: DocumentRepairer) -> String? {
+    guard check.verdict == .keyLost else { return nil }
+    let prospect = repairer.prospect(check)
+    switch prospect.action {
+    case .restored: return "'docbm repair' can put it back"
+    case .nothingToDo: return nil
+    case .refused:
+      var reason = Substring(prospect.message)
+      if reason.hasPrefix("refused: ") { reason = reason.dropFirst("refused: ".count) }
+      return "'docbm repair' would refuse it: \(reason)"
+    }
+  }
+
   /// The column where paths start after the verdicts.
   private static let pathColumn = 22
 
-  /// A document's line: its verdict, its path and, for a problem, the sentence. Built as
-  /// bytes (a tree check prints a line for every document with a problem, and each piece
-  /// appended to a `String` cost several hundred instructions).
-  static func line(for check: DocumentCheck) -> String {
+  /// A document's line: its verdict, its path and, for a problem, the sentence and `hint`.
+  /// Built as bytes (a tree check prints a line for every document with a problem, and each
+  /// piece appended to a `String` cost several hundred instructions).
+  static func line(for check: DocumentCheck, hint: String? = nil) -> String {
     let name = check.verdict.rawValue
     var line: [UInt8] = []
     line.reserveCapacity(256)
@@ -150,7 +168,7 @@ struct CheckCommand {
     } else {
       line.append(contentsOf: ": ".utf8)
       line.append(contentsOf: check.message.utf8)
-      if check.verdict == .keyLost { line.append(contentsOf: "; 'docbm repair' can put it back".utf8) }
+      if let hint { line.append(contentsOf: "; \(hint)".utf8) }
     }
     line.append(contentsOf: portalNote(check).utf8)
     return String(decoding: line, as: UTF8.self)

@@ -111,10 +111,21 @@ public struct DocumentRepairer: Sendable {
     repair(path, evidence: [])
   }
 
+  /// What ``repair(_:)`` would do to the document checked as `check`, decided by the same
+  /// code, without writing anything: ``Report/Action/restored`` means that it would put the
+  /// key back (``Report/after`` is then `nil`). A check's hint says this, so that the hint
+  /// and the repair cannot disagree.
+  package func prospect(_ check: DocumentCheck) -> Report {
+    repair(check.document, evidence: [], before: check, writes: false)
+  }
+
   /// ``repair(_:)`` with what a caller saw as evidence for the rule (a watcher that saw the
-  /// document replaced at its path).
-  package func repair(_ path: FilePath, evidence: EscrowRule.Evidence) -> Report {
-    let before = checker.check(path)
+  /// document replaced at its path). `before`: the document's check, when the caller has
+  /// made it; `writes`: false for ``prospect(_:)``.
+  package func repair(
+    _ path: FilePath, evidence: EscrowRule.Evidence, before check: DocumentCheck? = nil, writes: Bool = true
+  ) -> Report {
+    let before = check ?? checker.check(path)
     func report(
       _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String,
       refusal: Report.Refusal? = nil, after: DocumentCheck? = nil
@@ -209,10 +220,13 @@ public struct DocumentRepairer: Sendable {
     }
     var evidence = evidence
     if !named.isEmpty { evidence.insert(.bookmarksNameKey) }  // every one verified above
-    let outcome = DocumentRepairer.restore(entry, on: path, policy: policy, evidence: evidence)
+    let outcome = DocumentRepairer.restore(
+      entry, on: path, policy: policy, evidence: evidence, writes: writes)
     switch outcome {
     case .refused(let refusal, let message):
       return report(.refused, wanted, "refused: \(message)", refusal: refusal)
+    case .restored where !writes:
+      return report(.restored, wanted, "would put key \(wanted) back from \(entry.file)")
     case .restored(let record):
       // The document is recorded as it is now (a save that dropped the key gave it a new
       // inode), so that the next repair knows it by identity too.
@@ -231,9 +245,9 @@ public struct DocumentRepairer: Sendable {
 
   /// Opens the document once and decides on that very file (no swapping it between the
   /// checks and the write): the key's document by ``EscrowRule`` (or allowed by `policy`),
-  /// then the key goes on with `XATTR_CREATE`.
+  /// then, when `writes`, the key goes on with `XATTR_CREATE`.
   private static func restore(
-    _ entry: EscrowEntry, on path: FilePath, policy: Policy, evidence: EscrowRule.Evidence
+    _ entry: EscrowEntry, on path: FilePath, policy: Policy, evidence: EscrowRule.Evidence, writes: Bool
   ) -> Outcome {
     let opened: (FileDescriptor, FileStatus)
     do {
@@ -276,6 +290,7 @@ public struct DocumentRepairer: Sendable {
           refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
       }
     }
+    guard writes else { return .restored(now) }
     do {
       try KeyAttribute.restore(entry.key, on: fd, path: path)
     } catch {
