@@ -146,7 +146,8 @@ struct ProbeWhereDocumentsLiveTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: docbm)
     process.arguments = [
-      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c", "touch \"$1.running\"; exec sleep 60",
+      "probe", "--in", folder.root.description, "--", "/bin/sh", "-c",
+      "touch \"$1.running\"; exec tail -f /dev/null",
       "sh",
       "{}",
     ]

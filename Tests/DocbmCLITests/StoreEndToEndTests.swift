@@ -215,24 +215,27 @@ struct StoreMountTests {
       mkdir '\(disk)/photos'; echo later > '\(disk)/later.txt'
       '\(docbm)' store add --key photos '\(store)' '\(disk)/photos' >/dev/null
       '\(docbm)' store add --key later --path-only '\(store)' '\(disk)/later.txt' >/dev/null
-      '\(docbm)' store follow --json '\(store)' >> '\(log)' 2> '\(log).err' &
+      mkfifo '\(log).fifo'
+      '\(docbm)' store follow --json '\(store)' > '\(log).fifo' 2>&1 &
       follower=$!
       trap 'kill -TERM $follower 2>/dev/null' EXIT
-      # Waits (a minute at most) until a line after the last mark matches every pattern.
+      exec 3< '\(log).fifo'
+      # Reads the follower's lines into the log as they come (a minute at most for each)
+      # until lines matching every pattern given have come.
       await() {
-        tries=0
-        until awk -v n=$# 'BEGIN { for (i = 1; i < n + 1; i++) want[i] = ARGV[i]; ARGC = 1 }
-            /^MARK-/ { delete seen } { for (i = 1; i <= n; i++) if ($0 ~ want[i]) seen[i] = 1 }
-            END { for (i = 1; i <= n; i++) if (!(i in seen)) exit 1 }' "$@" < '\(log)'; do
-          tries=$((tries + 1)); [ $tries -lt 1200 ] || { echo "no line matched $* in time" >&2; exit 1; }
-          sleep 0.05
+        local -a want=("$@") got=()
+        local line i all
+        while IFS= read -r -t 60 line <&3; do
+          printf '%s\n' "$line" >> '\(log)'
+          for i in "${!want[@]}"; do [[ $line =~ ${want[$i]} ]] && got[$i]=1; done
+          all=1
+          for i in "${!want[@]}"; do [[ -n ${got[$i]:-} ]] || all=0; done
+          [ $all = 1 ] && return 0
         done
+        echo "no line matched $* in time" >&2
+        exit 1
       }
-      tries=0
-      until grep -q '^following' '\(log).err'; do
-        tries=$((tries + 1)); [ $tries -lt 1200 ] || { echo "store follow did not start" >&2; exit 1; }
-        sleep 0.05
-      done
+      await '^following'
       echo MARK-unmount >> '\(log)'; umount '\(disk)'
       await '"key":"photos".*volumeUnavailable'
       echo MARK-mount >> '\(log)'; mount -o loop '\(image)' '\(disk)'
@@ -242,7 +245,7 @@ struct StoreMountTests {
       '\(docbm)' store list --json '\(store)'
       umount '\(disk)'
       """
-    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
+    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/bash", "-c", script])
     if result.status == 77 {
       print("skipped: the loop device could not be mounted")
       return

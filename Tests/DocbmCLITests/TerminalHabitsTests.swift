@@ -286,7 +286,8 @@ struct TerminalHabitsTests {
 
   /// Runs `command` in a terminal until `done` shows, and returns the screen with history.
   private func screen(of command: String, in scratch: Scratch, until done: String) -> String {
-    let session = TmuxSession(command + "; sleep 600", in: scratch.root)
+    // The pane stays open after the command, until the session ends, so it can be read.
+    let session = TmuxSession(command + "; exec tail -f /dev/null", in: scratch.root)
     defer { session.stop() }
     return session.screen(showing: done, history: 100) ?? session.screen(history: 100)
   }

@@ -41,7 +41,7 @@ struct StoreUpdatesTests {
     #expect(keys == ["b", "a"])
   }
 
-  @Test("another store on the same file sees a change without being asked")
+  @Test("another store on the same file sees a change without being asked", .timeLimit(.minutes(1)))
   func followsAnotherWriter() async throws {
     let writer = files.store()
     try await writer.add(target: try files.scratch.file("a.txt"), key: "a")
@@ -57,14 +57,9 @@ struct StoreUpdatesTests {
     // The reader watches the store's folder from its load on, and its stream holds what
     // comes before it is read: nothing to wait for before the change.
     try await writer.add(target: try files.scratch.file("b.txt"), key: "b")
-    let timeout = Task {
-      try await Task.sleep(for: .seconds(60))
-      firstChange.cancel()
-    }
     let changes = await firstChange.value
-    timeout.cancel()
     guard let changes, case .added(let record) = changes.first else {
-      Issue.record("no change reached the other store within a minute")
+      Issue.record("the other store's updates ended without the change")
       return
     }
     #expect(record.key == "b")

@@ -147,9 +147,9 @@ struct CheckCommand {
   /// The column where paths start after the verdicts.
   private static let pathColumn = 22
 
-  /// A document's line: its verdict, its path and, for a problem, the sentence and `hint`.
-  /// Built as bytes (a tree check prints a line for every document with a problem, and each
-  /// piece appended to a `String` cost several hundred instructions).
+  /// A document's line: its verdict, its path and, for a problem, the sentence and `hint`,
+  /// built as bytes and made a `String` once: a tree check prints a line for every
+  /// document with a problem.
   static func line(for check: DocumentCheck, hint: String? = nil) -> String {
     let name = check.verdict.rawValue
     var line: [UInt8] = []
