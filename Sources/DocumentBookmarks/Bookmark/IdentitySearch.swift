@@ -13,7 +13,9 @@ struct IdentitySearch {
 
   /// What a search came to: the first exact match, and the first folder that could not be
   /// read because the storage failed (EIO, or a FUSE server gone), which makes "not found"
-  /// inconclusive.
+  /// inconclusive. A folder of another mount that fails says nothing about the target (a
+  /// renamed file stays on its filesystem), so it is passed over, not noted: a dead FUSE
+  /// mount or a failing disk mounted beside the target's folder leaves "missing" true.
   struct Outcome {
     var found: FilePath?
     var storageFailure: SystemCallError?
@@ -32,6 +34,7 @@ struct IdentitySearch {
     }
     var entriesLeft = budget.maximumEntries
     var visited = Set<Visit>()
+    var mounts: MountTable??
     for root in roots {
       guard entriesLeft > 0 else { return outcome }
       guard let rootStatus = try? FileStatus.of(root, followSymlinks: false),
@@ -48,7 +51,7 @@ struct IdentitySearch {
           stream = try DirectoryStream(folder)
           status = try FileStatus.of(stream.descriptor)
         } catch {
-          note(error)
+          if depth == 0 || !isOnAnotherMount(folder, than: root, rootStatus, mounts: &mounts) { note(error) }
           continue
         }
         defer { if let failure = stream.failure { note(SystemCallError("readdir", failure, path: folder)) } }
@@ -78,5 +81,16 @@ struct IdentitySearch {
       }
     }
     return outcome
+  }
+
+  /// Whether `folder`, which could not be opened, lies on another mount than `root`, by the
+  /// mount table (read once per search, and only after a failure).
+  private func isOnAnotherMount(
+    _ folder: FilePath, than root: FilePath, _ rootStatus: FileStatus, mounts: inout MountTable??
+  ) -> Bool {
+    if mounts == nil { mounts = .some(try? MountTable.current()) }
+    guard let table = mounts ?? nil, let mount = table.mount(containing: folder) else { return false }
+    if let rootMount = rootStatus.mountID { return mount.mountID != rootMount }
+    return mount.mountID != table.mount(containing: root)?.mountID
   }
 }

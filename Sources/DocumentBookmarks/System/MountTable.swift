@@ -76,12 +76,19 @@ package struct MountTable: Sendable {
   /// separator, a number that is not one, a field over the length limit).
   package let skippedLineCount: Int
 
-  /// The mounts of the calling process's mount namespace, read from `/proc/self/mountinfo`.
+  /// The mounts of the calling thread's mount namespace (the process's, unless the thread
+  /// entered one of its own), read from `/proc/thread-self/mountinfo`, or from
+  /// `/proc/self/mountinfo` on a kernel older than 3.17.
   /// - Throws: ``SystemCallError`` when the table cannot be opened or read (no `/proc`).
   package static func current(limits: Limits = Limits()) throws(SystemCallError) -> MountTable {
     // One byte more than the limit, to tell a table of exactly the limit from a longer one.
-    let bytes = try readWholeFile(
-      FilePath("/proc/self/mountinfo"), limit: limits.maximumBytes.addingReportingOverflow(1).partialValue)
+    let limit = limits.maximumBytes.addingReportingOverflow(1).partialValue
+    let bytes: [UInt8]
+    do {
+      bytes = try readWholeFile(FilePath("/proc/thread-self/mountinfo"), limit: limit)
+    } catch  where error.errno == .noSuchFile {
+      bytes = try readWholeFile(FilePath("/proc/self/mountinfo"), limit: limit)
+    }
     return MountTable(parsing: bytes, limits: limits)
   }
 

@@ -426,4 +426,50 @@ struct FaultyFilesystemTests {
     try faulty.heal()
     return rows
   }
+
+  @Test(
+    "a dead FUSE mount beside a target's folder leaves a deleted target missing, not an I/O error",
+    .timeLimit(.minutes(2)))
+  func deadMountBeside() async throws {
+    guard
+      let rows = try await FilesystemLab.inNamespace(
+        "the dead-mount resolve test",
+        { lab in
+          try Self.measureBesideDeadMount(in: lab)
+        })
+    else { return }
+    let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    #expect(measured["the dead mount"] == "ENOTCONN")
+    #expect(measured["a moved target"] == "stale: targetMoved")
+    #expect(measured["a deleted target"] == "error: missing")
+    #expect(measured["a target inside the dead mount"] == "error: volumeUnavailable")
+  }
+
+  /// A project folder beside the mount of a FUSE server that was killed (a crashed sshfs or
+  /// a test's passthrough), which the bounded search meets when it lists the folders around
+  /// a moved or deleted target.
+  static func measureBesideDeadMount(in lab: FilesystemLab) throws -> [(String, String)] {
+    let faulty = try mountFaulty(in: lab)
+    var rows: [(String, String)] = []
+    let documentPath = try lab.scratch.file("project/board.doc", "original")
+    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let cat = try lab.scratch.file("project/images/cat.png", "cat")
+    let dog = try lab.scratch.file("project/images/dog.png", "dog")
+    let fox = try lab.scratch.file(bytes: faulty.path("fox.png"), "fox")
+    let bookmarks = try [cat, dog, fox].map { try document.makeBookmark(to: $0) }
+    lab.killFUSEServers()
+    do {
+      _ = try FileStatus.of(faulty.point, followSymlinks: false)
+      rows.append(("the dead mount", "answers"))
+    } catch {
+      rows.append(("the dead mount", error.errno.name))
+    }
+    let moved = try lab.scratch.folder("elsewhere").appending("cat.png")
+    try lab.scratch.move(cat, moved)
+    try lab.scratch.remove(dog)
+    rows.append(("a moved target", describe(document.outcome(bookmarks[0]), expecting: moved)))
+    rows.append(("a deleted target", describe(document.outcome(bookmarks[1]), expecting: dog)))
+    rows.append(("a target inside the dead mount", describe(document.outcome(bookmarks[2]), expecting: fox)))
+    return rows
+  }
 }

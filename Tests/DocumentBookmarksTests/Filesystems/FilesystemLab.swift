@@ -205,6 +205,15 @@ final class FilesystemLab: @unchecked Sendable {
     throw LabSkip(description: "the FUSE filesystem did not mount: \(message)")
   }
 
+  /// Kills the FUSE servers started so far with SIGKILL, as a crash would: their mounts
+  /// stay, and every call on them fails with ENOTCONN until they are unmounted.
+  func killFUSEServers() {
+    for daemon in daemons where daemon.isRunning {
+      kill(daemon.processIdentifier, SIGKILL)
+      daemon.waitUntilExit()
+    }
+  }
+
   /// Whether `path` is the root of a mount.
   func isMountPoint(_ path: FilePath) -> Bool {
     (try? FileStatus.of(path, followSymlinks: false))?.isMountRoot ?? false
