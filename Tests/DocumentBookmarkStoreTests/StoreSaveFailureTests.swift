@@ -13,7 +13,8 @@ struct StoreSaveFailureTests {
   init() throws { files = try StoreScratch() }
 
   @Test(
-    "a full disk during a change: the error says so, nothing is evicted, memory and file stay as they were")
+    "a full disk during a change: the error says so, nothing is evicted, memory and file stay as they were",
+    .timeLimit(.minutes(1)))
   func diskFull() async throws {
     let store = files.store(StorePolicy(limit: 2))
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")

@@ -11,7 +11,9 @@ struct StoreUpdatesTests {
 
   init() throws { files = try StoreScratch() }
 
-  @Test("updates start with a snapshot, and the snapshot is current before each change arrives")
+  @Test(
+    "updates start with a snapshot, and the snapshot is current before each change arrives",
+    .timeLimit(.minutes(1)))
   func snapshotFirst() async throws {
     let store = files.store()
     try await store.add(target: try files.scratch.file("a.txt"), key: "a")
@@ -57,7 +59,12 @@ struct StoreUpdatesTests {
     // The reader watches the store's folder from its load on, and its stream holds what
     // comes before it is read: nothing to wait for before the change.
     try await writer.add(target: try files.scratch.file("b.txt"), key: "b")
-    let changes = await firstChange.value
+    // A time limit cancels the test, and with it the reader.
+    let changes = await withTaskCancellationHandler {
+      await firstChange.value
+    } onCancel: {
+      firstChange.cancel()
+    }
     guard let changes, case .added(let record) = changes.first else {
       Issue.record("the other store's updates ended without the change")
       return

@@ -205,7 +205,8 @@ struct WatchEventTests {
     #expect(lost.identity == (try DocumentIdentity.of(document)))
   }
 
-  @Test("a document followed on its own, as an AsyncSequence: renamed, then saved over")
+  @Test(
+    "a document followed on its own, as an AsyncSequence: renamed, then saved over", .timeLimit(.minutes(1)))
   func followedDocumentAsync() async throws {
     let setting = try WatchScratch()
     let document = try setting.document("board.json").path
