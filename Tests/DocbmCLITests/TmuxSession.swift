@@ -9,6 +9,7 @@ final class TmuxSession {
   private let socket: String
   private let name: String
   private var server: Int32?
+  private var pane: Int32?
 
   /// Whether tmux (and python3, to start it without the test's descriptors) are here.
   static var isAvailable: Bool {
@@ -31,6 +32,9 @@ final class TmuxSession {
       ])
     server = Int32(
       tmux(["display-message", "-p", "#{pid}"]).output.trimmingCharacters(in: .whitespacesAndNewlines))
+    pane = Int32(
+      tmux(["display-message", "-p", "-t", name, "#{pane_pid}"]).output.trimmingCharacters(
+        in: .whitespacesAndNewlines))
   }
 
   @discardableResult
@@ -63,12 +67,14 @@ final class TmuxSession {
     return screen
   }
 
-  /// Ends the session and its server (stopped by its process ID: `kill-server` is not
-  /// always obeyed before the test ends).
+  /// Ends the session, its server and the command in its pane (each stopped by its process
+  /// ID: `kill-server` is not always obeyed before the test ends, and a command that does
+  /// not read its terminal outlives a server killed under it).
   func stop() {
     tmux(["kill-server"])
-    if let server, server > 1 { kill(server, SIGKILL) }
+    for process in [server, pane] { if let process, process > 1 { kill(process, SIGKILL) } }
     server = nil
+    pane = nil
   }
 
   deinit { stop() }
