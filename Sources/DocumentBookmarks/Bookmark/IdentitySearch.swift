@@ -34,7 +34,7 @@ struct IdentitySearch {
     }
     var entriesLeft = budget.maximumEntries
     var visited = Set<Visit>()
-    var mounts: MountTable??
+    var mounts: MountTable??  // nil until a failure needs it; .some(nil) when unreadable
     for root in roots {
       guard entriesLeft > 0 else { return outcome }
       guard let rootStatus = try? FileStatus.of(root, followSymlinks: false),
