@@ -35,6 +35,11 @@ final class WatchEngine {
     /// The watcher saw this file, made just then, take the place of the document at its
     /// path (an editor's save): evidence for repair that it is the document's successor.
     var replacedAtPath = false
+    /// Until when this file, which appeared carrying a key while watched, counts as a copy
+    /// just made (`cp -a A tmp && mv tmp A`, a save that keeps attributes): renamed over a
+    /// document with its key by then, it is that document's new version, and the name it
+    /// leaves was never the document's, so no file made there later is its successor.
+    var freshCopyUntil: ContinuousClock.Instant?
   }
 
   /// A path a document left, for a while: a file made there soon after is the document's
@@ -88,6 +93,8 @@ final class WatchEngine {
   /// Every folder given to the watcher is gone: the watcher stops.
   private(set) var nothingLeftToWatch = false
   var summary = WatchSummary()
+  /// When the batch of events being handled was read.
+  private var batchTime = ContinuousClock.now
 
   /// The paths the escrow recorded documents at (with repair on): a file there without a
   /// key is a document that lost it, followed and repaired even though it was never seen
@@ -252,6 +259,7 @@ final class WatchEngine {
   /// Turns the kernel's events into document events, then settles what is due.
   func handle(_ raw: [Inotify.Event], now: ContinuousClock.Instant) -> [DocumentEvent] {
     var events: [DocumentEvent] = []
+    batchTime = now
     for event in raw { handle(event, now: now, &events) }
     settle(now: now, &events)
     refreshCounts()
@@ -433,6 +441,10 @@ final class WatchEngine {
       if document.hasKey, other.fingerprint == document.fingerprint {
         // A new version carrying the same key renamed over the document: a safe save
         // (`replaceDocument`, or a copy made with its attributes). One document, replaced.
+        if let until = document.freshCopyUntil, batchTime <= until {
+          vacancies = vacancies.filter { $0.value.identity != identity || $0.value.deleted }
+        }
+        document.freshCopyUntil = nil
         document.entry = entry
         documents[identity] = document
         documentByEntry[entry] = identity
@@ -535,7 +547,8 @@ final class WatchEngine {
       documents[identity] = document
       return
     }
-    let document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
+    var document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
+    if announce { document.freshCopyUntil = batchTime.advanced(by: options.settleTime) }
     documents[identity] = document
     documentByEntry[entry] = identity
     // A new version `replaceDocument` is writing is followed, not announced: its rename over

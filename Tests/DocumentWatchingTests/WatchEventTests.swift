@@ -72,6 +72,73 @@ struct WatchEventTests {
     #expect(!recorder.events.contains { $0.kind == .moved && $0.path == made }, "\(recorder.events)")
   }
 
+  /// Has another program copy `document` until a copy gets the inode number `inode` (freed
+  /// just before), and rename that copy over `document`; the other copies are removed.
+  /// Returns whether a copy got it (a test elsewhere on the filesystem may take it first).
+  private func copyOver(_ document: FilePath, takingInode inode: UInt64) -> Bool {
+    let script = """
+      found=1; for i in $(seq 64); do cp "$1" "$1.$i"
+        if [ "$(stat -c %i "$1.$i")" = "$2" ]; then mv "$1.$i" "$1"; found=0; break; fi
+      done; rm -f "$1".[0-9]*; exit $found
+      """
+    return run("/bin/sh", ["-c", script, "sh", document.description, "\(inode)"]).status == 0
+  }
+
+  /// Runs `round` (which frees an inode number and returns it, or `nil` where the filesystem
+  /// keeps no birth time) until `copyOver` takes that number over `document`, up to ten
+  /// times; returns whether it did, having said why the test skips when not.
+  private func reuseInode(over document: FilePath, _ round: () throws -> UInt64?) throws -> Bool {
+    for _ in 1...10 {
+      guard let inode = try round() else {
+        print("skipped: the filesystem under \(document) keeps no birth time")
+        return false
+      }
+      if copyOver(document, takingInode: inode) { return true }
+    }
+    print("skipped: no new file beside \(document) got a freed inode number in ten rounds")
+    return false
+  }
+
+  @Test("a file given the inode number of the app's deleted save is another program's, not the app's")
+  func reusedInodeNumber() throws {
+    let (setting, document, _, recorder) = try watched()
+    var saved: DocumentIdentity?
+    let reused = try reuseInode(over: document) {
+      let note = try setting.scratch.file("docs/note.txt", "first\n")
+      try setting.service.documents(anchoredOn: note).replaceDocument(with: Data("saved\n".utf8))
+      saved = try DocumentIdentity.of(note)
+      try outside("/bin/rm", [note.description])
+      return saved?.birthTime == nil ? nil : saved?.inode
+    }
+    guard reused, let saved else { return }
+    let replaced = try #require(recorder.first(.replaced, document), "\(recorder.events)")
+    #expect(replaced.identity?.inode == saved.inode)
+    #expect(replaced.identity != saved)
+    #expect(!replaced.isOwnSave, "\(replaced)")
+  }
+
+  @Test("a new file given the inode number of a document's replaced version is a stranger, not that version")
+  func reusedDocumentInodeNumber() throws {
+    let (setting, document, fingerprint, recorder) = try watched()
+    let other = try setting.document("other.json").path
+    var replaced: DocumentIdentity?
+    var rounds = 0
+    let reused = try reuseInode(over: document) {
+      // A save by copy and rename (`cp -a`, keeping the key) frees the old version's number.
+      replaced = try DocumentIdentity.of(other)
+      try outside("/bin/sh", ["-c", #"cp -a "$1" "$1.new" && mv "$1.new" "$1""#, "sh", other.description])
+      rounds += 1
+      try #require(recorder.awaitCount(rounds, .replaced, other), "\(recorder.events)")
+      return replaced?.birthTime == nil ? nil : replaced?.inode
+    }
+    guard reused, let replaced else { return }
+    let lost = try #require(recorder.first(.keyLost, document), "\(recorder.events)")
+    #expect(lost.fingerprint == fingerprint)
+    #expect(lost.identity?.inode == replaced.inode)
+    #expect(!recorder.events.contains { $0.kind == .moved && $0.path == document }, "\(recorder.events)")
+    #expect(setting.key(other) != nil)
+  }
+
   @Test("sed -i replaces the document with a new file, which lost the key")
   func sedInPlace() throws {
     let (setting, document, fingerprint, recorder) = try watched()

@@ -124,10 +124,12 @@ struct WatchCommand {
   private struct Identity: Encodable {
     let device: UInt64
     let inode: UInt64
+    let birthTime: Timestamp?
     init?(_ identity: DocumentIdentity?) {
       guard let identity else { return nil }
       device = identity.device
       inode = identity.inode
+      birthTime = identity.birthTime
     }
   }
 

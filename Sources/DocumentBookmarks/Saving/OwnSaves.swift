@@ -7,11 +7,14 @@ import Synchronization
 ///
 /// Only the last ``limit`` files are kept: enough for the saves a watcher has not yet read.
 package enum OwnSaves {
-  /// A file, by device and inode number.
+  /// A file, by device, inode number and birth time (`nil` where the filesystem keeps
+  /// none): the birth time tells this process's file from another program's that got its
+  /// inode number after it was deleted.
   package struct File: Hashable, Sendable {
     let major: UInt32
     let minor: UInt32
     let inode: UInt64
+    let birthTime: Timestamp?
   }
 
   /// The most files remembered; the oldest go first.
@@ -26,7 +29,9 @@ package enum OwnSaves {
 
   /// Notes the file with `status` as a save of this process.
   static func note(_ status: FileStatus) {
-    let file = File(major: status.device.major, minor: status.device.minor, inode: status.inode)
+    let file = File(
+      major: status.device.major, minor: status.device.minor, inode: status.inode,
+      birthTime: status.birthTime)
     memory.withLock { memory in
       guard memory.files.insert(file).inserted else { return }
       memory.order.append(file)
@@ -36,8 +41,11 @@ package enum OwnSaves {
     }
   }
 
-  /// Whether the file on device `major:minor` with inode `inode` is one this process saved.
-  package static func contains(major: UInt32, minor: UInt32, inode: UInt64) -> Bool {
-    memory.withLock { $0.files.contains(File(major: major, minor: minor, inode: inode)) }
+  /// Whether the file on device `major:minor` with inode `inode`, made at `birthTime`, is
+  /// one this process saved.
+  package static func contains(major: UInt32, minor: UInt32, inode: UInt64, birthTime: Timestamp?) -> Bool {
+    memory.withLock {
+      $0.files.contains(File(major: major, minor: minor, inode: inode, birthTime: birthTime))
+    }
   }
 }
