@@ -296,7 +296,8 @@ public struct AnchoredDocument: Hashable, Sendable {
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,
-      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: realDocument)
+      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: realDocument,
+      documentIdentity: documentHostPath == nil ? recordedDocument() : nil)
     let bytes = BookmarkRecord.encode(contents, key: key)
     guard bytes.count <= BookmarkRecord.maximumLength else {
       throw DocbmError(
@@ -306,6 +307,12 @@ public struct AnchoredDocument: Hashable, Sendable {
         recommendation: .useAnotherLocation)
     }
     return Bookmark(verifiedBytes: bytes, fingerprint: key.fingerprint)
+  }
+
+  /// The document as a file, for a new bookmark; `nil` when it cannot be looked at (the
+  /// bookmark then records no identity of its document).
+  private func recordedDocument() -> RecordedDocument? {
+    (try? FileStatus.of(path, followSymlinks: true)).map(RecordedDocument.init)
   }
 
   /// Opens the document (following a symbolic link to it) and checks that it is a regular

@@ -70,6 +70,9 @@ struct EndToEndTests {
     #expect(decoded.output.hasPrefix("UNVERIFIED"))
     #expect(decoded.output.contains(target.description))
     #expect(decoded.output.contains(fingerprint))
+    let inode = try FileStatus.of(document, followSymlinks: true).inode
+    #expect(decoded.output.contains("document:          \(document)"), "\(decoded.output)")
+    #expect(decoded.output.contains("document inode:    \(inode)"), "\(decoded.output)")
     let decodedJSON = run(docbm, ["decode", "--json", text])
     #expect(decodedJSON.output.contains("\"verified\" : false"))
 

@@ -58,6 +58,46 @@ struct BookmarkFormatTests {
     #expect(contents.identity.size == 3)
     #expect(contents.identity.inode != 0)
     #expect(contents.volume.mountPoint != nil)
+    let document = try FileStatus.of(fixture.scratch.path("project/board.json"), followSymlinks: true)
+    #expect(
+      contents.documentIdentity == RecordedDocument(inode: document.inode, birthTime: document.birthTime))
+  }
+
+  @Test(
+    "the document's identity field: an inode and a birth time, or an inode alone; any other length is corrupt"
+  )
+  func documentIdentityField() throws {
+    let fixture = try Fixture()
+    let key = try #require(try fixture.document.readKey())
+    let made = try fixture.bookmark.decodeUnverified()
+    func record(_ identity: RecordedDocument?) -> [UInt8] {
+      let contents = BookmarkContents(
+        version: made.version, keyFingerprint: made.keyFingerprint, kind: made.kind,
+        relativePath: made.relativePath, absolutePath: made.absolutePath, createdAt: made.createdAt,
+        identity: made.identity, volume: made.volume, documentPath: made.documentPath,
+        documentIdentity: identity)
+      return BookmarkRecord.encode(contents, key: key)
+    }
+    for identity in [
+      RecordedDocument(inode: 42, birthTime: Timestamp(seconds: 1_700_000_000, nanoseconds: 5)),
+      RecordedDocument(inode: 42, birthTime: nil), nil,
+    ] {
+      let bytes = record(identity)
+      #expect(try Bookmark(bytes: bytes).decodeUnverified().documentIdentity == identity)
+    }
+    // The field is the last before the tag: shorten its value by one byte and fix the
+    // lengths, so that only the field's own shape is wrong.
+    var bytes = Array(record(RecordedDocument(inode: 42, birthTime: nil)).dropLast(BookmarkRecord.tagLength))
+    let fieldStart = bytes.count - 11
+    #expect(bytes[fieldStart] == 0x81)
+    bytes.remove(at: bytes.count - 1)
+    bytes[fieldStart + 2] = 7
+    let total = bytes.count + BookmarkRecord.tagLength
+    bytes[8] = UInt8(total >> 8)
+    bytes[9] = UInt8(total & 0xFF)
+    bytes += BookmarkRecord.mac(bytes[...], key: key)
+    let error = try #require(throws: DocbmError.self) { try Bookmark(bytes: bytes).decodeUnverified() }
+    #expect(error.code == .corrupt)
   }
 
   @Test("every single-bit flip of a valid record is rejected")

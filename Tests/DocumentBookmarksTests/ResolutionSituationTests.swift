@@ -136,6 +136,112 @@ struct ResolutionSituationTests {
     #expect(resolution.staleReasons == [.documentMoved])
   }
 
+  /// Copies the folder `from` to `to` (which does not exist yet) as `tool` does, keeping
+  /// extended attributes.
+  private func copyFolder(_ from: String, _ to: String, with tool: String) throws {
+    let source = scratch.path(from).description
+    let destination = scratch.path(to).description
+    let script: String
+    switch tool {
+    case "cp -a": script = "cp -a '\(source)' '\(destination)'"
+    case "rsync -aX": script = "rsync -aX '\(source)/' '\(destination)/'"
+    default:
+      script =
+        "mkdir '\(destination)' && tar --xattrs -C '\(source)' -cf - . | tar --xattrs --xattrs-include='user.*' -C '\(destination)' -xf -"
+    }
+    let copied = run("/bin/sh", ["-c", script])
+    try #require(copied.status == 0, "\(tool): \(copied.error)")
+  }
+
+  @Test(
+    "a backup restored beside the renamed original leads to the restored files, not into the old project",
+    arguments: ["cp -a", "rsync -aX", "tar --xattrs"])
+  func restoredBesideRenamedOriginal(tool: String) throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try copyFolder("p", "backup", with: tool)
+    try scratch.move(scratch.path("p"), scratch.path("p.damaged"))
+    try copyFolder("backup", "p", with: tool)
+
+    let restored = anchored("p/board.json")
+    #expect(try restored.keyFingerprint() == bookmark.keyFingerprint, "\(tool) carried the key")
+    let resolution = try restored.resolve(bookmark)
+    #expect(resolution.path == original, "\(tool): the restored file at the recorded path")
+    #expect(resolution.staleReasons == [.documentMoved])
+    // The refreshed bookmark records the restored file: it resolves there exactly.
+    let refreshed = try #require(resolution.refreshed)
+    let again = try restored.resolve(refreshed)
+    #expect(again.path == original && !again.isStale)
+    // The renamed original keeps its own files.
+    let old = try anchored("p.damaged/board.json").resolve(bookmark)
+    #expect(old.path == scratch.path("p.damaged/img/cat.png"))
+    #expect(old.staleReasons == [.documentMoved])
+  }
+
+  @Test(
+    "a backup restored beside the renamed original, its file then edited: ambiguous, never the old project silently"
+  )
+  func restoredThenEdited() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try copyFolder("p", "backup", with: "cp -a")
+    try scratch.move(scratch.path("p"), scratch.path("p.damaged"))
+    try copyFolder("backup", "p", with: "cp -a")
+    try scratch.write("the cat, retouched after the restore", to: original)
+
+    let resolution = try anchored("p/board.json").resolve(bookmark)
+    let renamed = scratch.path("p.damaged/img/cat.png")
+    #expect(resolution.staleReasons == [.targetMoved, .ambiguous])
+    #expect(resolution.path == renamed)
+    #expect(resolution.candidates.map(\.path) == [renamed, original])
+    #expect(resolution.candidates.map(\.basis) == [.recordedIdentity, .relativePath])
+    #expect(resolution.refreshed == nil)
+  }
+
+  @Test("a backup restored after the original was deleted: the restored file, by its path")
+  func restoredAfterOriginalGone() throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try copyFolder("p", "backup", with: "tar --xattrs")
+    try #require(run("/bin/rm", ["-rf", scratch.path("p").description]).status == 0)
+    try copyFolder("backup", "p", with: "tar --xattrs")
+    let resolution = try anchored("p/board.json").resolve(bookmark)
+    #expect(resolution.path == original)
+    #expect(resolution.staleReasons == [.identityChanged])
+  }
+
+  @Test(
+    "the very document the bookmark was made in, its target renamed into another project: the renamed target")
+  func recordedDocumentKeepsItsTarget() throws {
+    // The other project holds a copy of the document; the one at hand is the very file the
+    // bookmark was made in (its inode and birth time), so the recorded target wins.
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    let recorded = try #require(try bookmark.decodeUnverified().documentIdentity)
+    guard recorded.birthTime != nil else {
+      print("skipped: the scratch filesystem keeps no birth time, so no document identity is recorded")
+      return
+    }
+    try scratch.folder("q/img")
+    try scratch.move(original, scratch.path("q/img/cat.png"))
+    try #require(
+      run(
+        "/bin/cp", ["-a", scratch.path("p/board.json").description, scratch.path("q/board.json").description]
+      )
+      .status == 0)
+    // A faithful copy of the target back at its path: without the document's identity,
+    // the arrangement would make the document at hand the copy.
+    try #require(
+      run("/bin/cp", ["-a", scratch.path("q/img/cat.png").description, original.description]).status == 0)
+    let resolution = try anchored("p/board.json").resolve(bookmark)
+    #expect(resolution.path == scratch.path("q/img/cat.png"))
+    #expect(resolution.staleReasons == [.targetMoved])
+  }
+
   @Test("the document moved alone, the original target then replaced by an atomic save: the path wins")
   func movedThenReplaced() throws {
     try scratch.file("p/board.json", "{}")

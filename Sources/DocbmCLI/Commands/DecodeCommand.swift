@@ -43,6 +43,11 @@ struct DecodeCommand {
       lines.append("filesystem id:     \(String(fsid, radix: 16).leftPadded(16))")
     }
     if let mount = contents.volume.mountPoint { lines.append("mount point:       \(mount)") }
+    if let document = contents.documentPath { lines.append("document:          \(document)") }
+    if let document = contents.documentIdentity {
+      lines.append("document inode:    \(document.inode)")
+      if let birth = document.birthTime { lines.append("document born:     \(birth)") }
+    }
     lines.forEach { console.print($0) }
     return DocbmCommandLine.ExitStatus.success
   }

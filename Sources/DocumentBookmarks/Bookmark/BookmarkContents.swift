@@ -29,18 +29,25 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   /// ``documentPath`` as recorded: relative to the folder of ``absolutePath`` (worked out
   /// only when asked for, which resolution seldom does).
   let documentPathFromTarget: FilePath?
+  /// The document the bookmark was made in, as a file: its inode number and birth time
+  /// then (an optional field: `nil` in bookmarks made before it existed, and through the
+  /// Documents portal). Resolution uses it as evidence that the document at hand is that
+  /// very file, or is another one: a copy, a restored backup, or the document after a
+  /// save that wrote it anew.
+  public let documentIdentity: RecordedDocument?
 
   /// Makes contents from their fields; `documentPath` is the document's absolute real path
   /// (stored relative to the target's folder).
   public init(
     version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
     absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint,
-    documentPath: FilePath? = nil
+    documentPath: FilePath? = nil, documentIdentity: RecordedDocument? = nil
   ) {
     self.init(
       version: version, keyFingerprint: keyFingerprint, kind: kind, relativePath: relativePath,
       absolutePath: absolutePath, createdAt: createdAt, identity: identity, volume: volume,
-      documentPathFromTarget: documentPath.map { $0.relative(from: absolutePath.removingLastComponent) })
+      documentPathFromTarget: documentPath.map { $0.relative(from: absolutePath.removingLastComponent) },
+      documentIdentity: documentIdentity)
   }
 
   /// Makes contents from a decoded record, whose document path is relative to the folder
@@ -48,7 +55,7 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
   init(
     version: UInt8, keyFingerprint: KeyFingerprint, kind: TargetKind, relativePath: FilePath,
     absolutePath: FilePath, createdAt: Timestamp, identity: TargetIdentity, volume: VolumeHint,
-    documentPathFromTarget: FilePath?
+    documentPathFromTarget: FilePath?, documentIdentity: RecordedDocument?
   ) {
     self.version = version
     self.keyFingerprint = keyFingerprint
@@ -59,10 +66,12 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
     self.identity = identity
     self.volume = volume
     self.documentPathFromTarget = documentPathFromTarget
+    self.documentIdentity = documentIdentity
   }
 
   private enum CodingKeys: String, CodingKey {
-    case version, keyFingerprint, kind, relativePath, absolutePath, createdAt, identity, volume, documentPath
+    case version, keyFingerprint, kind, relativePath, absolutePath, createdAt, identity, volume, documentPath,
+      documentIdentity
   }
 
   /// Decodes contents as ``encode(to:)`` writes them (``documentPath`` absolute).
@@ -77,7 +86,8 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
       createdAt: try container.decode(Timestamp.self, forKey: .createdAt),
       identity: try container.decode(TargetIdentity.self, forKey: .identity),
       volume: try container.decode(VolumeHint.self, forKey: .volume),
-      documentPath: try container.decodeIfPresent(FilePath.self, forKey: .documentPath))
+      documentPath: try container.decodeIfPresent(FilePath.self, forKey: .documentPath),
+      documentIdentity: try container.decodeIfPresent(RecordedDocument.self, forKey: .documentIdentity))
   }
 
   /// Encodes the fields, with ``documentPath`` as an absolute path when there is one.
@@ -92,5 +102,6 @@ public struct BookmarkContents: Hashable, Sendable, Codable {
     try container.encode(identity, forKey: .identity)
     try container.encode(volume, forKey: .volume)
     try container.encodeIfPresent(documentPath, forKey: .documentPath)
+    try container.encodeIfPresent(documentIdentity, forKey: .documentIdentity)
   }
 }

@@ -22,6 +22,7 @@ struct BookmarkFields {
   var filesystemID: UInt64?
   var mountPoint: Range<Int>?
   var documentPath: Range<Int>?
+  var documentIdentity: RecordedDocument?
 
   typealias Tag = BookmarkRecord.Tag
 
@@ -67,6 +68,7 @@ struct BookmarkFields {
     var fsid: UInt64?
     var mountPoint: Range<Int>?
     var documentPath: Range<Int>?
+    var documentIdentity: RecordedDocument?
     var previousTag: Int = -1
 
     /// A big-endian integer at `offset`.
@@ -155,6 +157,16 @@ struct BookmarkFields {
       case Tag.documentPath:
         documentPath = path(field, absolute: false)
         parsed = documentPath != nil
+      case Tag.documentIdentity:
+        // The inode number, then the birth time where one was recorded.
+        if length == 8 || length == 20 {
+          let birthTime = length == 20 ? timestamp((field.lowerBound + 8)..<field.upperBound) : nil
+          if length == 8 || birthTime != nil {
+            documentIdentity = RecordedDocument(
+              inode: load(UInt64.self, at: field.lowerBound), birthTime: birthTime)
+          }
+        }
+        parsed = documentIdentity != nil
       case Tag.firstOptional...:
         parsed = true
       default:
@@ -171,7 +183,7 @@ struct BookmarkFields {
       kind: kind, relativePath: relative, absolutePath: absolute, createdAt: createdAt,
       fileHandleType: handleType, fileHandle: handle, inode: inode, generation: generation,
       birthTime: birthTime, size: size, modificationTime: modification, filesystemID: fsid,
-      mountPoint: mountPoint, documentPath: documentPath)
+      mountPoint: mountPoint, documentPath: documentPath, documentIdentity: documentIdentity)
   }
 
   /// The contents these fields describe, made from `bytes` (the record they were parsed
@@ -189,6 +201,6 @@ struct BookmarkFields {
         fileHandle: handle, inode: inode, generation: generation, birthTime: birthTime, size: size,
         modificationTime: modificationTime),
       volume: VolumeHint(filesystemID: filesystemID, mountPoint: mountPoint.map(path)),
-      documentPathFromTarget: documentPath.map(path))
+      documentPathFromTarget: documentPath.map(path), documentIdentity: documentIdentity)
   }
 }

@@ -42,6 +42,9 @@ enum BookmarkRecord {
     /// The document's real path when the bookmark was made, relative to the folder of the
     /// target's absolute path (optional).
     static let documentPath: UInt8 = 0x80
+    /// The document's inode number, then its birth time where the filesystem keeps one,
+    /// when the bookmark was made (optional).
+    static let documentIdentity: UInt8 = 0x81
   }
 
   /// The clear header, readable before verification (and trusted only after it).
@@ -89,6 +92,12 @@ enum BookmarkRecord {
       // Relative to the target's folder: usually a few bytes (`../board.json`), so the
       // record, and the MAC computed over it on every resolve, grow by little.
       writer.field(Tag.documentPath, documentPath.bytes)
+    }
+    if let document = contents.documentIdentity {
+      writer.field(Tag.documentIdentity) {
+        $0.append(bigEndian: document.inode)
+        if let birthTime = document.birthTime { $0.append(birthTime) }
+      }
     }
     let total = writer.bytes.count + tagLength
     writer.patch(bigEndian: UInt16(total), at: 8)

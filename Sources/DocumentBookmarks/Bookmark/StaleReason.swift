@@ -2,8 +2,8 @@
 public enum StaleReason: String, Hashable, Sendable, Codable, CaseIterable {
   /// The target was renamed or moved; found by its identity at a new path.
   case targetMoved
-  /// The document moved or was copied together with the target (a project folder); the
-  /// target was found through the path relative to the document.
+  /// The document moved or was copied together with the target (a project folder, a
+  /// restored backup); the target was found through the path relative to the document.
   case documentMoved
   /// The target is still at its absolute path, but the document moved away from it, so the
   /// recorded relative path no longer leads there.

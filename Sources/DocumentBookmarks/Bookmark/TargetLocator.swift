@@ -19,7 +19,12 @@
 /// 4. Neither path holds the identity: a faithful copy at the relative path of a moved
 ///    document is the copy's target (`documentMoved`), without a search.
 /// 5. The recorded volume is not mounted → `volumeUnavailable`.
-/// 6. The identity search within the ``SearchBudget`` → `targetMoved`.
+/// 6. The identity search within the ``SearchBudget`` → `targetMoved`; unless a document
+///    with the same key stands beside the found target where the bookmark records its
+///    document, the document at hand is not the very file the bookmark was made in, and
+///    the document's own file stands at its relative path (a backup restored beside the
+///    renamed original): that file when it is a faithful copy (`documentMoved`), otherwise
+///    `ambiguous`.
 /// 7. A file of the right kind at the relative path (`documentMoved`, `identityChanged`)
 ///    or at the absolute path (`identityChanged`): the original is gone, the path wins.
 /// 8. Otherwise `missing`.
@@ -95,6 +100,17 @@ struct TargetLocator {
     let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots())
     if storageFailure == nil { storageFailure = search.storageFailure }
     if let found = search.found {
+      // The document's own file stands where the bookmark leads from it, and the recorded
+      // one was found elsewhere: a restored backup beside the renamed original, or a copy
+      // of a project whose original was moved away.
+      let own =
+        documentMoved
+        ? relativeStatus.map { (canonical(relativeCandidate), $0) } : absoluteStatus.map { (absolute, $0) }
+      if let (ownPath, ownStatus) = own, matcher.kindMatches(ownStatus),
+        let copy = copyLocation(own: ownPath, ownStatus, original: found)
+      {
+        return copy
+      }
       var reasons: [StaleReason] = [.targetMoved]
       if documentMoved { reasons.append(.documentMoved) }
       return Location(path: found, reasons: reasons)
@@ -175,18 +191,68 @@ struct TargetLocator {
       ])
   }
 
+  /// The answer when the document at hand is a copy of the bookmark's document and the
+  /// recorded target was found away from it, at `original`: a document with the same key
+  /// stands beside `original` where the bookmark records its document (the original
+  /// project, moved or renamed), and the document at hand is not the very file the
+  /// bookmark was made in. Its own file at `own` is then its target when it is a faithful
+  /// copy (`documentMoved`), and `ambiguous` otherwise. `nil` when the evidence says the
+  /// document at hand is the original, or that no other document was left: the recorded
+  /// file wins (`targetMoved`).
+  private func copyLocation(own: FilePath, _ ownStatus: FileStatus, original: FilePath) -> Location? {
+    guard let documentPathFromTarget = contents.documentPathFromTarget else { return nil }
+    let current = try? FileStatus.of(documentPath, followSymlinks: true)
+    let otherDocument = original.removingLastComponent.appending(documentPathFromTarget.bytes)
+      .lexicallyNormalized
+    guard let other = try? FileStatus.of(otherDocument, followSymlinks: true) else { return nil }
+    if let current, current.device == other.device && current.inode == other.inode { return nil }
+    if isRecordedDocument(current, rather: other) { return nil }
+    guard case .key(let key)? = try? KeyAttribute.read(atPath: otherDocument),
+      key.fingerprint == contents.keyFingerprint
+    else { return nil }
+    let copied =
+      looksCopied(ownStatus)
+      || (ownStatus.kind == .directory && contents.kind == .folder && Self.sameEntries(original, own))
+    if copied { return Location(path: own, reasons: [.documentMoved]) }
+    return Location(
+      path: original, reasons: [.targetMoved, .ambiguous],
+      candidates: [
+        Resolution.Candidate(
+          path: original, basis: .recordedIdentity,
+          note:
+            "the very file the bookmark recorded, found by its identity beside \(otherDocument), another document with the same key; the document at hand is a copy, and its own file is not a copy of the target (another size or modification time)"
+        ),
+        Resolution.Candidate(
+          path: own, basis: .relativePath,
+          note: "the copy's own file, at the recorded path relative to the document"),
+      ])
+  }
+
+  /// Whether the document at hand (`current`) is the very file the bookmark was made in
+  /// (its recorded inode number and birth time) and `other`, another document that may be
+  /// it, is not. A Btrfs snapshot's files keep both, so when both match, this says no.
+  private func isRecordedDocument(_ current: FileStatus?, rather other: FileStatus?) -> Bool {
+    guard let current, let recorded = contents.documentIdentity, recorded.isSameFile(current) == true else {
+      return false
+    }
+    return other.map { recorded.isSameFile($0) != true } ?? true
+  }
+
   /// Whether a document with the bookmark's key is still where the bookmark was made
   /// (then the document at hand is a copy); `nil` when the bookmark does not say where that
   /// was and it cannot be worked out.
   private func originalDocumentRemains() -> Bool? {
-    guard let original = originalDocumentPath() else { return nil }
+    let current = try? FileStatus.of(documentPath, followSymlinks: true)
+    guard let original = originalDocumentPath() else {
+      return isRecordedDocument(current, rather: nil) ? false : nil
+    }
     guard let originalStatus = try? FileStatus.of(original, followSymlinks: true) else { return false }
-    // The document at hand itself, under another name: it did not leave.
-    if let current = try? FileStatus.of(documentPath, followSymlinks: true),
-      current.device == originalStatus.device && current.inode == originalStatus.inode
-    {
+    // The document at hand itself, under another name (it did not leave), or the very file
+    // the bookmark was made in (it was moved alone, whatever stands where it was).
+    if let current, current.device == originalStatus.device && current.inode == originalStatus.inode {
       return false
     }
+    if isRecordedDocument(current, rather: originalStatus) { return false }
     guard case .key(let key)? = try? KeyAttribute.read(atPath: original) else { return false }
     return key.fingerprint == contents.keyFingerprint
   }
