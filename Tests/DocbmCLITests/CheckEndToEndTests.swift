@@ -36,6 +36,53 @@ struct CheckEndToEndTests {
     #expect(checked.output.contains("15 documents checked: 0 with a problem, 15 fine"), "\(checked.output)")
   }
 
+  @Test(
+    "an unreadable folder is a result like an unreadable document: listed, counted once, exit 2 in check and repair"
+  )
+  func unreadableFolder() throws {
+    guard Capabilities.canDropPrivileges else {
+      print("skipped: reading as another user needs root and setpriv")
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    _ = try scratch.file("tree/fine.txt", "text")
+    _ = try scratch.file("tree/secret/inside.txt", "text")
+    _ = try scratch.file("tree/closed.txt", "text")
+    #expect(run("/bin/chmod", ["-R", "a+rX", scratch.root.description]).status == 0)
+    chmod(scratch.path("tree/secret").description, 0)
+    chmod(scratch.path("tree/closed.txt").description, 0)
+    func asNobody(_ arguments: [String]) -> ProcessResult {
+      run(
+        "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", docbm] + arguments,
+        environment: ["DOCBM_ESCROW_DIR": scratch.path("escrow").description])
+    }
+    let tree = scratch.path("tree")
+    let checked = asNobody(["check", "--recursive", tree.description])
+    #expect(checked.status == 2, "\(checked.status): \(checked.output)\(checked.error)")
+    #expect(checked.error.isEmpty, "\(checked.error)")
+    let lines = checked.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines.contains { $0.hasPrefix("unreadable            \(tree)/closed.txt: ") }, "\(checked.output)")
+    #expect(lines.contains { $0.hasPrefix("unreadable            \(tree)/secret: ") }, "\(checked.output)")
+    #expect(
+      checked.output.contains(
+        "2 documents checked: 0 with a problem, 1 unreadable, 1 fine; 1 folder could not be read, so its documents were not checked"
+      ), "\(checked.output)")
+    // The folder alone, named: the same result.
+    let alone = asNobody(["check", "--recursive", scratch.path("tree/secret").description])
+    #expect(alone.status == 2, "\(alone.status): \(alone.output)\(alone.error)")
+    let repaired = asNobody(["repair", "--recursive", tree.description])
+    #expect(repaired.status == 2, "\(repaired.status): \(repaired.output)\(repaired.error)")
+    #expect(repaired.output.contains("unreadable  \(tree)/secret: "), "\(repaired.output)")
+    #expect(repaired.output.contains("1 folder could not be read"), "\(repaired.output)")
+    // A path that does not exist is a failure of the command, not a result.
+    let gone = asNobody(["check", "--recursive", scratch.path("gone").description])
+    #expect(gone.status == 1, "\(gone.status): \(gone.output)\(gone.error)")
+    #expect(gone.error.hasPrefix("unreadable: "), "\(gone.error)")
+    chmod(scratch.path("tree/secret").description, 0o755)
+  }
+
   @Test("a key lost by sed -i: check says keyLost (exit 2), repair restores it, check is clean again")
   func lostAndRepaired() throws {
     let scratch = try Scratch()

@@ -21,10 +21,11 @@ struct CheckCommand {
     /// The first ``namedProblems`` of them, named again at the end of a long list (only
     /// those: memory stays flat whatever the tree).
     var firstProblems: [FilePath] = []
-    /// Documents (and folders) that could not be read.
-    var unreadable = 0
-    var fine: Int { checked - problems - unreadableDocuments }
+    /// Documents that could not be read.
     var unreadableDocuments = 0
+    /// Folders met in the walk that could not be listed (their documents are not counted).
+    var unreadableFolders = 0
+    var fine: Int { checked - problems - unreadableDocuments }
 
     static let namedProblems = 10
 
@@ -45,13 +46,12 @@ struct CheckCommand {
     // JSON is written as the checks arrive: memory stays flat whatever the tree's size.
     var stream = CheckJSONStream(console: console)
     var tally = Tally()
-    var unreadable: [TreeChecker.Unreadable] = []
     var problemCount = 0
     let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
     // Documents the escrow records, found by their identity at other paths (moved or
     // renamed): recorded at the end, in one transaction, so that repair finds them there.
     var moves: [DocumentCheck] = []
-    unreadable = walk(
+    let walked = walk(
       paths, recursive: recursive, checker: checker, progress: progressLine,
       found: { check in
         tally.checked += 1
@@ -75,17 +75,39 @@ struct CheckCommand {
     for failure in checker.recordMoves(moves) {
       console.printError("warning: the escrow could not record a document: \(failure)")
     }
-    tally.unreadable = tally.unreadableDocuments + unreadable.count
+    tally.unreadableFolders = walked.unreadableFolders.count
     if json {
-      stream.finish(problems: problemCount, unreadable: unreadable)
+      stream.finish(problems: problemCount, unreadable: walked.operandFailures + walked.unreadableFolders)
     } else {
-      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
+      for entry in walked.unreadableFolders { console.print(CheckCommand.line(unreadable: entry)) }
+      for entry in walked.operandFailures {
+        console.printError("unreadable: \(entry.path): \(entry.message)")
+      }
       for line in CheckCommand.summary(tally, listedEveryDocument: listsEveryDocument, command: "check") {
         console.print(line)
       }
     }
-    if !unreadable.isEmpty { return DocbmCommandLine.ExitStatus.failure }
-    return problemCount == 0 ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.problem
+    return walked.exitStatus(problems: problemCount)
+  }
+
+  /// What a walk could not read: the operands it could not check at all, and the folders
+  /// it met and could not list.
+  struct Walk {
+    /// Operands that could not be looked at (gone, a symbolic link) or are folders named
+    /// without `--recursive`: the command failed for them (exit 1).
+    var operandFailures: [TreeChecker.Unreadable] = []
+    /// Folders that could not be listed (an operand or one met inside it): a problem the
+    /// check found, as an unreadable document is (exit 2).
+    var unreadableFolders: [TreeChecker.Unreadable] = []
+
+    /// The exit status of `check` and `repair` alike: 1 when an operand could not be
+    /// checked, else 2 when `problems` (documents with a problem, or refused) or a folder
+    /// could not be read, else 0.
+    func exitStatus(problems: Int) -> Int32 {
+      if !operandFailures.isEmpty { return DocbmCommandLine.ExitStatus.failure }
+      if problems > 0 || !unreadableFolders.isEmpty { return DocbmCommandLine.ExitStatus.problem }
+      return DocbmCommandLine.ExitStatus.success
+    }
   }
 
   /// Checks each path (a folder only with `recursive`), calling `found` per document;
@@ -93,30 +115,50 @@ struct CheckCommand {
   func walk(
     _ paths: [FilePath], recursive: Bool, checker: DocumentChecker, progress: ProgressLine,
     found: (DocumentCheck) -> Void
-  ) -> [TreeChecker.Unreadable] {
+  ) -> Walk {
     let tree = TreeChecker(checker: checker)
-    var unreadable: [TreeChecker.Unreadable] = []
+    var walk = Walk()
     for path in paths {
       let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
       if kind == .directory && !recursive {
-        unreadable.append(
+        walk.operandFailures.append(
           .init(path: path, message: "\(path) is a folder; use --recursive (-r) to check the documents in it")
         )
         continue
       }
-      unreadable += tree.check(
+      let unreadable = tree.check(
         path, progress: { progress.show("checked \(count($0.documentsChecked, "document"))…") }, found: found)
+      // An operand that could not be looked at, or a symbolic link, is all the walk
+      // reports for it.
+      if kind == nil || kind == .symbolicLink {
+        walk.operandFailures += unreadable
+      } else {
+        walk.unreadableFolders += unreadable
+      }
     }
-    return unreadable
+    return walk
+  }
+
+  /// A folder's line in the results, as an unreadable document's: the verdict, its path
+  /// (from `column` on) and why.
+  static func line(unreadable entry: TreeChecker.Unreadable, column: Int = pathColumn) -> String {
+    let name = CheckVerdict.unreadable.rawValue
+    return name.padded(to: column) + "\(entry.path): \(entry.message)"
   }
 
   /// The summary: the counts, without overlap (an unreadable document is not also counted
   /// as a problem), and where to find the documents with a problem.
   static func summary(_ tally: Tally, listedEveryDocument: Bool, command: String) -> [String] {
     var parts = ["\(tally.problems) with a problem"]
-    if tally.unreadable > 0 { parts.append("\(tally.unreadable) unreadable") }
+    if tally.unreadableDocuments > 0 { parts.append("\(tally.unreadableDocuments) unreadable") }
     parts.append("\(tally.fine) fine")
-    var lines = ["\(count(tally.checked, "document")) checked: \(parts.joined(separator: ", "))"]
+    var summary = "\(count(tally.checked, "document")) checked: \(parts.joined(separator: ", "))"
+    if tally.unreadableFolders > 0 {
+      let its = tally.unreadableFolders == 1 ? "its" : "their"
+      summary +=
+        "; \(count(tally.unreadableFolders, "folder")) could not be read, so \(its) documents were not checked"
+    }
+    var lines = [summary]
     if !listedEveryDocument {
       lines.append(
         "(only documents with a problem are listed; 'docbm \(command) --all' lists every document)")

@@ -25,7 +25,7 @@ struct RepairCommand {
     let repairer = DocumentRepairer(
       escrow: .default, policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: allowUnrecorded))
     var repairs: [DocumentRepairer.Report] = []
-    var unreadable: [TreeChecker.Unreadable] = []
+    var walked = CheckCommand.Walk()
     var examined = 0
     let progressLine = ProgressLine(mode: json ? .never : progress, console: console)
     func report(_ repair: DocumentRepairer.Report) {
@@ -41,7 +41,7 @@ struct RepairCommand {
       let checker = DocumentChecker(escrow: .default)
       let walker = CheckCommand(paths: documents, recursive: true, json: json)
       var lost: [FilePath] = []
-      unreadable = walker.walk(
+      walked = walker.walk(
         documents, recursive: true, checker: checker, progress: progressLine,
         found: { check in
           examined += 1
@@ -56,20 +56,30 @@ struct RepairCommand {
       }
     }
     if json {
-      console.print(JSONReport.render(Report(repairs: repairs, unreadable: unreadable)))
+      console.print(
+        JSONReport.render(
+          Report(repairs: repairs, unreadable: walked.operandFailures + walked.unreadableFolders)))
     } else {
-      for entry in unreadable { console.printError("unreadable: \(entry.path): \(entry.message)") }
+      for entry in walked.unreadableFolders {
+        console.print(CheckCommand.line(unreadable: entry, column: 12))
+      }
+      for entry in walked.operandFailures {
+        console.printError("unreadable: \(entry.path): \(entry.message)")
+      }
       if recursive {
         let restored = repairs.filter { $0.action == .restored }.count
         let refused = repairs.filter { $0.action == .refused }.count
-        console.print(
+        var summary =
           "\(count(examined, "document")) examined: \(restored) restored, \(refused) refused, \(examined - restored - refused) needed nothing"
-        )
+        if !walked.unreadableFolders.isEmpty {
+          let its = walked.unreadableFolders.count == 1 ? "its" : "their"
+          summary +=
+            "; \(count(walked.unreadableFolders.count, "folder")) could not be read, so \(its) documents were not examined"
+        }
+        console.print(summary)
       }
     }
-    let refused = repairs.contains { $0.action == .refused }
-    if refused { return DocbmCommandLine.ExitStatus.problem }
-    return unreadable.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.failure
+    return walked.exitStatus(problems: repairs.count { $0.action == .refused })
   }
 
   /// `restored    PATH: what was done`. The action is the line's first word, so a message
