@@ -216,6 +216,84 @@ struct CheckEndToEndTests {
     #expect(docbm(["check", document.description]).status == 0)
   }
 
+  @Test(
+    "every verdict's line names only what repair then does: a key put back, a refusal and why, or nothing")
+  func everyVerdictAgreesWithRepair() throws {
+    let scratch = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    func docbm(_ arguments: [String]) -> ProcessResult {
+      run(self.docbm, arguments, environment: environment)
+    }
+    func bookmark(_ document: FilePath, _ target: FilePath) throws -> String {
+      let made = docbm(["bookmark", document.description, target.description])
+      try #require(made.status == 0, "\(made.error)")
+      return made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let cat = try scratch.file("project/cat.png")
+    let board = try scratch.file("project/board.json", "{}")
+    let own = try bookmark(board, cat)
+    try scratch.write("{\"cat\": \"\(own)\"}", to: board)
+    let other = try scratch.file("project/other.json", "{}")
+    let foreign = try bookmark(other, cat)
+    try scratch.write("{\"cat\": \"\(foreign)\"}", to: other)
+
+    var cases: [(CheckVerdict, FilePath)] = [(.ok, board)]
+    cases.append((.noBookmarks, try scratch.file("project/plain.txt", "text")))
+    cases.append(
+      (.quotesBookmarks, try scratch.file("notes/history.txt", "docbm resolve board.json \(own)\n")))
+    // Keys lost by a plain write: the document itself (repair puts the key back) and a
+    // copy elsewhere that lost it (repair refuses).
+    let lost = try scratch.file("project/lost.json", "{}")
+    let lostBookmark = try bookmark(lost, cat)
+    try scratch.write("{\"cat\": \"\(lostBookmark)\"}", to: lost)
+    try scratch.folder("elsewhere")
+    let lostCopy = scratch.path("elsewhere/lost.json")
+    #expect(run("/bin/cp", [lost.description, lostCopy.description]).status == 0)
+    #expect(run("/bin/sed", ["-i", "s/cat/kitten/", lost.description]).status == 0)
+    cases += [(.keyLost, lost), (.keyLost, lostCopy)]
+    // A document with a key of its own, holding only another document's bookmark, and one
+    // holding both.
+    let mismatched = try scratch.file("project/mismatched.json", "{}")
+    _ = try bookmark(mismatched, cat)
+    try scratch.write("{\"cat\": \"\(foreign)\"}", to: mismatched)
+    let mixed = try scratch.file("project/mixed.json", "{}")
+    let mixedOwn = try bookmark(mixed, cat)
+    try scratch.write("{\"a\": \"\(mixedOwn)\", \"b\": \"\(foreign)\"}", to: mixed)
+    cases += [(.keyMismatch, mismatched), (.mixed, mixed)]
+    let fifo = scratch.path("project/pipe")
+    try #require(fifo.withCString { mkfifo($0, 0o644) } == 0)
+    cases.append((.unreadable, fifo))
+
+    let promise = "'docbm repair' can put it back"
+    let refuses = "'docbm repair' would refuse it: "
+    for (verdict, path) in cases {
+      let checked = docbm(["check", path.description])
+      let line = try #require(checked.output.split(separator: "\n").first.map(String.init))
+      let column = String(repeating: " ", count: 22 - verdict.rawValue.count)
+      #expect(line.hasPrefix(verdict.rawValue + column + path.description), "\(line)")
+      #expect(checked.status == (verdict.isProblem ? 2 : 0), "\(line)")
+      let keyBefore = run("/usr/bin/getfattr", ["--only-values", "-n", "user.docbm.key", path.description])
+        .output
+      let repaired = docbm(["repair", path.description])
+      let keyAfter = run("/usr/bin/getfattr", ["--only-values", "-n", "user.docbm.key", path.description])
+        .output
+      if line.hasSuffix(promise) {
+        #expect(repaired.status == 0 && repaired.output.hasPrefix("restored"), "\(line) → \(repaired.output)")
+        #expect(keyBefore.isEmpty && !keyAfter.isEmpty, "\(path)")
+      } else if let range = line.range(of: refuses) {
+        #expect(repaired.status == 2 && repaired.output.hasPrefix("refused"), "\(line) → \(repaired.output)")
+        #expect(repaired.output.contains(line[range.upperBound...]), "\(line) → \(repaired.output)")
+        #expect(keyAfter == keyBefore, "\(path)")
+      } else {
+        // No promise: repair puts no key anywhere, and says so.
+        #expect(!line.contains("'docbm "), "\(line)")
+        #expect(!repaired.output.hasPrefix("restored"), "\(line) → \(repaired.output)")
+        #expect(keyAfter == keyBefore, "\(path): \(line) → \(repaired.output)")
+        #expect(repaired.status == (verdict.isProblem ? 2 : 0), "\(line) → \(repaired.output)")
+      }
+    }
+  }
+
   @Test("inspect lists the bookmarks found in the document's bytes")
   func inspectShowsBookmarks() throws {
     let scratch = try Scratch()
