@@ -195,12 +195,16 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// needs none, and making one costs a dozen system calls).
   /// With `portal`, what ``PortalDocument/of(_:)`` says of this document, when the caller
   /// knows it already (the checker, for every bookmark of a document).
+  /// With `verified`, the caller has verified the record's tag under `key` already (the
+  /// checker's unmoved resolve, which found that something moved): it is not verified again.
   package func resolve(
-    _ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true, portal: PortalDocument?? = nil
+    _ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true, portal: PortalDocument?? = nil,
+    verified: Bool = false
   ) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     try checkFingerprint(header.fingerprint, against: key)
-    return try resolve(bookmark, header: header, key: key, refreshing: refreshing, portal: portal)
+    return try resolve(
+      bookmark, header: header, key: key, refreshing: refreshing, portal: portal, verified: verified)
   }
 
   /// The document's key, or `nil` when it has none.
@@ -210,9 +214,9 @@ public struct AnchoredDocument: Hashable, Sendable {
 
   private func resolve(
     _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true,
-    portal knownPortal: PortalDocument?? = nil
+    portal knownPortal: PortalDocument?? = nil, verified: Bool = false
   ) throws(DocbmError) -> Resolution {
-    guard BookmarkRecord.verify(bookmark.bytes, key: key) else {
+    guard verified || BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
         .tampered, path: path,
         message: "the bookmark's signature does not verify with the key of \(path): its bytes were changed")

@@ -21,13 +21,15 @@ public struct WatchOptions: Sendable {
   public var maximumFolders: Int
   /// How long a document that was deleted (or moved out) may be followed by a file at its
   /// path before it is reported deleted: a save that removes the document and writes a new
-  /// one is a replacement, not a deletion.
+  /// one is a replacement, not a deletion. The default, one second, also covers an editor
+  /// that is slow between renaming the document to its backup name and writing the new
+  /// file (Emacs on a loaded machine).
   public var settleTime: Duration
 
-  /// Options; by default no escrow, recursive, up to 65,536 folders, 200 ms to settle.
+  /// Options; by default no escrow, recursive, up to 65,536 folders, one second to settle.
   public init(
     escrow: KeyEscrow? = nil, repairs: Bool = false, recordsSightings: Bool = true, recursive: Bool = true,
-    maximumFolders: Int = 65_536, settleTime: Duration = .milliseconds(200)
+    maximumFolders: Int = 65_536, settleTime: Duration = .seconds(1)
   ) {
     self.escrow = escrow
     self.repairs = repairs

@@ -356,10 +356,11 @@ struct CheckingTests {
     defer { folder.close() }
     let anchored = service.documents(anchoredOn: path)
     for (bookmark, target) in zip(bookmarks, targets) {
-      let found = UnmovedResolver.locate(bookmark, on: anchored, key: key, portal: nil, folder: folder)
+      let found = UnmovedResolver.locate(bookmark, on: anchored, key: key, portal: nil, folder: folder).found
       #expect(found?.path == scratch.path(target), "\(target)")
     }
-    #expect(UnmovedResolver.locate(gone, on: anchored, key: key, portal: nil, folder: folder) == nil)
+    let attempt = UnmovedResolver.locate(gone, on: anchored, key: key, portal: nil, folder: folder)
+    #expect(attempt.verified && attempt.found == nil)
   }
 
   @Test("checking a folder's documents side by side gives the same answers, in the same order")

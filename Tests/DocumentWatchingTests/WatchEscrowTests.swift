@@ -11,7 +11,7 @@ import Testing
 @Suite("Watching documents: which file is a key's document")
 struct WatchEscrowTests {
   private func watcher(
-    _ setting: WatchScratch, repairs: Bool, settleTime: Duration = .milliseconds(200)
+    _ setting: WatchScratch, repairs: Bool, settleTime: Duration = WatchOptions().settleTime
   ) throws -> WatchRecorder {
     let options = WatchOptions(escrow: setting.escrow, repairs: repairs, settleTime: settleTime)
     return WatchRecorder(try DocumentWatcher(watching: [setting.folder], options: options))

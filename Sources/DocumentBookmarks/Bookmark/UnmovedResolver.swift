@@ -46,16 +46,19 @@ enum UnmovedResolver {
   /// document: a document reached through the portal is left to the full resolve.
   /// `folder`, when given, is the document's folder (``AnchoredDocument``'s), open: a
   /// target inside it is looked up from it (the tree check's documents were listed there).
+  ///
+  /// Returns whether the record was verified under `key` (so that the full resolve, when
+  /// something moved, need not verify it again), and the target when nothing moved.
   static func locate(
     _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKey, portal: PortalDocument?,
     folder: FileDescriptor? = nil
-  ) -> (path: FilePath, kind: TargetKind)? {
+  ) -> (verified: Bool, found: (path: FilePath, kind: TargetKind)?) {
     guard portal == nil, bookmark.keyFingerprint == key.fingerprint,
-      BookmarkRecord.verify(bookmark.bytes, key: key),
-      let found = locateVerified(bookmark.bytes, on: document, folder: folder)
-    else { return nil }
+      BookmarkRecord.verify(bookmark.bytes, key: key)
+    else { return (false, nil) }
+    guard let found = locateVerified(bookmark.bytes, on: document, folder: folder) else { return (true, nil) }
     AnchoredDocumentRecorder.note(document.path, key.fingerprint)
-    return found
+    return (true, found)
   }
 
   /// The target of a verified record when its paths and identity say nothing moved.

@@ -116,16 +116,16 @@ struct EvidenceCollector {
       self.anchored = anchored
       if let listedIn, EvidenceCollector.isName(path, in: anchored.folder) { targetFolder = listedIn }
     }
-    if let unmoved = UnmovedResolver.locate(
+    let attempt = UnmovedResolver.locate(
       item.bookmark, on: anchored, key: documentKey, portal: portal, folder: targetFolder)
-    {
+    if let unmoved = attempt.found {
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path,
         recordedDocument: nil, verifies: true, resolves: true, problem: nil)
     }
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
-        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal))
+        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal), verified: attempt.verified)
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
         recordedTarget: resolution.recorded.absolutePath, recordedDocument: nil, verifies: true,
