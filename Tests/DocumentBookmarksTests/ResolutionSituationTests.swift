@@ -58,18 +58,7 @@ struct ResolutionSituationTests {
     try scratch.file("p/board.json", "{}")
     let original = try scratch.file("p/img/cat.png", "the cat")
     let bookmark = try anchored("p/board.json").makeBookmark(to: original)
-    let from = scratch.path("p").description
-    let to = scratch.path("copy").description
-    let script: String
-    switch tool {
-    case "cp -a": script = "cp -a '\(from)' '\(to)'"
-    case "rsync -aX": script = "rsync -aX '\(from)/' '\(to)/'"
-    default:
-      script =
-        "mkdir '\(to)' && tar --xattrs -C '\(from)' -cf - . | tar --xattrs --xattrs-include='user.*' -C '\(to)' -xf -"
-    }
-    let copied = run("/bin/sh", ["-c", script])
-    try #require(copied.status == 0, "\(tool): \(copied.error)")
+    try copyFolder("p", "copy", with: tool)
     let copy = anchored("copy/board.json")
     #expect(try copy.keyFingerprint() == bookmark.keyFingerprint, "\(tool) carried the key")
     let resolution = try copy.resolve(bookmark)
