@@ -197,14 +197,17 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// knows it already (the checker, for every bookmark of a document).
   /// With `verified`, the caller has verified the record's tag under `key` already (the
   /// checker's unmoved resolve, which found that something moved): it is not verified again.
+  /// With `batch`, the search area and document facts that the bookmarks of one call share
+  /// (the checker makes one per document).
   package func resolve(
     _ bookmark: Bookmark, key: DocumentKey, refreshing: Bool = true, portal: PortalDocument?? = nil,
-    verified: Bool = false
+    verified: Bool = false, batch: ResolutionBatch? = nil
   ) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
     try checkFingerprint(header.fingerprint, against: key)
     return try resolve(
-      bookmark, header: header, key: key, refreshing: refreshing, portal: portal, verified: verified)
+      bookmark, header: header, key: key, refreshing: refreshing, portal: portal, verified: verified,
+      batch: batch)
   }
 
   /// The document's key, or `nil` when it has none.
@@ -212,9 +215,11 @@ public struct AnchoredDocument: Hashable, Sendable {
     try KeyAttribute.read(atPath: path).key(of: path)
   }
 
-  private func resolve(
+  /// The full resolve of a record whose header is read: verifies it (unless `verified`),
+  /// finds its target through `batch`'s search area, and refreshes a stale result.
+  func resolve(
     _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true,
-    portal knownPortal: PortalDocument?? = nil, verified: Bool = false
+    portal knownPortal: PortalDocument?? = nil, verified: Bool = false, batch: ResolutionBatch? = nil
   ) throws(DocbmError) -> Resolution {
     guard verified || BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
@@ -223,21 +228,22 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
-    let portal = knownPortal ?? PortalDocument.of(path)
+    let portal = knownPortal ?? batch?.portal ?? PortalDocument.of(path)
     let location: TargetLocator.Location
     if let portal {
       location = try PortalTargetLocator(contents: contents, portal: portal, budget: searchBudget).locate()
     } else {
       location = try TargetLocator(
-        contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget
+        contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget, area: batch?.area
       ).locate()
     }
     // The escrow follows documents: one that moved (with its targets, or alone) is
-    // recorded where it is now.
-    if let escrow,
+    // recorded where it is now (once per batch).
+    if let escrow, batch?.recordedMove != true,
       location.reasons.contains(.documentMoved) || location.reasons.contains(.relativePathChanged)
     {
       _ = try? escrow.recordMove(of: key.fingerprint, to: path)
+      batch?.recordedMove = true
     }
     var refreshed: Bookmark?
     // Through the portal, a refreshed bookmark is computed from the host paths only: never
@@ -246,7 +252,9 @@ public struct AnchoredDocument: Hashable, Sendable {
       portal == nil || portal?.hostPath != nil,
       let snapshot = try? refreshSnapshot(of: location.path)
     {
-      refreshed = try? sign(snapshot, key: key, documentHostPath: portal?.hostPath)
+      let origin = batch?.signingOrigin(of: self, documentHostPath: portal?.hostPath)
+      refreshed = try? sign(
+        snapshot, key: key, from: origin ?? signingOrigin(documentHostPath: portal?.hostPath))
     }
     return Resolution(
       path: location.path, kind: contents.kind, staleReasons: location.reasons,
@@ -262,19 +270,22 @@ public struct AnchoredDocument: Hashable, Sendable {
 
   /// The document's key, checked against the fingerprint a bookmark names.
   private func verifiedKey(for fingerprint: KeyFingerprint) throws(DocbmError) -> DocumentKey {
-    guard let key = try readKey() else {
-      throw DocbmError(
-        .keyMissing, path: path,
-        message:
-          "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it"
-      )
-    }
+    guard let key = try readKey() else { throw keyMissing(fingerprint) }
     try checkFingerprint(fingerprint, against: key)
     return key
   }
 
+  /// The `keyMissing` error for a bookmark signed with `fingerprint`.
+  func keyMissing(_ fingerprint: KeyFingerprint) -> DocbmError {
+    DocbmError(
+      .keyMissing, path: path,
+      message:
+        "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it"
+    )
+  }
+
   /// Throws `keyMismatch` unless a bookmark signed with `fingerprint` belongs to `key`.
-  private func checkFingerprint(_ fingerprint: KeyFingerprint, against key: DocumentKey) throws(DocbmError) {
+  func checkFingerprint(_ fingerprint: KeyFingerprint, against key: DocumentKey) throws(DocbmError) {
     guard key.fingerprint == fingerprint else {
       throw DocbmError(
         .keyMismatch, path: path,
@@ -292,16 +303,40 @@ public struct AnchoredDocument: Hashable, Sendable {
   func sign(
     _ snapshot: TargetSnapshot, key: DocumentKey, documentHostPath: FilePath? = nil
   ) throws(DocbmError) -> Bookmark {
+    try sign(snapshot, key: key, from: signingOrigin(documentHostPath: documentHostPath))
+  }
+
+  /// Where a new record says its document is: its real folder and path, and the file.
+  struct SigningOrigin {
+    let realFolder: FilePath
+    let realDocument: FilePath
+    let document: RecordedDocument?
+  }
+
+  /// The document's side of a new record (two `realpath` calls and a `stat`).
+  /// `documentHostPath` is the document's host path when it is reached through the
+  /// Documents portal.
+  func signingOrigin(documentHostPath: FilePath?) -> SigningOrigin {
     let realFolder =
       documentHostPath?.removingLastComponent ?? (try? TargetSnapshot.canonicalPath(folder)) ?? folder
     let realDocument =
       documentHostPath ?? (try? TargetSnapshot.canonicalPath(path))
       ?? realFolder.appending(path.lastComponent)
+    return SigningOrigin(
+      realFolder: realFolder, realDocument: realDocument,
+      document: documentHostPath == nil ? recordedDocument() : nil)
+  }
+
+  /// A new record for `snapshot`, made from `origin`, signed with `key`; see
+  /// ``sign(_:key:documentHostPath:)``.
+  func sign(_ snapshot: TargetSnapshot, key: DocumentKey, from origin: SigningOrigin) throws(DocbmError)
+    -> Bookmark
+  {
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
-      relativePath: snapshot.path.relative(from: realFolder), absolutePath: snapshot.path,
-      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: realDocument,
-      documentIdentity: documentHostPath == nil ? recordedDocument() : nil)
+      relativePath: snapshot.path.relative(from: origin.realFolder), absolutePath: snapshot.path,
+      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: origin.realDocument,
+      documentIdentity: origin.document)
     let bytes = BookmarkRecord.encode(contents, key: key)
     guard bytes.count <= BookmarkRecord.maximumLength else {
       throw DocbmError(

@@ -27,12 +27,12 @@ struct ResolutionSituationTests {
     let bookmark = try anchored("p/board.json").makeBookmark(to: original)
     try scratch.file("q/img/cat.png", "an unrelated picture")
     try scratch.move(scratch.path("p/board.json"), scratch.path("q/board.json"))
-    let resolution = try anchored("q/board.json").resolve(bookmark)
+    let resolution = try anchored("q/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == original)
     #expect(resolution.staleReasons == [.relativePathChanged])
     // The refreshed bookmark keeps leading to the original, from the document's new place.
     let refreshed = try #require(resolution.refreshed)
-    #expect(try anchored("q/board.json").resolve(refreshed).path == original)
+    #expect(try anchored("q/board.json").resolveAgreeing(refreshed).path == original)
   }
 
   @Test(
@@ -46,7 +46,7 @@ struct ResolutionSituationTests {
     let bookmark = try anchored("p/board.json").makeBookmark(to: old)
     try scratch.move(old, renamed)
     if kind == .file { try scratch.file("p/img/cat", "a new file") } else { try scratch.folder("p/img/cat") }
-    let resolution = try anchored("p/board.json").resolve(bookmark)
+    let resolution = try anchored("p/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == renamed)
     #expect(resolution.staleReasons == [.targetMoved])
   }
@@ -61,10 +61,10 @@ struct ResolutionSituationTests {
     try copyFolder("p", "copy", with: tool)
     let copy = anchored("copy/board.json")
     #expect(try copy.keyFingerprint() == bookmark.keyFingerprint, "\(tool) carried the key")
-    let resolution = try copy.resolve(bookmark)
+    let resolution = try copy.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("copy/img/cat.png"), "\(tool)")
     #expect(resolution.staleReasons == [.documentMoved])
-    #expect(try anchored("p/board.json").resolve(bookmark).path == original)
+    #expect(try anchored("p/board.json").resolveAgreeing(bookmark).path == original)
   }
 
   @Test("a project copied, then the copy's file edited: ambiguous, both candidates, no refreshed bookmark")
@@ -76,7 +76,7 @@ struct ResolutionSituationTests {
       run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
     let edited = scratch.path("copy/img/cat.png")
     try scratch.write("the cat, retouched in the copy", to: edited)
-    let resolution = try anchored("copy/board.json").resolve(bookmark)
+    let resolution = try anchored("copy/board.json").resolveAgreeing(bookmark)
     #expect(resolution.isAmbiguous)
     #expect(resolution.staleReasons == [.relativePathChanged, .ambiguous])
     #expect(resolution.path == original)
@@ -106,7 +106,7 @@ struct ResolutionSituationTests {
 
     try #require(
       run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
-    let resolution = try anchored("copy/doc/board.json").resolve(bookmark)
+    let resolution = try anchored("copy/doc/board.json").resolveAgreeing(bookmark)
     #expect(resolution.isAmbiguous)
     #expect(resolution.candidates.map(\.path) == [original, scratch.path("copy/img/cat.png")])
     #expect(resolution.candidates[0].note.contains("does not say where its document was"))
@@ -120,7 +120,7 @@ struct ResolutionSituationTests {
     try #require(
       run("/bin/cp", ["-a", scratch.path("p").description, scratch.path("copy").description]).status == 0)
     try #require(run("/bin/rm", ["-rf", scratch.path("p").description]).status == 0)
-    let resolution = try anchored("copy/board.json").resolve(bookmark)
+    let resolution = try anchored("copy/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("copy/img/cat.png"))
     #expect(resolution.staleReasons == [.documentMoved])
   }
@@ -155,15 +155,15 @@ struct ResolutionSituationTests {
 
     let restored = anchored("p/board.json")
     #expect(try restored.keyFingerprint() == bookmark.keyFingerprint, "\(tool) carried the key")
-    let resolution = try restored.resolve(bookmark)
+    let resolution = try restored.resolveAgreeing(bookmark)
     #expect(resolution.path == original, "\(tool): the restored file at the recorded path")
     #expect(resolution.staleReasons == [.documentMoved])
     // The refreshed bookmark records the restored file: it resolves there exactly.
     let refreshed = try #require(resolution.refreshed)
-    let again = try restored.resolve(refreshed)
+    let again = try restored.resolveAgreeing(refreshed)
     #expect(again.path == original && !again.isStale)
     // The renamed original keeps its own files.
-    let old = try anchored("p.damaged/board.json").resolve(bookmark)
+    let old = try anchored("p.damaged/board.json").resolveAgreeing(bookmark)
     #expect(old.path == scratch.path("p.damaged/img/cat.png"))
     #expect(old.staleReasons == [.documentMoved])
   }
@@ -180,7 +180,7 @@ struct ResolutionSituationTests {
     try copyFolder("backup", "p", with: "cp -a")
     try scratch.write("the cat, retouched after the restore", to: original)
 
-    let resolution = try anchored("p/board.json").resolve(bookmark)
+    let resolution = try anchored("p/board.json").resolveAgreeing(bookmark)
     let renamed = scratch.path("p.damaged/img/cat.png")
     #expect(resolution.staleReasons == [.targetMoved, .ambiguous])
     #expect(resolution.path == renamed)
@@ -197,7 +197,7 @@ struct ResolutionSituationTests {
     try copyFolder("p", "backup", with: "tar --xattrs")
     try #require(run("/bin/rm", ["-rf", scratch.path("p").description]).status == 0)
     try copyFolder("backup", "p", with: "tar --xattrs")
-    let resolution = try anchored("p/board.json").resolve(bookmark)
+    let resolution = try anchored("p/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == original)
     #expect(resolution.staleReasons == [.identityChanged])
   }
@@ -226,7 +226,7 @@ struct ResolutionSituationTests {
     // the arrangement would make the document at hand the copy.
     try #require(
       run("/bin/cp", ["-a", scratch.path("q/img/cat.png").description, original.description]).status == 0)
-    let resolution = try anchored("p/board.json").resolve(bookmark)
+    let resolution = try anchored("p/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("q/img/cat.png"))
     #expect(resolution.staleReasons == [.targetMoved])
   }
@@ -238,7 +238,7 @@ struct ResolutionSituationTests {
     let bookmark = try anchored("p/board.json").makeBookmark(to: original)
     try scratch.move(scratch.path("p/board.json"), scratch.path("q/board.json"))
     try scratch.replaceAtomically(original, with: "a new version")
-    let resolution = try anchored("q/board.json").resolve(bookmark)
+    let resolution = try anchored("q/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == original)
     #expect(resolution.staleReasons == [.relativePathChanged, .identityChanged])
   }
@@ -251,7 +251,7 @@ struct ResolutionSituationTests {
     try scratch.symlink(scratch.path("p").description, at: scratch.path("alias"))
     try scratch.move(original, scratch.path("p/img/kitten.png"))
     try scratch.file("p/img/cat.png", "a new file")
-    let resolution = try anchored("alias/board.json").resolve(bookmark)
+    let resolution = try anchored("alias/board.json").resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("p/img/kitten.png"))
     #expect(resolution.staleReasons == [.targetMoved])
   }

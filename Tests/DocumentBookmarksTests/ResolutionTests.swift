@@ -20,7 +20,7 @@ struct ResolutionTests {
   @Test("an unmoved target resolves exactly, with no refreshed bookmark")
   func unmoved() throws {
     let target = try scratch.file("project/images/cat.png")
-    let resolution = try document.resolve(try document.makeBookmark(to: target))
+    let resolution = try document.resolveAgreeing(try document.makeBookmark(to: target))
     #expect(resolution.path == target)
     #expect(!resolution.isStale)
     #expect(resolution.refreshed == nil)
@@ -35,11 +35,11 @@ struct ResolutionTests {
     try scratch.move(target, renamed)
     // Another file takes a similar name: identity, not the name, decides.
     try scratch.file("project/images/cat-copy.png")
-    let resolution = try document.resolve(bookmark)
+    let resolution = try document.resolveAgreeing(bookmark)
     #expect(resolution.path == renamed)
     #expect(resolution.staleReasons == [.targetMoved])
     let refreshed = try #require(resolution.refreshed)
-    let again = try document.resolve(refreshed)
+    let again = try document.resolveAgreeing(refreshed)
     #expect(again.path == renamed)
     #expect(!again.isStale)
   }
@@ -54,8 +54,8 @@ struct ResolutionTests {
     let far = scratch.path("project/archive/2026/b.png")
     try scratch.move(first, sibling)
     try scratch.move(second, far)
-    #expect(try document.resolve(bookmarkA).path == sibling)
-    let resolution = try document.resolve(bookmarkB)
+    #expect(try document.resolveAgreeing(bookmarkA).path == sibling)
+    let resolution = try document.resolveAgreeing(bookmarkB)
     #expect(resolution.path == far)
     #expect(resolution.staleReasons == [.targetMoved])
   }
@@ -65,7 +65,7 @@ struct ResolutionTests {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     try scratch.move(scratch.path("project/images"), scratch.path("project/pictures"))
-    let resolution = try document.resolve(bookmark)
+    let resolution = try document.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("project/pictures/cat.png"))
     #expect(resolution.staleReasons == [.targetMoved])
   }
@@ -76,9 +76,9 @@ struct ResolutionTests {
     try scratch.file("project/sources/main.c")
     let bookmark = try document.makeBookmark(to: folder)
     #expect(try bookmark.decodeUnverified().kind == .folder)
-    #expect(try document.resolve(bookmark).path == folder)
+    #expect(try document.resolveAgreeing(bookmark).path == folder)
     try scratch.move(folder, scratch.path("project/src"))
-    let resolution = try document.resolve(bookmark)
+    let resolution = try document.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("project/src"))
     #expect(resolution.kind == .folder)
   }
@@ -89,10 +89,10 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     try scratch.move(scratch.path("project"), scratch.path("elsewhere/project-2026"))
     let moved = BookmarkService().documents(anchoredOn: scratch.path("elsewhere/project-2026/board.json"))
-    let resolution = try moved.resolve(bookmark)
+    let resolution = try moved.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("elsewhere/project-2026/images/cat.png"))
     #expect(resolution.staleReasons == [.documentMoved])
-    #expect(try moved.resolve(#require(resolution.refreshed)).isStale == false)
+    #expect(try moved.resolveAgreeing(#require(resolution.refreshed)).isStale == false)
   }
 
   @Test("a copied project (cp -a) resolves to the copy's target, the original to its own")
@@ -102,10 +102,10 @@ struct ResolutionTests {
     let copy = run("/bin/cp", ["-a", scratch.path("project").description, scratch.path("copy").description])
     try #require(copy.status == 0, "cp -a failed: \(copy.error)")
     let copied = BookmarkService().documents(anchoredOn: scratch.path("copy/board.json"))
-    let resolution = try copied.resolve(bookmark)
+    let resolution = try copied.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("copy/images/cat.png"))
     #expect(resolution.staleReasons == [.documentMoved])
-    #expect(try document.resolve(bookmark).path == target)
+    #expect(try document.resolveAgreeing(bookmark).path == target)
   }
 
   @Test(
@@ -147,15 +147,15 @@ struct ResolutionTests {
     #expect(run("/usr/bin/touch", [copy.appending("albums/summer").description]).status == 0)
 
     let copied = BookmarkService().documents(anchoredOn: copy.appending("board.json"))
-    let file = try copied.resolve(toFile)
+    let file = try copied.resolveAgreeing(toFile)
     #expect(file.path == copiedTarget, "\(file.staleReasons) \(file.candidates)")
     #expect(file.staleReasons == [.documentMoved])
-    let album = try copied.resolve(toFolder)
+    let album = try copied.resolveAgreeing(toFolder)
     #expect(album.path == copy.appending("albums/summer"), "\(album.staleReasons) \(album.candidates)")
     #expect(album.staleReasons == [.documentMoved])
     // A different file at the copy's path is still not taken for a copy.
     try scratch.write("retouched", to: copiedTarget)
-    #expect(try copied.resolve(toFile).staleReasons.contains(.ambiguous))
+    #expect(try copied.resolveAgreeing(toFile).staleReasons.contains(.ambiguous))
   }
 
   @Test("the document moved alone: the target is still found at its absolute path")
@@ -164,7 +164,7 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     let newPath = scratch.path("desktop/board.json")
     try scratch.move(documentPath, newPath)
-    let resolution = try BookmarkService().documents(anchoredOn: newPath).resolve(bookmark)
+    let resolution = try BookmarkService().documents(anchoredOn: newPath).resolveAgreeing(bookmark)
     #expect(resolution.path == target)
     #expect(resolution.staleReasons == [.relativePathChanged])
   }
@@ -174,7 +174,7 @@ struct ResolutionTests {
     let target = try scratch.file("project/notes.txt", "old")
     let bookmark = try document.makeBookmark(to: target)
     try scratch.replaceAtomically(target, with: "new")
-    let resolution = try document.resolve(bookmark)
+    let resolution = try document.resolveAgreeing(bookmark)
     #expect(resolution.path == target)
     #expect(resolution.staleReasons == [.identityChanged])
     #expect(resolution.refreshed != nil)
@@ -185,7 +185,7 @@ struct ResolutionTests {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     try scratch.remove(target)
-    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    let error = #expect(throws: DocbmError.self) { try document.resolveAgreeing(bookmark) }
     #expect(error?.code == .missing)
     #expect(error?.lastKnownPath == target)
     #expect(error?.recommendation == .forget)
@@ -203,7 +203,7 @@ struct ResolutionTests {
       let status = try FileStatus.of(candidate, followSymlinks: false)
       if status.inode == recorded.inode { break }
     }
-    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    let error = #expect(throws: DocbmError.self) { try document.resolveAgreeing(bookmark) }
     #expect(error?.code == .missing)
   }
 
@@ -213,11 +213,11 @@ struct ResolutionTests {
     let target = try scratch.file(bytes: scratch.path("project/images").appending(name))
     let bookmark = try document.makeBookmark(to: target)
     #expect(try bookmark.decodeUnverified().absolutePath == target)
-    #expect(try document.resolve(bookmark).path == target)
+    #expect(try document.resolveAgreeing(bookmark).path == target)
     let movedName = Array("other-".utf8) + [0xFE]
     let moved = scratch.path("project/images").appending(movedName)
     try scratch.move(target, moved)
-    let resolution = try document.resolve(bookmark)
+    let resolution = try document.resolveAgreeing(bookmark)
     #expect(resolution.path == moved)
     #expect(resolution.path.description.hasSuffix("other-\\xfe"))
   }
@@ -230,7 +230,7 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: link)
     let contents = try bookmark.decodeUnverified()
     #expect(contents.absolutePath == real)
-    #expect(try document.resolve(bookmark).path == real)
+    #expect(try document.resolveAgreeing(bookmark).path == real)
   }
 
   @Test("the search never follows symbolic links")
@@ -243,7 +243,7 @@ struct ResolutionTests {
       scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
     let error = #expect(throws: DocbmError.self) {
       try BookmarkService(searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0))
-        .documents(anchoredOn: documentPath).resolve(bookmark)
+        .documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
     #expect(error?.code == .missing)
   }
@@ -256,12 +256,12 @@ struct ResolutionTests {
     try scratch.move(target, scratch.path("project/images/zz/cat.png"))
     let tight = BookmarkService(searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2))
     let error = #expect(throws: DocbmError.self) {
-      try tight.documents(anchoredOn: documentPath).resolve(bookmark)
+      try tight.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
     #expect(error?.code == .missing)
     let none = BookmarkService(searchBudget: .none)
-    #expect(throws: DocbmError.self) { try none.documents(anchoredOn: documentPath).resolve(bookmark) }
-    #expect(try document.resolve(bookmark).path == scratch.path("project/images/zz/cat.png"))
+    #expect(throws: DocbmError.self) { try none.documents(anchoredOn: documentPath).resolveAgreeing(bookmark) }
+    #expect(try document.resolveAgreeing(bookmark).path == scratch.path("project/images/zz/cat.png"))
   }
 
   @Test("resolving never writes the document or its attributes")
@@ -272,7 +272,7 @@ struct ResolutionTests {
     let before = try FileStatus.of(documentPath, followSymlinks: false)
     let attributesBefore = try document.attributes()
     usleep(20_000)
-    _ = try document.resolve(bookmark)
+    _ = try document.resolveAgreeing(bookmark)
     let after = try FileStatus.of(documentPath, followSymlinks: false)
     #expect(after.changeTime == before.changeTime)
     #expect(after.modificationTime == before.modificationTime)
@@ -285,7 +285,7 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     try scratch.remove(target)
     try scratch.folder("project/thing")
-    let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
+    let error = #expect(throws: DocbmError.self) { try document.resolveAgreeing(bookmark) }
     #expect(error?.code == .missing)
   }
 
@@ -306,6 +306,6 @@ struct ResolutionTests {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try viaLink.makeBookmark(to: target)
     #expect(try document.keyFingerprint() == bookmark.keyFingerprint)
-    #expect(try document.resolve(bookmark).path == target)
+    #expect(try document.resolveAgreeing(bookmark).path == target)
   }
 }

@@ -1,7 +1,8 @@
 /// The bounded breadth-first search for a target that left its recorded paths.
 ///
 /// Only entries whose `d_ino` equals the recorded inode are examined further, so a search
-/// costs about one `getdents` per folder. See ``SearchBudget`` for the order and limits.
+/// costs about one `getdents` per folder, and in a ``SearchArea`` already listed a look-up
+/// per folder. See ``SearchBudget`` for the order and limits.
 struct IdentitySearch {
   let matcher: IdentityMatcher
   let budget: SearchBudget
@@ -19,77 +20,84 @@ struct IdentitySearch {
   struct Outcome {
     var found: FilePath?
     var storageFailure: SystemCallError?
+    /// Whether entries were left unread because the budget's entries ran out.
+    var budgetSpent = false
+    /// How many folders were listed, and how many of their entries read.
+    var foldersRead = 0
+    var entriesRead = 0
   }
 
-  /// Searches below each root in turn; returns the first exact match.
-  func find(roots: [FilePath]) -> FilePath? {
-    search(roots: roots).found
-  }
-
-  /// Searches below each root in turn, noting storage failures on the way.
-  func search(roots: [FilePath]) -> Outcome {
+  /// Searches below each root in turn, reading folders through `area` (whose entry limit
+  /// is at least the budget's), noting storage failures on the way.
+  func search(roots: [FilePath], in area: SearchArea) -> Outcome {
+    precondition(area.entryLimit >= budget.maximumEntries, "the area lists fewer entries than the budget reads")
     var outcome = Outcome()
     func note(_ error: SystemCallError) {
       if outcome.storageFailure == nil, error.errno.isStorageFailure { outcome.storageFailure = error }
     }
     var entriesLeft = budget.maximumEntries
     var visited = Set<Visit>()
-    var mounts: MountTable??  // nil until a failure needs it; .some(nil) when unreadable
     for root in roots {
-      guard entriesLeft > 0 else { return outcome }
-      guard let rootStatus = try? FileStatus.of(root, followSymlinks: false),
-        rootStatus.kind == .directory
-      else { continue }
+      guard entriesLeft > 0 else {
+        outcome.budgetSpent = true
+        return outcome
+      }
+      guard let rootStatus = area.status(of: root), rootStatus.kind == .directory else { continue }
       var queue: [(path: FilePath, depth: Int)] = [(root, 0)]
       var head = 0
       while head < queue.count, entriesLeft > 0 {
         let (folder, depth) = queue[head]
         head += 1
-        let stream: DirectoryStream
-        let status: FileStatus
-        do {
-          stream = try DirectoryStream(folder)
-          status = try FileStatus.of(stream.descriptor)
-        } catch {
-          if depth == 0 || !isOnAnotherMount(folder, than: root, rootStatus, mounts: &mounts) { note(error) }
+        let listing: FolderListing
+        switch area.folder(at: folder) {
+        case .listed(let listed): listing = listed
+        case .failed(let error):
+          if depth == 0 || !isOnAnotherMount(folder, than: root, rootStatus, area: area) { note(error) }
           continue
         }
-        defer { if let failure = stream.failure { note(SystemCallError("readdir", failure, path: folder)) } }
         // Never leave the root's filesystem (a Btrfs subvolume has its own device number
         // but is on the same mount), never list a folder twice.
+        let status = listing.status
         guard
           status.device == rootStatus.device
             || (status.mountID != nil && status.mountID == rootStatus.mountID),
           visited.insert(Visit(device: status.device, inode: status.inode)).inserted
         else { continue }
-        while entriesLeft > 0, let entry = stream.next() {
-          entriesLeft -= 1
-          let child = folder.appending(entry.name)
-          if entry.inode == matcher.identity.inode,
-            let childStatus = try? FileStatus.of(
-              FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor, followSymlinks: false),
-            matcher.isSameObject(
-              childStatus, at: FilePath(uncheckedBytes: entry.name), relativeTo: stream.descriptor)
+        let limit = min(listing.count, entriesLeft)
+        outcome.foldersRead += 1
+        outcome.entriesRead += limit
+        for position in listing.positions(of: matcher.identity.inode, below: limit) {
+          let child = folder.appending(listing.name(at: position))
+          if let childStatus = try? FileStatus.of(child, followSymlinks: false),
+            matcher.isSameObject(childStatus, at: child)
           {
             outcome.found = child
             return outcome
           }
-          if depth < budget.maximumDepth, entry.type == .directory || entry.type == .unknown {
-            queue.append((child, depth + 1))
+        }
+        if depth < budget.maximumDepth {
+          for position in listing.folderPositions {
+            guard position < limit else { break }
+            queue.append((folder.appending(listing.name(at: position)), depth + 1))
           }
         }
+        entriesLeft -= limit
+        if entriesLeft == 0 && (limit < listing.count || !listing.isComplete) {
+          outcome.budgetSpent = true
+        }
+        if entriesLeft > 0, let failure = listing.readFailure { note(failure) }
       }
+      if head < queue.count { outcome.budgetSpent = true }
     }
     return outcome
   }
 
   /// Whether `folder`, which could not be opened, lies on another mount than `root`, by the
-  /// mount table (read once per search, and only after a failure).
+  /// mount table (read once per area, and only after a failure).
   private func isOnAnotherMount(
-    _ folder: FilePath, than root: FilePath, _ rootStatus: FileStatus, mounts: inout MountTable??
+    _ folder: FilePath, than root: FilePath, _ rootStatus: FileStatus, area: SearchArea
   ) -> Bool {
-    if mounts == nil { mounts = .some(try? MountTable.current()) }
-    guard let table = mounts ?? nil, let mount = table.mount(containing: folder) else { return false }
+    guard let table = area.mountTable, let mount = table.mount(containing: folder) else { return false }
     if let rootMount = rootStatus.mountID { return mount.mountID != rootMount }
     return mount.mountID != table.mount(containing: root)?.mountID
   }

@@ -37,6 +37,9 @@ struct TargetLocator {
   /// The document's path now (as the app gave it).
   let documentPath: FilePath
   let budget: SearchBudget
+  /// The folders already listed by this call (a batch resolve shares one); `nil` for a
+  /// search of its own.
+  var area: SearchArea? = nil
 
   struct Location {
     let path: FilePath
@@ -97,7 +100,8 @@ struct TargetLocator {
 
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
-    let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots())
+    let area = self.area ?? SearchArea(entryLimit: budget.maximumEntries)
+    let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots(area), in: area)
     if storageFailure == nil { storageFailure = search.storageFailure }
     if let found = search.found {
       // The document's own file stands where the bookmark leads from it, and the recorded
@@ -130,10 +134,14 @@ struct TargetLocator {
           "the \(contents.kind.rawValue) last seen at \(absolute) could not be looked for: \(storageFailure.errno)\(place); try again later",
         systemCall: storageFailure.call, errno: storageFailure.errno.rawValue, lastKnownPath: absolute)
     }
+    let searched =
+      search.budgetSpent
+      ? "not found by identity before the search budget ran out (\(budget.maximumEntries) folder entries read; a larger budget looks further)"
+      : "not found by identity in any folder the search budget covers"
     throw DocbmError(
       .missing, path: absolute,
       message:
-        "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and not found by identity within the search budget",
+        "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and \(searched)",
       lastKnownPath: absolute)
   }
 
@@ -319,7 +327,7 @@ struct TargetLocator {
   /// outside it can only find another file: the lower layer of an overlay, the source
   /// folder of a bind mount or a FUSE passthrough, whose files have the target's inode and
   /// birth time.
-  private func searchRoots() -> [FilePath] {
+  private func searchRoots(_ area: SearchArea) -> [FilePath] {
     let mountPoint = contents.volume.mountPoint?.lexicallyNormalized
     func onRecordedFilesystem(_ folder: FilePath) -> Bool {
       guard let mountPoint, mountPoint.bytes != [UInt8(ascii: "/")] else { return true }
@@ -336,9 +344,7 @@ struct TargetLocator {
     }
     var roots: [FilePath] = []
     var folder = contents.absolutePath.removingLastComponent
-    while folder.bytes != [UInt8(ascii: "/")],
-      (try? FileStatus.of(folder, followSymlinks: false))?.kind != .directory
-    {
+    while folder.bytes != [UInt8(ascii: "/")], area.status(of: folder)?.kind != .directory {
       folder = folder.removingLastComponent
     }
     if onRecordedFilesystem(folder) { roots.append(folder) }

@@ -41,6 +41,15 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
     return try await AsyncAnchoredDocument.perform { () throws(DocbmError) in try document.resolve(bookmark) }
   }
 
+  /// ``AnchoredDocument/resolve(_:)-([Bookmark])`` on docbm's threads: many bookmarks of
+  /// the document resolved together, a result for each, in the same order.
+  ///
+  /// - Throws: `CancellationError` only; each bookmark's own failure is its result.
+  public func resolve(_ bookmarks: [Bookmark]) async throws -> [Result<Resolution, DocbmError>] {
+    let document = document
+    return try await AsyncAnchoredDocument.perform { () throws(DocbmError) in document.resolve(bookmarks) }
+  }
+
   /// ``AnchoredDocument/makeBookmark(to:)-(FilePath)`` on docbm's threads.
   ///
   /// - Throws: `CancellationError`, or ``DocbmError`` as the synchronous call.

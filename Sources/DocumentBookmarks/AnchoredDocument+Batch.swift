@@ -1,0 +1,42 @@
+extension AnchoredDocument {
+  /// Verifies and resolves many bookmarks of this document together: the result for each,
+  /// in the same order.
+  ///
+  /// Each result is what ``resolve(_:)-(Bookmark)`` gives for that bookmark, alone, on the
+  /// same files; the work is shared: the key is read once, and the searches for moved
+  /// targets share their folders, each listed at most once per call and indexed by inode
+  /// number, so that a board of a thousand bookmarks with a hundred moved costs about what
+  /// its folders cost to list, not a hundred searches. Each search keeps its own
+  /// ``SearchBudget``; a target not found says in its `missing` error whether the budget
+  /// ran out. Files moved while the call runs are seen as its first listing of their
+  /// folder saw them.
+  ///
+  /// A failure is the failed bookmark's alone: the others still resolve. When the document
+  /// has no key (or its key cannot be read), every bookmark fails with that error.
+  ///
+  /// Errors are those of ``resolve(_:)-(Bookmark)``.
+  public func resolve(_ bookmarks: [Bookmark]) -> [Result<Resolution, DocbmError>] {
+    guard !bookmarks.isEmpty else { return [] }
+    let key = Result { () throws(DocbmError) in try readKey() }
+    let batch = ResolutionBatch(for: self)
+    return bookmarks.map { bookmark in
+      Result { () throws(DocbmError) in try resolve(bookmark, key: key, batch: batch) }
+    }
+  }
+
+  /// One bookmark of a batch: the header, then the key, checked in the order of the single
+  /// resolve; the unmoved case without a search.
+  private func resolve(
+    _ bookmark: Bookmark, key keyRead: Result<DocumentKey?, DocbmError>, batch: ResolutionBatch
+  ) throws(DocbmError) -> Resolution {
+    let header = try BookmarkRecord.header(of: bookmark.bytes).get()
+    guard let key = try keyRead.get() else { throw keyMissing(header.fingerprint) }
+    try checkFingerprint(header.fingerprint, against: key)
+    let unmoved = UnmovedResolver.locate(bookmark, on: self, key: key, portal: batch.portal)
+    if let found = unmoved.found {
+      return Resolution(path: found.path, kind: found.kind, staleReasons: [], refreshed: nil, recorded: bookmark)
+    }
+    return try resolve(
+      bookmark, header: header, key: key, portal: .some(batch.portal), verified: unmoved.verified, batch: batch)
+  }
+}

@@ -1,0 +1,28 @@
+/// What the bookmarks resolved by one call share: the folders its searches list (one
+/// ``SearchArea``), what the Documents portal says of the document, and the document's side
+/// of refreshed bookmarks, each found out once for the whole call.
+///
+/// A batch is a snapshot of the call's time: made for one call and dropped after it.
+package final class ResolutionBatch {
+  let area: SearchArea
+  /// What ``PortalDocument/of(_:)`` says of the document.
+  let portal: PortalDocument?
+  /// Whether the escrow was told that the document moved.
+  var recordedMove = false
+  private var origin: AnchoredDocument.SigningOrigin?
+
+  /// A batch for bookmarks of `document`; `portal`, when the caller knows it already, is what
+  /// ``PortalDocument/of(_:)`` says of the document.
+  package init(for document: AnchoredDocument, portal: PortalDocument?? = nil) {
+    area = SearchArea(entryLimit: document.searchBudget.maximumEntries)
+    self.portal = portal ?? PortalDocument.of(document.path)
+  }
+
+  /// The document's side of a refreshed bookmark, found out on first use.
+  func signingOrigin(of document: AnchoredDocument, documentHostPath: FilePath?) -> AnchoredDocument.SigningOrigin {
+    if let origin { return origin }
+    let made = document.signingOrigin(documentHostPath: documentHostPath)
+    origin = made
+    return made
+  }
+}
