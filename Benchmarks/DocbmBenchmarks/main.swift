@@ -246,6 +246,36 @@ if CommandLine.arguments.dropFirst().first == "escrow" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks board`: boards of 1,000 and 10,000 bookmarks opened in one call.
+if CommandLine.arguments.dropFirst().first == "board" {
+  print("docbm board benchmarks (release build; medians and minimums of paired rounds)")
+  print("load average: \(loadAverage()); \(ProcessInfo.processInfo.activeProcessorCount) cores")
+  print("")
+  let met = printTable(try runBoardBenchmark(root: root))
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
+// `DocbmBenchmarks board-profile COUNT unmoved|moved|renamed REPEATS`: one board opened
+// REPEATS times and nothing else, for `strace -c` or `perf` by hand.
+if CommandLine.arguments.dropFirst().first == "board-profile", CommandLine.arguments.count == 5,
+  let count = Int(CommandLine.arguments[2]), let repeats = Int(CommandLine.arguments[4])
+{
+  let service = BookmarkService(searchBudget: SearchBudget(maximumEntries: 50_000))
+  let board = try makeBoard(at: "\(root)/board", count: count, service: service)
+  for index in stride(from: 0, to: count, by: 10) {
+    switch CommandLine.arguments[3] {
+    case "moved": _ = rename("\(board.folder)/images/\(index).png", "\(board.folder)/archive/\(index).png")
+    case "renamed":
+      _ = rename("\(board.folder)/images/\(index).png", "\(board.folder)/images/\(index)-old.png")
+    default: break
+    }
+  }
+  for _ in 0..<repeats { _ = board.document.resolve(board.bookmarks) }
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
 if CommandLine.arguments.dropFirst().first == "checking" {
   let counts = CommandLine.arguments.dropFirst(2).compactMap { Int($0) }
   let met = try runCheckingBenchmark(root: root, counts: counts.isEmpty ? [10_000, 100_000] : counts)

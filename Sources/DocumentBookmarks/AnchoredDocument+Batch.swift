@@ -34,9 +34,11 @@ extension AnchoredDocument {
     try checkFingerprint(header.fingerprint, against: key)
     let unmoved = UnmovedResolver.locate(bookmark, on: self, key: key, portal: batch.portal)
     if let found = unmoved.found {
-      return Resolution(path: found.path, kind: found.kind, staleReasons: [], refreshed: nil, recorded: bookmark)
+      return Resolution(
+        path: found.path, kind: found.kind, staleReasons: [], refreshed: nil, recorded: bookmark)
     }
     return try resolve(
-      bookmark, header: header, key: key, portal: .some(batch.portal), verified: unmoved.verified, batch: batch)
+      bookmark, header: header, key: key, portal: .some(batch.portal), verified: unmoved.verified,
+      batch: batch)
   }
 }

@@ -234,7 +234,8 @@ public struct AnchoredDocument: Hashable, Sendable {
       location = try PortalTargetLocator(contents: contents, portal: portal, budget: searchBudget).locate()
     } else {
       location = try TargetLocator(
-        contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget, area: batch?.area
+        contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget,
+        area: batch?.area
       ).locate()
     }
     // The escrow follows documents: one that moved (with its targets, or alone) is
@@ -250,7 +251,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     // without them, and never from the portal's own paths.
     if refreshing, !location.reasons.isEmpty, !location.reasons.contains(.ambiguous),
       portal == nil || portal?.hostPath != nil,
-      let snapshot = try? refreshSnapshot(of: location.path)
+      let snapshot = try? refreshSnapshot(of: location.path, batch: batch)
     {
       let origin = batch?.signingOrigin(of: self, documentHostPath: portal?.hostPath)
       refreshed = try? sign(
@@ -263,9 +264,15 @@ public struct AnchoredDocument: Hashable, Sendable {
 
   /// The snapshot a refreshed bookmark is made from: through the portal when the target is
   /// reached through it.
-  private func refreshSnapshot(of target: FilePath) throws(DocbmError) -> TargetSnapshot {
-    if let portal = PortalDocument.of(target) { return try TargetSnapshot.read(target, through: portal) }
-    return try TargetSnapshot.read(target)
+  /// In a batch, the folders' facts are shared, and a portal is looked for only when one
+  /// was mounted as the batch began.
+  private func refreshSnapshot(of target: FilePath, batch: ResolutionBatch?) throws(DocbmError)
+    -> TargetSnapshot
+  {
+    if batch?.portalsMounted ?? true, let portal = PortalDocument.of(target) {
+      return try TargetSnapshot.read(target, through: portal)
+    }
+    return try TargetSnapshot.read(target, folders: batch?.folders)
   }
 
   /// The document's key, checked against the fingerprint a bookmark names.
@@ -335,7 +342,8 @@ public struct AnchoredDocument: Hashable, Sendable {
     let contents = BookmarkContents(
       version: BookmarkRecord.version, keyFingerprint: key.fingerprint, kind: snapshot.kind,
       relativePath: snapshot.path.relative(from: origin.realFolder), absolutePath: snapshot.path,
-      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume, documentPath: origin.realDocument,
+      createdAt: .now, identity: snapshot.identity, volume: snapshot.volume,
+      documentPath: origin.realDocument,
       documentIdentity: origin.document)
     let bytes = BookmarkRecord.encode(contents, key: key)
     guard bytes.count <= BookmarkRecord.maximumLength else {

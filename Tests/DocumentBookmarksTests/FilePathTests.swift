@@ -13,6 +13,17 @@ struct FilePathTests {
   }
 
   @Test(
+    "the last component is the name after the last slash, trailing slashes aside",
+    arguments: [
+      ("/a/b", "b"), ("/a/b/", "b"), ("/a//b//", "b"), ("/", ""), ("", ""), ("a", "a"), ("a/b", "b"),
+      ("//", ""), ("/a/..", ".."),
+    ])
+  func lastComponent(path: String, expected: String) {
+    #expect(FilePath(path).lastComponent == Array(expected.utf8))
+    #expect(FilePath(path).lastComponent == (FilePath(path).components.last ?? []))
+  }
+
+  @Test(
     "appending puts one slash between the path and the component",
     arguments: [
       ("/a", "b", "/a/b"), ("/a/", "b", "/a/b"), ("/", "b", "/b"), ("", "b", "b"), ("a", "", "a/"),
@@ -41,9 +52,37 @@ struct FilePathTests {
       ("/a", "/a/b/c", "../.."),
       ("/a/b", "/a/b", "."),
       ("/x/y", "/a/b", "../../x/y"),
+      ("/a/bc", "/a/b", "../bc"), ("/a/b", "/a/bc", "../b"), ("/", "/a", ".."), ("/a", "/", "a"),
+      ("/", "/", "."), ("/a//b/./c/", "/a/b/", "c"), ("/a/b/../c", "/a", "c"),
     ])
   func relative(target: String, base: String, expected: String) {
     #expect(FilePath(target).relative(from: FilePath(base)).description == expected)
+  }
+
+  @Test("relative paths agree with a component by component walk, on many random paths")
+  func relativeByComponents() {
+    var generator = SystemRandomNumberGenerator()
+    let names = ["a", "b", "ab", "ba", ".", "..", "", "a.b"]
+    func randomPath() -> FilePath {
+      let parts = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
+        names.randomElement(using: &generator)!
+      }
+      return FilePath("/" + parts.joined(separator: "/"))
+    }
+    for _ in 0..<2_000 {
+      let target = randomPath()
+      let base = randomPath()
+      let targetParts = target.absolute.components
+      let baseParts = base.absolute.components
+      var common = 0
+      while common < targetParts.count, common < baseParts.count, targetParts[common] == baseParts[common] {
+        common += 1
+      }
+      let parts = Array(repeating: Array("..".utf8), count: baseParts.count - common) + targetParts[common...]
+      let expected =
+        parts.isEmpty ? "." : parts.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+      #expect(target.relative(from: base).description == expected, "\(target) from \(base)")
+    }
   }
 
   @Test("lexical normalization removes . and resolves ..")

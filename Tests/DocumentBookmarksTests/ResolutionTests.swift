@@ -260,7 +260,9 @@ struct ResolutionTests {
     }
     #expect(error?.code == .missing)
     let none = BookmarkService(searchBudget: .none)
-    #expect(throws: DocbmError.self) { try none.documents(anchoredOn: documentPath).resolveAgreeing(bookmark) }
+    #expect(throws: DocbmError.self) {
+      try none.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
+    }
     #expect(try document.resolveAgreeing(bookmark).path == scratch.path("project/images/zz/cat.png"))
   }
 

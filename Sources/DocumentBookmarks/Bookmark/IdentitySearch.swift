@@ -30,7 +30,8 @@ struct IdentitySearch {
   /// Searches below each root in turn, reading folders through `area` (whose entry limit
   /// is at least the budget's), noting storage failures on the way.
   func search(roots: [FilePath], in area: SearchArea) -> Outcome {
-    precondition(area.entryLimit >= budget.maximumEntries, "the area lists fewer entries than the budget reads")
+    precondition(
+      area.entryLimit >= budget.maximumEntries, "the area lists fewer entries than the budget reads")
     var outcome = Outcome()
     func note(_ error: SystemCallError) {
       if outcome.storageFailure == nil, error.errno.isStorageFailure { outcome.storageFailure = error }

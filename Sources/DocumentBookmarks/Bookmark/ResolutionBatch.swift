@@ -7,6 +7,10 @@ package final class ResolutionBatch {
   let area: SearchArea
   /// What ``PortalDocument/of(_:)`` says of the document.
   let portal: PortalDocument?
+  /// Whether any Documents portal was mounted when the batch was made.
+  let portalsMounted: Bool
+  /// The canonical paths and mount points of the folders of refreshed targets.
+  let folders = SnapshotFolders()
   /// Whether the escrow was told that the document moved.
   var recordedMove = false
   private var origin: AnchoredDocument.SigningOrigin?
@@ -16,10 +20,13 @@ package final class ResolutionBatch {
   package init(for document: AnchoredDocument, portal: PortalDocument?? = nil) {
     area = SearchArea(entryLimit: document.searchBudget.maximumEntries)
     self.portal = portal ?? PortalDocument.of(document.path)
+    portalsMounted = !PortalMounts.noneMounted()
   }
 
   /// The document's side of a refreshed bookmark, found out on first use.
-  func signingOrigin(of document: AnchoredDocument, documentHostPath: FilePath?) -> AnchoredDocument.SigningOrigin {
+  func signingOrigin(of document: AnchoredDocument, documentHostPath: FilePath?)
+    -> AnchoredDocument.SigningOrigin
+  {
     if let origin { return origin }
     let made = document.signingOrigin(documentHostPath: documentHostPath)
     origin = made

@@ -13,10 +13,17 @@ package struct TargetSnapshot {
   /// A symbolic link is followed: a bookmark refers to the file or folder the link leads
   /// to, not to the link (see docs/design.md).
   ///
+  /// With `folders`, the folder's canonical path and mount point are those found out for
+  /// earlier targets in the same folder; `path` must then not be a symbolic link (one is
+  /// refused as `unsupportedFileType`).
+  ///
   /// - Throws: ``DocbmError`` with `notFound`, `permissionDenied`, or `unsupportedFileType`
   ///   when the target is neither a regular file nor a folder.
-  package static func read(_ path: FilePath) throws(DocbmError) -> TargetSnapshot {
-    let real = try canonicalPath(path)
+  package static func read(_ path: FilePath, folders: SnapshotFolders? = nil) throws(DocbmError)
+    -> TargetSnapshot
+  {
+    let real: FilePath
+    if let folders { real = try folders.canonicalPath(of: path) } else { real = try canonicalPath(path) }
     let fd = try mappingSystemErrors(.inspectTarget, path: path) { () throws(SystemCallError) in
       try FileDescriptor.open(real, [.path, .noFollow])
     }
@@ -34,7 +41,8 @@ package struct TargetSnapshot {
         modificationTime: status.modificationTime),
       volume: VolumeHint(
         filesystemID: filesystem?.fsid,
-        mountPoint: FileSystemIdentity.mountPoint(of: real, status: status)))
+        mountPoint: folders.map { $0.mountPoint(of: real, status: status) }
+          ?? FileSystemIdentity.mountPoint(of: real, status: status)))
   }
 
   /// The inode generation, read through a short-lived read-only descriptor; `nil` when the

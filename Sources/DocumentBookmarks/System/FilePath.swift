@@ -79,7 +79,14 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   }
 
   /// The last component's bytes (empty for `/`).
-  public var lastComponent: [UInt8] { components.last ?? [] }
+  public var lastComponent: [UInt8] {
+    let slash = UInt8(ascii: "/")
+    var end = bytes.count
+    while end > 0, bytes[end - 1] == slash { end -= 1 }  // trailing slashes
+    var start = end
+    while start > 0, bytes[start - 1] != slash { start -= 1 }
+    return Array(bytes[start..<end])
+  }
 
   /// The path without its last component: `/a/b` gives `/a`, `/a` gives `/`, `a` gives `.`.
   public var removingLastComponent: FilePath {
@@ -292,17 +299,39 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// The relative path that leads from `base` (a folder) to this path; both are made absolute
   /// and normalized first. `/a/b/c` from `/a/d` is `../b/c`.
   public func relative(from base: FilePath) -> FilePath {
-    let target = absolute.components
-    let origin = base.absolute.components
-    var common = 0
-    while common < target.count, common < origin.count, target[common] == origin[common] {
-      common += 1
+    let slash = UInt8(ascii: "/")
+    let dot = UInt8(ascii: ".")
+    // Both normalized: `/`, or `/` and components with one slash between each.
+    let target = absolute.bytes
+    let origin = base.absolute.bytes
+    var shared = 0
+    while shared < target.count, shared < origin.count, target[shared] == origin[shared] { shared += 1 }
+    // The common folders end at a slash (or an end) in both; otherwise at the last slash
+    // before the bytes part.
+    let atBoundary =
+      (shared == target.count || target[shared] == slash)
+      && (shared == origin.count || origin[shared] == slash)
+    if !atBoundary {
+      while shared > 0, target[shared - 1] != slash { shared -= 1 }
+      shared -= 1
     }
-    let ups = Array(
-      repeating: [UInt8(ascii: "."), UInt8(ascii: ".")], count: origin.count - common)
-    let parts = ups + target[common...]
-    if parts.isEmpty { return FilePath(".") }
-    return FilePath(components: parts, absolute: false)
+    // `..` for each component of the origin past the common folders, then the target's rest.
+    var result: [UInt8] = []
+    result.reserveCapacity(target.count - shared + 3 * 8)
+    var index = shared
+    while index < origin.count {
+      if origin[index] != slash, index == 0 || origin[index - 1] == slash {
+        if !result.isEmpty { result.append(slash) }
+        result += [dot, dot]
+      }
+      index += 1
+    }
+    let rest = target[min(shared + 1, target.count)...]
+    if !rest.isEmpty {
+      if !result.isEmpty { result.append(slash) }
+      result += rest
+    }
+    return result.isEmpty ? FilePath(".") : FilePath(uncheckedBytes: result)
   }
 
   /// Calls `body` with the path as a NUL-terminated C string.

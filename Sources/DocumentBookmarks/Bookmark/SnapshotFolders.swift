@@ -1,0 +1,43 @@
+/// What the snapshots of many targets in few folders share, found out once per folder: the
+/// folder's canonical path (`realpath`) and the mount point it is on. A batch resolve
+/// (``ResolutionBatch``) keeps one for the refreshed bookmarks of its moved targets.
+///
+/// It answers only for a target that is not a symbolic link (its canonical path is then
+/// its folder's with its own name), as every target a resolve finds is: one replaced by a
+/// link since is read as what it is now and refused.
+package final class SnapshotFolders {
+  private var canonicalFolders: [FilePath: FilePath] = [:]
+  private var mountPoints: [FilePath: FilePath?] = [:]
+
+  /// The canonical path of `path`: its folder's, looked up once per folder, with its own
+  /// name.
+  ///
+  /// - Throws: ``DocbmError`` as ``TargetSnapshot/canonicalPath(_:)``.
+  func canonicalPath(of path: FilePath) throws(DocbmError) -> FilePath {
+    let folder = path.absolute.removingLastComponent
+    let name = path.lastComponent
+    guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+      return try TargetSnapshot.canonicalPath(path)
+    }
+    if let known = canonicalFolders[folder] { return known.appending(name) }
+    let real = try TargetSnapshot.canonicalPath(folder)
+    canonicalFolders[folder] = real
+    return real.appending(name)
+  }
+
+  /// The mount point of the target at canonical path `real`, whose status is `status`: as
+  /// ``FileSystemIdentity/mountPoint(of:status:)`` says, with its folder's answer kept.
+  func mountPoint(of real: FilePath, status: FileStatus) -> FilePath? {
+    guard status.knowsMountRoot, !status.isMountRoot, real.bytes != [UInt8(ascii: "/")] else {
+      return FileSystemIdentity.mountPoint(of: real, status: status)
+    }
+    let folder = real.removingLastComponent
+    if let known = mountPoints[folder] { return known }
+    guard let folderStatus = try? FileStatus.of(folder, followSymlinks: false) else {
+      return FileSystemIdentity.mountPoint(of: real, status: status)
+    }
+    let found = FileSystemIdentity.mountPoint(of: folder, status: folderStatus)
+    mountPoints[folder] = found
+    return found
+  }
+}
