@@ -5,7 +5,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// The usage line, without the leading `docbm`.
   var usage: String {
     switch self {
-    case .bookmark: "bookmark [--json] DOCUMENT TARGET"
+    case .bookmark: "bookmark [--json] DOCUMENT TARGET..."
     case .resolve: "resolve [--json] DOCUMENT BOOKMARK"
     case .decode: "decode [--json] BOOKMARK"
     case .inspect: "inspect [--json] DOCUMENT"
@@ -51,32 +51,45 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         DOCUMENT    The document (a file or a folder) that anchors the bookmark. Its key is
                     created in the user.docbm.key attribute if it has none.
-        TARGET      The file or folder to bookmark. A symbolic link is followed.
+        TARGET      The file or folder to bookmark. A symbolic link is followed. With
+                    several, one bookmark per target, one per line, in order; a target
+                    that fails leaves an empty line and its error on standard error
+                    (exit status 1 when any failed).
 
       OPTIONS:
-        --json      Print a JSON object (see docbm(1)) instead of the text form.
+        --json      Print a JSON object (see docbm(1)) instead of the text form; with
+                    several targets, one object per line.
       """
     case .resolve:
       """
       ARGUMENTS:
         DOCUMENT    The document whose key signed the bookmark.
-        BOOKMARK    The bookmark's text form, or - to read it from standard input.
+        BOOKMARK    The bookmark's text form, or - to read bookmarks from standard
+                    input, one per line, resolved together: one line of output per line
+                    of input, in order (the path, or an empty line for a bookmark that
+                    failed or is ambiguous; its notes on standard error start with
+                    "line N:").
 
       OPTIONS:
-        --json      Print a JSON object (see docbm(1)).
+        --json      Print a JSON object (see docbm(1)); with -, one object per line.
 
       When the bookmark is stale, the reasons and a refreshed bookmark are printed too.
       When the evidence cannot tell which of several files is the target (ambiguous),
       no path is printed: the candidates are listed on standard error. Exit status: 0
-      resolved, 1 not resolved (the error code says why), 4 ambiguous.
+      resolved, 1 not resolved (the error code says why), 4 ambiguous; with -, 1 when
+      any failed, else 4 when any is ambiguous, else 0.
       """
     case .decode:
       """
       ARGUMENTS:
-        BOOKMARK    The bookmark's text form, or - to read it from standard input.
+        BOOKMARK    The bookmark's text form, or - to read bookmarks from standard
+                    input, one per line, resolved together: one line of output per line
+                    of input, in order (the path, or an empty line for a bookmark that
+                    failed or is ambiguous; its notes on standard error start with
+                    "line N:").
 
       OPTIONS:
-        --json      Print a JSON object (see docbm(1)).
+        --json      Print a JSON object (see docbm(1)); with -, one object per line.
 
       Nothing is verified: the fields are shown as recorded, marked UNVERIFIED.
       """

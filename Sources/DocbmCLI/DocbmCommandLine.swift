@@ -110,8 +110,10 @@ public enum DocbmCommandLine {
     case .version:
       console.print(version)
       return ExitStatus.success
-    case .bookmark(let document, let target, let json):
-      return try BookmarkCommand(document: path(document), target: path(target), json: json).run(console)
+    case .bookmark(let document, let targets, let json):
+      var paths: [FilePath] = []
+      for target in targets { paths.append(try path(target)) }
+      return try BookmarkCommand(document: path(document), targets: paths, json: json).run(console)
     case .resolve(let document, let bookmark, let json):
       return try ResolveCommand(document: path(document), bookmark: bookmark, json: json).run(console)
     case .decode(let bookmark, let json):

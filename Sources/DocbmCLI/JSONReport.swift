@@ -13,6 +13,14 @@ enum JSONReport {
     return compactingEmptyContainers(String(decoding: data, as: UTF8.self))
   }
 
+  /// `value` on one line, keys sorted, for commands that print one object per line.
+  static func renderLine(_ value: some Encodable) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// `[]` and `{}` for empty arrays and objects, which the pretty printer spreads over three
   /// lines. (JSON strings hold no raw line breaks, so only containers match.)
   static func compactingEmptyContainers(_ text: String) -> String {

@@ -1,6 +1,6 @@
 /// A command line, parsed: which command to run with which operands and flags.
 enum ParsedCommand: Equatable {
-  case bookmark(document: [UInt8], target: [UInt8], json: Bool)
+  case bookmark(document: [UInt8], targets: [[UInt8]], json: Bool)
   case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
@@ -174,8 +174,9 @@ enum ParsedCommand: Equatable {
 
     switch name {
     case .bookmark:
-      try expect("DOCUMENT", "TARGET")
-      return .bookmark(document: operands[0], target: operands[1], json: json)
+      // One bookmark per target: TARGET may be given more than once.
+      if operands.count < 2 { try expect("DOCUMENT", "TARGET") }
+      return .bookmark(document: operands[0], targets: Array(operands[1...]), json: json)
     case .resolve:
       try expect("DOCUMENT", "BOOKMARK")
       return .resolve(document: operands[0], bookmark: operands[1], json: json)

@@ -12,10 +12,13 @@ struct CommandLineParsingTests {
   func commands() throws {
     #expect(
       try parse("bookmark", "doc", "t")
-        == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: false))
+        == .bookmark(document: Array("doc".utf8), targets: [Array("t".utf8)], json: false))
     #expect(
       try parse("bookmark", "--json", "doc", "t")
-        == .bookmark(document: Array("doc".utf8), target: Array("t".utf8), json: true))
+        == .bookmark(document: Array("doc".utf8), targets: [Array("t".utf8)], json: true))
+    #expect(
+      try parse("bookmark", "doc", "t", "u")
+        == .bookmark(document: Array("doc".utf8), targets: [Array("t".utf8), Array("u".utf8)], json: false))
     #expect(
       try parse("resolve", "doc", "-")
         == .resolve(document: Array("doc".utf8), bookmark: [UInt8(ascii: "-")], json: false))
@@ -61,7 +64,7 @@ struct CommandLineParsingTests {
     #expect(try parse("inspect", "--", "--json") == .inspect(document: Array("--json".utf8), json: false))
     #expect(
       try parse("bookmark", "--json", "--", "-doc", "-t")
-        == .bookmark(document: Array("-doc".utf8), target: Array("-t".utf8), json: true))
+        == .bookmark(document: Array("-doc".utf8), targets: [Array("-t".utf8)], json: true))
   }
 
   @Test(

@@ -227,8 +227,8 @@ struct EndToEndTests {
       return
     }
     #expect(result.status == 1, "\(result.error)")
-    #expect(result.output.contains("\"code\" : \"volumeUnavailable\""))
-    #expect(result.output.contains("\"recommendation\" : \"retryLater\""))
+    #expect(result.output.contains("\"code\":\"volumeUnavailable\""))
+    #expect(result.output.contains("\"recommendation\":\"retryLater\""))
   }
 
   @Test("the demo runs and shows every step")
