@@ -93,6 +93,7 @@ bench: setup
 	$(call release_build,docbm)
 	$(call release_build,DocbmBenchmarks)
 	.build/release/DocbmBenchmarks
+	.build/release/DocbmBenchmarks board
 	.build/release/DocbmBenchmarks escrow
 
 bench-check: setup

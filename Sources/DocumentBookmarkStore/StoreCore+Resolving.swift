@@ -66,13 +66,14 @@ extension StoreCore {
   /// Resolves `records` several at a time and commits the results in one save.
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
-    // In chunks, a few per core, each gathering its outcomes before taking the lock once.
-    let chunks = min(records.count, Processors.usable * 4)
+    // In chunks, one per core, each resolved as one batch (its searches share the folders
+    // they list) and gathering its outcomes before the lock is taken once.
+    let chunks = min(records.count, Processors.usable)
     let outcomes = Mutex<[[Outcome]]>(Array(repeating: [], count: chunks))
     let document = file.document
     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
       let range = (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks)
-      let found = range.map { find(records[$0], on: document) }
+      let found = find(records[range], on: document)
       outcomes.withLock { $0[chunk] = found }
     }
     let found = outcomes.withLock { $0.flatMap { $0 } }
@@ -119,6 +120,20 @@ extension StoreCore {
         key: record.key, resolved: bookmark, result: .success(.resolution(try document.resolve(bookmark))))
     } catch {
       return Outcome(key: record.key, resolved: bookmark, result: .failure(error))
+    }
+  }
+
+  /// Resolves the bookmarks of `records` in one batch
+  /// (``AnchoredDocument/resolve(_:)-([Bookmark])``), and makes the first bookmark of each
+  /// path-only record; the outcomes in the records' order.
+  func find(_ records: ArraySlice<Record>, on document: AnchoredDocument) -> [Outcome] {
+    var resolved = document.resolve(records.compactMap(\.bookmark))[...]
+    return records.map { record in
+      guard let bookmark = record.bookmark, let result = resolved.popFirst() else {
+        return find(record, on: document)
+      }
+      resolutions.add(1, ordering: .relaxed)
+      return Outcome(key: record.key, resolved: bookmark, result: result.map { .resolution($0) })
     }
   }
 

@@ -23,6 +23,8 @@ struct EvidenceCollector {
   private let portal: PortalDocument?
   /// Made at the first bookmark: it computes the document's folder.
   private var anchored: AnchoredDocument?
+  /// What the document's full resolves share (one search area), made at the first.
+  private var batch: ResolutionBatch?
   /// The folder the document was listed in, open.
   private let listedIn: FileDescriptor?
   /// ``listedIn`` when it is the anchored document's folder (`path` is that folder's normal
@@ -123,9 +125,12 @@ struct EvidenceCollector {
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path,
         recordedDocument: nil, verifies: true, resolves: true, problem: nil)
     }
+    let batch = self.batch ?? ResolutionBatch(for: anchored, portal: .some(portal))
+    self.batch = batch
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
-        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal), verified: attempt.verified)
+        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal), verified: attempt.verified,
+        batch: batch)
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
         recordedTarget: resolution.recorded.absolutePath, recordedDocument: nil, verifies: true,
