@@ -228,7 +228,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     let contents = try BookmarkRecord.decodeFields(bookmark.bytes, header: header).get()
-    let portal = knownPortal ?? batch?.portal ?? PortalDocument.of(path)
+    let portal = knownPortal ?? batch.map(\.portal) ?? PortalDocument.of(path)
     let location: TargetLocator.Location
     if let portal {
       location = try PortalTargetLocator(contents: contents, portal: portal, budget: searchBudget).locate()

@@ -22,9 +22,6 @@ struct IdentitySearch {
     var storageFailure: SystemCallError?
     /// Whether entries were left unread because the budget's entries ran out.
     var budgetSpent = false
-    /// How many folders were listed, and how many of their entries read.
-    var foldersRead = 0
-    var entriesRead = 0
   }
 
   /// Searches below each root in turn, reading folders through `area` (whose entry limit
@@ -65,8 +62,6 @@ struct IdentitySearch {
           visited.insert(Visit(device: status.device, inode: status.inode)).inserted
         else { continue }
         let limit = min(listing.count, entriesLeft)
-        outcome.foldersRead += 1
-        outcome.entriesRead += limit
         for position in listing.positions(of: matcher.identity.inode, below: limit) {
           let child = folder.appending(listing.name(at: position))
           if let childStatus = try? FileStatus.of(child, followSymlinks: false),
