@@ -70,7 +70,7 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   public var description: String { text }
 
   /// The recorded fields, read without checking the signature. For inspection and
-  /// diagnostics only: nothing here is authentic until ``AnchoredDocument/resolve(_:)``
+  /// diagnostics only: nothing here is authentic until ``AnchoredDocument/resolve(_:)-(Bookmark)``
   /// verifies it.
   ///
   /// - Throws: ``DocbmError`` with `corrupt` or `unsupportedVersion`.

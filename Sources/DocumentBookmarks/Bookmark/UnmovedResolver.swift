@@ -5,7 +5,7 @@ import Glibc
 /// has not moved: the common case, done with the system calls it cannot avoid (the key's
 /// `getxattr`, the target's `statx`) and one allocation, the result's path.
 ///
-/// It answers only when the answer is the one ``AnchoredDocument/resolve(_:)`` gives
+/// It answers only when the answer is the one ``AnchoredDocument/resolve(_:)-(Bookmark)`` gives
 /// through ``TargetLocator``, rule 1: the key read and its fingerprint the bookmark's, the
 /// tag verified before any field is read, the relative path from the document's folder
 /// naming the absolute path, and the object there the recorded one by kind, inode and

@@ -16,7 +16,7 @@ import CDocbmShims
 ///
 /// Every candidate must pass ``Bookmark/init(bytes:)``, which checks the magic, version,
 /// flags and exact length, so random or text bytes do not produce bookmarks. Signatures
-/// are not checked (there is no key here): ``AnchoredDocument/resolve(_:)`` does that.
+/// are not checked (there is no key here): ``AnchoredDocument/resolve(_:)-(Bookmark)`` does that.
 ///
 /// A record is reported once, in the one form it is written in. Base64 that begins with
 /// `docbmRec` is the text form or standard base64 by the characters it uses: `+`, `/` or

@@ -1,7 +1,7 @@
 /// A bookmark that ``BookmarkScanner`` found in a document's bytes.
 ///
 /// The bookmark's framing (magic, version, flags, length) is valid; its signature is not
-/// checked, since the scanner has no key: ``AnchoredDocument/resolve(_:)`` verifies it.
+/// checked, since the scanner has no key: ``AnchoredDocument/resolve(_:)-(Bookmark)`` verifies it.
 public struct FoundBookmark: Sendable, Hashable {
   /// Where the form starts, in bytes from the start of the scanned bytes or file.
   ///

@@ -33,9 +33,9 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
   /// The document these calls are about.
   public let document: AnchoredDocument
 
-  /// ``AnchoredDocument/resolve(_:)`` on docbm's threads.
+  /// ``AnchoredDocument/resolve(_:)-(Bookmark)`` on docbm's threads.
   ///
-  /// - Throws: `CancellationError`, or ``DocbmError`` as ``AnchoredDocument/resolve(_:)``.
+  /// - Throws: `CancellationError`, or ``DocbmError`` as ``AnchoredDocument/resolve(_:)-(Bookmark)``.
   public func resolve(_ bookmark: Bookmark) async throws -> Resolution {
     let document = document
     return try await AsyncAnchoredDocument.perform { () throws(DocbmError) in try document.resolve(bookmark) }
