@@ -89,28 +89,34 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
       _ = try? document.resolve(bookmarks[index])
     }
   }
-  let rows: [(String, Double, String, Double, Double?)] = [
-    ("load a store of \(count) records (\(size >> 10) KiB)", load, "read the file", readTime(storePath), nil),
-    (
-      "one change (pin): a journal line", middle(changes), "replaceDocument of \(size >> 10) KiB",
-      middle(saves), 1.2
-    ),
-    (
-      "\(cycle) changes, the last folding the journal in: per change", cycleTime / Double(cycle),
-      "replaceDocument of \(size >> 10) KiB", middle(saves), nil
-    ),
-    (
-      "the slowest of those \(cycle) changes", longest, "replaceDocument of \(size >> 10) KiB", middle(saves),
-      nil
-    ),
-    ("write the store whole (compact)", whole, "replaceDocument of \(size >> 10) KiB", middle(saves), nil),
-    (
-      "load with a journal of \(cycle - 1) lines (\(journalSize >> 10) KiB)", loadWithJournal,
-      "read the file",
-      readTime(storePath), nil
-    ),
-    ("refresh every status", refresh, "resolve each bookmark, every core", direct, 2.0),
-  ]
+  let perCall = try measureChangesBySize(folder: folder, large: store, largeCount: count)
+  let rows: [(String, Double, String, Double, Double?)] =
+    perCall + [
+      (
+        "load a store of \(count) records (\(size >> 10) KiB)", load, "read the file", readTime(storePath),
+        nil
+      ),
+      (
+        "one change (pin): a journal line", middle(changes), "replaceDocument of \(size >> 10) KiB",
+        middle(saves), 1.2
+      ),
+      (
+        "\(cycle) changes, the last folding the journal in: per change", cycleTime / Double(cycle),
+        "replaceDocument of \(size >> 10) KiB", middle(saves), nil
+      ),
+      (
+        "the slowest of those \(cycle) changes", longest, "replaceDocument of \(size >> 10) KiB",
+        middle(saves),
+        nil
+      ),
+      ("write the store whole (compact)", whole, "replaceDocument of \(size >> 10) KiB", middle(saves), nil),
+      (
+        "load with a journal of \(cycle - 1) lines (\(journalSize >> 10) KiB)", loadWithJournal,
+        "read the file",
+        readTime(storePath), nil
+      ),
+      ("refresh every status", refresh, "resolve each bookmark, every core", direct, 2.0),
+    ]
   print("docbm store benchmark (release build; load: median of 5, change: of 15 interleaved, refresh: of 3)")
   print("load average: \(loadAverage()); \(ProcessInfo.processInfo.activeProcessorCount) cores")
   print("")
@@ -129,6 +135,66 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
     )
   }
   return met
+}
+
+/// `add`, `forget`, `pin` and `markUsed` on the large store against the
+/// same call on a store of 10 records in the same folder, interleaved one call each, 31
+/// rounds; medians (goal ≤ 1.5x). Each change appends a journal line and flushes it.
+private func measureChangesBySize(
+  folder: String, large: StoreCore<String, NoMetadata>, largeCount: Int
+) throws -> [(String, Double, String, Double, Double?)] {
+  makeFolders("\(folder)/small-targets")
+  let small = StoreCore<String, NoMetadata>(
+    file: FilePath("\(folder)/small.json"), policy: StorePolicy(), service: BookmarkService())
+  _ = try small.add(
+    targets: (0..<10).map { index in
+      makeFile("\(folder)/small-targets/file\(index).txt")
+      return (FilePath("\(folder)/small-targets/file\(index).txt"), "record-\(index)", NoMetadata())
+    })
+  makeFile("\(folder)/extra.txt")
+  let extra = FilePath("\(folder)/extra.txt")
+  let stores = [small, large]
+  var times = Array(repeating: Array(repeating: [Double](), count: 4), count: 2)
+  for round in 0..<31 {
+    let flag = round % 2 == 0
+    for (which, store) in stores.enumerated() {
+      let calls: [() throws -> Void] = [
+        { _ = try store.add(target: extra, key: "extra", metadata: NoMetadata()) },
+        { _ = try store.forget(["extra"]) },
+        { _ = try store.setPinned("record-5", flag) },
+        { _ = try store.markUsed("record-5") },
+      ]
+      for (index, call) in calls.enumerated() {
+        times[which][index].append(try measure(iterations: 1, rounds: 1, call))
+      }
+    }
+  }
+  let names = ["add", "forget", "pin", "markUsed"]
+  let label = largeCount.formatted()
+  return names.indices.map { index in
+    (
+      "\(names[index]) at \(label) records", middle(times[1][index]), "the same at 10 records",
+      middle(times[0][index]), 1.5
+    )
+  }
+}
+
+/// A store of `count` records, then `repeats` adds and forgets of one more.
+func profileStoreChanges(root: String, records count: Int, repeats: Int) throws {
+  let folder = "\(root)/store"
+  makeFolders("\(folder)/targets")
+  let store = StoreCore<String, NoMetadata>(
+    file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService())
+  _ = try store.add(
+    targets: (0..<count).map { index in
+      makeFile("\(folder)/targets/file\(index).txt")
+      return (FilePath("\(folder)/targets/file\(index).txt"), "record-\(index)", NoMetadata())
+    })
+  makeFile("\(folder)/extra.txt")
+  for _ in 0..<repeats {
+    _ = try store.add(target: FilePath("\(folder)/extra.txt"), key: "extra", metadata: NoMetadata())
+    _ = try store.forget(["extra"])
+  }
 }
 
 /// How long reading the file's bytes takes (the floor under any load).

@@ -220,6 +220,16 @@ let siblingDocbm: String? = {
   return access(path, X_OK) == 0 ? path : nil
 }()
 
+// `DocbmBenchmarks store-profile RECORDS REPEATS`: a store of RECORDS records, then
+// REPEATS adds and forgets of one more and nothing else, for `perf` by hand.
+if CommandLine.arguments.dropFirst().first == "store-profile", CommandLine.arguments.count == 4,
+  let count = Int(CommandLine.arguments[2]), let repeats = Int(CommandLine.arguments[3])
+{
+  try profileStoreChanges(root: root, records: count, repeats: repeats)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
 // `DocbmBenchmarks startup`: `docbm inspect` and `--version` against `getfattr`.
 if CommandLine.arguments.dropFirst().first == "startup" {
   guard let docbm = siblingDocbm else {

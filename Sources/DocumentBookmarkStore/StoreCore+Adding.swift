@@ -92,49 +92,92 @@ extension StoreCore {
   private func insert(_ records: [Record]) throws(Failure) -> [Record] {
     var results: [Record] = []
     let now = clock()
-    try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
+    try noting { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) -> Edit? in
       results = []
+      var edit = Edit()
       var index = TargetIndex(contents.records)
       for new in records {
-        results.append(try insert(new, into: &contents, index: &index, evicted: &evicted, at: now))
+        results.append(
+          try insert(new, into: &contents, index: &index, evicted: &evicted, edit: &edit, at: now))
       }
+      return edit
     }
     return results
   }
 
   /// The store's records by key, inode and path, so that adding many records does not
-  /// search all of them for each.
+  /// search all of them for each. The tables are made when a second record is looked up:
+  /// adding one record costs one pass over the others, not the tables.
   struct TargetIndex {
-    var keys: Set<Key> = []
-    var byInode: [UInt64: [Key]] = [:]
-    var byPath: [FilePath: [Key]] = [:]
+    private var pending: [Record]
+    private var lookedUp: Key?
+    private var keys: Set<Key> = []
+    private var byInode: [UInt64: [Key]] = [:]
+    private var byPath: [FilePath: [Key]] = [:]
 
-    init(_ records: [Record]) {
-      for record in records { insert(record) }
-    }
+    init(_ records: [Record]) { pending = records }
 
     mutating func insert(_ record: Record) {
+      if lookedUp == nil || !pending.isEmpty && lookedUp == record.key {
+        pending.append(record)
+      } else {
+        build()
+        add(record)
+      }
+    }
+
+    mutating func remove(_ key: Key) {
+      keys.remove(key)
+      pending.removeAll { $0.key == key }
+    }
+
+    /// Whether a record has `key`.
+    mutating func contains(_ key: Key) -> Bool {
+      guard usesTables(for: key) else { return pending.contains { $0.key == key } }
+      return keys.contains(key)
+    }
+
+    /// Keys of records that may hold the same target as `record` (to be confirmed).
+    mutating func candidates(for record: Record) -> [Key] {
+      guard usesTables(for: record.key) else {
+        let inode = record.inode
+        return pending.filter {
+          (inode != nil && $0.inode == inode) || $0.lastKnownPath == record.lastKnownPath
+        }.map(\.key)
+      }
+      let byIdentity = record.identity.map { byInode[$0.inode] ?? [] } ?? []
+      return (byIdentity + (byPath[record.lastKnownPath] ?? [])).filter { keys.contains($0) }
+    }
+
+    /// Whether look-ups for `key` go through the tables (made now if need be): from the
+    /// second record looked up on.
+    private mutating func usesTables(for key: Key) -> Bool {
+      if lookedUp == nil { lookedUp = key }
+      guard lookedUp != key || pending.isEmpty else { return false }
+      build()
+      return true
+    }
+
+    private mutating func build() {
+      for record in pending { add(record) }
+      pending = []
+    }
+
+    private mutating func add(_ record: Record) {
       keys.insert(record.key)
       if let identity = record.identity { byInode[identity.inode, default: []].append(record.key) }
       byPath[record.lastKnownPath, default: []].append(record.key)
     }
-
-    mutating func remove(_ key: Key) { keys.remove(key) }
-
-    /// Keys of records that may hold the same target as `record` (to be confirmed).
-    func candidates(for record: Record) -> [Key] {
-      let byIdentity = record.identity.map { byInode[$0.inode] ?? [] } ?? []
-      return (byIdentity + (byPath[record.lastKnownPath] ?? [])).filter { keys.contains($0) }
-    }
   }
 
   /// One record into `contents`: the same key again replaces its target, a duplicate
-  /// follows the policy, a new record goes where the ordering says, then eviction.
+  /// follows the policy, a new record goes where the ordering says, then eviction; each
+  /// noted in `edit`.
   private func insert(
     _ new: Record, into contents: inout Contents, index targets: inout TargetIndex, evicted: inout [Eviction],
-    at now: Timestamp
+    edit: inout Edit, at now: Timestamp
   ) throws(Failure) -> Record {
-    if targets.keys.contains(new.key), let index = contents.index(of: new.key) {
+    if targets.contains(new.key), let index = contents.index(of: new.key) {
       // The same key again: a new target for it, keeping what the app set on the record.
       var record = new
       let old = contents.records[index]
@@ -143,7 +186,8 @@ extension StoreCore {
       record.lastUsedAt = old.lastUsedAt
       record.unknownMembers = old.unknownMembers
       contents.records[index] = record
-      promote(new.key, in: &contents, at: now)
+      edit.put(record, isNew: false)
+      promote(new.key, in: &contents, edit: &edit)
       return record
     }
     let candidates =
@@ -153,31 +197,39 @@ extension StoreCore {
         ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
     }) {
       if policy.duplicates == .reject { throw .duplicate(of: existing.key) }
-      markUsed(existing.key, in: &contents, at: now)
+      markUsed(existing.key, in: &contents, edit: &edit, at: now)
       return contents[existing.key] ?? existing
     }
+    edit.put(new, isNew: true)
     switch policy.ordering {
     case .insertion: contents.records.append(new)
-    case .mostRecentlyUsed: contents.records.insert(new, at: 0)
+    case .mostRecentlyUsed:
+      contents.records.insert(new, at: 0)
+      edit.move(new.key, to: 0, reordersKept: false)
     }
     targets.insert(new)
     let before = evicted.count
     evict(from: &contents, sparing: new.key, into: &evicted)
-    for eviction in evicted[before...] { targets.remove(eviction.record.key) }
+    for eviction in evicted[before...] {
+      targets.remove(eviction.record.key)
+      edit.remove(eviction.record)
+    }
     return new
   }
 
   /// Moves the record to the front of a most-recently-used store.
-  func promote(_ key: Key, in contents: inout Contents, at now: Timestamp) {
+  func promote(_ key: Key, in contents: inout Contents, edit: inout Edit) {
     guard policy.ordering == .mostRecentlyUsed, let index = contents.index(of: key), index > 0 else { return }
     contents.records.insert(contents.records.remove(at: index), at: 0)
+    edit.move(key, to: 0, reordersKept: true)
   }
 
   /// Notes a use: the last-use date, and the front of a most-recently-used store.
-  func markUsed(_ key: Key, in contents: inout Contents, at now: Timestamp) {
+  func markUsed(_ key: Key, in contents: inout Contents, edit: inout Edit, at now: Timestamp) {
     guard let index = contents.index(of: key) else { return }
     contents.records[index].lastUsedAt = now
-    promote(key, in: &contents, at: now)
+    edit.put(contents.records[index], isNew: false)
+    promote(key, in: &contents, edit: &edit)
   }
 
   /// Removes records until the store is within its limit: never `key` (the record being

@@ -5,8 +5,21 @@ extension StoreCore {
   /// ignored; removing nothing writes nothing.
   @discardableResult
   package func forget(_ keys: [Key]) throws(Failure) -> [Record] {
-    let set = Set(keys)
-    return try forget { set.contains($0.key) }
+    // A few keys are looked up where they are; many, in one pass over the records.
+    guard keys.count <= 8 else {
+      let set = Set(keys)
+      return try forget { set.contains($0.key) }
+    }
+    var removed: [Record] = []
+    try noting { (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
+      var edit = Edit()
+      let positions = Set(keys.compactMap { contents.index(of: $0) }).sorted(by: >)
+      removed = positions.reversed().map { contents.records[$0] }
+      for position in positions { contents.records.remove(at: position) }
+      for record in removed { edit.remove(record) }
+      return edit
+    }
+    return removed
   }
 
   /// Writes the store file whole with its journal folded in (``BookmarkStore/compact()``).
@@ -18,47 +31,66 @@ extension StoreCore {
   @discardableResult
   package func forget(where matches: (Record) -> Bool) throws(Failure) -> [Record] {
     var removed: [Record] = []
-    try change { (contents: inout Contents, _: inout [Eviction]) throws(Failure) in
+    try noting { (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
+      var edit = Edit()
       removed = contents.records.filter(matches)
+      guard !removed.isEmpty else { return edit }
       contents.records.removeAll(where: matches)
+      for record in removed { edit.remove(record) }
+      return edit
     }
     return removed
   }
 
-  /// Changes one record; throws `notFound` when no record has `key`.
-  func edit(_ key: Key, _ edit: (inout Contents, Int) -> Void) throws(Failure) -> Record {
+  /// Changes one record; throws `notFound` when no record has `key`. `edit` changes the
+  /// contents at the record's position and notes what it did.
+  func edit(_ key: Key, _ edit: (inout Contents, Int, inout Edit) -> Void) throws(Failure) -> Record {
     var result: Record?
-    try change { (contents: inout Contents, _: inout [Eviction]) throws(Failure) in
+    try noting { (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
       guard let index = contents.index(of: key) else { throw .notFound(key) }
-      edit(&contents, index)
+      var noted = Edit()
+      edit(&contents, index, &noted)
       result = contents[key]
+      return noted
     }
     guard let result else { throw .notFound(key) }
     return result
   }
 
+  /// Changes the record with `key` in place; a change that leaves it as it was writes
+  /// nothing.
+  private func editRecord(_ key: Key, _ change: (inout Record) -> Void) throws(Failure) -> Record {
+    try edit(key) { contents, index, edit in
+      let old = contents.records[index]
+      change(&contents.records[index])
+      if contents.records[index] != old { edit.put(contents.records[index], isNew: false) }
+    }
+  }
+
   @discardableResult
   package func setPinned(_ key: Key, _ isPinned: Bool) throws(Failure) -> Record {
-    try edit(key) { contents, index in contents.records[index].isPinned = isPinned }
+    try editRecord(key) { $0.isPinned = isPinned }
   }
 
   @discardableResult
   package func markUsed(_ key: Key) throws(Failure) -> Record {
     let now = clock()
-    return try edit(key) { contents, _ in markUsed(key, in: &contents, at: now) }
+    return try edit(key) { contents, _, edit in markUsed(key, in: &contents, edit: &edit, at: now) }
   }
 
   @discardableResult
   package func updateMetadata(_ key: Key, _ metadata: Metadata) throws(Failure) -> Record {
-    try edit(key) { contents, index in contents.records[index].metadata = metadata }
+    try editRecord(key) { $0.metadata = metadata }
   }
 
   /// Moves the record to `position` (clamped to the store's bounds).
   @discardableResult
   package func move(_ key: Key, to position: Int) throws(Failure) -> Record {
-    try edit(key) { contents, index in
+    try edit(key) { contents, index, edit in
       let record = contents.records.remove(at: index)
-      contents.records.insert(record, at: min(max(position, 0), contents.records.count))
+      let target = min(max(position, 0), contents.records.count)
+      contents.records.insert(record, at: target)
+      if target != index { edit.move(key, to: target, reordersKept: true) }
     }
   }
 

@@ -12,6 +12,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   package typealias Failure = BookmarkStoreError<Key>
   typealias Contents = StoreContents<Key, Metadata>
   package typealias Eviction = StoreEviction<Key, Metadata>
+  typealias Edit = StoreEdit<Key, Metadata>
 
   let file: StoreFile<Key, Metadata>
   let policy: StorePolicy
@@ -60,8 +61,8 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     }
     do {
       try file.update(
-        { (_: inout Contents) throws(Failure) in },
-        publish: { (before: Contents, now: Contents, changed: [Int]?) in
+        { (_: inout Contents) throws(Failure) in nil },
+        publish: { (before: Contents, now: Contents, changed: [Int]?, _) in
           publish(now, evicted: [], after: before, changed: changed)
         })
     } catch .docbm(let error)
@@ -87,14 +88,23 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   /// Applies `change` to the store file's current contents under its lock, saves when
   /// something changed, and publishes the result (with the evictions `change` reports).
   func change(_ change: (inout Contents, inout [Eviction]) throws(Failure) -> Void) throws(Failure) {
+    try noting { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) -> Edit? in
+      try change(&contents, &evicted)
+      return nil
+    }
+  }
+
+  /// ``change(_:)`` for a change that says what it did (``StoreEdit``): saved and published
+  /// without comparing the records before and after.
+  func noting(_ change: (inout Contents, inout [Eviction]) throws(Failure) -> Edit?) throws(Failure) {
     var evicted: [Eviction] = []
     try file.update(
-      { (contents: inout Contents) throws(Failure) in
+      { (contents: inout Contents) throws(Failure) -> Edit? in
         evicted = []
-        try change(&contents, &evicted)
+        return try change(&contents, &evicted)
       },
-      publish: { (before: Contents, now: Contents, changed: [Int]?) in
-        publish(now, evicted: evicted, after: before, changed: changed)
+      publish: { (before: Contents, now: Contents, changed: [Int]?, edit: Edit?) in
+        publish(now, evicted: evicted, after: before, changed: changed, edit: edit)
       })
   }
 
@@ -106,11 +116,14 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   /// records changed in it (the same keys in the same order). When this process last saw
   /// that very version, the changes are those records, without comparing the rest again.
   func publish(
-    _ contents: Contents, evicted: [Eviction], after before: Contents? = nil, changed: [Int]? = nil
+    _ contents: Contents, evicted: [Eviction], after before: Contents? = nil, changed: [Int]? = nil,
+    edit: Edit? = nil
   ) {
     state.withLock { state in
       let changes: [StoreChange<Key, Metadata>]
-      if let before, let changed, Self.sameStorage(state.records, before.records) {
+      if let before, let edit, Self.sameStorage(state.records, before.records) {
+        changes = edit.storeChanges(after: contents.records)
+      } else if let before, let changed, Self.sameStorage(state.records, before.records) {
         changes = changed.map { .updated(contents.records[$0]) }
       } else {
         changes = Self.changes(from: state.records, to: contents.records)

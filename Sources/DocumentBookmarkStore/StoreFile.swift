@@ -233,46 +233,67 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// Applies `change` to what the file holds now, under the lock, and saves the result when
   /// it differs: one line appended to the journal, or the file written whole; `publish`
   /// runs, still under the lock, with the contents before and after (so that whoever keeps
-  /// them in memory sees versions in the order they were saved) and, when the change kept
-  /// every key in its place, the positions of the records it changed.
+  /// them in memory sees versions in the order they were saved) and what changed: the
+  /// ``StoreEdit`` that `change` returns, when it describes what it did, else, when the
+  /// change kept every key in its place, the positions of the records it changed.
   ///
   /// - Returns: whether anything was written.
   @discardableResult
   func update(
-    _ change: (inout Contents) throws(Failure) -> Void,
-    publish: (_ before: Contents, _ after: Contents, _ changed: [Int]?) -> Void = { _, _, _ in }
+    _ change: (inout Contents) throws(Failure) -> StoreEdit<Key, Metadata>?,
+    publish: (_ before: Contents, _ after: Contents, _ changed: [Int]?, _ edit: StoreEdit<Key, Metadata>?) ->
+      Void =
+      { _, _, _, _ in }
   ) throws(Failure) -> Bool {
     try locked { () throws(Failure) -> Bool in
       let loaded = try readRepairingLocked()
       let before = loaded.contents
       var after = before
-      try change(&after)
+      if let edit = try change(&after) {
+        assert(
+          StoreJournal<Key, Metadata>.applying(edit.line, to: before.records) == after.records,
+          "the edit does not say what the change did")
+        guard !edit.isEmpty || !before.sameUnreadParts(as: after) else {
+          publish(before, before, [], nil)
+          return false
+        }
+        if !(try appendToJournal(after, loaded: loaded, line: edit.line)) {
+          try write(after, replacing: loaded.journal)
+        }
+        publish(before, after, nil, edit)
+        return true
+      }
       // One comparison of the records serves the test, the journal line and the listeners.
       let changed = before.changedPositions(to: after)
       guard changed?.isEmpty != true || !before.sameUnreadParts(as: after) else {
-        publish(before, before, [])
+        publish(before, before, [], nil)
         return false
       }
-      if !(try appendToJournal(after, loaded: loaded, changed: changed)) {
+      let line = StoreJournal<Key, Metadata>.change(from: loaded.contents, to: after, changed: changed)
+      if !(try appendToJournal(after, loaded: loaded, line: line)) {
         try write(after, replacing: loaded.journal)
       }
-      publish(before, after, changed)
+      publish(before, after, changed, nil)
       return true
     }
   }
 
-  /// Records the change from `loaded` to `after` as one journal line, when the file has a
-  /// journal name and holds a bookmark, its journal is not damaged, the change can be said
-  /// in a line and the journal stays within its limit. Returns whether it did.
+  /// Records the change from `loaded` to `after`, `line`, as one journal line, when the
+  /// file has a journal name and holds a bookmark, its journal is not damaged, the change
+  /// can be said in a line (`line` is not `nil`, and the members and records this version
+  /// does not read are unchanged) and the journal stays within its limit. Returns whether
+  /// it did.
   ///
   /// A file that holds no bookmark yet is written whole: from its first bookmark on, the
   /// file itself shows (to `docbm check`, to a repair) that its key is the store's, and its
   /// last good copy carries the key.
-  private func appendToJournal(_ after: Contents, loaded: Loaded, changed: [Int]?) throws(Failure) -> Bool {
+  private func appendToJournal(
+    _ after: Contents, loaded: Loaded, line change: StoreJournal<Key, Metadata>.Change?
+  ) throws(Failure) -> Bool {
     guard let signature = loaded.signature, let snapshot = loaded.contents.snapshotID,
-      !loaded.journal.isDamaged, loaded.contents.records.contains(where: { $0.bookmark != nil }),
-      let change = StoreJournal<Key, Metadata>.change(from: loaded.contents, to: after, changed: changed),
-      let line = try? StoreJournal<Key, Metadata>.line(for: change)
+      !loaded.journal.isDamaged, loaded.contents.sameUnreadParts(as: after),
+      loaded.contents.records.contains(where: { $0.bookmark != nil }),
+      let change, let line = try? StoreJournal<Key, Metadata>.line(for: change)
     else { return false }
     let length = loaded.journal.position?.length ?? 0
     guard length + line.count <= Self.journalLimit(fileSize: signature.size) else { return false }

@@ -124,6 +124,13 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     return change
   }
 
+  /// `records` with `change` applied, as a reader of the journal applies it.
+  static func applying(_ change: Change, to records: [Record]) -> [Record] {
+    var replaying = Replaying(records)
+    replaying.apply(change)
+    return replaying.records
+  }
+
   /// The line that records `change`, line break included.
   static func line(for change: Change) throws -> [UInt8] {
     Array(try encoder.encode(change)) + [UInt8(ascii: "\n")]

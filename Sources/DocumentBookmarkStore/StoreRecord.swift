@@ -69,6 +69,8 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
     get { fields.values.identity }
     set { change { $0.identity = newValue } }
   }
+  /// The inode number of ``identity``, read without copying the identity.
+  var inode: UInt64? { fields.values.identity?.inode }
   /// The filesystem the target was on (its id and mount point), when known.
   public internal(set) var volume: VolumeHint? {
     get { fields.values.volume }

@@ -282,3 +282,59 @@ struct StoreJournalTests {
     #expect(try await files.store().load().map(\.isPinned) == [false, false, false])
   }
 }
+
+@Suite("Store changes that say what they did")
+struct StoreEditTests {
+  let files: StoreScratch
+
+  init() throws { files = try StoreScratch() }
+
+  private func core(_ policy: StorePolicy) -> StoreCore<String, NoMetadata> {
+    StoreCore(file: files.storePath, policy: policy, service: BookmarkService())
+  }
+
+  @Test(
+    "adds, evictions, uses and forgets replay from the journal as they were made",
+    arguments: [StorePolicy.Ordering.insertion, .mostRecentlyUsed])
+  func replayedAsMade(ordering: StorePolicy.Ordering) throws {
+    let policy = StorePolicy(duplicates: .returnExisting, ordering: ordering, limit: 4, eviction: .storeOrder)
+    let store = core(policy)
+    let targets = try (0..<8).map { try files.scratch.file("t\($0).txt", "file \($0)") }
+    func check(_ step: String) throws {
+      // A fresh reader of the file and its journal sees what the store holds.
+      #expect(try core(policy).load() == store.snapshot.records, "\(step)")
+    }
+    _ = try store.add(target: targets[0], key: "first", metadata: NoMetadata())
+    try check("first")
+    // More than the limit in one change: some of those added are evicted by the same change.
+    _ = try store.add(targets: (1..<7).map { (targets[$0], "k\($0)", NoMetadata()) })
+    try check("batch")
+    #expect(store.snapshot.records.count == 4)
+    #expect(!files.journalBytes().isEmpty, "the changes went to the journal")
+    let kept = store.snapshot.records.map(\.key)
+    _ = try store.markUsed(kept[2])
+    try check("markUsed")
+    _ = try store.add(target: targets[7], key: kept[1], metadata: NoMetadata())
+    try check("same key, new target")
+    _ = try store.add(target: targets[7], key: "again", metadata: NoMetadata())
+    try check("duplicate returns the existing record")
+    _ = try store.setPinned(kept[0], true)
+    _ = try store.setPinned(kept[0], true)
+    try check("pin")
+    _ = try store.forget([kept[0], "no such key"])
+    try check("forget")
+    _ = try store.move(store.snapshot.records.last!.key, to: 0)
+    try check("move")
+  }
+
+  @Test("a change that changes nothing writes nothing")
+  func noChangeNoWrite() throws {
+    let store = core(StorePolicy())
+    _ = try store.add(target: try files.scratch.file("a.txt"), key: "a", metadata: NoMetadata())
+    _ = try store.setPinned("a", true)
+    let version = files.storeVersion()
+    _ = try store.setPinned("a", true)
+    _ = try store.forget(["nothing"])
+    #expect(files.storeVersion() == version)
+  }
+}
