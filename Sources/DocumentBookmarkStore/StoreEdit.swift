@@ -22,13 +22,18 @@ struct StoreEdit<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   var isEmpty: Bool { changes.isEmpty && line == Change() }
 
   /// A record put: `isNew` when its key was not in the store before this change.
+  /// A record put twice in one change keeps the first one's news: added, when it was.
   mutating func put(_ record: Record, isNew: Bool) {
-    let change: StoreChange<Key, Metadata> = isNew ? .added(record) : .updated(record)
     if let (linePosition, changePosition) = putPositions[record.key] {
       line.put?[linePosition] = record
-      changes[changePosition] = change
+      if case .added = changes[changePosition] {
+        changes[changePosition] = .added(record)
+      } else {
+        changes[changePosition] = isNew ? .added(record) : .updated(record)
+      }
       return
     }
+    let change: StoreChange<Key, Metadata> = isNew ? .added(record) : .updated(record)
     putPositions[record.key] = (line.put?.count ?? 0, changes.count)
     line.put = line.put ?? []
     line.put?.append(record)

@@ -327,6 +327,50 @@ struct StoreEditTests {
     try check("move")
   }
 
+  @Test(
+    "listeners hear a record added and used in one change as added, and an existing one moved as a new order",
+    .timeLimit(.minutes(1)))
+  func listenersHearTheEdit() async throws {
+    let store = core(StorePolicy(duplicates: .returnExisting, ordering: .mostRecentlyUsed))
+    let first = try files.scratch.file("first.txt")
+    _ = try store.add(target: first, key: "first", metadata: NoMetadata())
+    var updates = store.updates().makeAsyncIterator()
+    guard case .snapshot? = await updates.next() else {
+      Issue.record("the first update is not a snapshot")
+      return
+    }
+    // "twin" is the same file as "new": the second is the first, used.
+    let new = try files.scratch.file("new.txt")
+    _ = try store.add(targets: [(new, "new", NoMetadata()), (new, "twin", NoMetadata())])
+    guard case .changes(let changes)? = await updates.next() else {
+      Issue.record("no change after the add")
+      return
+    }
+    #expect(changes.count == 1)
+    guard case .added(let added)? = changes.first else {
+      Issue.record("changes: \(changes)")
+      return
+    }
+    #expect(added.key == "new")
+    #expect(added.lastUsedAt != nil, "the record heard is the one used")
+    _ = try store.markUsed("first")
+    guard case .changes(let used)? = await updates.next() else {
+      Issue.record("no change after markUsed")
+      return
+    }
+    #expect(used.count == 2)
+    if case .updated(let record)? = used.first {
+      #expect(record.key == "first")
+    } else {
+      Issue.record("\(used)")
+    }
+    if case .reordered(let keys)? = used.last {
+      #expect(keys == ["first", "new"])
+    } else {
+      Issue.record("\(used)")
+    }
+  }
+
   @Test("a change that changes nothing writes nothing")
   func noChangeNoWrite() throws {
     let store = core(StorePolicy())
