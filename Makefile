@@ -94,6 +94,7 @@ bench: setup
 	$(call release_build,DocbmBenchmarks)
 	.build/release/DocbmBenchmarks
 	.build/release/DocbmBenchmarks board
+	.build/release/DocbmBenchmarks store
 	.build/release/DocbmBenchmarks escrow
 
 bench-check: setup

@@ -90,8 +90,13 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
     }
   }
   let perCall = try measureChangesBySize(folder: folder, large: store, largeCount: count)
+  let plain = measure(iterations: 1, rounds: 5) {
+    let bytes = try! Data(contentsOf: storePath.url)
+    _ = try! JSONDecoder().decode(PlainStore.self, from: bytes)
+  }
   let rows: [(String, Double, String, Double, Double?)] =
     perCall + [
+      ("load a store of \(count) records", load, "JSONDecoder into plain structs", plain, 3),
       (
         "load a store of \(count) records (\(size >> 10) KiB)", load, "read the file", readTime(storePath),
         nil
@@ -195,6 +200,31 @@ func profileStoreChanges(root: String, records count: Int, repeats: Int) throws 
     _ = try store.add(target: FilePath("\(folder)/extra.txt"), key: "extra", metadata: NoMetadata())
     _ = try store.forget(["extra"])
   }
+}
+
+/// The store file's shape as plain `Decodable` structs: the baseline of a load, which also
+/// decodes each bookmark's fields and keeps members it does not know.
+private struct PlainStore: Decodable {
+  struct Time: Decodable {
+    let seconds: Int64
+    let nanoseconds: UInt32
+  }
+  struct Status: Decodable { let state: String }
+  struct Record: Decodable {
+    let key: String
+    let bookmark: String?
+    let path: String
+    let created: Time
+    let refreshed: Time?
+    let lastUsed: Time?
+    let pinned: Bool?
+    let status: Status
+    let metadata: [String: String]
+  }
+  let format: String
+  let schemaVersion: Int
+  let journal: String?
+  let records: [Record]
 }
 
 /// How long reading the file's bytes takes (the floor under any load).
