@@ -13,7 +13,8 @@ struct ResolutionSituationTests {
   let scratch: Scratch
 
   init() throws {
-    scratch = try Scratch()
+    // The search area of the tests' targets stays inside the test's own folders.
+    scratch = try Scratch.enclosed()
   }
 
   private func anchored(_ relative: String) -> AnchoredDocument {

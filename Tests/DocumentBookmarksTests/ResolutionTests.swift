@@ -12,7 +12,8 @@ struct ResolutionTests {
   let document: AnchoredDocument
 
   init() throws {
-    scratch = try Scratch()
+    // The search area of the tests' targets stays inside the test's own folders.
+    scratch = try Scratch.enclosed()
     documentPath = try scratch.file("project/board.json", "{}")
     document = BookmarkService().documents(anchoredOn: documentPath)
   }

@@ -7,6 +7,21 @@ import Glibc
 public final class Scratch: @unchecked Sendable {
   /// The folder's real path (symbolic links in the temporary folder's path resolved).
   public let root: FilePath
+  /// The scratch folder this one was made in, kept until this one is removed.
+  private var enclosing: Scratch?
+
+  /// A scratch folder two folders inside a scratch folder of its own, so that a search
+  /// that climbs two folders above one of its folders (a moved target's, from
+  /// `SearchBudget`'s `ascent`) stays among files of this test, never in the shared
+  /// temporary folder where other tests come and go.
+  public static func enclosed() throws -> Scratch {
+    let outer = try Scratch()
+    let middle = outer.root.appending("area").description
+    guard mkdir(middle, 0o700) == 0 else { throw ScratchError.system("mkdir", errno) }
+    let inner = try Scratch(in: middle)
+    inner.enclosing = outer
+    return inner
+  }
 
   public init(in base: String? = nil) throws {
     let base = base ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
