@@ -109,7 +109,10 @@ extension StoreCore {
   /// search all of them for each. The tables are made when a second record is looked up:
   /// adding one record costs one pass over the others, not the tables.
   struct TargetIndex {
+    /// The records, until the tables are made.
     private var pending: [Record]
+    private var isBuilt = false
+    /// The key of the one record looked up before the tables were made.
     private var lookedUp: Key?
     private var keys: Set<Key> = []
     private var byInode: [UInt64: [Key]] = [:]
@@ -118,17 +121,11 @@ extension StoreCore {
     init(_ records: [Record]) { pending = records }
 
     mutating func insert(_ record: Record) {
-      if lookedUp == nil || !pending.isEmpty && lookedUp == record.key {
-        pending.append(record)
-      } else {
-        build()
-        add(record)
-      }
+      if isBuilt { add(record) } else { pending.append(record) }
     }
 
     mutating func remove(_ key: Key) {
-      keys.remove(key)
-      pending.removeAll { $0.key == key }
+      if isBuilt { keys.remove(key) } else { pending.removeAll { $0.key == key } }
     }
 
     /// Whether a record has `key`.
@@ -149,18 +146,18 @@ extension StoreCore {
       return (byIdentity + (byPath[record.lastKnownPath] ?? [])).filter { keys.contains($0) }
     }
 
-    /// Whether look-ups for `key` go through the tables (made now if need be): from the
+    /// Whether look-ups for `key` go through the tables, made now if need be: from the
     /// second record looked up on.
     private mutating func usesTables(for key: Key) -> Bool {
-      if lookedUp == nil { lookedUp = key }
-      guard lookedUp != key || pending.isEmpty else { return false }
-      build()
-      return true
-    }
-
-    private mutating func build() {
+      guard !isBuilt else { return true }
+      if lookedUp == nil || lookedUp == key {
+        lookedUp = key
+        return false
+      }
       for record in pending { add(record) }
       pending = []
+      isBuilt = true
+      return true
     }
 
     private mutating func add(_ record: Record) {

@@ -249,31 +249,25 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       let loaded = try readRepairingLocked()
       let before = loaded.contents
       var after = before
-      if let edit = try change(&after) {
+      let edit = try change(&after)
+      if let edit {
         assert(
           StoreJournal<Key, Metadata>.applying(edit.line, to: before.records) == after.records,
           "the edit does not say what the change did")
-        guard !edit.isEmpty || !before.sameUnreadParts(as: after) else {
-          publish(before, before, [], nil)
-          return false
-        }
-        if !(try appendToJournal(after, loaded: loaded, line: edit.line)) {
-          try write(after, replacing: loaded.journal)
-        }
-        publish(before, after, nil, edit)
-        return true
       }
-      // One comparison of the records serves the test, the journal line and the listeners.
-      let changed = before.changedPositions(to: after)
-      guard changed?.isEmpty != true || !before.sameUnreadParts(as: after) else {
+      // A change that says what it did needs no comparison; otherwise one comparison of the
+      // records serves the test, the journal line and the listeners.
+      let changed = edit == nil ? before.changedPositions(to: after) : nil
+      let unchanged = edit.map(\.isEmpty) ?? (changed?.isEmpty == true)
+      guard !unchanged || !before.sameUnreadParts(as: after) else {
         publish(before, before, [], nil)
         return false
       }
-      let line = StoreJournal<Key, Metadata>.change(from: loaded.contents, to: after, changed: changed)
+      let line = edit?.line ?? StoreJournal<Key, Metadata>.change(from: before, to: after, changed: changed)
       if !(try appendToJournal(after, loaded: loaded, line: line)) {
         try write(after, replacing: loaded.journal)
       }
-      publish(before, after, changed, nil)
+      publish(before, after, changed, edit)
       return true
     }
   }

@@ -5,8 +5,8 @@ extension AnchoredDocument {
   /// Each result is what ``resolve(_:)-(Bookmark)`` gives for that bookmark, alone, on the
   /// same files; the work is shared: the key is read once, and the searches for moved
   /// targets share their folders, each listed at most once per call and indexed by inode
-  /// number, so that a board of a thousand bookmarks with a hundred moved costs about what
-  /// its folders cost to list, not a hundred searches. Each search keeps its own
+  /// number, so that each moved target costs a look-up per folder searched, not a listing of
+  /// it. Each search keeps its own
   /// ``SearchBudget``; a target not found says in its `missing` error whether the budget
   /// ran out. Files moved while the call runs are seen as its first listing of their
   /// folder saw them.

@@ -21,22 +21,11 @@ struct BookmarkCommand {
     let size: Int?
     let error: ErrorReport?
 
-    init(_ bookmark: Bookmark, target: FilePath, document: FilePath) {
-      self.init(
+    /// The report of a bookmark made.
+    static func made(_ bookmark: Bookmark, target: FilePath, document: FilePath) -> Report {
+      Report(
         document: document, target: target, keyFingerprint: bookmark.keyFingerprint, bookmark: bookmark.text,
         size: bookmark.bytes.count, error: nil)
-    }
-
-    init(
-      document: FilePath, target: FilePath, keyFingerprint: KeyFingerprint?, bookmark: String?, size: Int?,
-      error: ErrorReport?
-    ) {
-      self.document = document
-      self.target = target
-      self.keyFingerprint = keyFingerprint
-      self.bookmark = bookmark
-      self.size = size
-      self.error = error
     }
   }
 
@@ -47,14 +36,14 @@ struct BookmarkCommand {
     var escrowed = Set<KeyFingerprint>()
     guard targets.count > 1 else {
       let bookmark = try make(targets[0], anchored, escrowed: &escrowed, console)
-      print(Report(bookmark, target: targets[0], document: document), pretty: true, console)
+      print(Report.made(bookmark, target: targets[0], document: document), pretty: true, console)
       return DocbmCommandLine.ExitStatus.success
     }
     var failed = false
     for target in targets {
       do {
         let bookmark = try make(target, anchored, escrowed: &escrowed, console)
-        print(Report(bookmark, target: target, document: document), pretty: false, console)
+        print(Report.made(bookmark, target: target, document: document), pretty: false, console)
       } catch {
         failed = true
         console.printError("Error: \(error)")

@@ -93,11 +93,7 @@ struct StoreFollowCommand {
     case .reordered(let keys):
       line = Line(change: "reordered", key: nil, keys: keys, path: nil, status: nil, hasBookmark: nil)
     }
-    if json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      return (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    if json { return JSONReport.renderLine(line) }
     if let keys = line.keys { return "reordered  " + keys.map(StoreCommand.render).joined(separator: ", ") }
     var text = "\(line.change)  \(line.key.map(StoreCommand.render) ?? "")"
     if let status = line.status { text += "  \(status)\(line.pinned == true ? ", pinned" : "")" }

@@ -89,7 +89,7 @@ struct WatchCommand {
     let summary = watcher.summary
     let name = signal.map { $0 == SIGINT ? "SIGINT" : $0 == SIGTERM ? "SIGTERM" : "SIGHUP" }
     if json {
-      console.print(WatchCommand.encode(SummaryLine(summary: SummaryReport(summary, signal: name))))
+      console.print(JSONReport.renderLine(SummaryLine(summary: SummaryReport(summary, signal: name))))
     } else {
       console.print(WatchCommand.summaryLine(summary, signal: name))
     }
@@ -179,7 +179,7 @@ struct WatchCommand {
   }
 
   static func jsonLine(_ event: DocumentEvent) -> String {
-    encode(
+    JSONReport.renderLine(
       EventLine(
         event: event.kind.rawValue, path: event.path, oldPath: event.oldPath,
         identity: Identity(event.identity),
@@ -188,13 +188,5 @@ struct WatchCommand {
         repair: event.repair.map {
           Repair(action: $0.action.rawValue, refusal: $0.refusal?.rawValue, message: $0.message)
         }))
-  }
-
-  /// One object on one line, keys sorted.
-  static func encode(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
   }
 }

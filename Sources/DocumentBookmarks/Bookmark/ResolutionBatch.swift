@@ -19,8 +19,8 @@ package final class ResolutionBatch {
   /// ``PortalDocument/of(_:)`` says of the document.
   package init(for document: AnchoredDocument, portal: PortalDocument?? = nil) {
     area = SearchArea(entryLimit: document.searchBudget.maximumEntries)
-    self.portal = portal ?? PortalDocument.of(document.path)
     portalsMounted = !PortalMounts.noneMounted()
+    self.portal = portal ?? (portalsMounted ? PortalDocument.of(document.path) : nil)
   }
 
   /// The document's side of a refreshed bookmark, found out on first use.
