@@ -46,10 +46,17 @@ let package = Package(
       cSettings: [.define("_GNU_SOURCE")]
     ),
 
-    // Layers 2 and 3: the library (System, Anchor, Bookmark).
+    // Layer 2: the system module, the only Swift code that imports Glibc or a C module.
+    .target(
+      name: "DocbmSystem",
+      dependencies: ["CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
+      swiftSettings: strictSettings
+    ),
+
+    // Layer 3: the library (Anchor, Bookmark, Saving, Checking, ...).
     .target(
       name: "DocumentBookmarks",
-      dependencies: ["CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
+      dependencies: ["DocbmSystem", "CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
       swiftSettings: strictSettings
     ),
 

@@ -24,7 +24,7 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
   package var namesSubvolume: Bool { KernelFileHandle.namesSubvolume(type: type) }
 
   /// Whether handles of `type` are Btrfs's (``namesSubvolume``).
-  static func namesSubvolume(type: Int32) -> Bool { (0x4d...0x4f).contains(type) }
+  package static func namesSubvolume(type: Int32) -> Bool { (0x4d...0x4f).contains(type) }
 
   /// The handle of `path` (relative to `directory` when relative), or `nil` when the
   /// filesystem gives none (EOPNOTSUPP on /proc, some network filesystems; ENOSYS).

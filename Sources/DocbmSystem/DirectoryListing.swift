@@ -2,9 +2,7 @@
 /// a NUL, and the entries in the bytewise order of their names.
 ///
 /// A walk makes no array per name: a document's path is made from the folder's and the
-/// name in one allocation, and the name is handed to `openat` where it lies. (With an array
-/// per ``DirectoryStream/Entry``, each name was an allocation, a free, and a reference
-/// counted as the entries were sorted, filtered and copied.)
+/// name in one allocation, and the name is handed to `openat` where it lies.
 package struct DirectoryListing {
   /// One entry: where its name lies in the listing, its inode number and its type.
   package struct Entry: Sendable {
@@ -39,17 +37,11 @@ package struct DirectoryListing {
       entries.append(entry)
     }
     failure = stream.failure
-    if entries.count > 1 {
-      let order = names.withUnsafeBytes { buffer in
-        func name(_ index: Int) -> UnsafeRawBufferPointer {
-          UnsafeRawBufferPointer(
-            rebasing: buffer[entries[index].start..<(entries[index].start + entries[index].count)])
-        }
-        return ByteOrder.order(
-          count: entries.count, leadingBytes: { ByteOrder.leadingBytes(name($0)) },
-          precedes: { ByteOrder.precedes(name($0), name($1)) })
+    names.withUnsafeBytes { buffer in
+      func name(_ entry: Entry) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: buffer[entry.start..<(entry.start + entry.count)])
       }
-      entries = order.map { entries[Int(truncatingIfNeeded: $0)] }
+      entries.sort { ByteOrder.precedes(name($0), name($1)) }
     }
     self.names = names
     self.entries = entries

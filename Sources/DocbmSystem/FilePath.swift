@@ -183,7 +183,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// usual lengths). That this path is normal is checked in debug builds only: a
   /// document's folder is made normal (``AnchoredDocument``), and the resolve should not
   /// scan it again each time.
-  func joined(_ relative: ArraySlice<UInt8>, normalizesTo target: ArraySlice<UInt8>) -> Bool {
+  package func joined(_ relative: ArraySlice<UInt8>, normalizesTo target: ArraySlice<UInt8>) -> Bool {
     precondition(isAbsolute, "joined(_:normalizesTo:) starts from an absolute folder")
     let direct = bytes.withUnsafeBytes { folder in
       relative.withUnsafeBytes { relative in
@@ -207,7 +207,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// byte (for the root folder, `/` and at least one byte): byte for byte, no
   /// normalization; `nil` otherwise. What the unmoved resolve and the tree check ask of a
   /// path inside a document's folder.
-  static func restStart(of path: UnsafeRawBufferPointer, below folder: UnsafeRawBufferPointer) -> Int? {
+  package static func restStart(of path: UnsafeRawBufferPointer, below folder: UnsafeRawBufferPointer) -> Int? {
     // The root is followed by no second slash.
     let prefix = folder.count == 1 ? 0 : folder.count
     guard path.count > prefix + 1, path[prefix] == UInt8(ascii: "/"),
@@ -219,7 +219,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// Whether `path` is in lexically normal form: not empty, components separated by one
   /// slash, none empty, `.` or `..`, no slash at the end; starting with the one slash of
   /// the root when `absolute` (the root alone is normal), with none when not.
-  static func isNormalForm(_ path: UnsafeRawBufferPointer, absolute: Bool) -> Bool {
+  package static func isNormalForm(_ path: UnsafeRawBufferPointer, absolute: Bool) -> Bool {
     let slash = UInt8(ascii: "/")
     let dot = UInt8(ascii: ".")
     guard !path.isEmpty, (path[0] == slash) == absolute else { return false }
@@ -356,7 +356,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     self.bytes = Array(bytes.prefix { $0 != 0 })
   }
 
-  init(uncheckedBytes: [UInt8]) {
+  package init(uncheckedBytes: [UInt8]) {
     self.bytes = uncheckedBytes
   }
 
@@ -378,7 +378,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
 
   /// Escapes bytes for display: valid UTF-8 stays as it is, except backslashes and control
   /// characters; every other byte becomes `\xNN`.
-  static func escape(_ bytes: [UInt8]) -> String {
+  package static func escape(_ bytes: [UInt8]) -> String {
     // Most paths are printable ASCII without backslashes: nothing to escape.
     if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") }) {
       return String(decoding: bytes, as: UTF8.self)
