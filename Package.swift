@@ -131,6 +131,11 @@ let package = Package(
     ),
 
     .testTarget(
+      name: "DocbmSystemTests",
+      dependencies: ["DocbmSystem", "DocbmTestSupport"],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "DocumentBookmarksTests",
       dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
       swiftSettings: strictSettings

@@ -207,7 +207,8 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// byte (for the root folder, `/` and at least one byte): byte for byte, no
   /// normalization; `nil` otherwise. What the unmoved resolve and the tree check ask of a
   /// path inside a document's folder.
-  package static func restStart(of path: UnsafeRawBufferPointer, below folder: UnsafeRawBufferPointer) -> Int? {
+  package static func restStart(of path: UnsafeRawBufferPointer, below folder: UnsafeRawBufferPointer) -> Int?
+  {
     // The root is followed by no second slash.
     let prefix = folder.count == 1 ? 0 : folder.count
     guard path.count > prefix + 1, path[prefix] == UInt8(ascii: "/"),

@@ -1,4 +1,3 @@
-import Dispatch
 package import DocumentBookmarks
 import FoundationEssentials
 import Synchronization
@@ -55,7 +54,7 @@ extension StoreCore {
   }
 
   /// Resolves every record (or only those not known to be available), several at a time
-  /// on Dispatch's threads, and commits all the results in one save. Returns each failure.
+  /// on worker threads, and commits all the results in one save. Returns each failure.
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
     // The records as the file and its journal hold them now (no lock: a read sees one
     // version); the commit applies to what they hold then.
@@ -67,16 +66,24 @@ extension StoreCore {
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
     // In chunks, one per core, each resolved as one batch (its searches share the folders
-    // they list) and gathering its outcomes before the lock is taken once.
+    // they list), on a thread of its own but the first.
     let chunks = min(records.count, Processors.usable)
-    let outcomes = Mutex<[[Outcome]]>(Array(repeating: [], count: chunks))
     let document = file.document
-    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-      let range = (records.count * chunk / chunks)..<(records.count * (chunk + 1) / chunks)
-      let found = find(records[range], on: document)
-      outcomes.withLock { $0[chunk] = found }
+    let ranges = (0..<chunks).map { (records.count * $0 / chunks)..<(records.count * ($0 + 1) / chunks) }
+    var found: [Outcome] = []
+    if chunks > 1 {
+      let work = OrderedWork<Range<Int>, [Outcome]>(
+        workers: chunks - 1, window: chunks, named: "docbm-refresh"
+      ) {
+        [self] range in find(records[range], on: document)
+      }
+      work.submit(ranges.dropFirst()) { found += $0 }
+      let first = find(records[ranges[0]], on: document)
+      work.finish { found += $0 }
+      found = first + found
+    } else {
+      found = find(records[...], on: document)
     }
-    let found = outcomes.withLock { $0.flatMap { $0 } }
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
       // One lookup table for the whole batch, and removals at the end, so that committing
       // many outcomes costs a pass, not a search per outcome.

@@ -1,4 +1,3 @@
-import Dispatch
 public import DocumentBookmarks
 import FoundationEssentials
 import Synchronization
@@ -38,6 +37,8 @@ public final class DocumentWatcher: Sendable {
   private struct Run {
     var started = false
     var stopping = false
+    /// Whether the reader thread has ended.
+    var ended = false
   }
 
   private let inotify: Inotify
@@ -45,8 +46,8 @@ public final class DocumentWatcher: Sendable {
   private let engine: Mutex<WatchEngine>
   /// Notices from setting up, delivered first.
   private let setupEvents: [DocumentEvent]
-  private let run = Mutex(Run())
-  private let finished = DispatchSemaphore(value: 0)
+  private let run = ConditionLock(Run())
+  private let threadEnded: ConditionLock<Run>.Condition
 
   /// Watches `folders` (recursively, unless ``WatchOptions/recursive`` is off) and follows
   /// every file carrying a key in them. The folders are watched when this returns: changes
@@ -93,6 +94,7 @@ public final class DocumentWatcher: Sendable {
     }
     setupEvents = notices
     self.engine = Mutex(engine)
+    threadEnded = run.makeCondition()
   }
 
   /// What is watched now, and what has been seen.
@@ -150,7 +152,7 @@ public final class DocumentWatcher: Sendable {
     guard !alreadyStopping else { return }
     wake.signal()
     guard started, DetachedThread.currentTag != .watcher else { return }
-    finished.wait()
+    run.withLock(waitingOn: threadEnded, until: { $0.ended }) { _ in }
   }
 
   /// Starts the reader thread; `false` when no thread could be made (`done` has run, and
@@ -170,7 +172,10 @@ public final class DocumentWatcher: Sendable {
       for event in setupEvents { handler(event) }
       serve(handler)
       done()
-      finished.signal()
+      run.withLock { run in
+        run.ended = true
+        threadEnded.broadcast()
+      }
     }
     if !started {
       // No thread to read events: nothing is watched; a later start may find one.

@@ -1,5 +1,3 @@
-import CDocbmShims
-import Glibc
 import Synchronization
 
 /// The keys read most recently from documents' key attributes, each decoded and checked
@@ -12,11 +10,6 @@ import Synchronization
 /// that differs in any byte is decoded on its own. At most ``capacity`` keys are kept (the
 /// oldest make room); they stay in this process's memory as long as their entry does, as
 /// a ``DocumentKey`` held by the app would.
-///
-/// Each thread also keeps the entry it used last, in a slot of its own
-/// (`docbm_thread_slot`), looked at first: the resolves of one document's bookmarks then
-/// find their key without taking the cache's lock. That entry stays alive while the slot
-/// holds it (until the thread uses another key, or ends), even once the cache let it go.
 enum DocumentKeyCache {
   /// One key, as its attribute held it.
   final class Entry: Sendable {
@@ -55,14 +48,6 @@ enum DocumentKeyCache {
   static func entry(forValue value: UnsafeRawBufferPointer) -> Entry? {
     guard value.count == KeyAttribute.valueLength else { return nil }
     let fingerprint = KeyAttribute.storedFingerprintBytes(of: value)
-    if let last = docbm_thread_slot() {
-      let entry = Unmanaged<Entry>.fromOpaque(last).takeUnretainedValue()
-      if entry.storedFingerprint == fingerprint,
-        entry.value.withUnsafeBytes({ ConstantTime.equal($0, value) })
-      {
-        return entry
-      }
-    }
     let found = entries.withLock { entries -> Entry? in
       for index in entries.list.indices {
         let entry = entries.list[index]
@@ -76,10 +61,7 @@ enum DocumentKeyCache {
       }
       return nil
     }
-    if let found {
-      keepInThreadSlot(found)
-      return found
-    }
+    if let found { return found }
     let bytes = Array(value)
     guard case .key(let key) = KeyAttribute.decode(bytes) else { return nil }
     let entry = Entry(value: bytes, key: key)
@@ -91,16 +73,6 @@ enum DocumentKeyCache {
         entries.next = (entries.next + 1) % capacity
       }
     }
-    keepInThreadSlot(entry)
     return entry
-  }
-
-  /// Makes `entry` the calling thread's last, releasing the one it replaces.
-  private static func keepInThreadSlot(_ entry: Entry) {
-    let previous = docbm_thread_slot_exchange(Unmanaged.passRetained(entry).toOpaque()) { object in
-      // The thread ended: its slot's entry is released.
-      if let object { Unmanaged<Entry>.fromOpaque(object).release() }
-    }
-    if let previous { Unmanaged<Entry>.fromOpaque(previous).release() }
   }
 }

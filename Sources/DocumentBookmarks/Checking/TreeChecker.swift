@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// Checks every regular file in a folder tree.
 ///
@@ -61,9 +60,7 @@ public struct TreeChecker: Sendable {
     var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
     var documents = 0
     var folders = 0
-    var pipeline: CheckPipeline?
-    /// Whether starting the pipeline's threads failed (it is not tried again).
-    var pipelineFailed = false
+    var pipeline: OrderedWork<CheckPipeline.Document, DocumentCheck>?
     // Listed folders kept open while their documents are checked (opened by name in them),
     // oldest first, with the number of the last document submitted from each.
     var openFolders: [(folder: CheckPipeline.OpenFolder, last: Int)] = []
@@ -121,10 +118,9 @@ public struct TreeChecker: Sendable {
           folders += 1
           let fileCount = listing.entries.count { $0.type == .regular }
           if fileCount > 0 {
-            if concurrency > 1, pipeline == nil, !pipelineFailed {
-              pipeline = CheckPipeline(
+            if concurrency > 1, pipeline == nil {
+              pipeline = CheckPipeline.start(
                 checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
-              pipelineFailed = pipeline == nil
             }
             if let active = pipeline {
               // Folders whose documents have all been delivered are closed; past a bound
@@ -145,8 +141,8 @@ public struct TreeChecker: Sendable {
                 deliver: report)
               submitted += fileCount
             } else {
-              // One core (or no thread to be had): in order, on this thread, each opened by
-              // its name where the listing holds it.
+              // One core: in order, on this thread, each opened by its name where the
+              // listing holds it.
               let folder = stream.descriptor
               for entry in listing.entries where entry.type == .regular {
                 let documentPath = listing.path(of: entry, in: path)

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DocumentBookmarks
+@testable import DocbmSystem
 
 @Suite("FilePath")
 struct FilePathTests {

@@ -2,7 +2,7 @@ import DocbmTestSupport
 import Glibc
 import Testing
 
-@testable import DocumentBookmarks
+@testable import DocbmSystem
 
 @Suite("Folder listings")
 struct DirectoryListingTests {
