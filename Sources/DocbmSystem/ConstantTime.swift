@@ -1,20 +1,16 @@
-import CDocbmShims
+import CCrypto
 
 /// Comparison of secrets (tags, keys) in time that depends only on their length, never on
 /// where they first differ.
 ///
-/// It is `docbm_constant_time_equal`, eight bytes at a time with an empty assembly
-/// statement after each step, so that no compiler can turn it into an early exit (its
-/// compiled loop has no branch on the data). OpenSSL's `CRYPTO_memcmp`, used before, goes
-/// a byte at a time: 347 instructions of an unmoved resolve (the key's 46-byte value and
-/// the 16-byte tag), against 142 now; libsodium's `sodium_memcmp`, before that, read each
-/// byte through `volatile` and was a twentieth of the resolve.
+/// The corresponding C function is OpenSSL's `CRYPTO_memcmp`, written so that no compiler
+/// can turn it into an early exit.
 package enum ConstantTime {
   /// Whether `a` and `b` hold the same bytes; `false` for different lengths.
   package static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     guard a.count == b.count else { return false }
     guard let left = a.baseAddress, let right = b.baseAddress else { return true }
-    return docbm_constant_time_equal(left, right, a.count) == 1
+    return CRYPTO_memcmp(left, right, a.count) == 0
   }
 
   /// ``equal(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)`` for any two byte

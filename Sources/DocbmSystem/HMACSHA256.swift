@@ -42,8 +42,7 @@ package enum HMACSHA256 {
     precondition(
       key.count <= blockSize, "HMAC keys longer than a block are hashed first; docbm's are 32 bytes")
     withUnsafeTemporaryAllocation(byteCount: blockSize, alignment: 16) { pad in
-      // The key, zero-padded to a block, then XORed with each pad eight bytes at a time, not
-      // a byte at a time with the key's bounds checked for each.
+      // The key, zero-padded to a block, then XORed with each pad eight bytes at a time.
       pad.initializeMemory(as: UInt8.self, repeating: 0)
       key.withUnsafeBytes { pad.copyMemory(from: $0) }
       func xor(_ byte: UInt64) {
@@ -63,14 +62,9 @@ package enum HMACSHA256 {
   }
 
   /// The tag from the two start states (read where they are, so that no copy of them is
-  /// left unwiped): inner hash of `first` ‖ `second`, then the outer hash of that; `body`
-  /// gets it in a stack buffer. The working state, the outer hash's block and the tag
-  /// share one stack buffer, wiped with one call afterwards.
-  ///
-  /// The outer hash is one block, made here: the inner digest, then its padding (`0x80`,
-  /// zeros, and the message's length in bits, a key block and a digest: 768), hashed by one
-  /// `SHA256_Transform` from the outer state, whose first 32 bytes, big-endian, are the tag
-  /// (no buffering update and no final step for a message whose padding is known).
+  /// left unwiped): the inner hash of `first` ‖ `second`, then the outer hash of that
+  /// digest; `body` gets it in a stack buffer. The working state and both digests share one
+  /// stack buffer, wiped with one call afterwards.
   fileprivate static func finish<Result>(
     inner: UnsafePointer<SHA256_CTX>, outer: UnsafePointer<SHA256_CTX>, _ first: ArraySlice<UInt8>,
     _ second: ArraySlice<UInt8>,
@@ -78,29 +72,20 @@ package enum HMACSHA256 {
   ) -> Result {
     let contextSize = MemoryLayout<SHA256_CTX>.stride
     return withUnsafeTemporaryAllocation(
-      byteCount: contextSize + blockSize + length, alignment: MemoryLayout<SHA256_CTX>.alignment
+      byteCount: contextSize + 2 * length, alignment: MemoryLayout<SHA256_CTX>.alignment
     ) { scratch in
       let context = scratch.baseAddress!.assumingMemoryBound(to: SHA256_CTX.self)
-      let block = scratch.baseAddress! + contextSize
-      let tag = block + blockSize
+      let digest = (scratch.baseAddress! + contextSize).assumingMemoryBound(to: UInt8.self)
+      let tag = digest + length
       defer { explicit_bzero(scratch.baseAddress!, scratch.count) }
       context.initialize(to: inner.pointee)
       // Each part on its own (an array of the two would be allocated on every call).
       if !first.isEmpty { first.withUnsafeBytes { _ = SHA256_Update(context, $0.baseAddress, $0.count) } }
       if !second.isEmpty { second.withUnsafeBytes { _ = SHA256_Update(context, $0.baseAddress, $0.count) } }
-      SHA256_Final(block.assumingMemoryBound(to: UInt8.self), context)
-      (block + length).initializeMemory(as: UInt8.self, repeating: 0, count: blockSize - length)
-      block.storeBytes(of: 0x80, toByteOffset: length, as: UInt8.self)
-      block.storeBytes(
-        of: UInt64((blockSize + length) * 8).bigEndian, toByteOffset: blockSize - 8, as: UInt64.self)
+      SHA256_Final(digest, context)
       context.pointee = outer.pointee
-      SHA256_Transform(context, block.assumingMemoryBound(to: UInt8.self))
-      withUnsafeBytes(of: &context.pointee.h) { words in
-        for index in 0..<(length / 4) {
-          let word = words.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self)
-          tag.storeBytes(of: word.bigEndian, toByteOffset: 4 * index, as: UInt32.self)
-        }
-      }
+      SHA256_Update(context, digest, length)
+      SHA256_Final(tag, context)
       return body(UnsafeRawBufferPointer(start: tag, count: length))
     }
   }

@@ -156,36 +156,6 @@ extern const int DOCBM_LOCK_NB;
 ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index);
 
-/// The calling thread's slot for one retained object (NULL until set): read without a
-/// lock or an atomic instruction. docbm keeps the key it used last there.
-void *docbm_thread_slot(void);
-
-/// Puts `object` (retained by the caller for the slot, or NULL) in the calling thread's
-/// slot and returns what was there, for the caller to release. When the thread ends,
-/// `release` is called with what the slot holds then. The first call made in the
-/// process fixes `release` for every thread.
-void *docbm_thread_slot_exchange(void *object, void (*release)(void *));
-
-/// The size of a thread's scratch buffer (``docbm_scratch_take``): a document checker's
-/// first read buffer.
-#define DOCBM_SCRATCH_SIZE 16384
-
-/// A buffer of `DOCBM_SCRATCH_SIZE` bytes for the calling thread's use: the one it gave
-/// back last, else a new one (NULL when memory runs out). A call made while the thread's
-/// buffer is taken (a caller further up has it) gets a new one. Give it back with
-/// ``docbm_scratch_give``, never `free`.
-void *docbm_scratch_take(void);
-
-/// Gives back a buffer from ``docbm_scratch_take`` (NULL is ignored): kept for the thread's
-/// next `docbm_scratch_take` (and freed when the thread ends), or freed when the thread
-/// keeps one already.
-void docbm_scratch_give(void *buffer);
-
-/// 1 when the `length` bytes at `a` and `b` are the same, 0 otherwise, in time that
-/// depends on `length` alone: eight bytes at a time, folded into one word through an empty
-/// assembly statement after each step, so that the compiler cannot stop at the first
-/// difference (what OpenSSL's CRYPTO_memcmp does one byte at a time).
-int docbm_constant_time_equal(const void *a, const void *b, size_t length);
 
 /// eventfd(2) with EFD_CLOEXEC | EFD_NONBLOCK, counting from zero: a descriptor one thread
 /// writes to wake another polling it.

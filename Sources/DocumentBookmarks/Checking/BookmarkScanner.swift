@@ -1,5 +1,3 @@
-import CDocbmShims
-
 /// Finds docbm bookmarks inside a document's bytes, whatever the document's format, so a
 /// checker can list and resolve the bookmarks of any document without knowing where the
 /// app stored them.
@@ -185,22 +183,8 @@ public struct BookmarkScanner: Sendable {
     let chunkSize = Int(min(UInt64(self.chunkSize), max(4096, (expectedSize ?? 65535) + 1)))
     let fullCapacity = chunkSize + Self.maximumCarry
     let firstSize = expectedSize == nil ? min(chunkSize, Self.firstBufferSize) : chunkSize
-    // The first buffer is the thread's scratch buffer when it fits: a tree check reads every
-    // document into the same memory, without a 16 KiB allocation and free per document.
-    var scratch = firstSize <= Self.firstBufferSize ? docbm_scratch_take() : nil
-    var buffer =
-      scratch.map { UnsafeMutableRawBufferPointer(start: $0, count: firstSize) }
-      ?? .allocate(byteCount: firstSize, alignment: 16)
-    /// Frees `old`, or gives it back to the thread when it is the scratch buffer.
-    func release(_ old: UnsafeMutableRawBufferPointer) {
-      if let kept = scratch, old.baseAddress == kept {
-        docbm_scratch_give(kept)
-        scratch = nil
-      } else {
-        old.deallocate()
-      }
-    }
-    defer { release(buffer) }
+    var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: firstSize, alignment: 16)
+    defer { buffer.deallocate() }
     var engine = BookmarkScanEngine(limits: limits)
     defer {
       statistics.bufferCapacity = buffer.count
@@ -219,7 +203,7 @@ public struct BookmarkScanner: Sendable {
           // The file goes on past the first buffer: the whole one, with room to carry.
           let whole = UnsafeMutableRawBufferPointer.allocate(byteCount: fullCapacity, alignment: 16)
           whole.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: filled)
-          release(buffer)
+          buffer.deallocate()
           buffer = whole
         }
         let wanted = min(carried + chunkSize, buffer.count) - filled
@@ -254,5 +238,5 @@ public struct BookmarkScanner: Sendable {
   }
 
   /// The first buffer for a file whose size is not known: most documents in a tree fit.
-  static let firstBufferSize = Int(DOCBM_SCRATCH_SIZE)
+  static let firstBufferSize = 16 * 1024
 }

@@ -1,9 +1,9 @@
 import CSodium
 
-/// The few libsodium primitives docbm uses: random bytes and keyed BLAKE2b. (HMAC-SHA-256 is ``HMACSHA256``, over OpenSSL's SHA-256, which uses the
-/// CPU's SHA instructions; libsodium's SHA-256 is portable C and took half of a resolve.
-/// Comparisons of secrets are ``ConstantTime``'s.)
-enum Sodium {
+/// The libsodium primitives docbm uses: random bytes and keyed BLAKE2b. (HMAC-SHA-256 is
+/// ``HMACSHA256``'s, over OpenSSL's SHA-256, which uses the CPU's SHA instructions;
+/// comparisons of secrets are ``ConstantTime``'s.)
+package enum Sodium {
   /// `sodium_init()` runs once per process, before any other call.
   private static let initialized: Bool = sodium_init() >= 0
 
@@ -12,7 +12,8 @@ enum Sodium {
   }
 
   /// `count` bytes from the operating system's random source.
-  static func randomBytes(_ count: Int) -> [UInt8] {
+  /// The corresponding C function is `randombytes_buf`.
+  package static func randomBytes(_ count: Int) -> [UInt8] {
     ensureInitialized()
     var bytes = [UInt8](repeating: 0, count: count)
     bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
@@ -22,7 +23,8 @@ enum Sodium {
   /// Runs `body` with the keyed BLAKE2b of `message` (`length` bytes, 16…64) in a stack
   /// buffer valid only during the call: a key's fingerprint is hashed for every document
   /// checked, and needs none of it kept.
-  static func withKeyedHash<Result>(
+  /// The corresponding C function is `crypto_generichash`.
+  package static func withKeyedHash<Result>(
     key: [UInt8], _ message: [UInt8], length: Int, _ body: (UnsafeRawBufferPointer) -> Result
   ) -> Result {
     ensureInitialized()
