@@ -1,4 +1,5 @@
 import CDocbmShims
+import Glibc
 
 /// Fast search for a short byte string in a large buffer: scanning a document for
 /// bookmarks looks at every byte, and a Swift loop over gigabytes would be slow, most of
@@ -22,5 +23,12 @@ package enum ByteSearch {
     else { return nil }
     let found = docbm_find_bytes(base + start, haystack.count - start, needleBase, needle.count, keyIndex)
     return found < 0 ? nil : start + found
+  }
+
+  /// Whether `byte` occurs in `buffer`.
+  /// The corresponding C function is `memchr`.
+  package static func contains(_ byte: UInt8, in buffer: UnsafeRawBufferPointer) -> Bool {
+    guard let base = buffer.baseAddress else { return false }
+    return memchr(base, Int32(byte), buffer.count) != nil
   }
 }

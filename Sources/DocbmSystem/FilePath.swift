@@ -73,6 +73,13 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// Whether the path starts at the root folder.
   public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
 
+  /// The most bytes one name (a path component) may have on Linux: `NAME_MAX`.
+  package static let maximumNameLength = Int(NAME_MAX)
+
+  /// The most bytes a path given to the kernel may have, its final NUL not counted:
+  /// `PATH_MAX` - 1.
+  package static let maximumLength = Int(PATH_MAX) - 1
+
   /// The components between slashes; empty components are dropped.
   public var components: [[UInt8]] {
     bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)

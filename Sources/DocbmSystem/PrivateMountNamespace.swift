@@ -22,6 +22,11 @@ package enum PrivateMountNamespace {
     }
   }
 
+  /// Whether the calling thread has entered a namespace of its own
+  /// (``enterOnThisThread()``): it then sees other mounts than the process's mount table
+  /// lists.
+  package static var isEnteredOnThisThread: Bool { docbm_thread_has_own_mount_namespace() != 0 }
+
   /// The identity of the mount namespace that `path` (such as `/proc/thread-self/ns/mnt`)
   /// names, as its link text (`mnt:[4026531841]`); `nil` when it cannot be read.
   package static func identity(_ path: String = "/proc/thread-self/ns/mnt") -> String? {

@@ -5,6 +5,26 @@ package enum SymbolicLink {
   /// The most links followed in a row, as the kernel (`MAXSYMLINKS`).
   static let followLimit = 40
 
+  /// Makes a symbolic link at `path` whose text is `destination`.
+  /// The corresponding C function is `symlink`.
+  ///
+  /// - Throws: ``SystemCallError``: EEXIST, EACCES, ENOENT.
+  package static func create(at path: FilePath, pointingTo destination: FilePath) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("symlink", path: path) {
+      destination.withCString { text in path.withCString { symlink(text, $0) } }
+    }
+  }
+
+  /// Makes `path` a second name (a hard link) of the file at `existing`.
+  /// The corresponding C function is `link`.
+  ///
+  /// - Throws: ``SystemCallError``: EEXIST, EXDEV, EMLINK, EPERM.
+  package static func makeHardLink(at path: FilePath, to existing: FilePath) throws(SystemCallError) {
+    _ = try retryingOnInterrupt("link", path: path) {
+      existing.withCString { old in path.withCString { link(old, $0) } }
+    }
+  }
+
   /// The text stored in the link `path`, as it is (relative or absolute).
   /// The corresponding C function is `readlink`.
   ///

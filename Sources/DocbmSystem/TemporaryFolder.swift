@@ -9,7 +9,12 @@ package struct TemporaryFolder: Sendable {
   /// The corresponding C function is `mkdtemp`.
   package static func make(prefix: String) throws(SystemCallError) -> TemporaryFolder {
     let environment = ProcessEnvironment.value("TMPDIR") ?? ""
-    let base = FilePath(environment.hasPrefix("/") ? environment : "/tmp")
+    return try make(prefix: prefix, in: FilePath(environment.hasPrefix("/") ? environment : "/tmp"))
+  }
+
+  /// Makes a folder named `prefix` and six random characters in `base`.
+  /// The corresponding C function is `mkdtemp`.
+  package static func make(prefix: String, in base: FilePath) throws(SystemCallError) -> TemporaryFolder {
     var template = base.appending(prefix + "XXXXXX").bytes.map { CChar(bitPattern: $0) } + [0]
     guard let made = mkdtemp(&template) else {
       throw SystemCallError("mkdtemp", .current, path: base)

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The fields of a record, found and checked where they lie in its bytes: the numbers
 /// read, the paths and the file handle as ranges of the record. Nothing is allocated, so
 /// the unmoved resolve (``UnmovedResolver``) reads what it needs at no cost beyond the
@@ -84,7 +82,10 @@ struct BookmarkFields {
     }
     /// A path's bytes: not empty, no NUL; `absolute` says whether it must start at the root.
     func path(_ field: Range<Int>, absolute: Bool?) -> Range<Int>? {
-      guard !field.isEmpty, memchr(base + field.lowerBound, 0, field.count) == nil else { return nil }
+      guard !field.isEmpty,
+        !ByteSearch.contains(
+          0, in: UnsafeRawBufferPointer(start: base + field.lowerBound, count: field.count))
+      else { return nil }
       if let absolute,
         (base.load(fromByteOffset: field.lowerBound, as: UInt8.self) == UInt8(ascii: "/")) != absolute
       {

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The facts about a target that go into a new bookmark, read from the filesystem.
 package struct TargetSnapshot {
   /// The target's absolute path with every symbolic link resolved.

@@ -1,6 +1,3 @@
-import CDocbmShims
-import Glibc
-
 /// The resolve of a bookmark whose target is where it was recorded, from a document that
 /// has not moved: the common case, done with the system calls it cannot avoid (the key's
 /// `getxattr`, the target's `statx`) and one allocation, the result's path.
@@ -72,7 +69,7 @@ enum UnmovedResolver {
     else { return nil }
     // A target inside the folder that is open: looked up from it, by the rest of its path
     // (for one beside the document, one name instead of every folder from the root).
-    var lookup = (base: AT_FDCWD, range: fields.absolutePath)
+    var lookup = (base: FileDescriptor.currentWorkingDirectory, range: fields.absolutePath)
     if let folder,
       let rest = bytes.withUnsafeBytes({ record in
         document.folder.bytes.withUnsafeBytes { folder in
@@ -80,7 +77,7 @@ enum UnmovedResolver {
         }
       })
     {
-      lookup = (folder.rawValue, (fields.absolutePath.lowerBound + rest)..<fields.absolutePath.upperBound)
+      lookup = (folder, (fields.absolutePath.lowerBound + rest)..<fields.absolutePath.upperBound)
     }
     guard isRecordedObject(at: lookup.range, from: lookup.base, of: bytes, fields, birthTime: birthTime)
     else {
@@ -90,56 +87,39 @@ enum UnmovedResolver {
   }
 
   /// The key of the document at `path` when its attribute holds a key whose fingerprint is
-  /// `fingerprint`: one `getxattr` into a stack buffer, with the name a static C string
-  /// and the path's made in temporary storage: no array, enum or closure context on the
-  /// way.
+  /// `fingerprint`: one `getxattr` into a stack buffer, the name a static C string.
   @inline(__always) private static func readKey(of path: FilePath, fingerprint: KeyFingerprint)
     -> DocumentKeyCache.Entry?
   {
-    withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
-      let length = path.withCString { cPath in
-        var length: Int
-        repeat {
-          length = docbm_getxattr(cPath, KeyAttribute.cName, buffer.baseAddress, buffer.count)
-        } while length < 0 && Errno.current == .interrupted
-        return length
-      }
-      guard length == KeyAttribute.valueLength else { return nil }
-      let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
-      guard KeyFingerprint(loadedBigEndian: KeyAttribute.storedFingerprintBytes(of: value)) == fingerprint
+    let entry = ExtendedAttributes.withSmallValue(
+      named: KeyAttribute.cName, of: .path(path, followSymlinks: true), capacity: KeyAttribute.valueLength + 1
+    ) { value -> DocumentKeyCache.Entry? in
+      guard let value, value.count == KeyAttribute.valueLength,
+        KeyFingerprint(loadedBigEndian: KeyAttribute.storedFingerprintBytes(of: value)) == fingerprint
       else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
+    return entry ?? nil
   }
 
   /// Whether the object at the absolute path in `bytes[range]` (not following a final
   /// link) is the recorded one: kind, inode and birth time; one `statx`, with the path's C
-  /// string made on the stack from the record and the kernel's answer read as it comes
-  /// (``FileStatus`` would convert every field).
+  /// string made on the stack from the record.
   @inline(__always) private static func isRecordedObject(
-    at range: Range<Int>, from base: Int32 = AT_FDCWD, of bytes: [UInt8], _ fields: BookmarkFields,
+    at range: Range<Int>, from base: FileDescriptor, of bytes: [UInt8], _ fields: BookmarkFields,
     birthTime: Timestamp
   ) -> Bool {
     bytes.withUnsafeBytes { record in
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { cPath in
         UnsafeMutableRawBufferPointer(cPath).copyMemory(from: UnsafeRawBufferPointer(rebasing: record[range]))
         cPath[range.count] = 0
-        // Left uninitialized here: `docbm_statx` clears it before filling it in.
-        return withUnsafeTemporaryAllocation(of: docbm_file_status.self, capacity: 1) { status in
-          let raw = status.baseAddress!
-          var result: Int32
-          repeat {
-            result = docbm_statx(base, cPath.baseAddress!, DOCBM_AT_SYMLINK_NOFOLLOW, raw)
-          } while result != 0 && Errno.current == .interrupted
-          guard result == 0, raw.pointee.ino == fields.inode, raw.pointee.mask & DOCBM_STATX_BTIME != 0,
-            Timestamp(seconds: raw.pointee.btime_sec, nanoseconds: raw.pointee.btime_nsec) == birthTime
-          else { return false }
-          // S_IFMT, S_IFREG and S_IFDIR as literals: Glibc's are functions the optimizer
-          // does not see into.
-          switch (fields.kind, raw.pointee.mode & 0o170000) {
-          case (.file, 0o100000), (.folder, 0o040000): return true
-          default: return false
-          }
+        guard
+          let status = try? FileStatus.of(name: cPath.baseAddress!, relativeTo: base, followSymlinks: false),
+          status.inode == fields.inode, status.birthTime == birthTime
+        else { return false }
+        switch (fields.kind, status.kind) {
+        case (.file, .regular), (.folder, .directory): return true
+        default: return false
         }
       }
     }

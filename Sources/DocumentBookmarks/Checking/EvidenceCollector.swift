@@ -1,5 +1,3 @@
-import Glibc
-
 /// Turns the bookmarks a scan finds into the checker's evidence as they arrive, in bounded
 /// memory: no record is kept once judged, identical records are verified and resolved
 /// once, and the evidence kept for one document has a budget.
@@ -152,7 +150,7 @@ extension EvidenceCollector {
     path.bytes.withUnsafeBytes { path in
       folder.bytes.withUnsafeBytes { folder in
         guard let rest = FilePath.restStart(of: path, below: folder) else { return false }
-        return memchr(path.baseAddress! + rest, Int32(UInt8(ascii: "/")), path.count - rest) == nil
+        return !ByteSearch.contains(UInt8(ascii: "/"), in: UnsafeRawBufferPointer(rebasing: path[rest...]))
       }
     }
   }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The one place where `errno` values become ``DocbmError`` codes.
 extension DocbmError {
   /// What docbm was doing when a system call failed; the same errno means different
@@ -58,11 +56,12 @@ extension DocbmError {
       message = "\(path) is a symbolic link where a file or folder was expected"
     case .nameTooLong:
       code = .pathTooLong
-      if path.components.contains(where: { $0.count > Int(NAME_MAX) }) {
-        message = "a name in \(path) is longer than the \(NAME_MAX) bytes a file name may have"
+      if path.components.contains(where: { $0.count > FilePath.maximumNameLength }) {
+        message =
+          "a name in \(path) is longer than the \(FilePath.maximumNameLength) bytes a file name may have"
       } else {
         message =
-          "\(path) is too long a path for the kernel (\(path.absolute.bytes.count) bytes with its folders; at most \(PATH_MAX - 1))"
+          "\(path) is too long a path for the kernel (\(path.absolute.bytes.count) bytes with its folders; at most \(FilePath.maximumLength))"
       }
     case .isDirectory where operation == .scan:
       code = .unsupportedFileType

@@ -1,5 +1,3 @@
-import CDocbmShims
-import Glibc
 import Synchronization
 
 /// Whether a Documents portal is mounted anywhere this process looks. Where none is, no
@@ -14,11 +12,11 @@ import Synchronization
 /// mounts than the process's table lists: it gets no answer, and asks the path.
 enum PortalMounts {
   private struct State {
-    /// An open `/proc/self/mountinfo`, for `poll`; -1 before the first question.
-    var descriptor: Int32 = -1
+    /// An open `/proc/self/mountinfo`, for `poll`; `nil` before the table is first read.
+    var descriptor: FileDescriptor?
     /// Whether the table read last listed a portal; `nil` when it could not be read whole.
     var portalMounted: Bool? = nil
-    /// When the table was last asked whether it changed (``coarseNanoseconds()``).
+    /// When the table was last asked whether it changed (``CoarseClock``).
     var checkedAt: UInt64 = 0
     /// The questions answered "not known" before the table was first read.
     var unread = 0
@@ -31,13 +29,13 @@ enum PortalMounts {
 
   /// How long an answer stands on the hot paths (the unmoved resolve, the checker's
   /// question for every document) without asking the kernel again: 1 ms by the coarse
-  /// clock (``coarseNanoseconds()``), so in all up to one kernel tick more (4 ms on the
+  /// clock (``CoarseClock``), so in all up to one kernel tick more (4 ms on the
   /// machines measured, 10 ms at most). A portal mounted within it may go unseen there;
   /// everywhere else each question asks.
   static let hotPathAnswerAge: UInt64 = 1_000_000
 
   private static let state = Mutex(State())
-  /// When the table last said that no portal is mounted (``coarseNanoseconds()``); 0 when
+  /// When the table last said that no portal is mounted (``CoarseClock``); 0 when
   /// it did not.
   private static let noneSeenAt = Atomic<UInt64>(0)
 
@@ -51,26 +49,26 @@ enum PortalMounts {
   /// which costs one `poll`. A portal mounted within `maximumAge` (and the clock's tick)
   /// may then go unseen.
   static func noneMounted(maximumAge: UInt64 = 0) -> Bool {
-    guard docbm_thread_has_own_mount_namespace() == 0 else { return false }
-    let now = coarseNanoseconds()
+    guard !PrivateMountNamespace.isEnteredOnThisThread else { return false }
+    let now = CoarseClock.nanoseconds
     // A recent "none" stands without the lock.
     if maximumAge > 0, now &- noneSeenAt.load(ordering: .acquiring) <= maximumAge { return true }
     return state.withLock { state in
-      if maximumAge > 0, state.descriptor >= 0, state.portalMounted != nil,
+      if maximumAge > 0, state.descriptor != nil, state.portalMounted != nil,
         now &- state.checkedAt <= maximumAge
       {
         return state.portalMounted == false
       }
-      if state.descriptor < 0 {
+      if state.descriptor == nil {
         guard state.unread >= questionsBeforeReading else {
           state.unread += 1
           return false
         }
-        state.descriptor = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)
-        guard state.descriptor >= 0 else { return false }
+        state.descriptor = try? FileDescriptor.open("/proc/self/mountinfo", .readOnly)
         state.portalMounted = nil
       }
-      if state.portalMounted == nil || tableChanged(state.descriptor) {
+      guard let descriptor = state.descriptor else { return false }
+      if state.portalMounted == nil || tableChanged(descriptor) {
         // A table cut short, or with lines not understood, may hide a portal.
         state.portalMounted = (try? MountTable.current()).flatMap { table in
           table.isTruncated || table.skippedLineCount > 0
@@ -85,17 +83,7 @@ enum PortalMounts {
 
   /// Whether the mount table changed since `descriptor` was last polled (`poll` clears
   /// the report); `true` when it cannot tell.
-  private static func tableChanged(_ descriptor: Int32) -> Bool {
-    (try? Poller.wait([.priority(descriptor)], timeout: 0))?.first ?? true
-  }
-
-  /// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the time of the last kernel tick, read
-  /// without the precise clock's counter (5.5 ns a call here against 28 ns, when the hot
-  /// path's whole budget is a few hundred). An age measured by it is short by up to a
-  /// tick, never long; a question with no age allowed is never answered from it.
-  private static func coarseNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+  private static func tableChanged(_ descriptor: FileDescriptor) -> Bool {
+    (try? Poller.wait([.priority(descriptor.rawValue)], timeout: 0))?.first ?? true
   }
 }

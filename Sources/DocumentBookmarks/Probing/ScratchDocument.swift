@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 
 /// A scratch document set up to show what a save breaks: it has a key, a bookmark inside its
 /// contents pointing at a sibling file, two other user attributes and mode 0640, and,
@@ -105,13 +104,17 @@ public struct ScratchDocument: Sendable {
     var hardLink: FilePath?
     if options.hardLink {
       let second = folder.appending("document-second-name.json")
-      try system("link", second) { document.withCString { old in second.withCString { link(old, $0) } } }
+      try preparing(second) { () throws(SystemCallError) in
+        try SymbolicLink.makeHardLink(at: second, to: document)
+      }
       hardLink = second
     }
     var symbolicLink: FilePath?
     if options.throughSymbolicLink {
       let alias = folder.appending("document-alias.json")
-      try system("symlink", alias) { alias.withCString { symlink("document.json", $0) } }
+      try preparing(alias) { () throws(SystemCallError) in
+        try SymbolicLink.create(at: alias, pointingTo: "document.json")
+      }
       symbolicLink = alias
     }
     let location = folder.removingLastComponent
@@ -165,13 +168,10 @@ public struct ScratchDocument: Sendable {
   public static let folderPrefix = ".docbm-probe-"
 
   private static func makeTemporaryFolder(in base: FilePath) throws(DocbmError) -> FilePath {
-    var template = Array(base.appending(folderPrefix + "XXXXXX").bytes.map { CChar(bitPattern: $0) }) + [0]
-    guard let made = mkdtemp(&template) else {
-      throw DocbmError(
-        SystemCallError("mkdtemp", .current, path: base), operation: .save(.prepareTemporary), path: base)
+    let made = try preparing(base) { () throws(SystemCallError) in
+      try TemporaryFolder.make(prefix: folderPrefix, in: base)
     }
-    return try TargetSnapshot.canonicalPath(
-      FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: made, count: strlen(made)))))
+    return try TargetSnapshot.canonicalPath(made.path)
   }
 
   private static func write(_ bytes: [UInt8], to path: FilePath) throws(DocbmError) {
@@ -182,10 +182,11 @@ public struct ScratchDocument: Sendable {
     }
   }
 
-  private static func system(_ call: String, _ path: FilePath, _ body: () -> Int32) throws(DocbmError) {
-    guard body() == 0 else {
-      throw DocbmError(
-        SystemCallError(call, .current, path: path), operation: .save(.prepareTemporary), path: path)
-    }
+  /// Runs `body`, a step of making the scratch document at `path`, its failure a
+  /// ``DocbmError`` of preparing a save.
+  private static func preparing<Value>(_ path: FilePath, _ body: () throws(SystemCallError) -> Value)
+    throws(DocbmError) -> Value
+  {
+    try mappingSystemErrors(.save(.prepareTemporary), path: path, body)
   }
 }

@@ -1,6 +1,4 @@
-import CDocbmShims
 import FoundationEssentials
-import Glibc
 
 /// The safe save: a new version written at a fresh hidden name beside the document,
 /// given the document's owner, attributes (the key among them), mode and ACLs, flushed, and
