@@ -1,5 +1,4 @@
 import DocumentBookmarks
-import Glibc
 import Synchronization
 
 /// Where a command writes: data to standard output, diagnostics to standard error.
@@ -47,20 +46,16 @@ public struct Console: Sendable {
     self.writeError = error
     self.readInput = input
     self.flushOutput = flush
-    self.inputIsTerminal = isatty(0) == 1
-    self.errorIsTerminal = isatty(2) == 1
-    self.errorRedraws = errorIsTerminal && getenv("TERM").map { String(cString: $0) } != "dumb"
+    self.inputIsTerminal = Terminal.isTerminal(.standardInput)
+    self.errorIsTerminal = Terminal.isTerminal(.standardError)
+    self.errorRedraws = errorIsTerminal && ProcessEnvironment.value("TERM") != "dumb"
     self.width = Console.terminalWidth()
   }
 
-  /// The columns of the terminal on standard output, else of `COLUMNS`, else 80.
+  /// The columns of the terminal on standard output (when it says 20 or more), else 80.
   private static func terminalWidth() -> Int {
-    if isatty(1) == 1 {
-      var size = winsize()
-      if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
-      return 80
-    }
-    return 80
+    guard let columns = Terminal.columns(of: .standardOutput), columns >= 20 else { return 80 }
+    return columns
   }
 
   /// The process's standard output (buffered, flushed before diagnostics and at the end),
@@ -69,29 +64,10 @@ public struct Console: Sendable {
     output: { text in standardOutput.append(text) },
     error: { text in
       standardOutput.flush()
-      writeAll(text, to: 2)
+      writeAll(text, to: .standardError)
     },
-    input: {
-      var bytes: [UInt8] = []
-      var buffer = [UInt8](repeating: 0, count: 65536)
-      while true {
-        let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if count > 0 {
-          bytes += buffer[..<count]
-          continue
-        }
-        if count == 0 { return bytes }
-        switch errno {
-        case EINTR: continue
-        case EAGAIN:
-          // A non-blocking standard input: wait until it is readable.
-          var request = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-          _ = poll(&request, 1, -1)
-        default:
-          return nil  // a read error: never take part of the input for all of it
-        }
-      }
-    },
+    // A read error gives nil: never part of the input taken for all of it.
+    input: { try? FileDescriptor.standardInput.readToEnd() },
     flush: { standardOutput.flush() })
 
   /// Writes out what is buffered for standard output.
@@ -133,7 +109,7 @@ private final class OutputBuffer: Sendable {
       defer { bytes.removeAll(keepingCapacity: true) }
       return bytes
     }
-    if let full { writeAll(full, to: 1) }
+    if let full { writeAll(full, to: .standardOutput) }
   }
 
   func flush() {
@@ -141,23 +117,16 @@ private final class OutputBuffer: Sendable {
       defer { bytes.removeAll(keepingCapacity: true) }
       return bytes
     }
-    if !bytes.isEmpty { writeAll(bytes, to: 1) }
+    if !bytes.isEmpty { writeAll(bytes, to: .standardOutput) }
   }
 }
 
-/// Writes every byte of `text` to a descriptor, looping over short writes and EINTR.
-private func writeAll(_ text: String, to descriptor: Int32) {
+/// Writes every byte of `text` to a descriptor; a failed write is dropped (there is no
+/// one left to tell).
+private func writeAll(_ text: String, to descriptor: FileDescriptor) {
   writeAll(Array(text.utf8), to: descriptor)
 }
 
-private func writeAll(_ text: [UInt8], to descriptor: Int32) {
-  var bytes = text[...]
-  while !bytes.isEmpty {
-    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    if written < 0 {
-      if errno == EINTR { continue }
-      return
-    }
-    bytes = bytes.dropFirst(written)
-  }
+private func writeAll(_ text: [UInt8], to descriptor: FileDescriptor) {
+  try? descriptor.writeAll(text)
 }

@@ -1,6 +1,5 @@
 import DocumentBookmarks
 import FoundationEssentials
-import Glibc
 
 /// The `docbm` command: parses a command line and runs it. The executable is a few lines
 /// over ``run(arguments:console:)``, so every command can also run in-process.
@@ -89,11 +88,12 @@ public enum DocbmCommandLine {
   }
 
   /// The process's own arguments as bytes, without the program name.
-  public static var processArguments: [[UInt8]] {
-    (1..<Int(CommandLine.argc)).map { index in
-      guard let pointer = CommandLine.unsafeArgv[index] else { return [] }
-      return Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-    }
+  public static var processArguments: [[UInt8]] { ProcessEnvironment.arguments }
+
+  /// Runs the command the process's arguments name and ends the process with its exit
+  /// status: the `docbm` executable's whole body.
+  public static func main() -> Never {
+    ProcessEnvironment.exit(run(arguments: processArguments))
   }
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {

@@ -13,6 +13,12 @@ package struct FileDescriptor: Hashable, Sendable {
 
   /// Stands for the current working folder in the `…at` calls.
   package static let currentWorkingDirectory = FileDescriptor(rawValue: AT_FDCWD)
+  /// Descriptor 0.
+  package static let standardInput = FileDescriptor(rawValue: 0)
+  /// Descriptor 1.
+  package static let standardOutput = FileDescriptor(rawValue: 1)
+  /// Descriptor 2.
+  package static let standardError = FileDescriptor(rawValue: 2)
 
   /// How a path is opened.
   package struct Options: OptionSet, Sendable {
@@ -148,6 +154,27 @@ package struct FileDescriptor: Hashable, Sendable {
   /// The corresponding C function is `read`.
   package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
     try retryingOnInterrupt("read") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+  }
+
+  /// Every byte from the current offset to the end. A descriptor set non-blocking (a
+  /// standard input another program left so) is waited on until it is readable.
+  ///
+  /// - Throws: ``SystemCallError`` from `read` or `poll`; the bytes read before are lost,
+  ///   so that part of the input is never taken for all of it.
+  /// The corresponding C functions are `read` and `poll`.
+  package func readToEnd() throws(SystemCallError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+      do throws(SystemCallError) {
+        let count = try read(into: buffer)
+        if count == 0 { return bytes }
+        bytes += UnsafeRawBufferPointer(rebasing: buffer[..<count])
+      } catch  where error.errno == .tryAgain {
+        _ = try Poller.wait([.readable(rawValue)], timeout: -1)
+      }
+    }
   }
 
   /// Writes every byte of `bytes`, looping over short writes.

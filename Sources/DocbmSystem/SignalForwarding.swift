@@ -12,6 +12,28 @@ package enum SignalForwarding {
   /// The signals caught.
   package static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
+  /// SIGINT, the terminal's interrupt (Ctrl-C).
+  package static let interrupt = SIGINT
+  /// SIGTERM, a supervisor's request to end.
+  package static let terminate = SIGTERM
+
+  /// The signal's name as `kill -l` spells it with its prefix (`SIGINT`), or its number.
+  package static func name(of signal: Int32) -> String {
+    switch signal {
+    case SIGINT: "SIGINT"
+    case SIGTERM: "SIGTERM"
+    case SIGHUP: "SIGHUP"
+    default: "signal \(signal)"
+    }
+  }
+
+  /// Makes the process ignore `signals` (their default action would end it), for a
+  /// command that is told of them another way (a Dispatch signal source).
+  /// The corresponding C function is `signal` with `SIG_IGN`.
+  package static func ignore(_ signals: [Int32]) {
+    for signal in signals { _ = Glibc.signal(signal, SIG_IGN) }
+  }
+
   /// The signal ``endWait()`` sends the waiting thread: caught (and otherwise ignored)
   /// from ``install()`` on, so that it only ends the wait.
   static let wakeSignal = SIGUSR1

@@ -1,5 +1,4 @@
 import DocumentBookmarks
-import Foundation
 import Synchronization
 
 /// Follows the documents a test anchored bookmarks on, with inotify, so that a save that
@@ -41,18 +40,23 @@ final class DocumentKeyWatcher: Sendable {
   private let inotify: Inotify?
   private let state = Mutex(State())
   private let stopping = Atomic<Bool>(false)
-  private let stopped = DispatchSemaphore(value: 0)
+  /// Whether the reading thread has ended (or never started).
+  private let stopped = ConditionLock(false)
+  private let threadEnded: ConditionLock<Bool>.Condition
 
   init() {
     inotify = try? Inotify()
-    guard inotify != nil else {
-      stopped.signal()
-      return
-    }
-    Thread.detachNewThread { [self] in
-      while !stopping.load(ordering: .acquiring) { drain(timeout: 20) }
-      stopped.signal()
-    }
+    threadEnded = stopped.makeCondition()
+    let started =
+      inotify != nil
+      && DetachedThread.start(named: "docbm-keywatch") { [self] in
+        while !stopping.load(ordering: .acquiring) { drain(timeout: 20) }
+        stopped.withLock { stopped in
+          stopped = true
+          threadEnded.broadcast()
+        }
+      }
+    if !started { stopped.withLock { $0 = true } }
   }
 
   /// Starts following the document at `path`, whose key has `fingerprint`.
@@ -77,7 +81,7 @@ final class DocumentKeyWatcher: Sendable {
   /// path.
   func finish() -> [FilePath: String] {
     stopping.store(true, ordering: .releasing)
-    stopped.wait()
+    stopped.withLock(waitingOn: threadEnded, until: { $0 }) { _ in }
     drain(timeout: 0)
     return state.withLock { state in
       for (entry, tracked) in state.documents {

@@ -1,5 +1,5 @@
 public import DocumentBookmarks
-public import Foundation
+public import FoundationEssentials
 
 /// Fails the current test when `save` does not keep what a safe save keeps.
 ///

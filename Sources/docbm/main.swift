@@ -1,4 +1,3 @@
 import DocbmCLI
-import Glibc
 
-exit(DocbmCommandLine.run(arguments: DocbmCommandLine.processArguments))
+DocbmCommandLine.main()

@@ -1,6 +1,5 @@
 import DocumentBookmarks
 import FoundationEssentials
-import Glibc
 
 /// `docbm demo`: document-scoped bookmarks at work, in a scratch folder that is removed
 /// afterwards.

@@ -1,25 +1,29 @@
 import DocumentBookmarks
 import FoundationEssentials
-import Glibc
 
 /// The demo's scratch folder and the plain file operations it performs on it.
 struct DemoScratch {
   let root: FilePath
 
+  private static var here: FileDescriptor { .currentWorkingDirectory }
+
   init() throws {
-    let base = ProcessEnvironment.value("TMPDIR") ?? "/tmp"
-    var template = Array("\(base)/docbm-demo-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else {
-      throw DocbmError(.systemFailure, message: "cannot make a scratch folder in \(base)")
+    let made: TemporaryFolder
+    do {
+      made = try TemporaryFolder.make(prefix: "docbm-demo-")
+    } catch {
+      throw DocbmError(.systemFailure, message: "cannot make a scratch folder: \(error)")
     }
     // Resolve symbolic links in the base so printed paths are the ones bookmarks record.
-    let real = realpath(made, nil)
-    defer { free(real) }
-    root = FilePath(String(cString: real ?? made))
+    root = (try? SymbolicLink.canonicalPath(made.path)) ?? made.path
   }
 
   func makeFolder(_ path: FilePath) throws {
-    guard path.withCString({ mkdir($0, 0o755) }) == 0 || errno == EEXIST else {
+    do {
+      try Self.here.makeDirectory(path, permissions: 0o755)
+    } catch  where error.errno == .fileExists {
+      return
+    } catch {
       throw DocbmError(.systemFailure, path: path, message: "cannot make folder \(path)")
     }
   }
@@ -37,20 +41,23 @@ struct DemoScratch {
   }
 
   func rename(_ from: FilePath, to: FilePath) throws {
-    let result = from.withCString { old in to.withCString { Glibc.rename(old, $0) } }
-    guard result == 0 else {
+    do {
+      try Self.here.rename(from, to: to, in: Self.here)
+    } catch {
       throw DocbmError(.systemFailure, path: from, message: "cannot rename \(from) to \(to)")
     }
   }
 
   func deleteFile(_ path: FilePath) throws {
-    guard path.withCString({ unlink($0) }) == 0 else {
+    do {
+      try Self.here.removeEntry(path, isDirectory: false)
+    } catch {
       throw DocbmError(.systemFailure, path: path, message: "cannot delete \(path)")
     }
   }
 
   /// Removes the scratch folder and everything in it.
   func remove() {
-    try? FileManager.default.removeItem(at: root.url)
+    try? Self.here.removeTree(root)
   }
 }

@@ -2,7 +2,6 @@ import Dispatch
 import DocumentBookmarkStore
 import DocumentBookmarks
 import FoundationEssentials
-import Glibc
 
 /// `docbm store follow STORE`: prints each change to an app's store as it happens, made by
 /// any process or by mounts and unmounts (records on a filesystem that goes away become
@@ -72,15 +71,22 @@ struct StoreFollowCommand {
   /// Blocks until SIGINT or SIGTERM arrives (then returns instead of dying, so the output
   /// is flushed).
   private static func waitForInterrupt() {
-    let stop = DispatchSemaphore(value: 0)
-    let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-      signal(number, SIG_IGN)
+    let signals = [SignalForwarding.interrupt, SignalForwarding.terminate]
+    let stopped = ConditionLock(false)
+    let stop = stopped.makeCondition()
+    SignalForwarding.ignore(signals)
+    let sources = signals.map { number -> any DispatchSourceSignal in
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { stop.signal() }
+      source.setEventHandler {
+        stopped.withLock { stopped in
+          stopped = true
+          stop.broadcast()
+        }
+      }
       source.resume()
       return source
     }
-    stop.wait()
+    stopped.withLock(waitingOn: stop, until: { $0 }) { _ in }
     sources.forEach { $0.cancel() }
   }
 

@@ -1,7 +1,6 @@
 import DocumentBookmarks
 import DocumentWatching
 import FoundationEssentials
-import Glibc
 
 /// `watch`'s operands and options.
 struct WatchSettings: Equatable, Sendable {
@@ -87,7 +86,7 @@ struct WatchCommand {
     }
     watcher.stop()
     let summary = watcher.summary
-    let name = signal.map { $0 == SIGINT ? "SIGINT" : $0 == SIGTERM ? "SIGTERM" : "SIGHUP" }
+    let name = signal.map(SignalForwarding.name(of:))
     if json {
       console.print(JSONReport.renderLine(SummaryLine(summary: SummaryReport(summary, signal: name))))
     } else {
