@@ -139,10 +139,10 @@ docs-serve:
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Samples
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Samples Plugins
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Samples
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Samples Plugins
 
 clean:
 	rm -rf .build

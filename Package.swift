@@ -46,6 +46,10 @@ let package = Package(
       cSettings: [.define("_GNU_SOURCE")]
     ),
 
+    // The fence: a module that imports Glibc, Foundation or a C module does not build.
+    .executableTarget(name: "LayeringCheckTool", path: "Plugins/LayeringCheckTool"),
+    .plugin(name: "LayeringCheck", capability: .buildTool(), dependencies: ["LayeringCheckTool"]),
+
     // Layer 2: the system module, the only Swift code that imports Glibc or a C module.
     .target(
       name: "DocbmSystem",
@@ -57,37 +61,43 @@ let package = Package(
     .target(
       name: "DocumentBookmarks",
       dependencies: ["DocbmSystem", "CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
 
     // Optional capabilities, each its own module and product over the library.
     .target(
       name: "DocumentBookmarkStore",
       dependencies: ["DocumentBookmarks"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
 
     // Layer 4: the testing product, the CLI library and its executable, the benchmarks.
     .target(
       name: "DocumentBookmarksTesting",
       dependencies: ["DocumentBookmarks"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
     // Watching documents: an optional capability, its own module over DocumentBookmarks.
     .target(
       name: "DocumentWatching",
       dependencies: ["DocumentBookmarks"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
     .target(
       name: "DocbmCLI",
       dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
     .executableTarget(
       name: "docbm",
       dependencies: ["DocbmCLI"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
