@@ -2,28 +2,6 @@
 enum CommandName: String, CaseIterable, Sendable {
   case bookmark, resolve, decode, inspect, check, repair, save, probe, store, watch, demo, completions, help
 
-  /// The usage line, without the leading `docbm`.
-  var usage: String {
-    switch self {
-    case .bookmark: "bookmark [--json] DOCUMENT TARGET..."
-    case .resolve: "resolve [--json] DOCUMENT BOOKMARK"
-    case .decode: "decode [--json] BOOKMARK"
-    case .inspect: "inspect [--json] DOCUMENT"
-    case .check: "check [--json] [-r] [--all] [--[no-]progress] PATH..."
-    case .repair: "repair [--json] [-r] [--all] [--[no-]progress] [--allow-unrecorded] PATH..."
-    case .save:
-      "save [--json] [--from FILE|-] [--allow-empty] [--split-hard-links] [--allow-owner-change] [--in-place] DOCUMENT"
-    case .probe:
-      "probe [--json] [--in DIR] [--strict] [--through-link] [--with-hard-link] [--] COMMAND [ARG...]"
-    case .store:
-      "store list|add|forget|pin|unpin|refresh|follow|compact [--json] [--key KEY] [--path-only] [--pin] STORE [PATH|KEY...]"
-    case .watch: WatchCommand.usage
-    case .demo: "demo"
-    case .completions: "completions bash|zsh"
-    case .help: "help [SUBCOMMAND]"
-    }
-  }
-
   /// One line for the command list.
   var abstract: String {
     switch self {
@@ -55,10 +33,6 @@ enum CommandName: String, CaseIterable, Sendable {
                     several, one bookmark per target, one per line, in order; a target
                     that fails leaves an empty line and its error on standard error
                     (exit status 1 when any failed).
-
-      OPTIONS:
-        --json      Print a JSON object (see docbm(1)) instead of the text form; with
-                    several targets, one object per line.
       """
     case .resolve:
       """
@@ -69,9 +43,6 @@ enum CommandName: String, CaseIterable, Sendable {
                     of input, in order (the path, or an empty line for a bookmark that
                     failed or is ambiguous; its notes on standard error start with
                     "line N:").
-
-      OPTIONS:
-        --json      Print a JSON object (see docbm(1)); with -, one object per line.
 
       When the bookmark is stale, the reasons and a refreshed bookmark are printed too.
       When the evidence cannot tell which of several files is the target (ambiguous),
@@ -88,18 +59,12 @@ enum CommandName: String, CaseIterable, Sendable {
                     failed or is ambiguous; its notes on standard error start with
                     "line N:").
 
-      OPTIONS:
-        --json      Print a JSON object (see docbm(1)); with -, one object per line.
-
       Nothing is verified: the fields are shown as recorded, marked UNVERIFIED.
       """
     case .inspect:
       """
       ARGUMENTS:
         DOCUMENT    The document to inspect.
-
-      OPTIONS:
-        --json      Print a JSON object (see docbm(1)).
 
       The key itself is never printed, only its fingerprint.
       """
@@ -108,16 +73,6 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         PATH        A document, or with --recursive a folder to walk (symbolic links are
                     never followed).
-
-      OPTIONS:
-        -r, -R, --recursive  Check every file under the folders given.
-        -a, --all            List every document; with --recursive only those with a
-                             problem are listed unless this is given.
-        --progress           Show progress on standard error even when it is not a
-                             terminal (one line per 500 documents).
-        --no-progress        Never show progress (by default: when standard error is a
-                             terminal).
-        --json               Print a JSON object (see docbm(1)).
 
       One verdict per document: ok, noBookmarks, keyLost, keyMismatch, mixed,
       unsupportedFilesystem, unreadable, incomplete; then a summary. The escrow
@@ -130,20 +85,6 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         PATH        A document of yours whose key was lost, or with --recursive a folder:
                     every document under it whose check says keyLost is repaired.
-
-      OPTIONS:
-        -r, -R, --recursive  Repair the documents under the folders given that lost
-                             their key.
-        -a, --all            With --recursive, also list the documents that needed
-                             nothing.
-        --progress, --no-progress
-                             Progress on standard error, as for check.
-        --allow-unrecorded   Also repair a file the escrow never recorded for the key (a
-                             copy of yours made without the key), when its own bookmarks
-                             name the key and verify with it. This gives the key away:
-                             anyone who can read that file can then forge bookmarks for
-                             every document that carries the key.
-        --json               Print a JSON object (see docbm(1)).
 
       Puts back an escrowed key only when the document has none, belongs to you, its own
       bookmarks (or the escrow's record of it) name that key, and the escrow recorded the
@@ -158,26 +99,6 @@ enum CommandName: String, CaseIterable, Sendable {
         DOCUMENT    The document to replace (created if it does not exist). A symbolic link
                     is followed: the link stays, its target is replaced.
 
-      OPTIONS:
-        --from FILE           Read the new contents from FILE instead of standard input.
-                              --from - reads standard input even when it is a terminal
-                              (type the contents, end with Ctrl-D); without it a
-                              terminal is refused, since nothing was piped in.
-        --allow-empty         Save empty contents. Without it empty input is refused:
-                              an empty pipe or an early Ctrl-D never empties a document.
-        --split-hard-links    Save even when the document has other hard links (they keep
-                              the old version). Without it such a save is refused.
-        --allow-owner-change  Save even when the new version cannot keep the document's
-                              owner or group (another user's document in a folder you may
-                              write): the document becomes yours, and its owner loses the
-                              owner's permissions and the right to change its mode. Without
-                              it such a save is refused before anything is written.
-        --in-place            For a single file exported through the Documents portal
-                              (Flatpak), which refuses attributes: write the new contents
-                              over the document itself, keeping its key. Not crash-safe.
-                              Without it such a save is refused before anything is written.
-        --json                Print a JSON object (see docbm(1)).
-
       The new version gets the document's key, other extended attributes, owner, mode and
       ACLs, is flushed, and is renamed over the document: an xattr-keeping sponge. On
       failure the document is untouched. Immutable and append-only documents and folders
@@ -188,16 +109,6 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         COMMAND     The program to run, with its arguments. Every {} is replaced by the
                     scratch document's path; without {}, the path is appended.
-
-      OPTIONS:
-        --in DIR          Make the scratch folder in DIR (default: the current folder).
-        --strict          Files left beside the document count as a problem (exit 2).
-        --through-link    Give the program a symbolic link to the document.
-        --with-hard-link  Give the document a second name, to see whether the save
-                          splits hard links. Some programs (Vim, GLib) save a
-                          hard-linked file in place and replace an ordinary one: the
-                          report says so.
-        --json            Print a JSON object (see docbm(1)).
 
       The scratch document is an ordinary one, with a key, a bookmark inside it pointing
       at a sibling file, two other user attributes and mode 0640. It is made in a hidden
@@ -254,47 +165,11 @@ enum CommandName: String, CaseIterable, Sendable {
         compact STORE         Write the store file whole, its journal of recent changes
                               folded in (before copying or editing the file alone).
 
-      OPTIONS:
-        --json                Print a JSON object (see docbm(1)).
-        --key KEY             With add: the record's key (a string).
-        --path-only           With add: add the path without bookmarking it yet; it gets
-                              its bookmark when first reached.
-        --pin                 With add: pin the record.
-
       A KEY is given as the app wrote it when it is a string, else as its JSON text.
       Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.
       """
     }
   }
-
-  /// The options the subcommand takes (for completion scripts).
-  var options: [String] {
-    switch self {
-    case .bookmark, .resolve, .decode, .inspect: ["--json", "--help"]
-    case .repair:
-      [
-        "--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress",
-        "--allow-unrecorded", "--help",
-      ]
-    case .check:
-      ["--json", "--recursive", "-r", "-R", "--all", "-a", "--progress", "--no-progress", "--help"]
-    case .save:
-      [
-        "--json", "--from", "--allow-empty", "--split-hard-links", "--allow-owner-change", "--in-place",
-        "--help",
-      ]
-    case .probe: ["--json", "--in", "--strict", "--through-link", "--with-hard-link", "--help"]
-    case .store: ["--json", "--key", "--path-only", "--pin", "--help"]
-    case .watch: WatchCommand.options
-    case .demo, .completions, .help: ["--help"]
-    }
-  }
-
-  /// Whether the subcommand takes `--json`.
-  var takesJSON: Bool { self != .demo && self != .help && self != .completions }
-
-  /// Whether the subcommand walks folders with `--recursive` (and lists with `--all`).
-  var walksTrees: Bool { self == .check || self == .repair }
 
   /// The subcommand a mistyped name most likely meant: the one within two edits (or the
   /// only one it begins), as git suggests for `git chek`.

@@ -12,7 +12,7 @@ enum CompletionScript {
       case .completions:
         return "    completions) COMPREPLY=( $(_docbm_words \"bash zsh\") ) ;;"
       case .probe:
-        let options = command.options.joined(separator: " ")
+        let options = command.optionWords
         return """
               probe)
                 local i
@@ -26,21 +26,14 @@ enum CompletionScript {
                     return
                   fi
                 done
-                if [ "${COMP_WORDS[COMP_CWORD-1]}" = --in ]; then
-                  COMPREPLY=( $(compgen -d -- "$current") )
-                else
-                  COMPREPLY=( $(_docbm_words "\(options) --") )
-                fi ;;
+                \(String(valueCompletion(command).drop { $0.isWhitespace }))
+                COMPREPLY=( $(_docbm_words "\(options) --") ) ;;
           """
       default:
-        let options = command.options.joined(separator: " ")
+        let options = command.optionWords
         let files = command.takesPaths ? " COMPREPLY+=( $(compgen -f -- \"$current\") );" : ""
-        let from =
-          command == .save
-          ? "\n      if [ \"${COMP_WORDS[COMP_CWORD-1]}\" = --from ]; then COMPREPLY=( $(compgen -f -- \"$current\") ); return; fi"
-          : ""
         return
-          "    \(command.rawValue))\(from)\n      COMPREPLY=( $(_docbm_words \"\(options)\") );\(files) ;;"
+          "    \(command.rawValue))\(valueCompletion(command))\n      COMPREPLY=( $(_docbm_words \"\(options)\") );\(files) ;;"
       }
     }.joined(separator: "\n")
     return """
@@ -77,7 +70,7 @@ enum CompletionScript {
     let commands = CommandName.allCases.map { "    '\($0.rawValue):\($0.abstract.replacingQuote())'" }.joined(
       separator: "\n")
     let cases = CommandName.allCases.map { command -> String in
-      let options = command.options.map { "'\(optionSpec($0))'" }.joined(separator: " ")
+      let options = (command.options + [.help]).flatMap(optionSpecs).map { "'\($0)'" }.joined(separator: " ")
       switch command {
       case .help: return "        help) _describe 'subcommand' subcommands ;;"
       case .completions: return "        completions) _arguments \(options) '1:shell:(bash zsh)' ;;"
@@ -129,13 +122,33 @@ enum CompletionScript {
       """
   }
 
-  /// An option as `_arguments` takes it, with a value where it has one.
-  private static func optionSpec(_ option: String) -> String {
-    switch option {
-    case "--from": "--from[read the new contents from FILE]:file:_files"
-    case "--in": "--in[make the scratch folder in DIR]:folder:_files -/"
-    default: option
+  /// For bash: after an option that takes a file or a folder, names of those; nothing
+  /// (an empty string) when the subcommand has no such option.
+  private static func valueCompletion(_ command: CommandName) -> String {
+    command.options.compactMap { option -> String? in
+      let kind: String
+      switch option.valueKind {
+      case .file: kind = "-f"
+      case .folder: kind = "-d"
+      case .text: return nil
+      }
+      guard option.value != nil else { return nil }
+      return
+        "\n      if [ \"${COMP_WORDS[COMP_CWORD-1]}\" = \(option.name) ]; then COMPREPLY=( $(compgen \(kind) -- \"$current\") ); return; fi"
+    }.joined()
+  }
+
+  /// An option's names as `_arguments` takes them, with what its value is where it has one.
+  private static func optionSpecs(_ option: CommandOption) -> [String] {
+    guard let value = option.value else { return option.names }
+    let action: String
+    switch option.valueKind {
+    case .file: action = "_files"
+    case .folder: action = "_files -/"
+    case .text: action = " "
     }
+    let message = value.lowercased().replacing("|", with: " or ")
+    return option.names.map { "\($0):\(message):\(action)" }
   }
 }
 

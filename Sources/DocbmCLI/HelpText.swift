@@ -29,7 +29,19 @@ enum HelpText {
 
       USAGE: docbm \(topic.usage)
 
-      \(topic.discussion)
+      \(body(of: topic))
       """
+  }
+
+  /// The subcommand's discussion with its OPTIONS (``CommandName/optionsHelp``) after the
+  /// paragraphs that list its arguments or actions, or first when it has none.
+  private static func body(of topic: CommandName) -> String {
+    var paragraphs = topic.discussion.split(separator: "\n\n", omittingEmptySubsequences: false).map(
+      String.init)
+    let lists = paragraphs.indices.filter {
+      paragraphs[$0].hasPrefix("ARGUMENTS:") || paragraphs[$0].hasPrefix("ACTIONS:")
+    }
+    paragraphs.insert(topic.optionsHelp, at: (lists.last ?? -1) + 1)
+    return paragraphs.joined(separator: "\n\n")
   }
 }

@@ -17,50 +17,19 @@ enum ParsedCommand: Equatable {
 
   /// `probe`: its own options, then the command; nothing after the command's name is an
   /// option of docbm's.
-  private static func parseProbe(_ arguments: ArraySlice<[UInt8]>) throws(UsageError) -> ParsedCommand {
-    var settings = ProbeSettings(command: [])
-    var rest = arguments
-    while let first = rest.first {
-      let text = String(decoding: first, as: UTF8.self)
-      guard text.hasPrefix("-") else { break }
-      rest = rest.dropFirst()
-      switch text {
-      case "--": return try probe(rest, settings)
-      case "-h", "--help": return .help(.probe)
-      case "--json": settings.json = true
-      case "--through-link": settings.throughLink = true
-      case "--with-hard-link": settings.hardLink = true
-      case "--without-hard-link": settings.hardLink = false
-      case "--strict": settings.strict = true
-      case "--in":
-        guard let folder = rest.first, !folder.isEmpty else {
-          throw UsageError(message: "Missing value for '--in <folder>'", command: .probe)
-        }
-        settings.location = folder
-        rest = rest.dropFirst()
-      default:
-        if text.hasPrefix("--in=") {
-          settings.location = Array(first.dropFirst(5))
-          guard settings.location?.isEmpty == false else {
-            throw UsageError(message: "Missing value for '--in <folder>'", command: .probe)
-          }
-          continue
-        }
-        throw UsageError(message: "Unknown option '\(text)'", command: .probe)
-      }
-    }
-    return try probe(rest, settings)
-  }
-
-  private static func probe(
-    _ command: ArraySlice<[UInt8]>, _ settings: ProbeSettings
-  ) throws(UsageError) -> ParsedCommand {
-    guard !command.isEmpty else {
+  private static func parseProbe(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError)
+    -> ParsedCommand
+  {
+    let scan = try OptionScan(arguments, for: .probe, stopsAtFirstOperand: true)
+    if scan.asksForHelp { return .help(.probe) }
+    guard !scan.operands.isEmpty else {
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     }
-    var settings = settings
-    settings.command = Array(command)
-    return .probe(settings)
+    return .probe(
+      ProbeSettings(
+        command: scan.operands, throughLink: scan.has("--through-link"),
+        hardLink: scan.last(of: "--with-hard-link", "--without-hard-link") == "--with-hard-link",
+        location: scan.value(of: "--in"), strict: scan.has("--strict"), json: json || scan.has("--json")))
   }
 
   /// Parses the arguments after the program name.
@@ -98,67 +67,20 @@ enum ParsedCommand: Equatable {
     }
 
     if name == .watch { return try WatchSettings.parse(global.dropFirst(), json: globalJSON) }
-    if name == .probe {
-      var parsed = try parseProbe(global.dropFirst())
-      if globalJSON, case .probe(var settings) = parsed {
-        settings.json = true
-        parsed = .probe(settings)
-      }
-      return parsed
-    }
+    if name == .probe { return try parseProbe(global.dropFirst(), json: globalJSON) }
     if name == .store { return try StoreSettings.parse(global.dropFirst(), json: globalJSON) }
-    var operands: [[UInt8]] = []
-    var json = globalJSON
-    var from: [UInt8]?
-    var splitHardLinks = false
-    var allowOwnerChange = false
-    var inPlace = false
-    var allowEmpty = false
-    var recursive = false
-    var listAll = false
-    var progress = ProgressMode.automatic
-    var allowUnrecorded = false
-    var optionsEnded = false
-    var rest = global.dropFirst()[...]
-    while let argument = rest.popFirst() {
-      let text = String(decoding: argument, as: UTF8.self)
-      if optionsEnded || !text.hasPrefix("-") || text == "-" {
-        operands.append(argument)
-        continue
+    let scan = try OptionScan(global.dropFirst(), for: name)
+    if scan.asksForHelp { return .help(name) }
+    let operands = scan.operands
+    let json = globalJSON || scan.has("--json")
+    let recursive = scan.has("--recursive")
+    let listAll = scan.has("--all")
+    let progress: ProgressMode =
+      switch scan.last(of: "--progress", "--no-progress") {
+      case "--progress": .always
+      case "--no-progress": .never
+      default: .automatic
       }
-      switch text {
-      case "--": optionsEnded = true
-      case "-h", "--help": return .help(name)
-      case "--json" where name.takesJSON: json = true
-      case "--split-hard-links" where name == .save: splitHardLinks = true
-      case "--allow-owner-change" where name == .save: allowOwnerChange = true
-      case "--in-place" where name == .save: inPlace = true
-      case "--allow-empty" where name == .save: allowEmpty = true
-      case "--recursive" where name.walksTrees, "-r" where name.walksTrees, "-R" where name.walksTrees:
-        recursive = true
-      case "--all" where name.walksTrees, "-a" where name.walksTrees: listAll = true
-      case "--progress" where name.walksTrees: progress = .always
-      case "--no-progress" where name.walksTrees: progress = .never
-      case "--allow-unrecorded" where name == .repair: allowUnrecorded = true
-      case "--from" where name == .save:
-        guard let value = rest.popFirst() else {
-          throw UsageError(message: "Missing value for '--from <file>'", command: name)
-        }
-        from = value
-      case _ where name == .save && text.hasPrefix("--from="):
-        from = Array(argument.dropFirst("--from=".utf8.count))
-      default:
-        if text.hasPrefix("-"), !text.hasPrefix("--"), text.count > 2 {
-          // Short options given together, as in `-rR` or `-ra`.
-          let letters = text.dropFirst().map { "-\($0)" }
-          if letters.allSatisfy({ name.options.contains($0) }) {
-            rest = (letters.map { Array($0.utf8) } + rest)[...]
-            continue
-          }
-        }
-        throw UsageError(message: "Unknown option '\(text)'", command: name)
-      }
-    }
 
     /// Exactly the operands `names` (the first missing one is named).
     func expect(_ names: String...) throws(UsageError) {
@@ -199,7 +121,8 @@ enum ParsedCommand: Equatable {
       }
       return .repair(
         RepairSettings(
-          documents: operands, allowUnrecorded: allowUnrecorded, recursive: recursive, json: json,
+          documents: operands, allowUnrecorded: scan.has("--allow-unrecorded"), recursive: recursive,
+          json: json,
           listAll: listAll, progress: progress))
     case .probe:
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
@@ -211,9 +134,10 @@ enum ParsedCommand: Equatable {
       try expect("DOCUMENT")
       return .save(
         SaveSettings(
-          document: operands[0], from: from, splitHardLinks: splitHardLinks,
-          allowOwnerChange: allowOwnerChange, inPlace: inPlace,
-          allowEmpty: allowEmpty, json: json))
+          document: operands[0], from: scan.value(of: "--from"),
+          splitHardLinks: scan.has("--split-hard-links"),
+          allowOwnerChange: scan.has("--allow-owner-change"), inPlace: scan.has("--in-place"),
+          allowEmpty: scan.has("--allow-empty"), json: json))
     case .demo:
       try expect()
       return .demo

@@ -19,35 +19,14 @@ struct StoreSettings: Equatable, Sendable {
 
   /// Parses what follows `store`: `docbm store --help` (anywhere) asks for help.
   static func parse(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError) -> ParsedCommand {
-    var rest = arguments
-    var positional: [[UInt8]] = []
-    var settings = StoreSettings(action: .list, store: [], operands: [], json: json)
-    var optionsEnded = false
-    while let argument = rest.popFirst() {
-      let text = String(decoding: argument, as: UTF8.self)
-      if optionsEnded || !text.hasPrefix("-") || text == "-" {
-        positional.append(argument)
-        continue
-      }
-      switch text {
-      case "--": optionsEnded = true
-      case "-h", "--help": return .help(.store)
-      case "--json": settings.json = true
-      case "--path-only": settings.pathOnly = true
-      case "--pin": settings.pin = true
-      case "--key":
-        guard let value = rest.popFirst() else {
-          throw UsageError(message: "Missing value for '--key <key>'", command: .store)
-        }
-        settings.key = String(decoding: value, as: UTF8.self)
-      default:
-        if text.hasPrefix("--key=") {
-          settings.key = String(text.dropFirst("--key=".count))
-          continue
-        }
-        throw UsageError(message: "Unknown option '\(text)'", command: .store)
-      }
-    }
+    let scan = try OptionScan(arguments, for: .store)
+    if scan.asksForHelp { return .help(.store) }
+    let positional = scan.operands
+    var settings = StoreSettings(
+      action: .list, store: [], operands: [], json: json || scan.has("--json"),
+      key: scan.value(of: "--key").map { String(decoding: $0, as: UTF8.self) },
+      pathOnly: scan.has("--path-only"),
+      pin: scan.has("--pin"))
     guard let actionBytes = positional.first else {
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .store)
     }

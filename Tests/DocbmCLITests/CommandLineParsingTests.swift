@@ -115,7 +115,7 @@ struct CommandLineParsingTests {
           ProbeSettings(
             command: ["vim", "--in", "{}"].map { Array($0.utf8) }, location: Array("work".utf8), strict: true)
         ))
-    #expect(throws: UsageError(message: "Missing value for '--in <folder>'", command: .probe)) {
+    #expect(throws: UsageError(message: "Missing value for '--in DIR'", command: .probe)) {
       try ParsedCommand.parse([Array("probe".utf8), Array("--in".utf8)])
     }
     #expect(throws: UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)) {

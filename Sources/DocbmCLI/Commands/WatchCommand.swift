@@ -11,22 +11,10 @@ struct WatchSettings: Equatable, Sendable {
 
   /// Parses the arguments after `watch`.
   static func parse(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError) -> ParsedCommand {
-    var settings = WatchSettings(folders: [], json: json)
-    var optionsEnded = false
-    for argument in arguments {
-      let text = String(decoding: argument, as: UTF8.self)
-      if optionsEnded || !text.hasPrefix("-") || text == "-" {
-        settings.folders.append(argument)
-        continue
-      }
-      switch text {
-      case "--": optionsEnded = true
-      case "-h", "--help": return .help(.watch)
-      case "--json": settings.json = true
-      case "--repair": settings.repair = true
-      default: throw UsageError(message: "Unknown option '\(text)'", command: .watch)
-      }
-    }
+    let scan = try OptionScan(arguments, for: .watch)
+    if scan.asksForHelp { return .help(.watch) }
+    let settings = WatchSettings(
+      folders: scan.operands, repair: scan.has("--repair"), json: json || scan.has("--json"))
     guard !settings.folders.isEmpty else {
       throw UsageError(message: "Missing expected argument 'FOLDER'", command: .watch)
     }
@@ -42,20 +30,11 @@ struct WatchCommand {
   let repair: Bool
   let json: Bool
 
-  static let usage = "watch [--json] [--repair] FOLDER..."
   static let abstract = "Follow the documents in folders and report moves, saves over them and lost keys."
-  static let options = ["--json", "--repair", "--help"]
   static let discussion = """
     ARGUMENTS:
       FOLDER      A folder to watch, with the folders under it (symbolic links are
                   not followed). Folders made later are watched too.
-
-    OPTIONS:
-      --repair    Put back the key a save dropped, from the escrow, under repair's
-                  rules: only on a document of yours that the escrow recorded for
-                  that key. A pasted bookmark or a copy made without the key never
-                  gets one.
-      --json      One JSON object per line (see docbm(1)).
 
     Every file carrying a key is followed wherever it goes within the folders, one
     line per event: appeared, moved, replaced, modified, deleted, movedOut,
