@@ -15,9 +15,8 @@ enum DocumentKeyCache {
   final class Entry: Sendable {
     /// The attribute's value (``KeyAttribute/valueLength`` bytes).
     fileprivate let value: [UInt8]
-    /// The value's last eight bytes (the stored fingerprint) as they lie in memory: the
-    /// lookup's first test, a comparison of two integers.
-    fileprivate let storedFingerprint: UInt64
+    /// The fingerprint the value stores: the lookup's first test.
+    fileprivate let storedFingerprint: KeyFingerprint?
     let key: DocumentKey
     /// The key's schedule for bookmark tags (their context, ``BookmarkRecord/macContext``,
     /// hashed in already).
@@ -25,7 +24,7 @@ enum DocumentKeyCache {
 
     fileprivate init(value: [UInt8], key: DocumentKey) {
       self.value = value
-      self.storedFingerprint = value.withUnsafeBytes { KeyAttribute.storedFingerprintBytes(of: $0) }
+      self.storedFingerprint = value.withUnsafeBytes { KeyAttribute.storedFingerprint(of: $0) }
       self.key = key
       self.schedule = HMACSHA256.Schedule(key: key.bytes, prefix: BookmarkRecord.macContext)
     }
@@ -46,8 +45,7 @@ enum DocumentKeyCache {
   /// no entry holds it; `nil` when the value is not a key this version can use (the
   /// caller's own decoding then says why).
   static func entry(forValue value: UnsafeRawBufferPointer) -> Entry? {
-    guard value.count == KeyAttribute.valueLength else { return nil }
-    let fingerprint = KeyAttribute.storedFingerprintBytes(of: value)
+    guard let fingerprint = KeyAttribute.storedFingerprint(of: value) else { return nil }
     let found = entries.withLock { entries -> Entry? in
       for index in entries.list.indices {
         let entry = entries.list[index]

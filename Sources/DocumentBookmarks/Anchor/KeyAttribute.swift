@@ -21,8 +21,6 @@ package enum KeyAttribute {
   /// The one spelling of the name, which both forms above are made of.
   private static let staticName: StaticString = "user.docbm.key"
   static let magic: [UInt8] = Array("DBMK".utf8)
-  /// ``magic`` as a load of its four bytes in this machine's order.
-  private static let magicWord = magic.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
   static let version: UInt8 = 1
   static let algorithm: UInt8 = 1
   static let valueLength = 46
@@ -40,10 +38,12 @@ package enum KeyAttribute {
     magic + [version, algorithm] + key.bytes + key.fingerprint.bytes
   }
 
-  /// The last eight bytes of a value of ``valueLength`` bytes (its stored fingerprint), as
-  /// they lie in memory: `KeyFingerprint(loadedBigEndian:)` makes the fingerprint of them.
-  static func storedFingerprintBytes(of value: UnsafeRawBufferPointer) -> UInt64 {
-    value.loadUnaligned(fromByteOffset: valueLength - KeyFingerprint.byteCount, as: UInt64.self)
+  /// The fingerprint stored in the last eight bytes of a value of ``valueLength`` bytes
+  /// (not checked against the key); `nil` for a value of another length.
+  static func storedFingerprint(of value: UnsafeRawBufferPointer) -> KeyFingerprint? {
+    guard value.count == valueLength else { return nil }
+    return ByteReader(value).bigEndian(UInt64.self, at: valueLength - KeyFingerprint.byteCount).map(
+      KeyFingerprint.init(value:))
   }
 
   /// Parses a stored value, checking magic, version, length and the fingerprint.
@@ -53,25 +53,25 @@ package enum KeyAttribute {
 
   /// ``decode(_:)-([UInt8])`` of a value where it lies.
   static func decode(_ value: UnsafeRawBufferPointer) -> Found {
-    // The magic as one load of four bytes, not a generic comparison element by element.
-    guard value.count >= 6, value.loadUnaligned(as: UInt32.self) == magicWord else {
+    let reader = ByteReader(value)
+    guard reader.starts(with: magic), let format = reader.byte(at: 4), let keyAlgorithm = reader.byte(at: 5)
+    else {
       return .malformed(
         reason: "the value does not start with the docbm key magic", unsupportedVersion: false)
     }
-    guard value[4] == version else {
-      return .malformed(reason: "key format version \(value[4]) is not supported", unsupportedVersion: true)
+    guard format == version else {
+      return .malformed(reason: "key format version \(format) is not supported", unsupportedVersion: true)
     }
-    guard value[5] == algorithm else {
-      return .malformed(reason: "key algorithm \(value[5]) is not supported", unsupportedVersion: true)
+    guard keyAlgorithm == algorithm else {
+      return .malformed(reason: "key algorithm \(keyAlgorithm) is not supported", unsupportedVersion: true)
     }
-    guard value.count == valueLength else {
+    guard value.count == valueLength, let keyBytes = reader.slice(6..<38), let stored = reader.slice(38..<46)
+    else {
       return .malformed(
         reason: "the value is \(value.count) bytes, not \(valueLength)", unsupportedVersion: false)
     }
-    guard let key = DocumentKey(bytes: Array(value[6..<38])),
-      key.fingerprint.withUnsafeBytes({
-        ConstantTime.equal($0, UnsafeRawBufferPointer(rebasing: value[38..<46]))
-      })
+    guard let key = DocumentKey(bytes: Array(keyBytes)),
+      key.fingerprint.withUnsafeBytes({ ConstantTime.equal($0, stored) })
     else {
       return .malformed(
         reason: "the stored fingerprint does not match the key (damaged value)", unsupportedVersion: false)

@@ -6,8 +6,7 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
   /// The fingerprint's length in bytes.
   public static let byteCount = 8
 
-  /// The 8 bytes as one big-endian number: held in place, since a fingerprint is made for
-  /// every key read and every bookmark header parsed (an array would be an allocation each).
+  /// The 8 bytes as one big-endian number, held in place.
   private let value: UInt64
 
   /// The fingerprint's bytes.
@@ -19,10 +18,9 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
     value = bytes.reduce(0) { $0 << 8 | UInt64($1) }
   }
 
-  /// The fingerprint whose eight bytes, loaded from memory as they lie (big-endian), are
-  /// `raw`.
-  init(loadedBigEndian raw: UInt64) {
-    value = UInt64(bigEndian: raw)
+  /// The fingerprint whose eight bytes, read as one big-endian number, are `value`.
+  init(value: UInt64) {
+    self.value = value
   }
 
   /// Calls `body` with the 8 bytes, in place.
@@ -43,7 +41,7 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
   public var description: String {
-    // The digits from static storage: an array here was an allocation per fingerprint shown.
+    // The digits from static storage, written straight into the string.
     let digits = KeyFingerprint.hexDigits.utf8Start
     return String(unsafeUninitializedCapacity: 17) { text in
       var at = 0

@@ -44,14 +44,13 @@ struct BookmarkFields {
     return fields
   }
 
-  /// ``parse(_:)`` over the record's bytes where they lie: no reference counting, each
-  /// field's length checked once against the room left (so the loads after it need no
-  /// checks of their own), fixed-size fields by their exact length.
+  /// ``parse(_:)`` over the record's bytes where they lie, read with a ``ByteReader``:
+  /// each field's length checked against the room left, fixed-size fields by their exact
+  /// length.
   private static func parse(record: UnsafeRawBufferPointer) throws(DocbmError) -> BookmarkFields {
     let end = record.count - BookmarkRecord.tagLength
-    guard let base = record.baseAddress else {
-      throw BookmarkRecord.corrupt("the bookmark lacks a required field")
-    }
+    // The tag is not part of any field.
+    let reader = ByteReader(UnsafeRawBufferPointer(rebasing: record[..<max(0, end)]))
     var kind: TargetKind?
     var relative: Range<Int>?
     var absolute: Range<Int>?
@@ -69,39 +68,34 @@ struct BookmarkFields {
     var documentIdentity: RecordedDocument?
     var previousTag: Int = -1
 
-    /// A big-endian integer at `offset`.
-    func load<Integer: FixedWidthInteger>(_: Integer.Type, at offset: Int) -> Integer {
-      Integer(bigEndian: base.loadUnaligned(fromByteOffset: offset, as: Integer.self))
+    /// A big-endian integer filling exactly `field`.
+    func integer<Integer: FixedWidthInteger>(_: Integer.Type, _ field: Range<Int>) -> Integer? {
+      field.count == MemoryLayout<Integer>.size ? reader.bigEndian(Integer.self, at: field.lowerBound) : nil
     }
     /// A timestamp of exactly 12 bytes at `field`: seconds, then nanoseconds below 10⁹.
     func timestamp(_ field: Range<Int>) -> Timestamp? {
-      guard field.count == 12 else { return nil }
-      let nanoseconds = load(UInt32.self, at: field.lowerBound + 8)
-      guard nanoseconds < 1_000_000_000 else { return nil }
-      return Timestamp(seconds: load(Int64.self, at: field.lowerBound), nanoseconds: nanoseconds)
+      guard field.count == 12, let seconds = reader.bigEndian(Int64.self, at: field.lowerBound),
+        let nanoseconds = reader.bigEndian(UInt32.self, at: field.lowerBound + 8), nanoseconds < 1_000_000_000
+      else { return nil }
+      return Timestamp(seconds: seconds, nanoseconds: nanoseconds)
     }
     /// A path's bytes: not empty, no NUL; `absolute` says whether it must start at the root.
     func path(_ field: Range<Int>, absolute: Bool?) -> Range<Int>? {
-      guard !field.isEmpty,
-        !ByteSearch.contains(
-          0, in: UnsafeRawBufferPointer(start: base + field.lowerBound, count: field.count))
-      else { return nil }
-      if let absolute,
-        (base.load(fromByteOffset: field.lowerBound, as: UInt8.self) == UInt8(ascii: "/")) != absolute
-      {
+      guard let bytes = reader.slice(field), !bytes.isEmpty, !ByteSearch.contains(0, in: bytes) else {
         return nil
       }
+      if let absolute, (bytes[0] == UInt8(ascii: "/")) != absolute { return nil }
       return field
     }
 
     var offset = BookmarkRecord.headerLength
     while offset < end {
       // A tag byte and a 16-bit length, then that many bytes.
-      guard end - offset >= 3 else {
+      guard let tag = reader.byte(at: offset), let length16 = reader.bigEndian(UInt16.self, at: offset + 1)
+      else {
         throw BookmarkRecord.corrupt("a field runs past the end of the bookmark")
       }
-      let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-      let length = Int(load(UInt16.self, at: offset + 1))
+      let length = Int(length16)
       guard length <= end - offset - 3 else {
         throw BookmarkRecord.corrupt("a field runs past the end of the bookmark")
       }
@@ -114,8 +108,7 @@ struct BookmarkFields {
       let parsed: Bool
       switch tag {
       case Tag.kind:
-        kind =
-          length == 1 ? TargetKind(code: base.load(fromByteOffset: field.lowerBound, as: UInt8.self)) : nil
+        kind = integer(UInt8.self, field).flatMap(TargetKind.init(code:))
         parsed = kind != nil
       case Tag.relativePath:
         // Any bytes but NUL: older records are read as they are.
@@ -129,29 +122,29 @@ struct BookmarkFields {
         parsed = createdAt != nil
       case Tag.fileHandle:
         // The handle type, then 1 to 128 bytes of handle.
-        parsed = (5...132).contains(length)
-        if parsed {
-          handleType = load(Int32.self, at: field.lowerBound)
+        if (5...132).contains(length), let type = reader.bigEndian(Int32.self, at: field.lowerBound) {
+          handleType = type
           handle = (field.lowerBound + 4)..<field.upperBound
         }
+        parsed = handle != nil
       case Tag.inode:
-        parsed = length == 8
-        if parsed { inode = load(UInt64.self, at: field.lowerBound) }
+        inode = integer(UInt64.self, field)
+        parsed = inode != nil
       case Tag.generation:
-        parsed = length == 4
-        if parsed { generation = load(UInt32.self, at: field.lowerBound) }
+        generation = integer(UInt32.self, field)
+        parsed = generation != nil
       case Tag.birthTime:
         birthTime = timestamp(field)
         parsed = birthTime != nil
       case Tag.size:
-        parsed = length == 8
-        if parsed { size = load(UInt64.self, at: field.lowerBound) }
+        size = integer(UInt64.self, field)
+        parsed = size != nil
       case Tag.modificationTime:
         modification = timestamp(field)
         parsed = modification != nil
       case Tag.filesystemID:
-        parsed = length == 8
-        if parsed { fsid = load(UInt64.self, at: field.lowerBound) }
+        fsid = integer(UInt64.self, field)
+        parsed = fsid != nil
       case Tag.mountPoint:
         mountPoint = path(field, absolute: true)
         parsed = mountPoint != nil
@@ -160,11 +153,10 @@ struct BookmarkFields {
         parsed = documentPath != nil
       case Tag.documentIdentity:
         // The inode number, then the birth time where one was recorded.
-        if length == 8 || length == 20 {
+        if length == 8 || length == 20, let inode = reader.bigEndian(UInt64.self, at: field.lowerBound) {
           let birthTime = length == 20 ? timestamp((field.lowerBound + 8)..<field.upperBound) : nil
           if length == 8 || birthTime != nil {
-            documentIdentity = RecordedDocument(
-              inode: load(UInt64.self, at: field.lowerBound), birthTime: birthTime)
+            documentIdentity = RecordedDocument(inode: inode, birthTime: birthTime)
           }
         }
         parsed = documentIdentity != nil

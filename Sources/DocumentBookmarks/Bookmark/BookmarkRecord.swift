@@ -11,10 +11,6 @@
 /// finds records inside documents in binary, in the text form and in `JSONEncoder`'s base64.
 enum BookmarkRecord {
   static let magic: [UInt8] = [0x76, 0x87, 0x1B, 0x99, 0x17, 0x9C]
-  /// ``magic`` as the low six bytes of a little-endian load of eight, and the mask that
-  /// keeps them.
-  private static let magicWord: UInt64 = 0x9C17_991B_8776
-  private static let magicMask: UInt64 = 0xFFFF_FFFF_FFFF
   static let version: UInt8 = 1
   static let headerLength = 18
   static let tagLength = 16
@@ -115,41 +111,42 @@ enum BookmarkRecord {
   /// Reads the clear header of a complete record, checking magic, version, flags and that
   /// the recorded length is exactly `bytes.count`.
   static func header(of bytes: [UInt8]) -> Result<Header, DocbmError> {
-    // The magic compared as the low six bytes of one load of eight (a generic comparison
-    // element by element cost more than the rest of the header's checks).
-    let magicMatches =
-      bytes.count >= 8
-      ? UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }) & magicMask
-        == magicWord
-      : bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
-    guard magicMatches else {
+    bytes.withUnsafeBytes { header(of: ByteReader($0)) }
+  }
+
+  /// ``header(of:)-([UInt8])`` read where the record lies.
+  private static func header(of reader: ByteReader) -> Result<Header, DocbmError> {
+    guard reader.starts(with: magic) else {
       return .failure(corrupt("the bytes do not start with a docbm bookmark"))
     }
-    guard bytes.count >= headerLength else {
-      return .failure(corrupt("the bookmark is cut short (\(bytes.count) bytes)"))
+    guard reader.count >= headerLength, let recordVersion = reader.byte(at: 6),
+      let flags = reader.byte(at: 7),
+      let length16 = reader.bigEndian(UInt16.self, at: 8),
+      let fingerprint = reader.bigEndian(UInt64.self, at: 10)
+    else {
+      return .failure(corrupt("the bookmark is cut short (\(reader.count) bytes)"))
     }
-    guard bytes[6] == version else {
+    guard recordVersion == version else {
       return .failure(
         DocbmError(
           .unsupportedVersion,
           message:
-            "bookmark format version \(bytes[6]) is not supported by this docbm (it reads version \(version))"
+            "bookmark format version \(recordVersion) is not supported by this docbm (it reads version \(version))"
         ))
     }
-    guard bytes[7] == 0 else {
+    guard flags == 0 else {
       return .failure(
         DocbmError(
-          .unsupportedVersion, message: "the bookmark uses flags (\(bytes[7])) this docbm does not know"))
+          .unsupportedVersion, message: "the bookmark uses flags (\(flags)) this docbm does not know"))
     }
-    let length = Int(bytes[8]) << 8 | Int(bytes[9])
+    let length = Int(length16)
     guard length >= minimumLength, length <= maximumLength else {
       return .failure(corrupt("the bookmark's recorded length \(length) is out of bounds"))
     }
-    guard length == bytes.count else {
-      return .failure(corrupt("the bookmark records \(length) bytes but has \(bytes.count)"))
+    guard length == reader.count else {
+      return .failure(corrupt("the bookmark records \(length) bytes but has \(reader.count)"))
     }
-    return .success(
-      Header(version: bytes[6], fingerprint: KeyFingerprint(bytes: bytes[10..<18])!))
+    return .success(Header(version: recordVersion, fingerprint: KeyFingerprint(value: fingerprint)))
   }
 
   /// Whether the record's tag verifies under `key`, compared in constant time.

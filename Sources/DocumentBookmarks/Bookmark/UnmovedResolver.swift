@@ -12,8 +12,8 @@
 /// it) returns `nil`, and the full resolve starts over, reporting what it finds.
 enum UnmovedResolver {
   /// Where the target of `bookmark` on `document` is, and what it is, when nothing moved;
-  /// `nil` otherwise. (The caller makes the ``Resolution`` where it returns it: the value is
-  /// large, and making it here cost a copy.)
+  /// `nil` otherwise. The caller makes the ``Resolution`` where it returns it (the value
+  /// is large).
   ///
   /// Whether the document is reached through the Documents portal is asked of
   /// ``PortalMounts`` with an answer up to a millisecond old: a portal mounted within it
@@ -95,7 +95,7 @@ enum UnmovedResolver {
       named: KeyAttribute.cName, of: .path(path, followSymlinks: true), capacity: KeyAttribute.valueLength + 1
     ) { value -> DocumentKeyCache.Entry? in
       guard let value, value.count == KeyAttribute.valueLength,
-        KeyFingerprint(loadedBigEndian: KeyAttribute.storedFingerprintBytes(of: value)) == fingerprint
+        KeyAttribute.storedFingerprint(of: value) == fingerprint
       else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }

@@ -37,9 +37,6 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   let summary: Summary
   /// The Documents portal export the document was reached through, when it was (absent
   /// from JSON otherwise).
-  ///
-  /// A `let`: as a `var` with a default value, the optimizer built each result aside and
-  /// copied it into place (every field retained and released once more, per document).
   public let portalDocument: PortalDocument?
   /// The escrow's record of the key the document carries, when the document is that
   /// record's file at a path the escrow does not know (it moved): the record as it should

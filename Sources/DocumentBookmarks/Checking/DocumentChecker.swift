@@ -102,8 +102,7 @@ public struct DocumentChecker: Sendable {
     } catch {
       return DocumentChecker.without(.unreadable, path, error.message, portal: PortalDocument.of(path))
     }
-    // Closed here, not by a `defer` in the body: with one, the optimizer built each result
-    // aside and copied it out (a copy and a destroy of every field, per document).
+    // Closed here, once the check is made (the result is built in place, not copied out).
     let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
     fd.close()
     return result
@@ -144,8 +143,7 @@ public struct DocumentChecker: Sendable {
     }
 
     // Each bookmark becomes evidence as it is found; no record outlives its judgement. The
-    // scan's closure captures the collector alone (by address): a closure that captured the
-    // path, key and portal itself retained and released each of them three times more.
+    // scan's closure captures the collector alone (by address).
     let key = documentKey?.fingerprint
     var collector = EvidenceCollector(
       path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder)

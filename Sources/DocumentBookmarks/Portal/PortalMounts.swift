@@ -3,7 +3,7 @@ import Synchronization
 /// Whether a Documents portal is mounted anywhere this process looks. Where none is, no
 /// path can be reached through one, and ``PortalDocument/of(_:)`` answers without a
 /// `statfs` of the path: the kernel's walk of the path again, after the one that read the
-/// key (it was 12% of an unmoved resolve).
+/// key.
 ///
 /// The answer comes from the process's mount table (`/proc/self/mountinfo`, a mount of
 /// type `fuse.portal`), read again whenever the kernel says that table changed: `poll` on
@@ -29,9 +29,8 @@ enum PortalMounts {
 
   /// How long an answer stands on the hot paths (the unmoved resolve, the checker's
   /// question for every document) without asking the kernel again: 1 ms by the coarse
-  /// clock (``CoarseClock``), so in all up to one kernel tick more (4 ms on the
-  /// machines measured, 10 ms at most). A portal mounted within it may go unseen there;
-  /// everywhere else each question asks.
+  /// clock (``CoarseClock``), so in all up to one kernel tick more (10 ms at most). A
+  /// portal mounted within it may go unseen there; everywhere else each question asks.
   static let hotPathAnswerAge: UInt64 = 1_000_000
 
   private static let state = Mutex(State())
