@@ -61,32 +61,39 @@ package enum ExtendedAttributes {
     }
   }
 
-  /// Runs `body` with the value of the attribute whose name is the C string `cName`, read
-  /// into temporary storage of `capacity` bytes (on the stack), or with `nil` when the file
-  /// has no such attribute. Returns `nil` without calling `body` for anything else (a longer
-  /// value, an error): the caller then takes ``value(named:of:sizeHint:)``, which says why.
-  /// The hot paths read a document's key this way, without an array for it.
-  package static func withSmallValue<Result>(
-    named cName: UnsafePointer<CChar>, of subject: Subject, capacity: Int,
-    _ body: (UnsafeRawBufferPointer?) -> Result
-  ) -> Result? {
-    withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
-      var length: Int
-      repeat {
-        switch subject {
-        case .descriptor(let fd):
-          length = docbm_fgetxattr(fd.rawValue, cName, buffer.baseAddress, buffer.count)
-        case .path(let path, let follow):
-          length = path.withCString { cPath in
-            follow
-              ? docbm_getxattr(cPath, cName, buffer.baseAddress, buffer.count)
-              : docbm_lgetxattr(cPath, cName, buffer.baseAddress, buffer.count)
-          }
+  /// What ``readSmallValue(named:of:into:)`` found.
+  package enum SmallRead {
+    /// The value, this many bytes at the start of the buffer.
+    case value(Int)
+    /// The file has no such attribute.
+    case absent
+    /// Anything else: a longer value, an error.
+    case unread
+  }
+
+  /// Reads the value of the attribute whose name is the C string `cName` into `buffer`
+  /// (temporary storage of the caller's, on the stack), with no array made for it. The hot
+  /// paths read a document's key this way; for anything but a value that fits
+  /// (``SmallRead/unread``) the caller takes ``value(named:of:sizeHint:)``, which says why.
+  /// The corresponding C functions are `fgetxattr`, `getxattr` and `lgetxattr`.
+  package static func readSmallValue(
+    named cName: UnsafePointer<CChar>, of subject: Subject, into buffer: UnsafeMutableRawBufferPointer
+  ) -> SmallRead {
+    var length: Int
+    repeat {
+      switch subject {
+      case .descriptor(let fd):
+        length = docbm_fgetxattr(fd.rawValue, cName, buffer.baseAddress, buffer.count)
+      case .path(let path, let follow):
+        length = path.withCString { cPath in
+          follow
+            ? docbm_getxattr(cPath, cName, buffer.baseAddress, buffer.count)
+            : docbm_lgetxattr(cPath, cName, buffer.baseAddress, buffer.count)
         }
-      } while length < 0 && Errno.current == .interrupted
-      if length < 0 { return Errno.current == .noData ? body(nil) : nil }
-      return body(UnsafeRawBufferPointer(rebasing: buffer[..<length]))
-    }
+      }
+    } while length < 0 && Errno.current == .interrupted
+    if length < 0 { return Errno.current == .noData ? .absent : .unread }
+    return .value(length)
   }
 
   /// How a value is set.

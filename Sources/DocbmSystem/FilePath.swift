@@ -346,7 +346,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   ///
   /// The string is built in temporary storage (on the stack for usual lengths), not in a
   /// new array: every system call on a path goes through here.
-  public func withCString<Result>(
+  @inlinable public func withCString<Result>(
     _ body: (UnsafePointer<CChar>) throws -> Result
   ) rethrows -> Result {
     try withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in

@@ -9,14 +9,14 @@ package enum HMACSHA256 {
   package static let length = 32
   fileprivate static let blockSize = 64
 
-  /// Runs `body` with the HMAC of `first` followed by `second` under `key` (at most 64
-  /// bytes), in a buffer valid only during the call.
+  /// Writes the HMAC of `first` followed by `second` under `key` (at most 64 bytes) into
+  /// `tag` (``length`` bytes, the caller's temporary storage).
   /// The corresponding C functions are libcrypto's `SHA256_Init`, `SHA256_Update` and
   /// `SHA256_Final`.
-  package static func withTag<Result>(
+  package static func writeTag(
     key: [UInt8], _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8>,
-    _ body: (UnsafeRawBufferPointer) -> Result
-  ) -> Result {
+    into tag: UnsafeMutableRawBufferPointer
+  ) {
     var inner = SHA256_CTX()
     var outer = SHA256_CTX()
     defer {
@@ -24,14 +24,16 @@ package enum HMACSHA256 {
       explicit_bzero(&outer, MemoryLayout<SHA256_CTX>.size)
     }
     startStates(key: key, inner: &inner, outer: &outer)
-    return finish(inner: &inner, outer: &outer, first, second, body)
+    finish(inner: &inner, outer: &outer, first, second, into: tag)
   }
 
   /// The HMAC of the concatenation of `parts` under `key`, as an array.
   package static func tag(key: [UInt8], _ first: ArraySlice<UInt8>, _ second: ArraySlice<UInt8> = [])
     -> [UInt8]
   {
-    withTag(key: key, first, second) { Array($0) }
+    var tag = [UInt8](repeating: 0, count: length)
+    tag.withUnsafeMutableBytes { writeTag(key: key, first, second, into: $0) }
+    return tag
   }
 
   /// The hash states after `(key ⊕ ipad)` and after `(key ⊕ opad)`, where every tag under
@@ -63,20 +65,19 @@ package enum HMACSHA256 {
 
   /// The tag from the two start states (read where they are, so that no copy of them is
   /// left unwiped): the inner hash of `first` ‖ `second`, then the outer hash of that
-  /// digest; `body` gets it in a stack buffer. The working state and both digests share one
-  /// stack buffer, wiped with one call afterwards.
-  fileprivate static func finish<Result>(
+  /// digest, written into `tag`. The working state and the inner digest share one stack
+  /// buffer, wiped with one call afterwards.
+  fileprivate static func finish(
     inner: UnsafePointer<SHA256_CTX>, outer: UnsafePointer<SHA256_CTX>, _ first: ArraySlice<UInt8>,
-    _ second: ArraySlice<UInt8>,
-    _ body: (UnsafeRawBufferPointer) -> Result
-  ) -> Result {
+    _ second: ArraySlice<UInt8>, into tag: UnsafeMutableRawBufferPointer
+  ) {
+    precondition(tag.count == length, "an HMAC-SHA-256 tag is 32 bytes")
     let contextSize = MemoryLayout<SHA256_CTX>.stride
-    return withUnsafeTemporaryAllocation(
-      byteCount: contextSize + 2 * length, alignment: MemoryLayout<SHA256_CTX>.alignment
+    withUnsafeTemporaryAllocation(
+      byteCount: contextSize + length, alignment: MemoryLayout<SHA256_CTX>.alignment
     ) { scratch in
       let context = scratch.baseAddress!.assumingMemoryBound(to: SHA256_CTX.self)
       let digest = (scratch.baseAddress! + contextSize).assumingMemoryBound(to: UInt8.self)
-      let tag = digest + length
       defer { explicit_bzero(scratch.baseAddress!, scratch.count) }
       context.initialize(to: inner.pointee)
       // Each part on its own (an array of the two would be allocated on every call).
@@ -85,8 +86,7 @@ package enum HMACSHA256 {
       SHA256_Final(digest, context)
       context.pointee = outer.pointee
       SHA256_Update(context, digest, length)
-      SHA256_Final(tag, context)
-      return body(UnsafeRawBufferPointer(start: tag, count: length))
+      SHA256_Final(tag.baseAddress!.assumingMemoryBound(to: UInt8.self), context)
     }
   }
 }
@@ -118,10 +118,17 @@ extension HMACSHA256 {
 
     /// Runs `body` with the HMAC of the prefix followed by `message`, in a stack buffer
     /// valid only during the call (nothing allocated).
-    package func withTag<Result>(_ message: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result)
-      -> Result
-    {
-      HMACSHA256.finish(inner: states, outer: states + 1, [], message, body)
+    /// The HMAC of the prefix followed by `message`, as an array.
+    package func tag(_ message: ArraySlice<UInt8>) -> [UInt8] {
+      var tag = [UInt8](repeating: 0, count: HMACSHA256.length)
+      tag.withUnsafeMutableBytes { writeTag(message, into: $0) }
+      return tag
+    }
+
+    /// Writes the HMAC of the prefix followed by `message` into `tag` (``length`` bytes,
+    /// the caller's temporary storage: nothing is allocated).
+    package func writeTag(_ message: ArraySlice<UInt8>, into tag: UnsafeMutableRawBufferPointer) {
+      HMACSHA256.finish(inner: states, outer: states + 1, [], message, into: tag)
     }
   }
 }

@@ -20,23 +20,18 @@ package enum Sodium {
     return bytes
   }
 
-  /// Runs `body` with the keyed BLAKE2b of `message` (`length` bytes, 16…64) in a stack
-  /// buffer valid only during the call: a key's fingerprint is hashed for every document
-  /// checked, and needs none of it kept.
+  /// Writes the keyed BLAKE2b of `message` into `out` (its whole length, 16…64 bytes; the
+  /// caller's temporary storage: a key's fingerprint is hashed for every document checked,
+  /// and needs none of it kept).
   /// The corresponding C function is `crypto_generichash`.
-  package static func withKeyedHash<Result>(
-    key: [UInt8], _ message: [UInt8], length: Int, _ body: (UnsafeRawBufferPointer) -> Result
-  ) -> Result {
+  package static func keyedHash(key: [UInt8], _ message: [UInt8], into out: UnsafeMutableRawBufferPointer) {
     ensureInitialized()
-    return withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { out in
-      message.withUnsafeBufferPointer { input in
-        key.withUnsafeBufferPointer { keyBuffer in
-          _ = crypto_generichash(
-            out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, input.baseAddress,
-            UInt64(input.count), keyBuffer.baseAddress, keyBuffer.count)
-        }
+    message.withUnsafeBufferPointer { input in
+      key.withUnsafeBufferPointer { keyBuffer in
+        _ = crypto_generichash(
+          out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, input.baseAddress,
+          UInt64(input.count), keyBuffer.baseAddress, keyBuffer.count)
       }
-      return body(UnsafeRawBufferPointer(out))
     }
   }
 }

@@ -17,8 +17,9 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible, CustomR
   package init?(bytes: [UInt8]) {
     guard bytes.count == DocumentKey.byteCount else { return nil }
     self.bytes = bytes
-    self.fingerprint = Sodium.withKeyedHash(key: bytes, DocumentKey.fingerprintContext, length: 16) { hash in
-      KeyFingerprint(bytes: hash.prefix(KeyFingerprint.byteCount))!
+    self.fingerprint = withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { hash in
+      Sodium.keyedHash(key: bytes, DocumentKey.fingerprintContext, into: hash)
+      return KeyFingerprint(bytes: hash.prefix(KeyFingerprint.byteCount))!
     }
   }
 
@@ -37,7 +38,10 @@ package struct DocumentKey: Sendable, Hashable, CustomStringConvertible, CustomR
   func withAuthentication<Result>(
     context: [UInt8], _ message: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result
   ) -> Result {
-    HMACSHA256.withTag(key: bytes, context[...], message, body)
+    withUnsafeTemporaryAllocation(byteCount: HMACSHA256.length, alignment: 16) { tag in
+      HMACSHA256.writeTag(key: bytes, context[...], message, into: tag)
+      return body(UnsafeRawBufferPointer(tag))
+    }
   }
 
   /// Never prints the key.

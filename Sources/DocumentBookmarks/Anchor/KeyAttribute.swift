@@ -85,11 +85,14 @@ package enum KeyAttribute {
   ) throws(DocbmError) -> Found {
     // The usual value fits a stack buffer: read there, without an array for it (the
     // checker reads one key per document). Anything else takes the general path.
-    if let quick = ExtendedAttributes.withSmallValue(
-      named: cName, of: .descriptor(document), capacity: 64, { $0.map(decode) ?? .absent })
-    {
-      return quick
+    let quick = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { buffer -> Found? in
+      switch ExtendedAttributes.readSmallValue(named: cName, of: .descriptor(document), into: buffer) {
+      case .value(let length): decode(UnsafeRawBufferPointer(rebasing: buffer[..<length]))
+      case .absent: .absent
+      case .unread: nil
+      }
     }
+    if let quick { return quick }
     do {
       guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
         return .absent

@@ -68,9 +68,9 @@ struct BookmarkFields {
     var documentIdentity: RecordedDocument?
     var previousTag: Int = -1
 
-    /// A big-endian integer filling exactly `field`.
-    func integer<Integer: FixedWidthInteger>(_: Integer.Type, _ field: Range<Int>) -> Integer? {
-      field.count == MemoryLayout<Integer>.size ? reader.bigEndian(Integer.self, at: field.lowerBound) : nil
+    /// A big-endian number of 8 bytes filling exactly `field`.
+    func uint64(_ field: Range<Int>) -> UInt64? {
+      field.count == 8 ? reader.bigEndian(UInt64.self, at: field.lowerBound) : nil
     }
     /// A timestamp of exactly 12 bytes at `field`: seconds, then nanoseconds below 10⁹.
     func timestamp(_ field: Range<Int>) -> Timestamp? {
@@ -108,7 +108,7 @@ struct BookmarkFields {
       let parsed: Bool
       switch tag {
       case Tag.kind:
-        kind = integer(UInt8.self, field).flatMap(TargetKind.init(code:))
+        kind = length == 1 ? reader.byte(at: field.lowerBound).flatMap(TargetKind.init(code:)) : nil
         parsed = kind != nil
       case Tag.relativePath:
         // Any bytes but NUL: older records are read as they are.
@@ -128,22 +128,22 @@ struct BookmarkFields {
         }
         parsed = handle != nil
       case Tag.inode:
-        inode = integer(UInt64.self, field)
+        inode = uint64(field)
         parsed = inode != nil
       case Tag.generation:
-        generation = integer(UInt32.self, field)
+        generation = length == 4 ? reader.bigEndian(UInt32.self, at: field.lowerBound) : nil
         parsed = generation != nil
       case Tag.birthTime:
         birthTime = timestamp(field)
         parsed = birthTime != nil
       case Tag.size:
-        size = integer(UInt64.self, field)
+        size = uint64(field)
         parsed = size != nil
       case Tag.modificationTime:
         modification = timestamp(field)
         parsed = modification != nil
       case Tag.filesystemID:
-        fsid = integer(UInt64.self, field)
+        fsid = uint64(field)
         parsed = fsid != nil
       case Tag.mountPoint:
         mountPoint = path(field, absolute: true)

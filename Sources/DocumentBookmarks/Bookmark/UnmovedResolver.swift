@@ -26,8 +26,9 @@ enum UnmovedResolver {
     guard let key = readKey(of: document.path, fingerprint: bookmark.keyFingerprint) else { return nil }
     let bytes = bookmark.bytes
     let split = bytes.count - BookmarkRecord.tagLength
-    let verifies = key.schedule.withTag(bytes[..<split]) { tag in
-      BookmarkRecord.tagMatches(tag, bytes)
+    let verifies = withUnsafeTemporaryAllocation(byteCount: HMACSHA256.length, alignment: 16) { tag in
+      key.schedule.writeTag(bytes[..<split], into: tag)
+      return BookmarkRecord.tagMatches(UnsafeRawBufferPointer(tag), bytes)
     }
     guard verifies, let found = locateVerified(bytes, on: document) else { return nil }
     guard
@@ -91,15 +92,15 @@ enum UnmovedResolver {
   @inline(__always) private static func readKey(of path: FilePath, fingerprint: KeyFingerprint)
     -> DocumentKeyCache.Entry?
   {
-    let entry = ExtendedAttributes.withSmallValue(
-      named: KeyAttribute.cName, of: .path(path, followSymlinks: true), capacity: KeyAttribute.valueLength + 1
-    ) { value -> DocumentKeyCache.Entry? in
-      guard let value, value.count == KeyAttribute.valueLength,
-        KeyAttribute.storedFingerprint(of: value) == fingerprint
+    withUnsafeTemporaryAllocation(byteCount: KeyAttribute.valueLength + 1, alignment: 8) { buffer in
+      guard
+        case .value(let length) = ExtendedAttributes.readSmallValue(
+          named: KeyAttribute.cName, of: .path(path, followSymlinks: true), into: buffer)
       else { return nil }
+      let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+      guard KeyAttribute.storedFingerprint(of: value) == fingerprint else { return nil }
       return DocumentKeyCache.entry(forValue: value)
     }
-    return entry ?? nil
   }
 
   /// Whether the object at the absolute path in `bytes[range]` (not following a final
