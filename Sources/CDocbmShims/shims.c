@@ -136,17 +136,12 @@ int docbm_set_inode_flags(int fd, uint32_t flags) {
 
 const int DOCBM_CAP_CHOWN = CAP_CHOWN;
 
-static __thread int docbm_thread_has_own_namespace;
-
 int docbm_unshare_mount_namespace(void) {
   if (unshare(CLONE_NEWNS) != 0) {
     return -1;
   }
-  docbm_thread_has_own_namespace = 1;
-  return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+  return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : -2;
 }
-
-int docbm_thread_has_own_mount_namespace(void) { return docbm_thread_has_own_namespace; }
 
 int docbm_has_effective_capability(int capability) {
   if (capability < 0 || capability >= 64) {

@@ -12,4 +12,13 @@ package enum ByteOrder {
     let order = memcmp(left, right, min(a.count, b.count))
     return order != 0 ? order < 0 : a.count < b.count
   }
+
+  /// The first 8 bytes of `bytes` as one big-endian number, zeros after a shorter name (which
+  /// sort first, as a prefix does): names in this order of their leading bytes are in
+  /// ``precedes(_:_:)``'s order, but for those that share all eight.
+  package static func leadingBytes(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var value: UInt64 = 0
+    for index in 0..<8 { value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+    return value
+  }
 }

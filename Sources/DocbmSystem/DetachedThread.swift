@@ -21,8 +21,8 @@ package enum DetachedThread {
     package static let watcher = Tag(rawValue: 2)
   }
 
-  /// The calling thread's tag.
-  package static var currentTag: Tag { Tag(rawValue: docbm_current_thread_tag()) }
+  /// The calling thread's tag (``CurrentThread/tag``).
+  package static var currentTag: Tag { CurrentThread.tag }
 
   /// Starts `body` on a new detached thread, named `name` in the kernel (what `ps -T` and
   /// debuggers show; at most 15 bytes are kept) and tagged `tag`, before `body` runs.
@@ -41,7 +41,7 @@ package enum DetachedThread {
         guard let context else { return nil }
         let start = Unmanaged<Start>.fromOpaque(context).takeRetainedValue()
         ThreadName.setCurrent(start.name)
-        docbm_set_current_thread_tag(start.tag.rawValue)
+        CurrentThread.tag = start.tag
         start.body()
         return nil
       }, context)

@@ -37,11 +37,30 @@ package struct DirectoryListing {
       entries.append(entry)
     }
     failure = stream.failure
-    names.withUnsafeBytes { buffer in
-      func name(_ entry: Entry) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: buffer[entry.start..<(entry.start + entry.count)])
+    if entries.count > 1 {
+      // Sorted as numbers: each name's first 8 bytes above its index (the standard library's
+      // sort, comparing integers); only names that share their first 8 bytes are then
+      // compared whole.
+      let order = names.withUnsafeBytes { buffer -> [UInt128] in
+        func name(_ index: UInt128) -> UnsafeRawBufferPointer {
+          let entry = entries[Int(truncatingIfNeeded: index)]
+          return UnsafeRawBufferPointer(rebasing: buffer[entry.start..<(entry.start + entry.count)])
+        }
+        var keys = entries.indices.map { index in
+          let entry = entries[index]
+          let leading = ByteOrder.leadingBytes(
+            UnsafeRawBufferPointer(rebasing: buffer[entry.start..<(entry.start + entry.count)]))
+          return UInt128(leading) << 64 | UInt128(index)
+        }
+        keys.sort()
+        var runStart = 0
+        for end in 1...keys.count where end == keys.count || keys[end] >> 64 != keys[runStart] >> 64 {
+          if end - runStart > 1 { keys[runStart..<end].sort { ByteOrder.precedes(name($0), name($1)) } }
+          runStart = end
+        }
+        return keys
       }
-      entries.sort { ByteOrder.precedes(name($0), name($1)) }
+      entries = order.map { entries[Int(truncatingIfNeeded: $0)] }
     }
     self.names = names
     self.entries = entries
@@ -68,6 +87,11 @@ package struct DirectoryListing {
   }
 
   /// Runs `body` with the entry's name as a C string, where it lies in the listing.
+  package func withName<Value>(of entry: Entry, _ body: (UnsafePointer<CChar>) -> Value) -> Value {
+    names.withUnsafeBytes { body(($0.baseAddress! + entry.start).assumingMemoryBound(to: CChar.self)) }
+  }
+
+  /// The same, for a body that throws.
   package func withName<Value, Failure: Error>(
     of entry: Entry, _ body: (UnsafePointer<CChar>) throws(Failure) -> Value
   ) throws(Failure) -> Value {

@@ -25,6 +25,15 @@ package struct FileDescriptor: Hashable, Sendable {
     package let rawValue: Int32
     package init(rawValue: Int32) { self.rawValue = rawValue }
 
+    // OptionSet's own literal, union and membership are generic code of the standard
+    // library, which runs unspecialized when another module uses them (thousands of
+    // instructions per literal): these are not generic.
+    package init(arrayLiteral elements: Options...) {
+      rawValue = elements.reduce(0) { $0 | $1.rawValue }
+    }
+    package func union(_ other: Options) -> Options { Options(rawValue: rawValue | other.rawValue) }
+    package func contains(_ member: Options) -> Bool { rawValue & member.rawValue == member.rawValue }
+
     package static let readOnly = Options([])
     package static let writeOnly = Options(rawValue: O_WRONLY)
     package static let readWrite = Options(rawValue: O_RDWR)

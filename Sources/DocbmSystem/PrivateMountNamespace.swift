@@ -17,15 +17,17 @@ package enum PrivateMountNamespace {
   /// The corresponding C functions are `unshare` (with `CLONE_NEWNS`) and `mount` (with
   /// `MS_REC | MS_PRIVATE`).
   package static func enterOnThisThread() throws(SystemCallError) {
-    guard docbm_unshare_mount_namespace() == 0 else {
-      throw SystemCallError("unshare", Errno.current)
-    }
+    let result = docbm_unshare_mount_namespace()
+    let error = Errno.current
+    // Once unshare succeeded, the thread's mounts are not the process's, whatever follows.
+    if result != -1 { CurrentThread.hasOwnMountNamespace = true }
+    if result != 0 { throw SystemCallError(result == -1 ? "unshare" : "mount", error) }
   }
 
   /// Whether the calling thread has entered a namespace of its own
   /// (``enterOnThisThread()``): it then sees other mounts than the process's mount table
   /// lists.
-  package static var isEnteredOnThisThread: Bool { docbm_thread_has_own_mount_namespace() != 0 }
+  package static var isEnteredOnThisThread: Bool { CurrentThread.hasOwnMountNamespace }
 
   /// The identity of the mount namespace that `path` (such as `/proc/thread-self/ns/mnt`)
   /// names, as its link text (`mnt:[4026531841]`); `nil` when it cannot be read.

@@ -73,11 +73,10 @@ extern const int DOCBM_CAP_CHOWN;
 /// which also gives it its own root, working folder and umask) and makes every mount in it
 /// private (mount(2) with MS_REC | MS_PRIVATE on "/"), so mounts made from this thread, or
 /// by processes it starts, are invisible to the rest of the system and vanish with the
-/// thread. Needs CAP_SYS_ADMIN. Returns 0, or -1 with errno.
+/// thread. Needs CAP_SYS_ADMIN. Returns 0; -1 with errno when unshare failed (the thread
+/// is as it was); -2 with errno when mount failed (the thread has its own namespace, whose
+/// mounts may still propagate).
 int docbm_unshare_mount_namespace(void);
-/// Whether the calling thread entered a mount namespace of its own through
-/// docbm_unshare_mount_namespace (its mounts are not the process's).
-int docbm_thread_has_own_mount_namespace(void);
 
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
 int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
@@ -141,10 +140,11 @@ int docbm_usable_processor_count(void);
 /// (EAGAIN: the thread limit).
 int docbm_start_detached_thread(void *(*entry)(void *), void *context);
 
-/// The calling thread's tag (0 until set): what kind of docbm thread it is.
+/// The calling thread's word (0 until set): docbm's one per-thread value, what
+/// `CurrentThread` keeps about the thread.
 unsigned docbm_current_thread_tag(void);
 
-/// Sets the calling thread's tag.
+/// Sets the calling thread's word.
 void docbm_set_current_thread_tag(unsigned tag);
 extern const int DOCBM_LOCK_EX;
 extern const int DOCBM_LOCK_NB;

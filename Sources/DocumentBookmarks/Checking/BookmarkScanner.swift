@@ -110,8 +110,7 @@ public struct BookmarkScanner: Sendable {
   package static func openForReading(
     _ path: FilePath, named name: FilePath? = nil, in folder: FileDescriptor = .currentWorkingDirectory
   ) throws(DocbmError) -> FileDescriptor {
-    let options: FileDescriptor.Options =
-      name == nil ? [.readOnly, .nonBlocking] : [.readOnly, .nonBlocking, .noFollow]
+    let options = name == nil ? Self.options : Self.optionsNoFollow
     return try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
       do throws(SystemCallError) {
         return try FileDescriptor.open(name ?? path, options.union(.noAccessTime), relativeTo: folder)
@@ -126,7 +125,7 @@ public struct BookmarkScanner: Sendable {
   package static func openForReading(
     _ path: FilePath, cName name: UnsafePointer<CChar>, in folder: FileDescriptor
   ) throws(DocbmError) -> FileDescriptor {
-    let options: FileDescriptor.Options = [.readOnly, .nonBlocking, .noFollow]
+    let options = Self.optionsNoFollow
     return try mappingSystemErrors(.scan, path: path) { () throws(SystemCallError) in
       do throws(SystemCallError) {
         return try FileDescriptor.open(name: name, options.union(.noAccessTime), relativeTo: folder)
@@ -135,6 +134,11 @@ public struct BookmarkScanner: Sendable {
       }
     }
   }
+
+  /// How documents are opened for scanning: non-blocking, and never through a final link
+  /// when listed by a walk.
+  private static let options: FileDescriptor.Options = [.readOnly, .nonBlocking]
+  private static let optionsNoFollow: FileDescriptor.Options = [.readOnly, .nonBlocking, .noFollow]
 
   /// Scans an open document from its current offset (the start, for a fresh descriptor).
   ///
