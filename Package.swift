@@ -60,7 +60,7 @@ let package = Package(
     // Layer 3: the library (Anchor, Bookmark, Saving, Checking, ...).
     .target(
       name: "DocumentBookmarks",
-      dependencies: ["DocbmSystem", "CDocbmShims", "CSodium", "CCrypto", "CSQLite"],
+      dependencies: ["DocbmSystem"],
       swiftSettings: strictSettings,
       plugins: ["LayeringCheck"]
     ),
