@@ -25,9 +25,8 @@ package struct FileDescriptor: Hashable, Sendable {
     package let rawValue: Int32
     package init(rawValue: Int32) { self.rawValue = rawValue }
 
-    // OptionSet's own literal, union and membership are generic code of the standard
-    // library, which runs unspecialized when another module uses them (thousands of
-    // instructions per literal): these are not generic.
+    // A literal, union and membership that are not generic, so that other modules' uses
+    // are plain calls (docs/design.md, "Calls across the fence").
     package init(arrayLiteral elements: Options...) {
       rawValue = elements.reduce(0) { $0 | $1.rawValue }
     }

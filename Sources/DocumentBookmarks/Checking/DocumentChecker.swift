@@ -102,7 +102,7 @@ public struct DocumentChecker: Sendable {
     } catch {
       return DocumentChecker.without(.unreadable, path, error.message, portal: PortalDocument.of(path))
     }
-    // Closed here, once the check is made (the result is built in place, not copied out).
+    // Closed here, once the check is made.
     let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
     fd.close()
     return result
