@@ -67,7 +67,7 @@ public struct Console: Sendable {
       writeAll(text, to: .standardError)
     },
     // A read error gives nil: never part of the input taken for all of it.
-    input: { try? FileDescriptor.standardInput.readToEnd() },
+    input: { try? FileDescriptor.standardInput.readWhole(limit: .max) },
     flush: { standardOutput.flush() })
 
   /// Writes out what is buffered for standard output.

@@ -164,21 +164,13 @@ package struct FileDescriptor: Hashable, Sendable {
     try retryingOnInterrupt("read") { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
   }
 
-  /// Every byte from the current offset to the end. A descriptor set non-blocking (a
-  /// standard input another program left so) is waited on until it is readable.
-  ///
-  /// - Throws: ``SystemCallError`` from `read` or `poll`; the bytes read before are lost,
-  ///   so that part of the input is never taken for all of it.
+  /// ``read(into:)``, waiting until the descriptor is readable when it is non-blocking (a
+  /// standard input another program left so) and has nothing yet.
   /// The corresponding C functions are `read` and `poll`.
-  package func readToEnd() throws(SystemCallError) -> [UInt8] {
-    var bytes: [UInt8] = []
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
-    defer { buffer.deallocate() }
+  package func readWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
     while true {
       do throws(SystemCallError) {
-        let count = try read(into: buffer)
-        if count == 0 { return bytes }
-        bytes += UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        return try read(into: buffer)
       } catch  where error.errno == .tryAgain {
         _ = try Poller.wait([.readable(rawValue)], timeout: -1)
       }

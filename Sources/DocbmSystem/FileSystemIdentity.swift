@@ -95,7 +95,12 @@ package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(Syste
 }
 
 extension FileDescriptor {
-  /// Reads from the current offset to the end, up to `limit` bytes (see ``readWholeFile(_:limit:)``).
+  /// Reads from the current offset to the end, up to `limit` bytes (see
+  /// ``readWholeFile(_:limit:)``); a non-blocking descriptor is waited on
+  /// (``readWaiting(into:)``).
+  ///
+  /// - Throws: ``SystemCallError`` from `read` or `poll`; the bytes read before are lost,
+  ///   so that part of a file is never taken for all of it.
   package func readWhole(limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
     let fd = self
     var result: [UInt8] = []
@@ -106,7 +111,7 @@ extension FileDescriptor {
       result = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
         while initialized < capacity {
           do throws(SystemCallError) {
-            let count = try fd.read(
+            let count = try fd.readWaiting(
               into: UnsafeMutableRawBufferPointer(
                 UnsafeMutableBufferPointer(rebasing: buffer[initialized...])))
             if count == 0 { return }
@@ -123,7 +128,7 @@ extension FileDescriptor {
     let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
     defer { chunk.deallocate() }
     while result.count < limit {
-      let count = try fd.read(into: chunk)
+      let count = try fd.readWaiting(into: chunk)
       if count == 0 { break }
       result.append(contentsOf: chunk[..<count])
     }
