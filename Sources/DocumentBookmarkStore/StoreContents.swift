@@ -8,7 +8,7 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
 {
   typealias Record = StoreRecord<Key, Metadata>
 
-  var records: [Record] = []
+  var records = StoreRecordList<Key, Metadata>()
   var unreadable: [JSONValue] = []
   var unknownMembers: [String: JSONValue] = [:]
   /// The store file's `journal` member: a random name each whole rewrite gives the file,
@@ -20,10 +20,10 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
   /// the same order (the usual change: some records changed in place); `nil` when it does
   /// not. One pass, comparing the records where they lie.
   ///
-  /// A change copies the list and alters a few records, so nearly every record shares its
-  /// fields with the one before, and compares equal by one pointer comparison.
+  /// A change alters a few records of a copy, so nearly every record shares its fields
+  /// with the one before, and compares equal by one pointer comparison.
   func changedPositions(to other: StoreContents) -> [Int]? {
-    Self.changedPositions(from: records, to: other.records)
+    Self.changedPositions(from: records.elements, to: other.records.elements)
   }
 
   /// ``changedPositions(to:)`` of two record lists.
@@ -47,7 +47,7 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
   }
 
   /// The position of the record with `key`.
-  func index(of key: Key) -> Int? { records.firstIndex { $0.key == key } }
+  func index(of key: Key) -> Int? { records.index(of: key) }
 
   subscript(key: Key) -> Record? {
     index(of: key).map { records[$0] }

@@ -95,7 +95,7 @@ extension StoreCore {
     try noting { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) -> Edit? in
       results = []
       var edit = Edit()
-      var index = TargetIndex(contents.records)
+      var index = TargetIndex()
       for new in records {
         results.append(
           try insert(new, into: &contents, index: &index, evicted: &evicted, edit: &edit, at: now))
@@ -107,10 +107,9 @@ extension StoreCore {
 
   /// The store's records by key, inode and path, so that adding many records does not
   /// search all of them for each. The tables are made when a second record is looked up:
-  /// adding one record costs one pass over the others, not the tables.
+  /// adding one record looks in the contents' own list (one pass over its summaries), not
+  /// in tables made for it.
   struct TargetIndex {
-    /// The records, until the tables are made.
-    private var pending: [Record]
     private var isBuilt = false
     /// The key of the one record looked up before the tables were made.
     private var lookedUp: Key?
@@ -118,44 +117,41 @@ extension StoreCore {
     private var byInode: [UInt64: [Key]] = [:]
     private var byPath: [FilePath: [Key]] = [:]
 
-    init(_ records: [Record]) { pending = records }
-
     mutating func insert(_ record: Record) {
-      if isBuilt { add(record) } else { pending.append(record) }
+      if isBuilt { add(record) }
     }
 
     mutating func remove(_ key: Key) {
-      if isBuilt { keys.remove(key) } else { pending.removeAll { $0.key == key } }
+      if isBuilt { keys.remove(key) }
     }
 
-    /// Whether a record has `key`.
-    mutating func contains(_ key: Key) -> Bool {
-      guard usesTables(for: key) else { return pending.contains { $0.key == key } }
+    /// Whether a record of `contents` has `key`.
+    mutating func contains(_ key: Key, in contents: Contents) -> Bool {
+      guard usesTables(for: key, in: contents) else { return contents.index(of: key) != nil }
       return keys.contains(key)
     }
 
-    /// Keys of records that may hold the same target as `record` (to be confirmed).
-    mutating func candidates(for record: Record) -> [Key] {
-      guard usesTables(for: record.key) else {
-        let inode = record.inode
-        return pending.filter {
-          (inode != nil && $0.inode == inode) || $0.lastKnownPath == record.lastKnownPath
-        }.map(\.key)
+    /// Keys of records of `contents` that may hold the same target as `record` (to be
+    /// confirmed).
+    mutating func candidates(for record: Record, in contents: Contents) -> [Key] {
+      guard usesTables(for: record.key, in: contents) else {
+        return contents.records.positions(withInode: record.inode, orPath: record.lastKnownPath).map {
+          contents.records[$0].key
+        }
       }
       let byIdentity = record.identity.map { byInode[$0.inode] ?? [] } ?? []
       return (byIdentity + (byPath[record.lastKnownPath] ?? [])).filter { keys.contains($0) }
     }
 
-    /// Whether look-ups for `key` go through the tables, made now if need be: from the
-    /// second record looked up on.
-    private mutating func usesTables(for key: Key) -> Bool {
+    /// Whether look-ups for `key` go through the tables, made now from `contents` if need
+    /// be: from the second record looked up on.
+    private mutating func usesTables(for key: Key, in contents: Contents) -> Bool {
       guard !isBuilt else { return true }
       if lookedUp == nil || lookedUp == key {
         lookedUp = key
         return false
       }
-      for record in pending { add(record) }
-      pending = []
+      for record in contents.records { add(record) }
       isBuilt = true
       return true
     }
@@ -174,7 +170,7 @@ extension StoreCore {
     _ new: Record, into contents: inout Contents, index targets: inout TargetIndex, evicted: inout [Eviction],
     edit: inout Edit, at now: Timestamp
   ) throws(Failure) -> Record {
-    if targets.contains(new.key), let index = contents.index(of: new.key) {
+    if targets.contains(new.key, in: contents), let index = contents.index(of: new.key) {
       // The same key again: a new target for it, keeping what the app set on the record.
       var record = new
       let old = contents.records[index]
@@ -188,7 +184,8 @@ extension StoreCore {
       return record
     }
     let candidates =
-      policy.duplicates == .allow ? [] : targets.candidates(for: new).compactMap { contents[$0] }
+      policy.duplicates == .allow
+      ? [] : targets.candidates(for: new, in: contents).compactMap { contents[$0] }
     if let existing = candidates.first(where: {
       TargetMatch.isSame(
         ($0.identity, $0.volume, $0.lastKnownPath), (new.identity, new.volume, new.lastKnownPath))
@@ -217,7 +214,7 @@ extension StoreCore {
   /// Moves the record to the front of a most-recently-used store.
   func promote(_ key: Key, in contents: inout Contents, edit: inout Edit) {
     guard policy.ordering == .mostRecentlyUsed, let index = contents.index(of: key), index > 0 else { return }
-    contents.records.insert(contents.records.remove(at: index), at: 0)
+    contents.records.move(from: index, to: 0)
     edit.move(key, to: 0, reordersKept: true)
   }
 

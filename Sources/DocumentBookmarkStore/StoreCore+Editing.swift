@@ -87,9 +87,8 @@ extension StoreCore {
   @discardableResult
   package func move(_ key: Key, to position: Int) throws(Failure) -> Record {
     try edit(key) { contents, index, edit in
-      let record = contents.records.remove(at: index)
-      let target = min(max(position, 0), contents.records.count)
-      contents.records.insert(record, at: target)
+      let target = min(max(position, 0), contents.records.count - 1)
+      contents.records.move(from: index, to: target)
       if target != index { edit.move(key, to: target, reordersKept: true) }
     }
   }

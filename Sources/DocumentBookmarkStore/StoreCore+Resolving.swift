@@ -58,7 +58,7 @@ extension StoreCore {
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
     // The records as the file and its journal hold them now (no lock: a read sees one
     // version); the commit applies to what they hold then.
-    let records = try file.read().records
+    let records = try file.read().records.elements
     return try refresh(includingAvailable ? records : records.filter { $0.status != .available })
   }
 

@@ -20,11 +20,21 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
 
   /// What this process last saw of the store, and who listens.
   struct State {
-    var records: [Record] = []
+    var records = StoreRecordList<Key, Metadata>()
+    /// `records` as one array, made when a snapshot is first asked for.
+    var recordArray: [Record]?
     var isLoaded = false
     var updateListeners: [UInt64: AsyncStream<StoreUpdate<Key, Metadata>>.Continuation] = [:]
     var evictionListeners: [UInt64: AsyncStream<Eviction>.Continuation] = [:]
     var nextListener: UInt64 = 0
+
+    /// The records as one array, made once per version.
+    mutating func snapshotRecords() -> [Record] {
+      if let recordArray { return recordArray }
+      let all = records.elements
+      recordArray = all
+      return all
+    }
   }
   let state = Mutex(State())
   /// How many resolutions this store has run (shared ones count once).
@@ -45,7 +55,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
 
   /// The records as last seen.
   package var snapshot: StoreSnapshot<Key, Metadata> {
-    state.withLock { StoreSnapshot(records: $0.records, isLoaded: $0.isLoaded) }
+    state.withLock { StoreSnapshot(records: $0.snapshotRecords(), isLoaded: $0.isLoaded) }
   }
 
   // MARK: Reading
@@ -121,14 +131,16 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   ) {
     state.withLock { state in
       let changes: [StoreChange<Key, Metadata>]
-      if let before, let edit, Self.sameStorage(state.records, before.records) {
-        changes = edit.storeChanges(after: contents.records)
-      } else if let before, let changed, Self.sameStorage(state.records, before.records) {
-        changes = changed.map { .updated(contents.records[$0]) }
+      let records = contents.records
+      if let before, let edit, state.records.isSameVersion(as: before.records) {
+        changes = edit.storeChanges(after: records)
+      } else if let before, let changed, state.records.isSameVersion(as: before.records) {
+        changes = changed.map { .updated(records[$0]) }
       } else {
-        changes = Self.changes(from: state.records, to: contents.records)
+        changes = Self.changes(from: state.snapshotRecords(), to: records.elements)
       }
-      state.records = contents.records
+      state.records = records
+      state.recordArray = nil
       state.isLoaded = true
       if !changes.isEmpty {
         for listener in state.updateListeners.values { listener.yield(.changes(changes)) }
@@ -139,20 +151,11 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     }
   }
 
-  /// Whether two record lists are one storage (so, equal without a comparison).
-  static func sameStorage(_ first: [Record], _ second: [Record]) -> Bool {
-    first.count == second.count
-      && first.withUnsafeBufferPointer { a in
-        second.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress }
-      }
-  }
-
   /// What turns `old` into `new`: added, updated and removed records, and the new order
   /// when the records both hold changed places.
   static func changes(from old: [Record], to new: [Record]) -> [StoreChange<Key, Metadata>] {
     // The common case, a change to some records in place: the same keys in the same order,
     // compared pairwise where they lie.
-    if sameStorage(old, new) { return [] }
     if let changed = Contents.changedPositions(from: old, to: new) {
       return changed.map { .updated(new[$0]) }
     }
@@ -181,7 +184,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     let id = state.withLock { state in
       let id = state.nextListener
       state.nextListener += 1
-      continuation.yield(.snapshot(state.records))
+      continuation.yield(.snapshot(state.snapshotRecords()))
       state.updateListeners[id] = continuation
       return id
     }

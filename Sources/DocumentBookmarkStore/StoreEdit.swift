@@ -73,7 +73,7 @@ struct StoreEdit<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   }
 
   /// What listeners hear, given the records after the change.
-  func storeChanges(after records: [Record]) -> [StoreChange<Key, Metadata>] {
+  func storeChanges(after records: StoreRecordList<Key, Metadata>) -> [StoreChange<Key, Metadata>] {
     reordersKept ? changes + [.reordered(records.map(\.key))] : changes
   }
 }

@@ -110,13 +110,15 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     if version > schemaVersion { return .failure(.newerVersion(version)) }
     guard let entries = envelope.records else { return .failure(.corrupt("schemaVersion \(version)")) }
     var contents = Contents()
-    contents.records.reserveCapacity(entries.count)
+    var records: [StoreRecord<Key, Metadata>] = []
+    records.reserveCapacity(entries.count)
     var keys = Set<Key>()
     for entry in entries {
       if let record = entry.record, keys.insert(record.key).inserted {
-        contents.records.append(record)
+        records.append(record)
       }
     }
+    contents.records = StoreRecordList(records)
     // An unreadable record gives way to a readable one with the same key.
     for entry in entries {
       guard let raw = entry.raw else { continue }

@@ -125,7 +125,9 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   }
 
   /// `records` with `change` applied, as a reader of the journal applies it.
-  static func applying(_ change: Change, to records: [Record]) -> [Record] {
+  static func applying(_ change: Change, to records: StoreRecordList<Key, Metadata>) -> StoreRecordList<
+    Key, Metadata
+  > {
     var replaying = Replaying(records)
     replaying.apply(change)
     return replaying.records
@@ -335,15 +337,17 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   }
 }
 
-/// Applies journal lines to a list of records, keeping a table of where each key is while
-/// only replacements and additions happen (the usual lines), so that a long journal costs a
-/// lookup per record it names.
+/// Applies journal lines to a list of records. A record named by a line is found in the
+/// list's summaries; from the 16th look-up on (a long journal read whole), in a table of
+/// where each key is, kept while only replacements and additions happen (the usual lines),
+/// so that a long journal costs a lookup per record it names.
 private struct Replaying<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable> {
   typealias Record = StoreRecord<Key, Metadata>
-  var records: [Record]
+  var records: StoreRecordList<Key, Metadata>
   private var positions: [Key: Int]?
+  private var lookups = 0
 
-  init(_ records: [Record]) { self.records = records }
+  init(_ records: StoreRecordList<Key, Metadata>) { self.records = records }
 
   mutating func apply(_ change: StoreJournal<Key, Metadata>.Change) {
     if let remove = change.remove, !remove.isEmpty {
@@ -361,21 +365,24 @@ private struct Replaying<Key: Hashable & Sendable & Codable, Metadata: Sendable 
     }
     for move in change.move ?? [] {
       guard let from = position(of: move.key) else { continue }
-      records.insert(records.remove(at: from), at: min(max(move.to, 0), records.count))
+      records.move(from: from, to: min(max(move.to, 0), records.count - 1))
       positions = nil
     }
     if let order = change.order {
       let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
       // Records the order does not name keep their places relative to each other, after it.
-      records = records.enumerated().sorted {
-        (rank[$0.element.key] ?? order.count + $0.offset, $0.offset)
-          < (rank[$1.element.key] ?? order.count + $1.offset, $1.offset)
-      }.map(\.element)
+      records = StoreRecordList(
+        records.enumerated().sorted {
+          (rank[$0.element.key] ?? order.count + $0.offset, $0.offset)
+            < (rank[$1.element.key] ?? order.count + $1.offset, $1.offset)
+        }.map(\.element))
       positions = nil
     }
   }
 
   private mutating func position(of key: Key) -> Int? {
+    lookups += 1
+    guard lookups >= 16 else { return records.index(of: key) }
     if positions == nil {
       positions = Dictionary(
         records.indices.map { (records[$0].key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -10,9 +10,8 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
   Sendable, Equatable
 {
   /// The record's fields, shared between copies until one of them changes (copy on write):
-  /// a store copies its list of records at every change and compares them, and a shared
-  /// box makes each copy one reference and each comparison of an unchanged record one
-  /// pointer comparison.
+  /// a change copies the chunk of records it alters, and a shared box makes each copy one
+  /// reference and each comparison of an unchanged record one pointer comparison.
   private final class Fields: Sendable {
     let key: Key
     let values: Values
