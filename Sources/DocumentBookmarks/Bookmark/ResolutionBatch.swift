@@ -19,7 +19,7 @@ package final class ResolutionBatch {
   /// ``PortalDocument/of(_:)`` says of the document.
   package init(for document: AnchoredDocument, portal: PortalDocument?? = nil) {
     area = SearchArea(entryLimit: document.searchBudget.maximumEntries)
-    portalsMounted = !PortalMounts.noneMounted()
+    portalsMounted = !PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge)
     self.portal = portal ?? (portalsMounted ? PortalDocument.of(document.path) : nil)
   }
 

@@ -27,8 +27,8 @@ enum PortalMounts {
   /// opening and parsing the mount table; a loop reads it once and then saves the `statfs`.
   static let questionsBeforeReading = 8
 
-  /// How long an answer stands on the hot paths (the unmoved resolve, the checker's
-  /// question for every document) without asking the kernel again: 1 ms by the coarse
+  /// How long an answer stands on the hot paths (the unmoved resolve, a batch of
+  /// resolutions, the checker's question for every document) without asking the kernel again: 1 ms by the coarse
   /// clock (``CoarseClock``), so in all up to one kernel tick more (10 ms at most). A
   /// portal mounted within it may go unseen there; everywhere else each question asks.
   static let hotPathAnswerAge: UInt64 = 1_000_000
