@@ -53,6 +53,50 @@ struct CheckingTests {
   }
 
   @Test(
+    "where the verdict does not depend on the escrow, a check without it gives the same verdict: ok, mismatch, mixed, another key recorded"
+  )
+  func verdictWithoutEscrow() throws {
+    let (healthy, _) = try makeDocument("healthy.json")
+    // The document's key replaced by another document's (a copy's bookmarks no longer
+    // verify): the escrow records the first key for it.
+    let (other, _) = try makeDocument("other.json")
+    let (replaced, _) = try makeDocument("replaced.json")
+    let otherKey = try #require(
+      try ExtendedAttributes.value(KeyAttribute.name, of: .path(other, followSymlinks: true)))
+    try ExtendedAttributes.set(KeyAttribute.name, to: otherKey, on: .path(replaced, followSymlinks: true))
+    // Bookmarks of two keys in one document.
+    let (mixed, _) = try makeDocument("mixed.json")
+    let foreign = try service.documents(anchoredOn: other).makeBookmark(
+      to: try scratch.file("project/images/x.png"))
+    let mixedBoard = try JSONDecoder().decode(Board.self, from: Data(contentsOf: mixed.url))
+    try service.documents(anchoredOn: mixed).replaceDocument(
+      with: JSONEncoder().encode(
+        Board(images: mixedBoard.images + [foreign], thumbnail: mixedBoard.thumbnail)))
+    // And where it does: no key, and no key and no bookmarks.
+    let (lost, _) = try makeDocument("lost.json")
+    _ = try ExtendedAttributes.remove(KeyAttribute.name, from: .path(lost, followSymlinks: true))
+    let empty = try scratch.file("project/empty.json", "{}")
+    _ = try service.documents(anchoredOn: empty).makeBookmark(to: try scratch.file("project/images/y.png"))
+    _ = try ExtendedAttributes.remove(KeyAttribute.name, from: .path(empty, followSymlinks: true))
+
+    var verdicts: [CheckVerdict] = []
+    for path in [healthy, replaced, mixed, lost, empty] {
+      let withEscrow = check(path)
+      let without = DocumentChecker().check(path)
+      verdicts.append(withEscrow.verdict)
+      if DocumentChecker.verdictDependsOnEscrow(without) {
+        #expect([lost, empty].contains(path), "\(path): \(without.message)")
+      } else {
+        #expect(without.verdict == withEscrow.verdict, "\(path): \(without.message) / \(withEscrow.message)")
+        #expect(without.message == withEscrow.message)
+      }
+    }
+    #expect(verdicts == [.ok, .keyMismatch, .mixed, .keyLost, .keyLost], "\(verdicts)")
+    // Without the escrow, the empty document that lost its key has nothing to say so.
+    #expect(DocumentChecker().check(empty).verdict == .noBookmarks)
+  }
+
+  @Test(
     "real programs' saves lose the key; the checker says keyLost and repair restores it",
     arguments: [
       "Data.write(.atomic)", "sed -i", "python os.replace", "cp without --preserve", "zip and back",

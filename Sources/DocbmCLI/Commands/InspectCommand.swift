@@ -62,12 +62,20 @@ struct InspectCommand {
     let isFolder = (try? FileStatus.of(document, followSymlinks: true))?.kind == .directory
     var check: DocumentCheck?
     if !isFolder {
-      let checker = DocumentChecker(escrow: .default)
-      let checked = checker.check(document)
-      for failure in checker.recordMoves([checked]) {
-        console.printError("warning: the escrow could not record the document: \(failure)")
+      // The escrow's database is opened only when its record can change the verdict (a
+      // document without a key or without bookmarks): a document with both is judged by
+      // them alone, as `check` judges it, without the cost of opening the database.
+      let alone = DocumentChecker().check(document)
+      if DocumentChecker.verdictDependsOnEscrow(alone) {
+        let checker = DocumentChecker(escrow: .default)
+        let checked = checker.check(document)
+        for failure in checker.recordMoves([checked]) {
+          console.printError("warning: the escrow could not record the document: \(failure)")
+        }
+        check = checked
+      } else {
+        check = alone
       }
-      check = checked
     }
     let note = isFolder ? InspectCommand.folderNote(document) : nil
     let portal = PortalDocument.of(document)

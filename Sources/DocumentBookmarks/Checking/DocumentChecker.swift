@@ -236,7 +236,17 @@ public struct DocumentChecker: Sendable {
     }
   }
 
-  /// The verdict from the evidence, and its sentence.
+  /// Whether the escrow's record of the document can change the verdict on it: only for a
+  /// document without a key (did it lose one, or does it only quote another document's
+  /// bookmarks?) or without bookmarks (did it lose a key the escrow recorded?). A document
+  /// that has its key and bookmarks is judged by them alone, so a check of it made
+  /// without the escrow gives the verdict a check with the escrow gives.
+  public static func verdictDependsOnEscrow(_ check: DocumentCheck) -> Bool {
+    check.keyFingerprint == nil || check.bookmarks.isEmpty
+  }
+
+  /// The verdict from the evidence, and its sentence. `escrowed` is read only where
+  /// ``verdictDependsOnEscrow(_:)`` says.
   static func verdict(
     key: KeyFingerprint?, escrowed: KeyFingerprint?, evidence: [DocumentCheck.FoundEvidence],
     document: FilePath
