@@ -33,6 +33,13 @@ public struct DocumentChecker: Sendable {
     DocumentChecker(escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything())
   }
 
+  /// The escrow's key and records of `fingerprint`: through the database this checker
+  /// opened when it has it open, so that many look-ups (a repair of many documents, the
+  /// hints of a tree check) open it once; else by opening the escrow.
+  func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
+    index.entry(fingerprint) ?? escrow?.lookup(fingerprint) ?? .success(nil)
+  }
+
   /// Whether `check` found a document the escrow records for the key it carries, by its
   /// identity, at a path the escrow does not know: it moved, or was renamed.
   /// ``recordMoves(_:)`` makes the record follow it, so that a later repair finds it there.

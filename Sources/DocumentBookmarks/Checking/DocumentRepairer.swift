@@ -173,7 +173,7 @@ public struct DocumentRepairer: Sendable {
         refusal: .severalKeys)
     }
     let entry: EscrowEntry
-    switch escrow.lookup(wanted) {
+    switch checker.escrowEntry(wanted) {
     case .success(let found?): entry = found
     case .success(nil):
       return report(
