@@ -99,6 +99,10 @@ public struct DocumentRepairer: Sendable {
   public let policy: Policy
   private let checker: DocumentChecker
 
+  /// Makes a repairer; the escrow's database is opened now and serves every check and
+  /// repair this repairer makes (keys and records another process escrows meanwhile are
+  /// read from it; an escrow that had no database yet stays without one for this repairer:
+  /// make a new one to see it).
   public init(escrow: KeyEscrow, searchBudget: SearchBudget = .standard, policy: Policy = Policy()) {
     self.escrow = escrow
     self.policy = policy

@@ -117,12 +117,17 @@ struct EscrowIndex: Sendable {
   }
 
   /// The key and records of `fingerprint`, read through the database this index holds
-  /// open; `nil` when it holds none (no escrow, one that could not be opened, or every
-  /// record read into memory), for the caller to open the escrow itself.
+  /// open; none when the escrow had no database when the index was made, and its problem
+  /// when it could not be used. `nil` when every record was read into memory (which holds
+  /// no keys), for the caller to open the escrow itself.
   func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem>? {
-    guard case .perFile(let connection) = source else { return nil }
-    return connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
-      .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
+    switch source {
+    case .none: problem.map { .failure($0) } ?? .success(nil)
+    case .everything: nil
+    case .perFile(let connection):
+      connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
+        .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
+    }
   }
 
   /// Whether the index has nothing to look up.
