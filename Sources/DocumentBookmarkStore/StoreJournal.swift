@@ -17,6 +17,7 @@ import FoundationEssentials
 struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>: Sendable {
   typealias Contents = StoreContents<Key, Metadata>
   typealias Record = StoreRecord<Key, Metadata>
+  typealias Records = StoreRecordList<Key, Metadata>
   typealias Failure = BookmarkStoreError<Key>
 
   static var formatName: String { "docbm-store-journal" }
@@ -125,9 +126,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   }
 
   /// `records` with `change` applied, as a reader of the journal applies it.
-  static func applying(_ change: Change, to records: StoreRecordList<Key, Metadata>) -> StoreRecordList<
-    Key, Metadata
-  > {
+  static func applying(_ change: Change, to records: Records) -> Records {
     var replaying = Replaying(records)
     replaying.apply(change)
     return replaying.records
