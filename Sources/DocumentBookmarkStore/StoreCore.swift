@@ -132,15 +132,19 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     state.withLock { state in
       let changes: [StoreChange<Key, Metadata>]
       let records = contents.records
+      // The new version as one array, when comparing whole lists made it anyway.
+      var recordArray: [Record]?
       if let before, let edit, state.records.isSameVersion(as: before.records) {
         changes = edit.storeChanges(after: records)
       } else if let before, let changed, state.records.isSameVersion(as: before.records) {
         changes = changed.map { .updated(records[$0]) }
       } else {
-        changes = Self.changes(from: state.snapshotRecords(), to: records.elements)
+        let array = records.elements
+        changes = Self.changes(from: state.snapshotRecords(), to: array)
+        recordArray = array
       }
       state.records = records
-      state.recordArray = nil
+      state.recordArray = recordArray
       state.isLoaded = true
       if !changes.isEmpty {
         for listener in state.updateListeners.values { listener.yield(.changes(changes)) }
