@@ -3,14 +3,24 @@ import CSQLite
 /// A connection to one SQLite database file, used by one thread at a time.
 ///
 /// Opened without following a symbolic link in the last component, with extended result
-/// codes and without trusting the file's schema to run functions; busy for at most ``busyTimeout`` milliseconds before a call fails with
-/// `SQLITE_BUSY` (SQLite's own file locks serialise writers across processes). Closed when
-/// the last reference goes.
+/// codes and without trusting the file's schema to run functions; busy for at most
+/// ``busyTimeout`` milliseconds before a call fails with `SQLITE_BUSY` (SQLite's own file
+/// locks serialise writers across processes). Closed when the last reference goes.
+///
+/// Statements are compiled once per connection: a statement given back (its
+/// ``SQLiteStatement`` released) is reset and kept for the next ``prepare(_:)`` of the same
+/// text, so that a connection that looks up one row at a time does not compile its query
+/// each time.
 package final class SQLiteDatabase {
   /// How long a statement waits for another connection's lock before it fails.
   package static let busyTimeout: Int32 = 10_000
 
+  /// How many compiled statements a connection keeps for reuse.
+  static let keptStatements = 32
+
   private let handle: OpaquePointer
+  /// Compiled statements not in use, by their text.
+  private var idleStatements: [String: OpaquePointer] = [:]
   /// The file's path.
   package let path: FilePath
 
@@ -37,6 +47,7 @@ package final class SQLiteDatabase {
   }
 
   deinit {
+    for statement in idleStatements.values { sqlite3_finalize(statement) }
     sqlite3_close_v2(handle)
   }
 
@@ -51,12 +62,32 @@ package final class SQLiteDatabase {
     }
   }
 
-  /// Compiles one statement.
+  /// One statement: compiled now, or the one compiled for the same text before and given
+  /// back since. Two statements of one text in use at once are two compilations.
+  ///
+  /// - Throws: ``SQLiteError`` when `sql` does not compile (its syntax, or a table or
+  ///   column the file does not have).
   package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    if let idle = idleStatements.removeValue(forKey: sql) {
+      return SQLiteStatement(idle, text: sql, database: self)
+    }
     var statement: OpaquePointer?
-    let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+    let result = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
     guard result == SQLITE_OK, let statement else { throw lastError(result) }
-    return SQLiteStatement(statement, database: self)
+    return SQLiteStatement(statement, text: sql, database: self)
+  }
+
+  /// Takes back a statement its ``SQLiteStatement`` no longer uses: reset (which ends the
+  /// read it was in, releasing its locks) and kept, or finalized when one of its text is
+  /// kept already or the connection keeps ``keptStatements``.
+  fileprivate func giveBack(_ statement: OpaquePointer, text: String) {
+    sqlite3_reset(statement)
+    sqlite3_clear_bindings(statement)
+    guard idleStatements[text] == nil, idleStatements.count < SQLiteDatabase.keptStatements else {
+      sqlite3_finalize(statement)
+      return
+    }
+    idleStatements[text] = statement
   }
 
   /// Runs `body` in a transaction that takes the write lock at once (`BEGIN IMMEDIATE`),
@@ -77,10 +108,10 @@ package final class SQLiteDatabase {
   private func transaction<Value>(
     _ begin: String, _ body: () throws(SQLiteError) -> Value
   ) throws(SQLiteError) -> Value {
-    try execute(begin)
+    try prepare(begin).run()
     do {
       let value = try body()
-      try execute("COMMIT")
+      try prepare("COMMIT").run()
       return value
     } catch {
       if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
@@ -108,19 +139,23 @@ package final class SQLiteDatabase {
   }
 }
 
-/// One compiled statement of a ``SQLiteDatabase``. Parameters are numbered from 1, columns
-/// from 0, as in SQLite's C API.
+/// One compiled statement of a ``SQLiteDatabase``, in use until released (then reset and
+/// given back to its connection). Parameters are numbered from 1, columns from 0, as in
+/// SQLite's C API.
 package final class SQLiteStatement {
   private let handle: OpaquePointer
+  /// The SQL it was compiled from.
+  private let text: String
   private let database: SQLiteDatabase
 
-  init(_ handle: OpaquePointer, database: SQLiteDatabase) {
+  init(_ handle: OpaquePointer, text: String, database: SQLiteDatabase) {
     self.handle = handle
+    self.text = text
     self.database = database
   }
 
   deinit {
-    sqlite3_finalize(handle)
+    database.giveBack(handle, text: text)
   }
 
   /// Binds the values in order to parameters 1, 2, …, after resetting the statement.

@@ -33,10 +33,18 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
     self.init(printed: text.utf8)
   }
 
-  /// Parses the printed form from its UTF-8 bytes: 16 hex digits, dashes ignored.
-  init?(printed text: some Collection<UInt8>) {
-    guard let bytes = Hex.decode(text.lazy.filter { $0 != UInt8(ascii: "-") }) else { return nil }
-    self.init(bytes: bytes)
+  /// Parses the printed form from its UTF-8 bytes: 16 hex digits (either case), dashes
+  /// ignored; `nil` for anything else.
+  init?(printed text: some Sequence<UInt8>) {
+    var value: UInt64 = 0
+    var digits = 0
+    for character in text where character != UInt8(ascii: "-") {
+      guard digits < 2 * KeyFingerprint.byteCount, let digit = Hex.value(of: character) else { return nil }
+      value = value << 4 | UInt64(digit)
+      digits += 1
+    }
+    guard digits == 2 * KeyFingerprint.byteCount else { return nil }
+    self.init(value: value)
   }
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.

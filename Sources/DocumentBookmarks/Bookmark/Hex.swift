@@ -36,7 +36,8 @@ enum Hex {
     }
   }
 
-  private static func value(of character: UInt8) -> UInt8? {
+  /// The value of one hex digit (either case); `nil` for any other character.
+  static func value(of character: UInt8) -> UInt8? {
     switch character {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
