@@ -224,6 +224,16 @@ package final class SQLiteStatement {
     return Array(UnsafeRawBufferPointer(start: base, count: count))
   }
 
+  /// Calls `body` with the bytes of column `column` (none for NULL) where SQLite holds
+  /// them, valid until the statement moves on.
+  package func withBytes<Result>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    let count = Int(sqlite3_column_bytes(handle, column))
+    guard count > 0, let base = sqlite3_column_blob(handle, column) else {
+      return body(UnsafeBufferPointer(start: nil, count: 0))
+    }
+    return body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+  }
+
   /// Column `column` as text (empty for NULL), its bytes taken as UTF-8.
   package func text(_ column: Int32) -> String {
     let count = Int(sqlite3_column_bytes(handle, column))

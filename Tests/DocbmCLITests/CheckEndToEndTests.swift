@@ -196,6 +196,17 @@ struct CheckEndToEndTests {
     #expect(run("/bin/cp", [document.description, copy.description]).status == 0)
     #expect(run("/bin/sed", ["-i", "s/cat/kitten/", document.description]).status == 0)
 
+    // A tree check decides each hint from its one reading of the escrow, on its worker
+    // threads: the same lines as the documents checked one by one.
+    let tree = docbm([
+      "check", "-r", document.removingLastComponent.description, copy.removingLastComponent.description,
+    ])
+    #expect(tree.status == 2)
+    for path in [copy, document] {
+      let single = try #require(docbm(["check", path.description]).output.split(separator: "\n").first)
+      #expect(tree.output.split(separator: "\n").contains(single), "\(single) not in \(tree.output)")
+    }
+
     let refuses = "'docbm repair' would refuse it: "
     for (path, restores) in [(copy, false), (document, true)] {
       let checked = docbm(["check", path.description])

@@ -36,9 +36,13 @@ struct CheckCommand {
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let checker = DocumentChecker(escrow: .default)
-    // Decides the hints as repair decides (the same rules, nothing written).
-    let repairer = DocumentRepairer(escrow: .default)
+    // The hints are decided as repair decides (the same rules, nothing written), beside
+    // each check, from the same reading of the escrow. JSON carries no hints.
+    let tree =
+      json
+      ? TreeChecker(checker: DocumentChecker(escrow: .default))
+      : TreeChecker(repairer: DocumentRepairer(escrow: .default))
+    let checker = tree.checker
     for problem in checker.escrowProblems {
       console.printError("warning: the escrow cannot be used: \(problem)")
     }
@@ -52,8 +56,8 @@ struct CheckCommand {
     // renamed): recorded at the end, in one transaction, so that repair finds them there.
     var moves: [DocumentCheck] = []
     let walked = walk(
-      paths, recursive: recursive, checker: checker, progress: progressLine,
-      found: { check in
+      paths, recursive: recursive, tree: tree, progress: progressLine,
+      found: { check, prospect in
         tally.checked += 1
         if check.verdict.isProblem { problemCount += 1 }
         if check.verdict == .unreadable {
@@ -67,7 +71,7 @@ struct CheckCommand {
         } else if listsEveryDocument || check.verdict.isProblem {
           progressLine.clear()
           console.print(
-            CheckCommand.line(for: check, hint: CheckCommand.hint(for: check, repairer: repairer)))
+            CheckCommand.line(for: check, hint: CheckCommand.hint(from: prospect)))
           progressLine.flushed()
         }
       })
@@ -110,13 +114,13 @@ struct CheckCommand {
     }
   }
 
-  /// Checks each path (a folder only with `recursive`), calling `found` per document;
+  /// Checks each path (a folder only with `recursive`) with `tree`, calling `found` per
+  /// document with its repair prospect (when `tree` decides them and the key was lost);
   /// returns what could not be read.
   func walk(
-    _ paths: [FilePath], recursive: Bool, checker: DocumentChecker, progress: ProgressLine,
-    found: (DocumentCheck) -> Void
+    _ paths: [FilePath], recursive: Bool, tree: TreeChecker, progress: ProgressLine,
+    found: (DocumentCheck, DocumentRepairer.Report?) -> Void
   ) -> Walk {
-    let tree = TreeChecker(checker: checker)
     var walk = Walk()
     for path in paths {
       let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
@@ -171,11 +175,10 @@ struct CheckCommand {
     return lines
   }
 
-  /// What the next command will do for a document whose key was lost, as repair decides it
-  /// (``DocumentRepairer/prospect(_:)``): put it back, or refuse, and why.
-  static func hint(for check: DocumentCheck, repairer: DocumentRepairer) -> String? {
-    guard check.verdict == .keyLost else { return nil }
-    let prospect = repairer.prospect(check)
+  /// What the next command will do for a document whose key was lost, as repair decided
+  /// it (`prospect`, ``DocumentRepairer/prospect(_:)``): put it back, or refuse, and why.
+  static func hint(from prospect: DocumentRepairer.Report?) -> String? {
+    guard let prospect else { return nil }
     switch prospect.action {
     case .restored: return "'docbm repair' can put it back"
     case .nothingToDo: return nil

@@ -38,12 +38,12 @@ struct RepairCommand {
     if recursive {
       // The walk checks every document; those with a problem are repaired (or refused,
       // with the reason), those without need nothing.
-      let checker = DocumentChecker(escrow: .default)
+      let tree = TreeChecker(checker: DocumentChecker(escrow: .default))
       let walker = CheckCommand(paths: documents, recursive: true, json: json)
       var lost: [FilePath] = []
       walked = walker.walk(
-        documents, recursive: true, checker: checker, progress: progressLine,
-        found: { check in
+        documents, recursive: true, tree: tree, progress: progressLine,
+        found: { check, _ in
           examined += 1
           if check.verdict.isProblem { lost.append(check.document) }
         })

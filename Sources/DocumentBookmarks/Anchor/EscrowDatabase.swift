@@ -252,12 +252,50 @@ final class EscrowDatabase {
     }
   }
 
-  /// Every document record.
-  func allRecords() throws(DocbmError) -> [EscrowRecord] {
+  /// A key as the database holds it, before its fingerprint is checked (``entry(_:stored:documents:)``).
+  struct StoredKey: Sendable {
+    let bytes: [UInt8]
+    let created: Timestamp
+  }
+
+  /// Every document record, in the order they were made (``entry(_:)`` gives a key's in the
+  /// order of their confirmation, then of their making), and every key, read in one
+  /// transaction: one state of the escrow, for a tree check to look up in memory.
+  func snapshot() throws(DocbmError) -> (records: [EscrowRecord], keys: [(KeyFingerprint, StoredKey)]) {
     do {
-      return try documents("SELECT \(EscrowSchema.documentColumns) FROM documents")
+      return try connection.readTransaction { () throws(SQLiteError) in
+        let records = try documents("SELECT \(EscrowSchema.documentColumns) FROM documents ORDER BY id")
+        let statement = try connection.prepare("SELECT fingerprint, key, created FROM keys")
+        var keys: [(KeyFingerprint, StoredKey)] = []
+        while try statement.step() {
+          guard let fingerprint = statement.withBytes(0, KeyFingerprint.init(printed:)) else {
+            throw EscrowDatabase.damage("a key's fingerprint is not one")
+          }
+          keys.append(
+            (
+              fingerprint,
+              StoredKey(
+                bytes: statement.bytes(1), created: Timestamp(nanosecondsSince1970: statement.int64(2)))
+            ))
+        }
+        return (records, keys)
+      }
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+  }
+
+  /// The entry of `stored`, a key of a ``snapshot()``, with its `documents`.
+  ///
+  /// - Throws: ``DocbmError`` `escrowDamaged` when the key's bytes are not a key of that
+  ///   fingerprint.
+  static func entry(
+    _ fingerprint: KeyFingerprint, stored: StoredKey, documents: [EscrowEntry.Document], file: FilePath
+  ) throws(DocbmError) -> EscrowEntry {
+    do {
+      return try makeEntry(fingerprint, key: stored.bytes, created: stored.created, documents, file: file)
+    } catch {
+      throw EscrowDatabase.error(error, path: file, doing: "reading")
     }
   }
 
@@ -280,7 +318,7 @@ final class EscrowDatabase {
     -> EscrowRecord
   {
     func column(_ index: Int32) -> Int32 { first + index }
-    guard let fingerprint = KeyFingerprint(row.text(column(0))),
+    guard let fingerprint = row.withBytes(column(0), KeyFingerprint.init(printed:)),
       let origin = EscrowEntry.Document.Origin(rawValue: row.text(column(8)))
     else { throw damage("a document record names no key or no origin") }
     let handle = row.optionalInt64(column(4)).map {
@@ -300,10 +338,18 @@ final class EscrowDatabase {
   private func makeEntry(
     _ fingerprint: KeyFingerprint, key bytes: [UInt8], created: Timestamp, _ documents: [EscrowEntry.Document]
   ) throws(SQLiteError) -> EscrowEntry {
+    try EscrowDatabase.makeEntry(fingerprint, key: bytes, created: created, documents, file: path)
+  }
+
+  private static func makeEntry(
+    _ fingerprint: KeyFingerprint, key bytes: [UInt8], created: Timestamp,
+    _ documents: [EscrowEntry.Document],
+    file: FilePath
+  ) throws(SQLiteError) -> EscrowEntry {
     guard let key = DocumentKey(bytes: bytes), key.fingerprint == fingerprint else {
       throw EscrowDatabase.damage("the key recorded as \(fingerprint) does not have that fingerprint")
     }
-    return EscrowEntry(fingerprint: fingerprint, created: created, documents: documents, file: path, key: key)
+    return EscrowEntry(fingerprint: fingerprint, created: created, documents: documents, file: file, key: key)
   }
 
   /// A damage SQLite itself cannot see: a value no docbm wrote.

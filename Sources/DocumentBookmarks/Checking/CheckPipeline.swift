@@ -25,13 +25,31 @@ enum CheckPipeline {
     var descriptor: FileDescriptor { stream.descriptor }
   }
 
-  /// Starts `workers` threads checking documents with `checker`, at most `window` at once.
-  static func start(checker: DocumentChecker, workers: Int, window: Int) -> OrderedWork<
-    Document, DocumentCheck
-  > {
+  /// A document's check, and what repair would do to it when its key was lost.
+  struct Checked: Sendable {
+    let check: DocumentCheck
+    let prospect: DocumentRepairer.Report?
+  }
+
+  /// Starts `workers` threads checking documents with `checker` (and deciding the
+  /// prospects of those that lost their keys with `repairer`, when given), at most `window`
+  /// at once.
+  static func start(
+    checker: DocumentChecker, repairer: DocumentRepairer?, workers: Int, window: Int
+  ) -> OrderedWork<Document, Checked> {
     OrderedWork(workers: workers, window: window, named: "docbm-check") { document in
-      checker.check(
-        document.path, in: document.folder?.descriptor, named: document.name, inode: document.inode)
+      Checked(
+        checker.check(
+          document.path, in: document.folder?.descriptor, named: document.name, inode: document.inode),
+        repairer: repairer)
     }
+  }
+}
+
+extension CheckPipeline.Checked {
+  /// `check`, with its prospect decided by `repairer` when it lost its key.
+  init(_ check: DocumentCheck, repairer: DocumentRepairer?) {
+    self.check = check
+    prospect = check.verdict == .keyLost ? repairer?.prospect(check) : nil
   }
 }

@@ -33,13 +33,13 @@ public struct DocumentChecker: Sendable {
     DocumentChecker(escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything())
   }
 
-  /// The escrow's key and records of `fingerprint`, as the escrow was when this checker
-  /// was made: through the database it opened (none when there was none, the problem when
-  /// it could not be used), so that many look-ups (a repair of many documents, the hints of
-  /// a tree check) open it once; by opening the escrow for a checker that read every
-  /// record into memory.
+  /// The escrow's key and records of `fingerprint`: through the database this checker
+  /// opened (none when there was none, the problem when it could not be used), so that
+  /// many look-ups (a repair of many documents) open it once; from memory for a checker
+  /// that read the whole escrow (``loadingWholeEscrow()``: the hints of a tree check come
+  /// from the state its verdicts come from).
   func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
-    index.entry(fingerprint) ?? escrow?.lookup(fingerprint) ?? .success(nil)
+    index.entry(fingerprint)
   }
 
   /// Whether `check` found a document the escrow records for the key it carries, by its

@@ -97,7 +97,8 @@ public struct DocumentRepairer: Sendable {
 
   public let escrow: KeyEscrow
   public let policy: Policy
-  private let checker: DocumentChecker
+  /// The checker whose verdicts repair acts on, holding the escrow's database open.
+  package let checker: DocumentChecker
 
   /// Makes a repairer; the escrow's database is opened now and serves every check and
   /// repair this repairer makes (keys and records another process escrows meanwhile are
@@ -107,6 +108,17 @@ public struct DocumentRepairer: Sendable {
     self.escrow = escrow
     self.policy = policy
     self.checker = DocumentChecker(escrow: escrow, searchBudget: searchBudget)
+  }
+
+  private init(escrow: KeyEscrow, policy: Policy, checker: DocumentChecker) {
+    (self.escrow, self.policy, self.checker) = (escrow, policy, checker)
+  }
+
+  /// This repairer with the whole escrow read into memory at once
+  /// (``DocumentChecker/loadingWholeEscrow()``), for the checks and prospects of a tree:
+  /// its prospects come from the state its checks' verdicts come from.
+  package func loadingWholeEscrow() -> DocumentRepairer {
+    DocumentRepairer(escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow())
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the

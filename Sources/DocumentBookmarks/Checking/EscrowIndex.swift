@@ -4,11 +4,12 @@ import Synchronization
 /// (filesystem and file handle, or inode where there is no handle: inode numbers alone are
 /// reused).
 ///
-/// Either every record, read once (``loadingEverything()``, for a tree of documents), or
-/// the records of one file at a time, read from the database when it is checked (for a
-/// few documents: a lookup reads two rows, not the whole escrow).
+/// Either every record and key, read once (``loadingEverything()``, for a tree of
+/// documents), or the records of one file at a time, read from the database when it is
+/// checked (for a few documents: a lookup reads two rows, not the whole escrow).
 struct EscrowIndex: Sendable {
-  /// Records looked up in memory; one instance shared by the threads of a tree check.
+  /// Records (and keys) looked up in memory; one instance shared by the threads of a tree
+  /// check.
   final class Tables: Sendable {
     /// Each path's most recently confirmed record.
     let byPath: [FilePath: EscrowRecord]
@@ -18,21 +19,60 @@ struct EscrowIndex: Sendable {
     /// is not among them has no record of its path, so its path is not made absolute to be
     /// looked up. A hash that is there only leads to the lookup by path, which decides.
     let nameHashes: Set<Int>
+    /// The records, in the order they were made, and the keys as stored (none for tables
+    /// of one file's records), for ``entry(_:)``.
+    private let records: [EscrowRecord]
+    private let keys: [(KeyFingerprint, EscrowDatabase.StoredKey)]
+    /// The database the tables were read from.
+    private let file: FilePath?
+    /// Each key with its records, made at the first ``entry(_:)``: a tree whose documents
+    /// all hold their keys never asks for one.
+    private let entries = Mutex<[KeyFingerprint: (EscrowDatabase.StoredKey, [EscrowEntry.Document])]?>(nil)
 
-    init(_ records: [EscrowRecord]) {
+    /// Tables of `records` (in the order they were made), and of `keys` when given (with
+    /// `file`, the database they were read from).
+    init(
+      _ records: [EscrowRecord], keys: [(KeyFingerprint, EscrowDatabase.StoredKey)] = [],
+      file: FilePath? = nil
+    ) {
       var byPath: [FilePath: EscrowRecord] = [:]
       var byInode: [UInt64: [EscrowRecord]] = [:]
       var nameHashes: Set<Int> = []
       for record in records {
         let path = record.document.path
         nameHashes.insert(Tables.nameHash(of: path))
-        // The later confirmed record of a path wins.
+        // The later confirmed record of a path wins (the later made, when confirmed alike).
         if byPath[path].map({ $0.document.confirmed <= record.document.confirmed }) ?? true {
           byPath[path] = record
         }
         byInode[record.document.inode, default: []].append(record)
       }
       (self.byPath, self.byInode, self.nameHashes) = (byPath, byInode, nameHashes)
+      (self.records, self.keys, self.file) = (records, keys, file)
+    }
+
+    /// The entry of `fingerprint` as ``EscrowDatabase/entry(_:)`` reads it, `nil` when the
+    /// escrow has no such key; the problem when its key is damaged.
+    func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
+      guard let file else { return .success(nil) }
+      let found = entries.withLock { entries in
+        if entries == nil {
+          var made = Dictionary(keys.map { ($0, ($1, [EscrowEntry.Document]())) }, uniquingKeysWith: { $1 })
+          for record in records { made[record.fingerprint]?.1.append(record.document) }
+          entries = made
+        }
+        return entries?[fingerprint]
+      }
+      guard let (stored, documents) = found else { return .success(nil) }
+      // In the order of their confirmation, then of their making.
+      let ordered = documents.enumerated().sorted {
+        ($0.element.confirmed, $0.offset) < ($1.element.confirmed, $1.offset)
+      }.map(\.element)
+      do {
+        return .success(try EscrowDatabase.entry(fingerprint, stored: stored, documents: ordered, file: file))
+      } catch {
+        return .failure(EscrowProblem(file: file, reason: error.message))
+      }
     }
 
     var isEmpty: Bool { byPath.isEmpty }
@@ -102,13 +142,15 @@ struct EscrowIndex: Sendable {
     self.migration = migration
   }
 
-  /// This index with every record read into memory (one query), for checking many
-  /// documents; itself when that is done already or there is no escrow.
+  /// This index with every record and key read into memory (one read transaction), for
+  /// checking many documents; itself when that is done already or there is no escrow.
   func loadingEverything() -> EscrowIndex {
     guard case .perFile(let connection) = source else { return self }
-    switch connection.withDatabase({ (database) throws(DocbmError) in try database.allRecords() }) {
-    case .success(let records):
-      return EscrowIndex(source: .everything(Tables(records)), problem: problem, migration: migration)
+    switch connection.withDatabase({ (database) throws(DocbmError) in try database.snapshot() }) {
+    case .success(let (records, keys)):
+      return EscrowIndex(
+        source: .everything(Tables(records, keys: keys, file: connection.path)), problem: problem,
+        migration: migration)
     case .failure(let error):
       return EscrowIndex(
         source: .none, problem: EscrowProblem(file: error.path ?? connection.path, reason: error.message),
@@ -116,14 +158,14 @@ struct EscrowIndex: Sendable {
     }
   }
 
-  /// The key and records of `fingerprint`, read through the database this index holds
-  /// open; none when the escrow had no database when the index was made, and its problem
-  /// when it could not be used. `nil` when every record was read into memory (which holds
-  /// no keys), for the caller to open the escrow itself.
-  func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem>? {
+  /// The key and records of `fingerprint`: from memory when every record was read
+  /// (``loadingEverything()``), else through the database this index holds open; none
+  /// when the escrow had no database when the index was made, and its problem when it
+  /// could not be used.
+  func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     switch source {
     case .none: problem.map { .failure($0) } ?? .success(nil)
-    case .everything: nil
+    case .everything(let tables): tables.entry(fingerprint)
     case .perFile(let connection):
       connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
         .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }

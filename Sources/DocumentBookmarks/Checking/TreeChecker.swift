@@ -28,6 +28,8 @@ public struct TreeChecker: Sendable {
   public let checker: DocumentChecker
   /// How many documents are checked at once (the files of one folder at a time).
   public let concurrency: Int
+  /// Decides what repair would do to each document that lost its key, beside its check.
+  private let repairer: DocumentRepairer?
 
   /// - Parameters:
   ///   - checker: the checker applied to each document.
@@ -37,6 +39,16 @@ public struct TreeChecker: Sendable {
   public init(checker: DocumentChecker, concurrency: Int? = nil) {
     self.checker = checker
     self.concurrency = max(1, concurrency ?? Processors.usable)
+    self.repairer = nil
+  }
+
+  /// A tree checker that checks with `repairer`'s checker and, for each document whose key
+  /// was lost, decides what `repairer` would do (``DocumentRepairer/prospect(_:)``) on the
+  /// thread that checked it, from the same reading of the escrow.
+  package init(repairer: DocumentRepairer, concurrency: Int? = nil) {
+    self.checker = repairer.checker
+    self.concurrency = max(1, concurrency ?? Processors.usable)
+    self.repairer = repairer
   }
 
   /// Checks `root` (a file or a folder tree), calling `found` for each document checked, in
@@ -50,26 +62,37 @@ public struct TreeChecker: Sendable {
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck) -> Void
   ) -> [Unreadable] {
-    // A tree reads the escrow's records once; a single file, its own.
-    let checker =
-      (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
-      ? self.checker.loadingWholeEscrow() : self.checker
+    check(root, progressInterval: progressInterval, progress: progress) { check, _ in found(check) }
+  }
+
+  /// ``check(_:progressInterval:progress:found:)`` that also gives each document's repair
+  /// prospect: `nil` unless the checker was made with a repairer and the document lost its
+  /// key.
+  package func check(
+    _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
+    found: (DocumentCheck, DocumentRepairer.Report?) -> Void
+  ) -> [Unreadable] {
+    // A tree reads the escrow's records and keys once; a single file, its own.
+    let isTree = (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
+    let repairer = isTree ? self.repairer?.loadingWholeEscrow() : self.repairer
+    let checker = repairer?.checker ?? (isTree ? self.checker.loadingWholeEscrow() : self.checker)
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
     // Each entry carries the type `readdir` gave, so regular files need no `statx`.
     var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
     var documents = 0
     var folders = 0
-    var pipeline: OrderedWork<CheckPipeline.Document, DocumentCheck>?
+    var pipeline: OrderedWork<CheckPipeline.Document, CheckPipeline.Checked>?
     // Listed folders kept open while their documents are checked (opened by name in them),
     // oldest first, with the number of the last document submitted from each.
     var openFolders: [(folder: CheckPipeline.OpenFolder, last: Int)] = []
     var submitted = 0
-    func report(_ check: DocumentCheck) {
-      found(check)
+    func report(_ checked: CheckPipeline.Checked) {
+      found(checked.check, checked.prospect)
       documents += 1
       if documents % max(1, progressInterval) == 0 {
-        progress(Progress(documentsChecked: documents, foldersListed: folders, current: check.document))
+        progress(
+          Progress(documentsChecked: documents, foldersListed: folders, current: checked.check.document))
       }
     }
     defer { pipeline?.finish(deliver: report) }
@@ -97,7 +120,7 @@ public struct TreeChecker: Sendable {
         // The root, or an entry whose type `readdir` did not give.
         pipeline?.finish(deliver: report)
         pipeline = nil
-        report(checker.check(path))
+        report(CheckPipeline.Checked(checker.check(path), repairer: repairer))
       case .directory:
         guard let status,
           visited.insert("\(status.device.major):\(status.device.minor):\(status.inode)").inserted
@@ -120,7 +143,8 @@ public struct TreeChecker: Sendable {
           if fileCount > 0 {
             if concurrency > 1, pipeline == nil {
               pipeline = CheckPipeline.start(
-                checker: checker, workers: concurrency, window: concurrency * TreeChecker.documentsInFlight)
+                checker: checker, repairer: repairer, workers: concurrency,
+                window: concurrency * TreeChecker.documentsInFlight)
             }
             if let active = pipeline {
               // Folders whose documents have all been delivered are closed; past a bound
@@ -146,10 +170,10 @@ public struct TreeChecker: Sendable {
               let folder = stream.descriptor
               for entry in listing.entries where entry.type == .regular {
                 let documentPath = listing.path(of: entry, in: path)
-                report(
-                  listing.withName(of: entry) {
-                    checker.check(documentPath, in: folder, cName: $0, inode: entry.inode)
-                  })
+                let check = listing.withName(of: entry) {
+                  checker.check(documentPath, in: folder, cName: $0, inode: entry.inode)
+                }
+                report(CheckPipeline.Checked(check, repairer: repairer))
               }
             }
           }
@@ -168,12 +192,13 @@ public struct TreeChecker: Sendable {
         // Named by the caller: a FIFO, socket or device is never opened (a FIFO would
         // block, a device may act on being opened), and is reported rather than skipped.
         report(
-          DocumentCheck(
-            document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: nil,
-            bookmarks: [],
-            message:
-              "\(path) is not a regular file (a FIFO, socket or device), so there are no document bytes to check"
-          ))
+          CheckPipeline.Checked(
+            check: DocumentCheck(
+              document: path, verdict: .unreadable, keyFingerprint: nil, escrowedFingerprint: nil,
+              bookmarks: [],
+              message:
+                "\(path) is not a regular file (a FIFO, socket or device), so there are no document bytes to check"
+            ), prospect: nil))
       case .symbolicLink, .other, .unknown:
         continue
       }
