@@ -17,7 +17,8 @@ extension AnchoredDocument {
   /// Errors are those of ``resolve(_:)-(Bookmark)``.
   public func resolve(_ bookmarks: [Bookmark]) -> [Result<Resolution, DocbmError>] {
     guard !bookmarks.isEmpty else { return [] }
-    let key = Result { () throws(DocbmError) in try readKey() }
+    // The key with its MAC schedule, made once for the whole batch.
+    let key = Result { () throws(DocbmError) in try readKey().map(DocumentKeyCache.Entry.init) }
     let batch = ResolutionBatch(for: self)
     return bookmarks.map { bookmark in
       Result { () throws(DocbmError) in try resolve(bookmark, key: key, batch: batch) }
@@ -27,12 +28,13 @@ extension AnchoredDocument {
   /// One bookmark of a batch: the header, then the key, checked in the order of the single
   /// resolve; the unmoved case without a search.
   private func resolve(
-    _ bookmark: Bookmark, key keyRead: Result<DocumentKey?, DocbmError>, batch: ResolutionBatch
+    _ bookmark: Bookmark, key keyRead: Result<DocumentKeyCache.Entry?, DocbmError>, batch: ResolutionBatch
   ) throws(DocbmError) -> Resolution {
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
-    guard let key = try keyRead.get() else { throw keyMissing(header.fingerprint) }
+    guard let entry = try keyRead.get() else { throw keyMissing(header.fingerprint) }
+    let key = entry.key
     try checkFingerprint(header.fingerprint, against: key)
-    let unmoved = UnmovedResolver.locate(bookmark, on: self, key: key, portal: batch.portal)
+    let unmoved = UnmovedResolver.locate(bookmark, on: self, key: entry, portal: batch.portal)
     if let found = unmoved.found {
       return Resolution(
         path: found.path, kind: found.kind, staleReasons: [], refreshed: nil, recorded: bookmark)

@@ -395,7 +395,7 @@ struct CheckingTests {
     }
     // The quick way itself (a miss there is caught by the full resolve, which answers the
     // same, only slower): every target still in place is found from the open folder.
-    let key = try #require(try KeyAttribute.read(atPath: path).key(of: path))
+    let key = DocumentKeyCache.Entry(try #require(try KeyAttribute.read(atPath: path).key(of: path)))
     let folder = try FileDescriptor.open(scratch.path("project/notes"), [.readOnly, .directory])
     defer { folder.close() }
     let anchored = service.documents(anchoredOn: path)

@@ -1,3 +1,4 @@
+import DocbmTestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -72,5 +73,68 @@ struct DocumentKeyCacheTests {
     watch.finish.store(true, ordering: .releasing)
     #expect(
       wait { watch.weakEntry.withLock { $0.entry } == nil }, "the ended thread's slot still holds the entry")
+  }
+
+  @Test("a document's key read through the cache: the same entry for the same value, nil without a key")
+  func cachedKeyOfDocument() throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("doc.json", "{}")
+    let copy = try scratch.file("copy.json", "{}")
+    let plain = try scratch.file("plain.json", "{}")
+    let key = DocumentKey.random()
+    for file in [path, copy] {
+      try ExtendedAttributes.set(KeyAttribute.name, to: KeyAttribute.encode(key), on: .path(file, followSymlinks: false))
+    }
+    func cached(_ file: FilePath) throws(DocbmError) -> DocumentKeyCache.Entry? {
+      let fd = try mappingSystemErrors(.readKey, path: file) { () throws(SystemCallError) in
+        try FileDescriptor.open(file, [.readOnly])
+      }
+      defer { fd.close() }
+      return try KeyAttribute.cachedKey(from: fd, path: file)
+    }
+    let entry = try #require(try cached(path))
+    #expect(entry.key == key)
+    #expect(try cached(copy) === entry, "a copy carrying the same value finds the same entry")
+    #expect(try cached(plain) == nil)
+  }
+
+  @Test(
+    "a key value that cannot be used is an error through the cache, as through a plain read",
+    arguments: [
+      ("one key byte changed", 10, false), ("another version", 4, true), ("a longer value", -1, false),
+    ])
+  func cachedKeyMalformed(label: String, byte: Int, unsupported: Bool) throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("doc.json", "{}")
+    var value = KeyAttribute.encode(DocumentKey.random())
+    if byte >= 0 { value[byte] ^= 0x02 } else { value += [UInt8](repeating: 7, count: 100) }
+    try ExtendedAttributes.set(KeyAttribute.name, to: value, on: .path(path, followSymlinks: false))
+    let fd = try FileDescriptor.open(path, [.readOnly])
+    defer { fd.close() }
+    let error = #expect(throws: DocbmError.self, "\(label)") { try KeyAttribute.cachedKey(from: fd, path: path) }
+    #expect(error?.code == (unsupported ? .unsupportedVersion : .keyMalformed), "\(label)")
+    let plain = #expect(throws: DocbmError.self, "\(label)") {
+      try KeyAttribute.read(from: fd, path: path).key(of: path)
+    }
+    #expect(plain?.code == error?.code, "\(label)")
+  }
+
+  @Test("a record verifies with the key's schedule exactly when it verifies with the key")
+  func scheduleAgreesWithKey() throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("doc.json", "{}")
+    let bookmark = try BookmarkService().documents(anchoredOn: path).makeBookmark(to: try scratch.file("t"))
+    let key = try #require(try KeyAttribute.read(atPath: path).key(of: path))
+    let entry = DocumentKeyCache.Entry(key)
+    let other = DocumentKeyCache.Entry(DocumentKey.random())
+    #expect(BookmarkRecord.verify(bookmark.bytes, schedule: entry.schedule))
+    #expect(!BookmarkRecord.verify(bookmark.bytes, schedule: other.schedule))
+    for index in bookmark.bytes.indices {
+      var changed = bookmark.bytes
+      changed[index] ^= 0x01
+      #expect(!BookmarkRecord.verify(changed, schedule: entry.schedule), "byte \(index)")
+      #expect(!BookmarkRecord.verify(changed, key: key), "byte \(index)")
+    }
+    #expect(!BookmarkRecord.verify(Array(bookmark.bytes.prefix(8)), schedule: entry.schedule))
   }
 }

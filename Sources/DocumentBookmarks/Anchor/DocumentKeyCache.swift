@@ -22,6 +22,11 @@ enum DocumentKeyCache {
     /// hashed in already).
     let schedule: HMACSHA256.Schedule
 
+    /// An entry for `key` that no lookup finds (for a value the cache does not hold).
+    convenience init(_ key: DocumentKey) {
+      self.init(value: KeyAttribute.encode(key), key: key)
+    }
+
     fileprivate init(value: [UInt8], key: DocumentKey) {
       self.value = value
       self.storedFingerprint = value.withUnsafeBytes { KeyAttribute.storedFingerprint(of: $0) }

@@ -93,6 +93,11 @@ package enum KeyAttribute {
       }
     }
     if let quick { return quick }
+    return try readAnySize(from: document, path: path)
+  }
+
+  /// Reads the key attribute through an open descriptor, whatever the size of its value.
+  private static func readAnySize(from document: FileDescriptor, path: FilePath) throws(DocbmError) -> Found {
     do {
       guard let value = try ExtendedAttributes.value(name, of: .descriptor(document), sizeHint: 64) else {
         return .absent
@@ -101,6 +106,33 @@ package enum KeyAttribute {
     } catch {
       throw DocbmError(error, operation: .readKey, path: path)
     }
+  }
+
+  /// The key of the document open as `fd`, through ``DocumentKeyCache``: a key read
+  /// recently (a tree of copies carries one key thousands of times) is neither decoded nor
+  /// fingerprinted again, and comes with its MAC schedule. `nil` when the document has no
+  /// key.
+  ///
+  /// - Throws: ``DocbmError`` `keyMalformed` or `unsupportedVersion` for a value that
+  ///   cannot be used, and the codes of ``DocbmError/Operation`` `readKey` when the
+  ///   attribute cannot be read (`unsupportedFilesystem` on a filesystem without user
+  ///   extended attributes).
+  static func cachedKey(from document: FileDescriptor, path: FilePath) throws(DocbmError)
+    -> DocumentKeyCache.Entry?
+  {
+    let quick = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) {
+      buffer -> Result<DocumentKeyCache.Entry?, DocbmError>? in
+      switch ExtendedAttributes.readSmallValue(named: cName, of: .descriptor(document), into: buffer) {
+      case .value(let length):
+        let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+        if let entry = DocumentKeyCache.entry(forValue: value) { return .success(entry) }
+        return Result { () throws(DocbmError) in try decode(value).key(of: path).map(DocumentKeyCache.Entry.init) }
+      case .absent: return .success(nil)
+      case .unread: return nil
+      }
+    }
+    if let quick { return try quick.get() }
+    return try readAnySize(from: document, path: path).key(of: path).map(DocumentKeyCache.Entry.init)
   }
 
   /// Reads the key attribute by path, following symbolic links (the cheapest read).

@@ -158,6 +158,16 @@ enum BookmarkRecord {
     }
   }
 
+  /// ``verify(_:key:)`` with the key's schedule for bookmark tags (made with
+  /// ``macContext`` as its prefix): two SHA-256 blocks fewer.
+  static func verify(_ bytes: [UInt8], schedule: HMACSHA256.Schedule) -> Bool {
+    guard bytes.count >= minimumLength else { return false }
+    return withUnsafeTemporaryAllocation(byteCount: HMACSHA256.length, alignment: 16) { tag in
+      schedule.writeTag(bytes[..<(bytes.count - tagLength)], into: tag)
+      return tagMatches(UnsafeRawBufferPointer(tag), bytes)
+    }
+  }
+
   /// Whether the first ``tagLength`` bytes of `mac` are the record's tag (its last
   /// ``tagLength`` bytes), compared in constant time.
   static func tagMatches(_ mac: UnsafeRawBufferPointer, _ bytes: [UInt8]) -> Bool {

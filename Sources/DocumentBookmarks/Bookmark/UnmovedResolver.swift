@@ -24,13 +24,9 @@ enum UnmovedResolver {
     path: FilePath, kind: TargetKind
   )? {
     guard let key = readKey(of: document.path, fingerprint: bookmark.keyFingerprint) else { return nil }
-    let bytes = bookmark.bytes
-    let split = bytes.count - BookmarkRecord.tagLength
-    let verifies = withUnsafeTemporaryAllocation(byteCount: HMACSHA256.length, alignment: 16) { tag in
-      key.schedule.writeTag(bytes[..<split], into: tag)
-      return BookmarkRecord.tagMatches(UnsafeRawBufferPointer(tag), bytes)
-    }
-    guard verifies, let found = locateVerified(bytes, on: document) else { return nil }
+    guard BookmarkRecord.verify(bookmark.bytes, schedule: key.schedule),
+      let found = locateVerified(bookmark.bytes, on: document)
+    else { return nil }
     guard
       PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge)
         || PortalDocument.of(document.path) == nil
@@ -48,14 +44,14 @@ enum UnmovedResolver {
   /// Returns whether the record was verified under `key` (so that the full resolve, when
   /// something moved, need not verify it again), and the target when nothing moved.
   static func locate(
-    _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKey, portal: PortalDocument?,
+    _ bookmark: Bookmark, on document: AnchoredDocument, key: DocumentKeyCache.Entry, portal: PortalDocument?,
     folder: FileDescriptor? = nil
   ) -> (verified: Bool, found: (path: FilePath, kind: TargetKind)?) {
-    guard portal == nil, bookmark.keyFingerprint == key.fingerprint,
-      BookmarkRecord.verify(bookmark.bytes, key: key)
+    guard portal == nil, bookmark.keyFingerprint == key.key.fingerprint,
+      BookmarkRecord.verify(bookmark.bytes, schedule: key.schedule)
     else { return (false, nil) }
     guard let found = locateVerified(bookmark.bytes, on: document, folder: folder) else { return (true, nil) }
-    AnchoredDocumentRecorder.note(document.path, key.fingerprint)
+    AnchoredDocumentRecorder.note(document.path, key.key.fingerprint)
     return (true, found)
   }
 

@@ -139,10 +139,10 @@ public struct DocumentChecker: Sendable {
 
     // A filesystem without user extended attributes holds no key: that is a problem only
     // for a document with bookmarks (or one the escrow recorded a key for), so scan first.
-    let documentKey: DocumentKey?
+    let documentKey: DocumentKeyCache.Entry?
     var keyUnsupported = false
     do throws(DocbmError) {
-      documentKey = try KeyAttribute.read(from: fd, path: path).key(of: path)
+      documentKey = try KeyAttribute.cachedKey(from: fd, path: path)
     } catch {
       guard error.code == .unsupportedFilesystem else {
         return DocumentChecker.without(.unreadable, path, escrowed: escrowed, error.message, portal: portal)
@@ -153,7 +153,7 @@ public struct DocumentChecker: Sendable {
 
     // Each bookmark becomes evidence as it is found; no record outlives its judgement. The
     // scan's closure captures the collector alone (by address).
-    let key = documentKey?.fingerprint
+    let key = documentKey?.key.fingerprint
     var collector = EvidenceCollector(
       path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder)
     var statistics = BookmarkScanStatistics()

@@ -15,7 +15,8 @@ struct EvidenceCollector {
   static let evidenceOverhead = 128
 
   private let path: FilePath
-  private let documentKey: DocumentKey?
+  /// The document's key, with its MAC schedule.
+  private let documentKey: DocumentKeyCache.Entry?
   private let searchBudget: SearchBudget
   /// The Documents portal document it is reached through, as the checker found it.
   private let portal: PortalDocument?
@@ -49,7 +50,7 @@ struct EvidenceCollector {
   /// - Parameter listedIn: the open folder a tree walk listed the document in (`path` is
   ///   its path with the document's name appended), or `nil`.
   init(
-    path: FilePath, documentKey: DocumentKey?, searchBudget: SearchBudget, portal: PortalDocument?,
+    path: FilePath, documentKey: DocumentKeyCache.Entry?, searchBudget: SearchBudget, portal: PortalDocument?,
     listedIn folder: FileDescriptor? = nil
   ) {
     self.path = path
@@ -100,7 +101,7 @@ struct EvidenceCollector {
   private mutating func judge(_ item: FoundBookmark) -> DocumentCheck.FoundEvidence {
     // The recorded target, unverified: parsed here only when resolution did not.
     var recorded: FilePath? { item.bookmark.unverifiedAbsolutePath }
-    let key = documentKey?.fingerprint
+    let key = documentKey?.key.fingerprint
     guard let documentKey, let key, item.bookmark.keyFingerprint == key else {
       let paths = item.bookmark.unverifiedPaths
       return DocumentCheck.FoundEvidence(
@@ -127,7 +128,7 @@ struct EvidenceCollector {
     self.batch = batch
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
-        item.bookmark, key: documentKey, refreshing: false, portal: .some(portal), verified: attempt.verified,
+        item.bookmark, key: documentKey.key, refreshing: false, portal: .some(portal), verified: attempt.verified,
         batch: batch)
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
