@@ -83,7 +83,8 @@ struct DocumentKeyCacheTests {
     let plain = try scratch.file("plain.json", "{}")
     let key = DocumentKey.random()
     for file in [path, copy] {
-      try ExtendedAttributes.set(KeyAttribute.name, to: KeyAttribute.encode(key), on: .path(file, followSymlinks: false))
+      try ExtendedAttributes.set(
+        KeyAttribute.name, to: KeyAttribute.encode(key), on: .path(file, followSymlinks: false))
     }
     func cached(_ file: FilePath) throws(DocbmError) -> DocumentKeyCache.Entry? {
       let fd = try mappingSystemErrors(.readKey, path: file) { () throws(SystemCallError) in
@@ -111,7 +112,9 @@ struct DocumentKeyCacheTests {
     try ExtendedAttributes.set(KeyAttribute.name, to: value, on: .path(path, followSymlinks: false))
     let fd = try FileDescriptor.open(path, [.readOnly])
     defer { fd.close() }
-    let error = #expect(throws: DocbmError.self, "\(label)") { try KeyAttribute.cachedKey(from: fd, path: path) }
+    let error = #expect(throws: DocbmError.self, "\(label)") {
+      try KeyAttribute.cachedKey(from: fd, path: path)
+    }
     #expect(error?.code == (unsupported ? .unsupportedVersion : .keyMalformed), "\(label)")
     let plain = #expect(throws: DocbmError.self, "\(label)") {
       try KeyAttribute.read(from: fd, path: path).key(of: path)

@@ -132,7 +132,8 @@ struct HostileContentTests {
     try document.replaceDocument(with: JSONEncoder().encode([String](repeating: texts[0], count: 5000)))
     var collector = EvidenceCollector(
       path: documentPath,
-      documentKey: try KeyAttribute.read(atPath: documentPath).key(of: documentPath).map(DocumentKeyCache.Entry.init),
+      documentKey: try KeyAttribute.read(atPath: documentPath).key(of: documentPath).map(
+        DocumentKeyCache.Entry.init),
       searchBudget: .standard, portal: nil)
     try BookmarkScanner().scan(fileAt: documentPath) { collector.add($0) }
     #expect(collector.evidence.count == 5000)
@@ -150,7 +151,8 @@ struct HostileContentTests {
     let genuine = try document.makeBookmark(to: try scratch.file("images/cat.png", "PNG"))
     var collector = EvidenceCollector(
       path: documentPath,
-      documentKey: try KeyAttribute.read(atPath: documentPath).key(of: documentPath).map(DocumentKeyCache.Entry.init),
+      documentKey: try KeyAttribute.read(atPath: documentPath).key(of: documentPath).map(
+        DocumentKeyCache.Entry.init),
       searchBudget: .standard, portal: nil)
     collector.add(FoundBookmark(offset: 0, form: .binary, bookmark: genuine))
     // Forgeries: the genuine record with one byte of its body changed, the tag kept.

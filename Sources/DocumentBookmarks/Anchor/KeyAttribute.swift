@@ -126,7 +126,9 @@ package enum KeyAttribute {
       case .value(let length):
         let value = UnsafeRawBufferPointer(rebasing: buffer[..<length])
         if let entry = DocumentKeyCache.entry(forValue: value) { return .success(entry) }
-        return Result { () throws(DocbmError) in try decode(value).key(of: path).map(DocumentKeyCache.Entry.init) }
+        return Result { () throws(DocbmError) in
+          try decode(value).key(of: path).map(DocumentKeyCache.Entry.init)
+        }
       case .absent: return .success(nil)
       case .unread: return nil
       }

@@ -128,7 +128,8 @@ struct EvidenceCollector {
     self.batch = batch
     do throws(DocbmError) {
       let resolution = try anchored.resolve(
-        item.bookmark, key: documentKey.key, refreshing: false, portal: .some(portal), verified: attempt.verified,
+        item.bookmark, key: documentKey.key, refreshing: false, portal: .some(portal),
+        verified: attempt.verified,
         batch: batch)
       return DocumentCheck.FoundEvidence(
         offset: item.offset, form: item.form, fingerprint: key,
