@@ -23,9 +23,17 @@ struct CheckJSONStream {
 
   /// Prints one checked document.
   mutating func add(_ check: DocumentCheck) {
-    let indented = JSONReport.render(check).split(separator: "\n", omittingEmptySubsequences: false)
-      .map { "    " + $0 }.joined(separator: "\n")
-    console.write((documents == 0 ? "{\n  \"documents\" : [\n" : ",\n") + indented)
+    let report = JSONReport.renderBytes(check)
+    var text = Array((documents == 0 ? "{\n  \"documents\" : [\n" : ",\n").utf8)
+    text.reserveCapacity(text.count + report.count + report.count / 8)
+    // Each of the report's lines indented by four spaces, as an element of the array.
+    let indent = Array("    ".utf8)
+    text += indent
+    for byte in report {
+      text.append(byte)
+      if byte == UInt8(ascii: "\n") { text += indent }
+    }
+    console.write(String(decoding: text, as: UTF8.self))
     documents += 1
   }
 

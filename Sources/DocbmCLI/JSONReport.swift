@@ -7,10 +7,15 @@ enum JSONReport {
   static let schemaVersion = 1
 
   static func render(_ value: some Encodable) -> String {
+    String(decoding: renderBytes(value), as: UTF8.self)
+  }
+
+  /// ``render(_:)`` as UTF-8 bytes, for output that is put together from several reports.
+  static func renderBytes(_ value: some Encodable) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}" }
-    return compactingEmptyContainers(String(decoding: data, as: UTF8.self))
+    guard let data = try? encoder.encode(value) else { return Array("{}".utf8) }
+    return compactingEmptyContainers(Array(data))
   }
 
   /// `value` on one line, keys sorted, for commands that print one object per line.
@@ -24,23 +29,36 @@ enum JSONReport {
   /// `[]` and `{}` for empty arrays and objects, which the pretty printer spreads over three
   /// lines. (JSON strings hold no raw line breaks, so only containers match.)
   static func compactingEmptyContainers(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+    String(decoding: compactingEmptyContainers(Array(text.utf8)), as: UTF8.self)
+  }
+
+  /// ``compactingEmptyContainers(_:)-(String)`` on UTF-8 bytes, line by line (the lines
+  /// are compared as bytes: the pretty printer indents with spaces).
+  static func compactingEmptyContainers(_ text: [UInt8]) -> [UInt8] {
+    let newline = UInt8(ascii: "\n")
+    func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+    var result: [UInt8] = []
+    result.reserveCapacity(text.count)
+    var lines = text.split(separator: newline, omittingEmptySubsequences: false)[...]
     while let line = lines.popFirst() {
-      let opened = line.last
-      if opened == "[" || opened == "{", lines.count >= 2, lines[lines.startIndex].allSatisfy(\.isWhitespace)
-      {
-        let closing = lines[lines.index(after: lines.startIndex)].drop(while: \.isWhitespace)
-        if closing.first == (opened == "[" ? "]" : "}") {
-          result += line + (opened == "[" ? "]" : "}") + closing.dropFirst()
+      let closer: UInt8? =
+        switch line.last {
+        case UInt8(ascii: "["): UInt8(ascii: "]")
+        case UInt8(ascii: "{"): UInt8(ascii: "}")
+        default: nil
+        }
+      if let closer, lines.count >= 2, lines[lines.startIndex].allSatisfy(isBlank) {
+        let closing = lines[lines.index(after: lines.startIndex)].drop(while: isBlank)
+        if closing.first == closer {
+          result += line
+          result += closing
           lines = lines.dropFirst(2)
-          if !lines.isEmpty { result += "\n" }
+          if !lines.isEmpty { result.append(newline) }
           continue
         }
       }
       result += line
-      if !lines.isEmpty { result += "\n" }
+      if !lines.isEmpty { result.append(newline) }
     }
     return result
   }

@@ -3,6 +3,8 @@ import DocumentBookmarks
 import Foundation
 import Testing
 
+@testable import DocbmCLI
+
 /// `check --json` streams its report: the same JSON, in memory that does not grow with
 /// the tree.
 @Suite("check --json streams")
@@ -52,5 +54,39 @@ struct CheckJSONStreamTests {
     // Kept whole, 20,000 reports (a few hundred bytes each, and their JSON) would add
     // well over 8 MiB.
     #expect(big < small + 8 * 1024, "peak \(small) KiB for 1,000 documents, \(big) KiB for 20,000")
+  }
+
+  @Test("the streamed text is the whole report rendered at once, byte for byte")
+  func sameAsWholeReport() throws {
+    struct Whole: Encodable {
+      let documents: [DocumentCheck]
+      let problems: Int
+      let schemaVersion = JSONReport.schemaVersion
+      let unreadable: [TreeChecker.Unreadable]
+    }
+    final class Written: @unchecked Sendable {
+      var text = ""
+    }
+    let scratch = try Scratch()
+    let board = try scratch.file("tree/board.json", "{}")
+    let bookmark = try BookmarkService().documents(anchoredOn: board).makeBookmark(
+      to: try scratch.file("tree/images/t.png"))
+    try scratch.file("tree/board.json", "{\"b\": \"\(bookmark.text)\", \"empty\": []}")
+    try scratch.file("tree/notes/copy.json", "[\"\(bookmark.text)\"]")
+    try scratch.file("tree/notes/plain.txt", "nothing")
+    var checks: [DocumentCheck] = []
+    _ = TreeChecker(checker: DocumentChecker(escrow: nil)).check(scratch.path("tree")) { checks.append($0) }
+    #expect(checks.count == 4)
+    let unreadable = [
+      TreeChecker.Unreadable(path: scratch.path("tree/locked"), message: "a \"quoted\" reason")
+    ]
+    for (documents, problems) in [(checks, 1), ([], 0)] {
+      let written = Written()
+      var stream = CheckJSONStream(console: Console(output: { written.text += $0 }, error: { _ in }))
+      for check in documents { stream.add(check) }
+      stream.finish(problems: problems, unreadable: unreadable)
+      let whole = JSONReport.render(Whole(documents: documents, problems: problems, unreadable: unreadable))
+      #expect(written.text == whole + "\n", "\(documents.count) documents")
+    }
   }
 }
