@@ -98,6 +98,13 @@ extension CommandName {
         ),
         .json("One JSON object per line (see docbm(1))."),
       ]
+    case .escrow:
+      [
+        .json(),
+        CommandOption(
+          "--force",
+          help: "With export: replace FILE when it exists (a regular file; never a link or a device)."),
+      ]
     case .demo, .completions, .help: []
     }
   }
@@ -114,6 +121,7 @@ extension CommandName {
     case .probe: "[--] COMMAND [ARG...]"
     case .store: "STORE [PATH|KEY...]"
     case .watch: "FOLDER..."
+    case .escrow: "list|export|import [FILE]"
     case .demo: ""
     case .completions: "bash|zsh"
     case .help: "[SUBCOMMAND]"

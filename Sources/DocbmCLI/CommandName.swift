@@ -1,6 +1,7 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, watch, demo, completions, help
+  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, watch, escrow, demo,
+    completions, help
 
   /// One line for the command list.
   var abstract: String {
@@ -15,6 +16,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .store: "List and fix an app's store of remembered files and folders."
     case .watch: WatchCommand.abstract
+    case .escrow: "List your escrowed keys, or move them to another machine."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
@@ -168,6 +170,29 @@ enum CommandName: String, CaseIterable, Sendable {
       A KEY is given as the app wrote it when it is a string, else as its JSON text.
       Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.
       """
+    case .escrow:
+      """
+      The escrow keeps every key docbm made on this account and the documents each
+      was made for, so that repair can put back a key a save dropped. It is
+      DOCBM_ESCROW_DIR, XDG_STATE_HOME/docbm or ~/.local/state/docbm.
+
+      ACTIONS:
+        list           Show each key's fingerprint, when it was made, and the
+                       documents recorded for it. A key itself is never printed.
+        export FILE    Write every key and record to FILE, a new file of mode 600
+                       (--force replaces an existing file), for another machine
+                       of yours. FILE holds the keys themselves: whoever reads it
+                       can forge bookmarks for your documents. Move it only over
+                       an encrypted channel (scp, an encrypted disk) and delete
+                       it once imported.
+        import FILE    Add the keys and records of an export to this escrow.
+                       FILE must be yours and readable by nobody else. A
+                       document at a recorded path that lost its key (synced,
+                       cloned or copied without it) can then be repaired:
+                       docbm repair PATH.
+
+      Exit status: 0 on success, 1 on error.
+      """
     }
   }
 
@@ -205,7 +230,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch, .escrow: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

@@ -98,7 +98,7 @@ public enum DocbmCommandLine {
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
     switch command {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch:
+    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch, .escrow:
       announceEscrowUpgrade(console)
     case .decode, .probe, .demo, .completions, .help, .version:
       break
@@ -145,6 +145,10 @@ public enum DocbmCommandLine {
       return try StoreFollowCommand(store: path(settings.store), json: settings.json).run(console)
     case .store(let settings):
       return try StoreCommand(settings: settings, store: path(settings.store)).run(console)
+    case .escrow(let settings):
+      return try EscrowCommand(
+        action: settings.action, file: try settings.file.map(path), json: settings.json, force: settings.force
+      ).run(console)
     case .watch(let settings):
       return try WatchCommand(
         folders: settings.folders.map(path), repair: settings.repair, json: settings.json

@@ -9,6 +9,7 @@ enum ParsedCommand: Equatable {
   case save(SaveSettings)
   case probe(ProbeSettings)
   case store(StoreSettings)
+  case escrow(EscrowSettings)
   case watch(WatchSettings)
   case demo
   case completions(shell: String)
@@ -69,6 +70,7 @@ enum ParsedCommand: Equatable {
     if name == .watch { return try WatchSettings.parse(global.dropFirst(), json: globalJSON) }
     if name == .probe { return try parseProbe(global.dropFirst(), json: globalJSON) }
     if name == .store { return try StoreSettings.parse(global.dropFirst(), json: globalJSON) }
+    if name == .escrow { return try EscrowSettings.parse(global.dropFirst(), json: globalJSON) }
     let scan = try OptionScan(global.dropFirst(), for: name)
     if scan.asksForHelp { return .help(name) }
     let operands = scan.operands
@@ -128,6 +130,8 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Missing expected argument 'COMMAND'", command: .probe)
     case .store:
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .store)
+    case .escrow:
+      throw UsageError(message: "Missing expected argument 'ACTION'", command: .escrow)
     case .watch:
       return try WatchSettings.parse(operands[...], json: json)
     case .save:

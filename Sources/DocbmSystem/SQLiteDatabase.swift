@@ -46,6 +46,45 @@ package final class SQLiteDatabase {
     sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
   }
 
+  /// A read-only database held in memory, made from `bytes`: the image of a database file
+  /// that the caller read itself (through a descriptor it checked), so that nothing else
+  /// can be swapped in between the check and the reading, and nothing is written beside
+  /// it. `path` names where the bytes came from, for messages.
+  ///
+  /// - Throws: ``SQLiteError`` when SQLite cannot take the bytes (too large for it, or out
+  ///   of memory); bytes that are not a database fail at the first statement
+  ///   (`SQLITE_NOTADB`).
+  package init(deserializing bytes: [UInt8], path: FilePath) throws(SQLiteError) {
+    let flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
+    var opened: OpaquePointer?
+    let result = sqlite3_open_v2(":memory:", &opened, flags, nil)
+    guard result == SQLITE_OK, let opened else {
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: result, message: "")
+    }
+    // SQLite takes memory it allocated itself, and frees it when the connection closes.
+    guard let image = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: SQLITE_NOMEM, message: "")
+    }
+    bytes.withUnsafeBytes { source in
+      if let start = source.baseAddress { image.copyMemory(from: start, byteCount: source.count) }
+    }
+    // On failure SQLite frees the image itself (FREEONCLOSE).
+    let loaded = sqlite3_deserialize(
+      opened, "main", image.assumingMemoryBound(to: UInt8.self), sqlite3_int64(bytes.count),
+      sqlite3_int64(bytes.count),
+      UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY))
+    guard loaded == SQLITE_OK else {
+      let message = String(cString: sqlite3_errmsg(opened))
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: loaded, message: message)
+    }
+    handle = opened
+    self.path = path
+    sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
+  }
+
   deinit {
     for statement in idleStatements.values { sqlite3_finalize(statement) }
     sqlite3_close_v2(handle)
@@ -176,6 +215,13 @@ package final class SQLiteStatement {
       case .null: result = sqlite3_bind_null(handle, index)
       case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
       case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, docbm_sqlite_transient)
+      case .textBytes(let bytes):
+        result = bytes.withUnsafeBytes {
+          sqlite3_bind_text64(
+            handle, index,
+            ($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
+            UInt64($0.count), docbm_sqlite_transient, UInt8(SQLITE_UTF8))
+        }
       case .blob(let bytes):
         result = bytes.withUnsafeBytes {
           // An empty blob is bound as a zero-length blob, never as NULL.
@@ -247,5 +293,7 @@ package enum SQLiteValue: Sendable {
   case null
   case integer(Int64)
   case text(String)
+  /// Text given as bytes, bound as they are (a file name that is not UTF-8 stays its bytes).
+  case textBytes([UInt8])
   case blob([UInt8])
 }

@@ -19,6 +19,7 @@ struct CommandOptionTests {
     case .store:
       ["--key", "--path-only", "--pin"].contains(option.name) ? ["add", "store", "path"] : ["list", "store"]
     case .watch: ["folder"]
+    case .escrow: option.name == "--force" ? ["export", "file"] : ["list"]
     case .demo, .completions, .help: []
     }
   }

@@ -18,7 +18,9 @@ final class EscrowDatabase {
   /// What opening it imported from a 0.1.0 escrow, when it did.
   private(set) var migration: EscrowMigration?
 
-  private init(connection: SQLiteDatabase, path: FilePath) {
+  /// The escrow database on `connection`, a file at `path` (or its image in memory, read
+  /// from there: ``openExport(_:path:)``).
+  init(connection: SQLiteDatabase, path: FilePath) {
     self.connection = connection
     self.path = path
   }

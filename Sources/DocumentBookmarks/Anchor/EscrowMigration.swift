@@ -65,44 +65,11 @@ public struct EscrowMigration: Hashable, Sendable {
     let imported: (keys: Int, documents: Int)
     do {
       imported = try database.connection.writeTransaction { () throws(SQLiteError) in
-        var keys = 0
-        var documents = 0
-        for entry in entries {
-          try database.connection.prepare(
-            "INSERT OR IGNORE INTO keys (fingerprint, key, created) VALUES (?, ?, ?)"
-          ).bind(
-            .text(entry.key.fingerprint.description), .blob(entry.key.bytes),
-            .integer(entry.created.nanosecondsSince1970)
-          )
-          .run()
-          keys += database.connection.changes
-          let known = try database.documents(
-            "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ?",
-            .text(entry.key.fingerprint.description)
-          ).map(\.document)
-          for document in entry.documents
-          where !known.contains(where: { $0.path == document.path || $0.hasSameIdentity(as: document) }) {
-            try database.insert(document, fingerprint: entry.key.fingerprint.description)
-            documents += 1
-          }
-        }
-        // Each key as the database now holds it must be the key of its fingerprint.
-        for entry in entries {
-          let statement = try database.connection.prepare("SELECT key FROM keys WHERE fingerprint = ?")
-          guard try statement.bind(.text(entry.key.fingerprint.description)).step(),
-            DocumentKey(bytes: statement.bytes(0))?.fingerprint == entry.key.fingerprint
-          else {
-            throw EscrowDatabase.damage("key \(entry.key.fingerprint) did not read back as imported")
-          }
-        }
-        try database.connection.prepare(
-          "INSERT INTO imports (source, folder, keys, documents, imported) VALUES ('docbm 0.1.0', ?, ?, ?, ?)"
-        ).bind(
-          .blob(folder.path.bytes), .integer(Int64(keys)), .integer(Int64(documents)),
-          .integer(Timestamp.now.nanosecondsSince1970)
-        )
-        .run()
-        return (keys, documents)
+        try database.importEntries(
+          entries.map {
+            EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
+          },
+          source: "docbm 0.1.0", from: folder.path)
       }
     } catch {
       throw EscrowDatabase.error(error, path: database.path, doing: "importing 0.1.0's files into")

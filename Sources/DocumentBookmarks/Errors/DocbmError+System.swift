@@ -12,6 +12,10 @@ extension DocbmError {
     case save(SaveStep)
     /// Taking a lock (a store's lock file).
     case lock
+    /// Writing an export of the escrow.
+    case exportEscrow
+    /// Reading an export of the escrow.
+    case importEscrow
   }
 
   /// Maps a failed system call to a typed error about `path`.
@@ -87,6 +91,8 @@ extension DocbmError {
     case .scan: "scanning"
     case .save: "while saving"
     case .lock: "locking"
+    case .exportEscrow: "writing the escrow's export to"
+    case .importEscrow: "reading the escrow's export"
     }
   }
 }

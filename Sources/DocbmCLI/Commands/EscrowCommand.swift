@@ -1,0 +1,100 @@
+import DocumentBookmarks
+
+/// `docbm escrow list|export|import`: the user's escrowed keys, as fingerprints and
+/// documents, and moving them to another machine.
+struct EscrowCommand {
+  let action: EscrowSettings.Action
+  let file: FilePath?
+  let json: Bool
+  let force: Bool
+  var escrow = KeyEscrow.default
+
+  /// `--json` of `list`: each key's fingerprint, when it was made, and its documents.
+  private struct ListReport: Encodable {
+    struct Key: Encodable {
+      let fingerprint: KeyFingerprint
+      let created: Timestamp
+      let documents: [EscrowEntry.Document]
+    }
+    let schemaVersion = JSONReport.schemaVersion
+    let escrow: FilePath
+    let keys: [Key]
+    let problems: [EscrowProblem]
+  }
+
+  /// `--json` of `export` and `import`.
+  private struct TransferReport: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let action: String
+    let escrow: FilePath
+    let file: FilePath
+    let keys: Int
+    let documents: Int
+    let keysAlreadyHeld: Int?
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    switch action {
+    case .list: return list(console)
+    case .export:
+      let transfer = try escrow.exportKeys(to: file!, replacing: force)
+      if json {
+        console.print(JSONReport.render(report(transfer, keysAlreadyHeld: nil)))
+      } else {
+        console.printFitted(
+          "Exported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) to \(transfer.file) (mode 600). It holds your keys: keep it where only you can read it, move it only over an encrypted channel, and delete it once imported."
+        )
+      }
+    case .import:
+      let transfer = try escrow.importKeys(from: file!)
+      if json {
+        console.print(JSONReport.render(report(transfer, keysAlreadyHeld: transfer.keysAlreadyHeld)))
+      } else {
+        let held =
+          transfer.keysAlreadyHeld > 0
+          ? " (\(count(transfer.keysAlreadyHeld, "key")) of it held already)" : ""
+        console.printFitted(
+          "Imported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) from \(transfer.file)\(held) into the escrow at \(escrow.folder). A document at a recorded path that lost its key can now be repaired: docbm repair PATH."
+        )
+      }
+    }
+    return DocbmCommandLine.ExitStatus.success
+  }
+
+  private func list(_ console: Console) -> Int32 {
+    let (entries, problems) = escrow.entries()
+    if json {
+      console.print(
+        JSONReport.render(
+          ListReport(
+            escrow: escrow.folder,
+            keys: entries.map {
+              .init(fingerprint: $0.fingerprint, created: $0.created, documents: $0.documents)
+            },
+            problems: problems)))
+    } else {
+      for entry in entries {
+        console.print(
+          "\(entry.fingerprint)  made \(entry.created)  \(count(entry.documents.count, "document"))")
+        for document in entry.documents {
+          console.print(
+            "    \(document.path)  (\(document.origin.rawValue), confirmed \(document.confirmed))")
+        }
+      }
+      if entries.isEmpty && problems.isEmpty { console.print("The escrow at \(escrow.folder) holds no key.") }
+      for problem in problems { console.printError("docbm: \(problem)") }
+    }
+    return problems.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.failure
+  }
+
+  private func report(_ transfer: EscrowTransfer, keysAlreadyHeld: Int?) -> TransferReport {
+    TransferReport(
+      action: action.rawValue, escrow: escrow.folder, file: transfer.file, keys: transfer.keys,
+      documents: transfer.documents, keysAlreadyHeld: keysAlreadyHeld)
+  }
+
+  /// "1 key", "3 keys".
+  private func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
+  }
+}

@@ -1,0 +1,119 @@
+/// Moving keys and records into and out of the escrow: the 0.1.0 migration's import, and
+/// an export read on another machine (docs/format.md §7).
+extension EscrowDatabase {
+  /// One key and its document records, as an import brings them.
+  struct ImportedEntry {
+    let key: DocumentKey
+    let created: Timestamp
+    let documents: [EscrowEntry.Document]
+  }
+
+  /// Adds `entries` to the escrow, in the caller's write transaction: each key it lacks,
+  /// and each record of a document that none of the key's records names already (by path
+  /// or identity), then one row in `imports` saying what came from where (`source`, the
+  /// file or folder `origin`).
+  ///
+  /// A key whose fingerprint the escrow holds with other bytes fails the whole import: a
+  /// fingerprint names one key, and the key the escrow has stays.
+  ///
+  /// - Returns: how many keys and records were added.
+  func importEntries(_ entries: [ImportedEntry], source: String, from origin: FilePath) throws(SQLiteError)
+    -> (keys: Int, documents: Int)
+  {
+    var keys = 0
+    var documents = 0
+    for entry in entries {
+      let fingerprint = entry.key.fingerprint.description
+      try connection.prepare("INSERT OR IGNORE INTO keys (fingerprint, key, created) VALUES (?, ?, ?)")
+        .bind(.text(fingerprint), .blob(entry.key.bytes), .integer(entry.created.nanosecondsSince1970))
+        .run()
+      keys += connection.changes
+      let known = try self.documents(
+        "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ?", .text(fingerprint)
+      ).map(\.document)
+      for document in entry.documents
+      where !known.contains(where: { $0.path == document.path || $0.hasSameIdentity(as: document) }) {
+        try insert(document, fingerprint: fingerprint)
+        documents += 1
+      }
+    }
+    // Each key as the database now holds it must be the key of its fingerprint.
+    for entry in entries {
+      let statement = try connection.prepare("SELECT key FROM keys WHERE fingerprint = ?")
+      guard try statement.bind(.text(entry.key.fingerprint.description)).step(),
+        statement.withBytes(0, { $0.elementsEqual(entry.key.bytes) })
+      else {
+        throw EscrowDatabase.damage(
+          "this escrow holds another key under fingerprint \(entry.key.fingerprint), which the import also names; nothing was imported"
+        )
+      }
+    }
+    try connection.prepare(
+      "INSERT INTO imports (source, folder, keys, documents, imported) VALUES (?, ?, ?, ?, ?)"
+    ).bind(
+      .text(source), .blob(origin.bytes), .integer(Int64(keys)), .integer(Int64(documents)),
+      .integer(Timestamp.now.nanosecondsSince1970)
+    )
+    .run()
+    return (keys, documents)
+  }
+
+  /// The number of keys and of document records.
+  func counts() throws(DocbmError) -> (keys: Int, documents: Int) {
+    do {
+      return try connection.readTransaction { () throws(SQLiteError) in
+        (Int(try scalar("SELECT count(*) FROM keys")), Int(try scalar("SELECT count(*) FROM documents")))
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: path, doing: "reading")
+    }
+  }
+
+  /// Writes a copy of the whole database into `file`, an empty file the caller made (SQLite
+  /// keeps its owner and mode), with SQLite's `VACUUM INTO`: one consistent state, compacted.
+  func copy(into file: FilePath) throws(SQLiteError) {
+    try connection.prepare("VACUUM INTO ?").bind(.textBytes(file.bytes)).run()
+  }
+
+  /// An export read into memory (`bytes`, from `path`), opened read-only and checked: docbm's
+  /// escrow of a version this docbm reads, undamaged.
+  ///
+  /// - Throws: ``DocbmError`` `escrowDamaged` for bytes that are not an SQLite database, a
+  ///   database that is not docbm's escrow, one of a newer version, or a damaged one.
+  static func openExport(_ bytes: [UInt8], path: FilePath) throws(DocbmError) -> EscrowDatabase {
+    let database: EscrowDatabase
+    let state: (application: Int64, version: Int64, check: String)
+    do throws(SQLiteError) {
+      database = EscrowDatabase(connection: try SQLiteDatabase(deserializing: bytes, path: path), path: path)
+      let application = try database.scalar("PRAGMA application_id")
+      let version = try database.scalar("PRAGMA user_version")
+      let statement = try database.connection.prepare("PRAGMA quick_check")
+      let check = try statement.step() ? statement.text(0) : ""
+      state = (application, version, check)
+    } catch {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message: "\(path) is not an escrow export docbm can read (\(error)); nothing was imported")
+    }
+    guard state.application == EscrowSchema.applicationID else {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message:
+          "\(path) is an SQLite database but not a docbm escrow (application id \(state.application)); nothing was imported"
+      )
+    }
+    guard state.version == EscrowSchema.version else {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message:
+          "\(path) is an escrow of version \(state.version); this docbm reads version \(EscrowSchema.version): import it with the docbm that made it, or a newer one"
+      )
+    }
+    guard state.check == "ok" else {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message: "\(path) is damaged (SQLite's check says: \(state.check)); nothing was imported")
+    }
+    return database
+  }
+}

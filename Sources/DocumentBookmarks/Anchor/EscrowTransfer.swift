@@ -1,0 +1,199 @@
+import Synchronization
+
+/// What an export or an import of the escrow moved (``KeyEscrow/exportKeys(to:replacing:)``,
+/// ``KeyEscrow/importKeys(from:)``).
+public struct EscrowTransfer: Hashable, Sendable {
+  /// The export file.
+  public let file: FilePath
+  /// The keys written to the file (export), or added to this escrow (import).
+  public let keys: Int
+  /// The document records written to the file, or added to this escrow.
+  public let documents: Int
+  /// For an import, the keys of the file that this escrow held already (the same key
+  /// under the same fingerprint): their new records were added, the keys left as they are.
+  public let keysAlreadyHeld: Int
+}
+
+extension KeyEscrow {
+  /// The largest export ``importKeys(from:)`` reads: far above an escrow of 100,000 keys.
+  public static let maximumExportSize = 256 << 20
+
+  /// Writes this escrow's keys and document records to `file`, for another machine of the
+  /// user's or a backup: a copy of the escrow's database (docs/format.md §7), made new
+  /// with mode 0600 beside `file` under a temporary name, flushed, and renamed into place,
+  /// so that no half-written export and no copy readable by others is ever at `file`.
+  ///
+  /// The file holds the keys themselves: whoever can read it can forge bookmarks for every
+  /// document they anchor. Keep it where only you can read it, and delete it once imported.
+  ///
+  /// - Parameter replacing: whether an existing regular file at `file` is replaced; without
+  ///   it, an existing `file` is refused.
+  /// - Throws: ``DocbmError`` `notFound` when this escrow has no database yet (no key was
+  ///   escrowed); `documentExists` when `file` exists and `replacing` is false;
+  ///   `unsupportedFileType` when `file` is not a regular file (a terminal, a FIFO, a
+  ///   device, a folder or a symbolic link: an export is never written through one); the
+  ///   escrow's own errors (`escrowUntrusted`, `escrowDamaged`); `noSpace`, `ioError`,
+  ///   `permissionDenied`, `readOnlyFilesystem` when the file cannot be written (then
+  ///   nothing is left behind).
+  public func exportKeys(to file: FilePath, replacing: Bool = false) throws(DocbmError) -> EscrowTransfer {
+    if let existing = try? FileStatus.of(file, followSymlinks: false) {
+      guard existing.kind == .regular else {
+        throw DocbmError(
+          .unsupportedFileType, path: file,
+          message:
+            "\(file) is a \(existing.kindDescription), not a regular file: an export holds keys and is written only as a file of its own"
+        )
+      }
+      guard replacing else {
+        throw DocbmError(
+          .documentExists, path: file,
+          message: "\(file) exists; give another name, or replace it with --force")
+      }
+    }
+    guard let database = try open(create: false) else {
+      throw DocbmError(
+        .notFound, path: databasePath,
+        message: "there is no escrow to export at \(folder): no key has been escrowed on this account yet")
+    }
+    let counts = try database.counts()
+    let folderPath = file.removingLastComponent
+    let name = FilePath(uncheckedBytes: file.lastComponent)
+    let number = KeyEscrow.exportCount.add(1, ordering: .relaxed).newValue
+    let temporaryName = FilePath(
+      uncheckedBytes: Array(".".utf8) + file.lastComponent
+        + Array(".docbm-export-\(ProcessID.current)-\(number)".utf8))
+    let temporary = folderPath.appending(temporaryName.bytes)
+    let folderFD = try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
+      try FileDescriptor.open(folderPath, [.readOnly, .directory])
+    }
+    defer { folderFD.close() }
+    try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
+      try FileDescriptor.open(
+        temporaryName, [.readWrite, .create, .exclusive, .noFollow, .nonBlocking], permissions: 0o600,
+        relativeTo: folderFD
+      ).close()
+    }
+    var renamed = false
+    defer { if !renamed { try? folderFD.removeEntry(temporaryName, isDirectory: false) } }
+    do {
+      try database.copy(into: temporary)
+    } catch {
+      throw DocbmError(
+        error.isFull ? .noSpace : error.isInputOutput ? .ioError : .systemFailure, path: file,
+        message: "writing the export to \(file) failed (\(error)); nothing was written there")
+    }
+    try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
+      let written = try FileDescriptor.open(temporaryName, [.readOnly, .noFollow], relativeTo: folderFD)
+      try written.closeAfter { fd throws(SystemCallError) in try fd.sync() }
+      if replacing {
+        try folderFD.rename(temporaryName, to: name, in: folderFD)
+      } else {
+        try folderFD.renameWithoutReplacing(temporaryName, to: name, in: folderFD)
+      }
+      renamed = true
+      try folderFD.sync()
+    }
+    return EscrowTransfer(file: file, keys: counts.keys, documents: counts.documents, keysAlreadyHeld: 0)
+  }
+
+  /// Adds the keys and document records of an export (``exportKeys(to:replacing:)``, made
+  /// on this machine or another) to this escrow, in one transaction; the escrow is made
+  /// when there is none.
+  ///
+  /// Nothing in the file is trusted that cannot be checked: it must be a regular file of
+  /// the user's that nobody else can read or write (it holds keys), at most
+  /// ``maximumExportSize`` bytes; it is read once, through one descriptor, and opened as a
+  /// database in memory (nothing is swapped in between the checks and the reading); it must
+  /// be docbm's escrow of this version, undamaged, and every key must have its fingerprint.
+  /// A document at a recorded path that lost its key is then repaired by the usual rule
+  /// (docs/security.md, "Which file is a key's document").
+  ///
+  /// - Throws: ``DocbmError`` `notFound` when `file` is missing; `escrowUntrusted` when it is
+  ///   a symbolic link, another user's, or readable or writable by others;
+  ///   `unsupportedFileType` when it is not a regular file; `escrowDamaged` when it is not an
+  ///   export this docbm can read, is damaged, holds a key that does not match its
+  ///   fingerprint, or names a key this escrow holds with other bytes (then nothing is
+  ///   imported); the escrow's own errors when it cannot be written.
+  public func importKeys(from file: FilePath) throws(DocbmError) -> EscrowTransfer {
+    let bytes = try KeyEscrow.readExport(file)
+    let export = try EscrowDatabase.openExport(bytes, path: file)
+    let entries: [EscrowEntry]
+    do {
+      entries = try export.entries()
+    } catch {
+      throw DocbmError(.escrowDamaged, path: file, message: "\(error.message); nothing was imported")
+    }
+    guard let database = try open(create: true) else {
+      throw DocbmError(
+        .systemFailure, path: databasePath, message: "the escrow at \(folder) could not be made")
+    }
+    let imported: (keys: Int, documents: Int)
+    do {
+      imported = try database.connection.writeTransaction { () throws(SQLiteError) in
+        try database.importEntries(
+          entries.map {
+            EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
+          },
+          source: "export", from: file.absolute)
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: database.path, doing: "importing \(file) into")
+    }
+    return EscrowTransfer(
+      file: file, keys: imported.keys, documents: imported.documents,
+      keysAlreadyHeld: entries.count - imported.keys)
+  }
+
+  /// Numbers the temporary files of this process's exports.
+  private static let exportCount = Atomic<Int>(0)
+
+  /// The bytes of the export at `file`, read through one descriptor after checking it.
+  private static func readExport(_ file: FilePath) throws(DocbmError) -> [UInt8] {
+    let fd: FileDescriptor
+    do {
+      fd = try FileDescriptor.open(file, [.readOnly, .noFollow, .nonBlocking])
+    } catch  where error.errno == .tooManySymbolicLinks {
+      throw DocbmError(
+        .escrowUntrusted, path: file,
+        message: "\(file) is a symbolic link; an export is read only from the file itself")
+    } catch {
+      throw DocbmError(error, operation: .importEscrow, path: file)
+    }
+    defer { fd.close() }
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(fd)
+    } catch {
+      throw DocbmError(error, operation: .importEscrow, path: file)
+    }
+    guard status.kind == .regular else {
+      throw DocbmError(
+        .unsupportedFileType, path: file,
+        message: "\(file) is a \(status.kindDescription), not an export file")
+    }
+    guard status.owner == ProcessCredentials.effectiveUser else {
+      throw DocbmError(
+        .escrowUntrusted, path: file,
+        message:
+          "\(file) belongs to user \(status.owner), not to you: an export's keys are taken only from a file of your own"
+      )
+    }
+    guard status.permissions & 0o077 == 0 else {
+      throw DocbmError(
+        .escrowUntrusted, path: file,
+        message:
+          "\(file) can be read or written by others (mode \(String(status.permissions & 0o7777, radix: 8))): its keys may be known to them, or changed. Export again and keep the file at mode 600; if nobody else could have reached it, `chmod 600` it and import again"
+      )
+    }
+    guard status.size <= UInt64(maximumExportSize) else {
+      throw DocbmError(
+        .escrowDamaged, path: file,
+        message: "\(file) is \(status.size) bytes, more than an export can be (\(maximumExportSize) bytes)")
+    }
+    do {
+      return try fd.readWhole(limit: maximumExportSize + 1)
+    } catch {
+      throw DocbmError(error, operation: .importEscrow, path: file)
+    }
+  }
+}

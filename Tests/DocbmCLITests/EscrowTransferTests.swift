@@ -1,0 +1,226 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocbmCLI
+
+/// `docbm escrow list|export|import`, with the built binary: keys moved to a second escrow
+/// (standing for a second machine) repair a copy there; exports that cannot be trusted are
+/// refused and import nothing.
+@Suite("docbm escrow: list, export, import")
+struct EscrowTransferTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// A project with a board holding a bookmark to an image, escrowed in `escrow`.
+  private func project(in scratch: Scratch, escrow: FilePath) throws -> (board: FilePath, bookmark: String) {
+    let board = try scratch.file("project/board.json", "{}")
+    let image = try scratch.file("project/images/cat.png", "PNG")
+    let made = run(
+      docbm, ["bookmark", board.description, image.description],
+      environment: ["DOCBM_ESCROW_DIR": escrow.description])
+    try #require(made.status == 0, "\(made.error)")
+    let text = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    try scratch.write("{\"image\": \"\(text)\"}", to: board)
+    return (board, text)
+  }
+
+  /// The 32 key bytes in the document's key attribute.
+  private func keyBytes(of document: FilePath) throws -> [UInt8] {
+    let value = try #require(
+      try ExtendedAttributes.value(KeyAttribute.name, of: .path(document, followSymlinks: false)))
+    return Array(value[6..<38])
+  }
+
+  @Test(
+    "an export imported into a second escrow puts a copy's key back at the same path; its bookmarks resolve")
+  func secondMachine() throws {
+    let scratch = try Scratch()
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    let (board, bookmark) = try project(in: scratch, escrow: scratch.path("first"))
+    let key = try keyBytes(of: board)
+    let export = scratch.path("keys.docbm")
+    let exported = run(docbm, ["escrow", "export", export.description], environment: first)
+    #expect(exported.status == 0, "\(exported.error)")
+    #expect(exported.output.contains("Exported 1 key and 1 document record"), "\(exported.output)")
+    let status = try FileStatus.of(export, followSymlinks: false)
+    #expect(status.permissions & 0o777 == 0o600)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.root.description).sorted() == [
+        "first", "keys.docbm", "project",
+      ])
+
+    // The second machine: the project arrives without its key (`cp -r` keeps no attribute),
+    // at the same path; its escrow has never seen the key.
+    #expect(rename(scratch.path("project").description, scratch.path("project.first").description) == 0)
+    #expect(
+      run("/bin/cp", ["-r", scratch.path("project.first").description, scratch.path("project").description])
+        .status == 0)
+    // The first machine's files are not on the second.
+    #expect(run("/bin/rm", ["-rf", scratch.path("project.first").description]).status == 0)
+    #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == nil)
+    let refused = run(docbm, ["repair", board.description], environment: second)
+    #expect(refused.status == 2, "\(refused.output) \(refused.error)")
+
+    let imported = run(docbm, ["escrow", "import", export.description], environment: second)
+    #expect(imported.status == 0, "\(imported.error)")
+    #expect(imported.output.contains("Imported 1 key and 1 document record"), "\(imported.output)")
+    let repaired = run(docbm, ["repair", board.description], environment: second)
+    #expect(repaired.status == 0, "\(repaired.output) \(repaired.error)")
+    #expect(try keyBytes(of: board) == key)
+    let resolved = run(docbm, ["resolve", board.description, bookmark], environment: second)
+    #expect(resolved.status == 0, "\(resolved.error)")
+    #expect(
+      resolved.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        == scratch.path("project/images/cat.png").description)
+
+    // Imported again: nothing new, the key said to be there already.
+    let again = run(docbm, ["escrow", "import", "--json", export.description], environment: second)
+    #expect(again.status == 0, "\(again.error)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any])
+    #expect(report["keys"] as? Int == 0)
+    #expect(report["keysAlreadyHeld"] as? Int == 1)
+
+    // The list names the key and its document, never the key itself.
+    for arguments in [["escrow", "list"], ["escrow", "list", "--json"]] {
+      let listed = run(docbm, arguments, environment: second)
+      #expect(listed.status == 0, "\(listed.error)")
+      let fingerprint = try #require(try BookmarkService().documents(anchoredOn: board).keyFingerprint())
+      #expect(listed.output.contains(fingerprint.description), "\(listed.output)")
+      #expect(listed.output.contains(board.description), "\(listed.output)")
+      let hex = key.map { String(format: "%02x", $0) }.joined()
+      for secret in [
+        hex, hex.uppercased(), Data(key).base64EncodedString(),
+        String(Data(key).base64EncodedString().dropLast()),
+      ] {
+        #expect(!listed.output.contains(secret), "\(arguments)")
+      }
+    }
+  }
+
+  @Test("export writes only a new regular file: an existing one needs --force, a device or link never")
+  func exportRefusals() throws {
+    let scratch = try Scratch()
+    let empty = ["DOCBM_ESCROW_DIR": scratch.path("empty").description]
+    let nothing = run(
+      docbm, ["escrow", "export", scratch.path("none.docbm").description], environment: empty)
+    #expect(nothing.status == 1)
+    #expect(nothing.error.contains("notFound"), "\(nothing.error)")
+    #expect(!FileManager.default.fileExists(atPath: scratch.path("none.docbm").description))
+
+    let escrow = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    _ = try project(in: scratch, escrow: scratch.path("escrow"))
+    let existing = try scratch.file("keys.docbm", "keep me")
+    chmod(existing.description, 0o644)
+    let refused = run(docbm, ["escrow", "export", existing.description], environment: escrow)
+    #expect(refused.status == 1)
+    #expect(refused.error.contains("documentExists"), "\(refused.error)")
+    #expect(try String(contentsOfFile: existing.description, encoding: .utf8) == "keep me")
+    let forced = run(docbm, ["escrow", "export", "--force", existing.description], environment: escrow)
+    #expect(forced.status == 0, "\(forced.error)")
+    #expect(try FileStatus.of(existing, followSymlinks: false).permissions & 0o777 == 0o600)
+
+    let link = scratch.path("link.docbm")
+    #expect(symlink(scratch.path("elsewhere.docbm").description, link.description) == 0)
+    for target in [FilePath("/dev/null"), link] {
+      let written = run(docbm, ["escrow", "export", "--force", target.description], environment: escrow)
+      #expect(written.status == 1, "\(target)")
+      #expect(written.error.contains("unsupportedFileType"), "\(target): \(written.error)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: scratch.path("elsewhere.docbm").description))
+    // No temporary left beside the exports.
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: scratch.root.description).sorted() == [
+        "escrow", "keys.docbm", "link.docbm", "project",
+      ])
+  }
+
+  @Test(
+    "an export others could read, not yours, a link, foreign, truncated, garbage or with a changed key imports nothing"
+  )
+  func importRefusals() throws {
+    let scratch = try Scratch()
+    let escrow = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    let (board, _) = try project(in: scratch, escrow: scratch.path("escrow"))
+    let key = try keyBytes(of: board)
+    let export = scratch.path("keys.docbm")
+    try #require(run(docbm, ["escrow", "export", export.description], environment: escrow).status == 0)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: export.description)))
+
+    func variant(_ name: String, _ contents: [UInt8], mode: mode_t = 0o600) throws -> FilePath {
+      let path = scratch.path(name)
+      try Data(contents).write(to: URL(fileURLWithPath: path.description))
+      chmod(path.description, mode)
+      return path
+    }
+    var cases: [(FilePath, String)] = [
+      (try variant("readable.docbm", bytes, mode: 0o644), "escrowUntrusted"),
+      (try variant("truncated.docbm", Array(bytes.prefix(bytes.count / 2))), "escrowDamaged"),
+      (
+        try variant("garbage.docbm", (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }),
+        "escrowDamaged"
+      ),
+    ]
+    // The key's bytes changed in place: the fingerprint no longer matches.
+    let at = try #require(
+      (0...(bytes.count - key.count)).first { bytes[$0..<($0 + key.count)].elementsEqual(key) })
+    var changed = bytes
+    changed[at + 3] ^= 0x40
+    cases.append((try variant("changed.docbm", changed), "escrowDamaged"))
+    let link = scratch.path("link.docbm")
+    #expect(symlink(export.description, link.description) == 0)
+    cases.append((link, "escrowUntrusted"))
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") {
+      let foreign = scratch.path("foreign.docbm")
+      let made = run(
+        "/usr/bin/python3",
+        [
+          "-c",
+          "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table keys(x)'); c.commit()",
+          foreign.description,
+        ])
+      try #require(made.status == 0, "\(made.error)")
+      chmod(foreign.description, 0o600)
+      cases.append((foreign, "escrowDamaged"))
+    } else {
+      print("skipped the foreign database: python3 is needed to make one")
+    }
+    if Capabilities.isRoot {
+      let theirs = try variant("theirs.docbm", bytes)
+      #expect(chown(theirs.description, 65534, 65534) == 0)
+      cases.append((theirs, "escrowUntrusted"))
+    } else {
+      print("skipped another user's export: chown needs root")
+    }
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    for (file, code) in cases {
+      let imported = run(docbm, ["escrow", "import", file.description], environment: second)
+      #expect(imported.status == 1, "\(file)")
+      #expect(imported.error.contains(code), "\(file): \(imported.error)")
+    }
+    #expect(KeyEscrow(folder: scratch.path("second")).entries().entries.isEmpty)
+  }
+
+  @Test("the actions and their operands are checked before anything runs")
+  func parsing() throws {
+    func parse(_ words: String...) throws -> ParsedCommand {
+      try ParsedCommand.parse(words.map { Array($0.utf8) })
+    }
+    #expect(try parse("escrow", "list") == .escrow(EscrowSettings(action: .list, file: nil)))
+    #expect(
+      try parse("escrow", "export", "--force", "k")
+        == .escrow(EscrowSettings(action: .export, file: Array("k".utf8), force: true)))
+    #expect(
+      try parse("--json", "escrow", "import", "k")
+        == .escrow(EscrowSettings(action: .import, file: Array("k".utf8), json: true)))
+    for words in [
+      ["escrow"], ["escrow", "show"], ["escrow", "list", "x"], ["escrow", "export"],
+      ["escrow", "import", "a", "b"], ["escrow", "import", "--force", "k"],
+    ] {
+      #expect(throws: UsageError.self, "\(words)") { try ParsedCommand.parse(words.map { Array($0.utf8) }) }
+    }
+  }
+}
