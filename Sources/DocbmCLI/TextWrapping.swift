@@ -1,14 +1,48 @@
 /// Fits text to a terminal's width, breaking lines between words only.
 enum TextWrapping {
-  /// `text` with every line longer than `width` columns broken between words. A
-  /// continuation is indented like the line it continues, or, for a line of two columns
-  /// (`  --option    what it does`, `label: text`), under the second column. A single word
-  /// longer than the width stays whole on its own line (a path, a bookmark).
+  /// `text` with its paragraphs fitted to `width` columns, broken between words.
+  ///
+  /// The texts are written wrapped by hand; a line that continues the one before it (the
+  /// one before is long, and this one starts where that one's continuation would: under
+  /// its second column, or at its indent) is joined to it first, so that each paragraph is
+  /// wrapped whole and no line of a word or two is left between two full ones. A blank
+  /// line, a shorter line before, another indent, or a line with columns of its own
+  /// (`  --option    what it does`, `label: text`) starts a new paragraph. A continuation
+  /// is indented like the line it continues, or, for a line of two columns, under the
+  /// second column. A single word longer than the width stays whole on its own line (a
+  /// path, a bookmark).
   static func fit(_ text: String, width: Int) -> String {
-    text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-      fitLine(Substring(line), width: width)
-    }.joined(separator: "\n")
+    var fitted: [String] = []
+    // The paragraph being gathered, and where its continuation lines start in the text.
+    var paragraph: (text: String, indent: Int, continuation: Int)?
+    var previousLength = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let indent = line.prefix { $0 == " " }.count
+      let body = line.dropFirst(indent)
+      // A line of columns (`  --option    what it does`) starts a paragraph of its own, and
+      // so does a `label: text` line level with the paragraph's first line; a line under
+      // the second column may read `word: ` in the middle of a sentence.
+      let ownColumns =
+        columnGap(in: line) != nil || (indent == paragraph?.indent && labelEnd(in: line) != nil)
+      if var current = paragraph, !body.isEmpty, previousLength >= joiningLength, !ownColumns,
+        indent == current.continuation || indent == current.indent
+      {
+        current.text += " " + body
+        paragraph = current
+      } else {
+        if let current = paragraph { fitted.append(fitLine(Substring(current.text), width: width)) }
+        paragraph = body.isEmpty ? nil : (String(line), indent, continuationIndent(of: line))
+        if body.isEmpty { fitted.append("") }
+      }
+      previousLength = line.count
+    }
+    if let current = paragraph { fitted.append(fitLine(Substring(current.text), width: width)) }
+    return fitted.joined(separator: "\n")
   }
+
+  /// A line at least this long is taken to be wrapped by hand, so that the next may
+  /// continue it; shorter lines end where they were meant to (a heading, a list's item).
+  private static let joiningLength = 64
 
   private static func fitLine(_ line: Substring, width: Int) -> String {
     guard line.count > width else { return String(line) }
@@ -36,14 +70,24 @@ enum TextWrapping {
   /// (two or more spaces after its first words, or `label: ` at its start), else under
   /// the line's own text.
   private static func continuationIndent(of line: Substring) -> Int {
+    columnGap(in: line) ?? labelEnd(in: line) ?? line.prefix { $0 == " " }.count
+  }
+
+  /// Where the text after the first gap of two or more spaces in `line` (after its
+  /// indent) starts, if there is one.
+  private static func columnGap(in line: Substring) -> Int? {
     let indent = line.prefix { $0 == " " }.count
-    if let gap = line.dropFirst(indent).firstRange(of: #/  +/#) {
-      return line.distance(from: line.startIndex, to: gap.upperBound)
+    return line.dropFirst(indent).firstRange(of: #/  +/#).map {
+      line.distance(from: line.startIndex, to: $0.upperBound)
     }
-    if let colon = line.dropFirst(indent).firstRange(of: #/^[A-Za-z][A-Za-z ]{0,14}: /#) {
-      return line.distance(from: line.startIndex, to: colon.upperBound)
+  }
+
+  /// Where the text after a `label: ` at the start of `line` (after its indent) starts.
+  private static func labelEnd(in line: Substring) -> Int? {
+    let indent = line.prefix { $0 == " " }.count
+    return line.dropFirst(indent).firstRange(of: #/^[A-Za-z][A-Za-z ]{0,14}: /#).map {
+      line.distance(from: line.startIndex, to: $0.upperBound)
     }
-    return indent
   }
 }
 

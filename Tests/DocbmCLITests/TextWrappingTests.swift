@@ -1,0 +1,96 @@
+import Testing
+
+@testable import DocbmCLI
+
+/// Help pages fitted to a terminal: paragraphs wrapped whole at any width.
+@Suite("Text fitted to the terminal's width")
+struct TextWrappingTests {
+  /// The lines of `text` wider than `width` though they hold more than one word, and the
+  /// lines after which the next line of the same paragraph starts with a word that would
+  /// have fitted (a word or two left on a line of their own, or a line broken early).
+  private func faults(in text: String, width: Int) -> [String] {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    var faults: [String] = []
+    for (index, line) in lines.enumerated() {
+      if line.count > width, line.split(separator: " ").count > 1 { faults.append("too wide: \(line)") }
+      guard index + 1 < lines.count, !line.isEmpty else { continue }
+      let next = lines[index + 1]
+      let indent = next.prefix { $0 == " " }.count
+      // The next line continues a paragraph when it is indented as continuations are
+      // (under this line's second column, or as this line) and has no columns of its own.
+      let body = next.dropFirst(indent)
+      guard !body.isEmpty, body.firstRange(of: "  ") == nil, indent == continuation(of: line) else {
+        continue
+      }
+      if indent == line.prefix(while: { $0 == " " }).count,
+        body.firstRange(of: #/^[A-Za-z][A-Za-z ]{0,14}: /#) != nil
+      {
+        continue
+      }
+      let firstWord = body.prefix { $0 != " " }
+      if line.count + 1 + firstWord.count <= width {
+        faults.append("broken early: '\(line)' before '\(firstWord)'")
+      }
+    }
+    return faults
+  }
+
+  /// Where a continuation of `line` is indented: under its second column (after two or
+  /// more spaces, or after `label: `), else as the line.
+  private func continuation(of line: Substring) -> Int {
+    let indent = line.prefix { $0 == " " }.count
+    let text = line.dropFirst(indent)
+    if let gap = text.firstRange(of: #/  +/#) {
+      return line.distance(from: line.startIndex, to: gap.upperBound)
+    }
+    if let label = text.firstRange(of: #/^[A-Za-z][A-Za-z ]{0,14}: /#) {
+      return line.distance(from: line.startIndex, to: label.upperBound)
+    }
+    return indent
+  }
+
+  @Test("every help page, at 60, 80 and 120 columns, has no stray short line and nothing too wide")
+  func helpPages() {
+    for width in [60, 80, 120] {
+      for topic in [nil] + CommandName.allCases.map(Optional.some) {
+        let page = TextWrapping.fit(HelpText.render(topic), width: width)
+        let found = faults(in: page, width: width)
+        #expect(found.isEmpty, "\(topic?.rawValue ?? "docbm") at \(width) columns: \(found)\n\(page)")
+      }
+    }
+  }
+
+  @Test("a paragraph wrapped by hand is joined and wrapped whole; lists, headings and blank lines stay")
+  func paragraphs() {
+    let text = """
+      OVERVIEW: one two three four five six seven eight nine ten eleven twelve thirteen
+      fourteen.
+
+      ITEMS:
+        short     What it does, at some length, so that this line is long enough to go on
+                  and on.
+        next      Another.
+      Exit status: 0.
+      """
+    #expect(
+      TextWrapping.fit(text, width: 40) == """
+        OVERVIEW: one two three four five six
+                  seven eight nine ten eleven
+                  twelve thirteen fourteen.
+
+        ITEMS:
+          short     What it does, at some
+                    length, so that this line is
+                    long enough to go on and on.
+          next      Another.
+        Exit status: 0.
+        """)
+    // Wide enough, each paragraph is one line.
+    let wide = TextWrapping.fit(text, width: 200).split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(wide.count == 6)
+    #expect(wide[0].hasSuffix("thirteen fourteen."))
+    #expect(wide[3].hasSuffix("go on and on."))
+    // A line too short to have been wrapped by hand is not joined to the next.
+    #expect(TextWrapping.fit("a list:\nfirst\nsecond", width: 80) == "a list:\nfirst\nsecond")
+  }
+}
