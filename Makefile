@@ -16,7 +16,7 @@
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
-  bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools
+  bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

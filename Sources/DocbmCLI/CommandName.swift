@@ -227,6 +227,16 @@ enum CommandName: String, CaseIterable, Sendable {
     return table[a.count][b.count]
   }
 
+  /// The actions a subcommand takes as its first operand (`store list`, `escrow export`),
+  /// for completion scripts; none for the others.
+  var actions: [String] {
+    switch self {
+    case .store: StoreSettings.Action.allCases.map(\.rawValue)
+    case .escrow: EscrowSettings.Action.allCases.map(\.rawValue)
+    default: []
+    }
+  }
+
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {

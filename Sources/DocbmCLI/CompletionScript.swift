@@ -29,6 +29,22 @@ enum CompletionScript {
                 \(String(valueCompletion(command).drop { $0.isWhitespace }))
                 COMPREPLY=( $(_docbm_words "\(options) --") ) ;;
           """
+      case _ where !command.actions.isEmpty:
+        // The first operand is the action; an option that takes a value skips it.
+        let valued = command.options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+        return """
+              \(command.rawValue))\(valueCompletion(command))
+                local i action= options="\(command.optionWords)" valued=" \(valued) "
+                for (( i = first + 1; i < COMP_CWORD; i++ )); do
+                  if [[ $valued == *" ${COMP_WORDS[i]} "* ]]; then i=$(( i + 1 ))
+                  elif [[ ${COMP_WORDS[i]} != -* ]]; then action=${COMP_WORDS[i]}; break; fi
+                done
+                if [ -z "$action" ]; then
+                  COMPREPLY=( $(_docbm_words "\(command.actions.joined(separator: " ")) $options") )
+                else
+                  COMPREPLY=( $(_docbm_words "$options") ); COMPREPLY+=( $(compgen -f -- "$current") )
+                fi ;;
+          """
       default:
         let options = command.optionWords
         let files = command.takesPaths ? " COMPREPLY+=( $(compgen -f -- \"$current\") );" : ""
@@ -91,6 +107,10 @@ enum CompletionScript {
         let first = command == .resolve ? " '1:document:_files'" : ""
         return "        \(command.rawValue)) _arguments \(options)\(first) '*:bookmark (text form, or -):' ;;"
       case .demo: return "        demo) _arguments \(options) ;;"
+      case _ where !command.actions.isEmpty:
+        let actions = command.actions.joined(separator: " ")
+        return
+          "        \(command.rawValue)) _arguments -S \(options) '1:action:(\(actions))' '*:file:_files' ;;"
       default:
         return "        \(command.rawValue)) _arguments -S \(options) '*:file:_files' ;;"
       }

@@ -92,8 +92,8 @@ struct TerminalHabitsTests {
   func helpFitsTheWidth() {
     for topic in [["--help"]]
       + [
-        "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "watch",
-        "demo", "completions", "help",
+        "bookmark", "resolve", "decode", "inspect", "check", "repair", "save", "probe", "store", "watch",
+        "escrow", "demo", "completions", "help",
       ].map({ ["help", $0] })
     {
       let result = run(docbm, topic)
@@ -204,17 +204,26 @@ struct TerminalHabitsTests {
       t docbm probe -- bas
       t docbm probe -- sed -i s/a/b/ my
       t docbm help rep
+      t docbm store ''
+      t docbm escrow ex
+      t docbm escrow export my
+      t docbm store --key k a
       """
     let result = run("/bin/bash", ["-c", probe])
     #expect(result.status == 0, "\(result.error)")
     let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
-    #expect(lines.count >= 5)
-    guard lines.count >= 5 else { return }
+    #expect(lines.count >= 9)
+    guard lines.count >= 9 else { return }
     #expect(lines[0] == "[my board.json]")
     #expect(lines[1] == "[check]")
     #expect(lines[2].contains("[bash]"))
     #expect(lines[3] == "[my board.json]")
     #expect(lines[4] == "[repair]")
+    // The actions of store and escrow, then files once an action is given.
+    #expect(lines[5].hasPrefix("[list][add][forget]"), "\(lines[5])")
+    #expect(lines[6] == "[export]")
+    #expect(lines[7] == "[my board.json]")
+    #expect(lines[8] == "[add]", "an option's value is not taken for the action")
   }
 
   @Test("zsh completion completes options, shells and subcommands for every subcommand (in tmux)")
@@ -268,6 +277,8 @@ struct TerminalHabitsTests {
     #expect(completes("docbm completions ", showing: "zsh"))
     #expect(completes("docbm help rep", showing: "docbm help repair"))
     #expect(completes("docbm demo --", showing: "docbm demo --help"))
+    #expect(completes("docbm escrow ex", showing: "docbm escrow export"))
+    #expect(completes("docbm store ", showing: "compact"))
     // After `probe --`, the program to run (coreutils' `sha256sum` is the one so named).
     #expect(completes("docbm probe -- sha256s", showing: "docbm probe -- sha256sum"))
   }
