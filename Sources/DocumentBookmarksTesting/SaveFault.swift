@@ -38,8 +38,10 @@ extension SaveFault {
 /// Runs `body`; the first `replaceDocument` (or `saveCopy`) it performs on this task fails
 /// with `fault`. Later saves succeed.
 ///
-/// The fault is task-local: it reaches saves on the task that runs `body` and on child
-/// tasks (`async let`, task groups), not saves on another thread or a detached task
+/// The fault is task-local: it reaches saves on the task that runs `body`, on child tasks
+/// (`async let`, task groups) and in the library's `async` calls made from them
+/// (`document.async.replaceDocument`, which saves on docbm's own threads for the task),
+/// not saves on another thread or a detached task
 /// (`DispatchQueue.global().async`, `Thread.detachNewThread`, `Task.detached`); for those,
 /// use ``withProcessWideSaveFault(_:in:_:)``.
 ///

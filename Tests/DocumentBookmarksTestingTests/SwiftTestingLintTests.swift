@@ -191,6 +191,25 @@ struct ProcessWideFaultTests {
       #expect(throws: DocbmError.self) { try document.replaceDocument(with: Data("new".utf8)) }
     }
   }
+
+  @Test("a task's fault reaches the async API's save, which runs on a docbm thread, and ends with it")
+  func asyncAPI() async throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("doc.json", "old")
+    let document = BookmarkService().documents(anchoredOn: path)
+    let failed = await withSaveFault(.diskFull()) { () async -> DocbmError.Code? in
+      do {
+        try await document.async.replaceDocument(with: Data("new".utf8))
+        return nil
+      } catch {
+        return (error as? DocbmError)?.code
+      }
+    }
+    #expect(failed == .noSpace)
+    #expect(try String(contentsOfFile: path.description, encoding: .utf8) == "old")
+    try await document.async.replaceDocument(with: Data("newer".utf8))
+    #expect(try String(contentsOfFile: path.description, encoding: .utf8) == "newer")
+  }
 }
 
 @Suite("The lint's scratch document and what it tests")

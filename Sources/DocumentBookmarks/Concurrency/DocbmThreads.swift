@@ -16,12 +16,17 @@ package enum DocbmThreads {
   package static var isCurrent: Bool { DetachedThread.currentTag == .ioWorker }
 
   /// Runs `work` on a docbm thread and returns its result, suspending (not blocking) the
-  /// caller meanwhile.
+  /// caller meanwhile. A save fault the calling task installed (the testing product's
+  /// `withSaveFault`) is installed for `work` too: the save it runs is the caller's.
   package static func run<Value: Sendable>(
     _ work: @escaping @Sendable () throws -> Value
   ) async throws -> Value {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-      pool.submit { continuation.resume(with: Result { try work() }) }
+    let fault = SaveFaults.injected
+    return try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Value, any Error>) in
+      pool.submit {
+        continuation.resume(with: Result { try SaveFaults.$injected.withValue(fault) { try work() } })
+      }
     }
   }
 }
