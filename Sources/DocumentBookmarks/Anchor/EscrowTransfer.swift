@@ -26,8 +26,11 @@ extension KeyEscrow {
   /// The file holds the keys themselves: whoever can read it can forge bookmarks for every
   /// document they anchor. Keep it where only you can read it, and delete it once imported.
   ///
-  /// - Parameter replacing: whether an existing regular file at `file` is replaced; without
-  ///   it, an existing `file` is refused.
+  /// - Parameters:
+  ///   - file: where the export goes: a name that does not exist yet, or, with `replacing`,
+  ///     a regular file.
+  ///   - replacing: whether an existing regular file at `file` is replaced; without it, an
+  ///     existing `file` is refused.
   /// - Throws: ``DocbmError`` `notFound` when this escrow has no database yet (no key was
   ///   escrowed); `documentExists` when `file` exists and `replacing` is false;
   ///   `unsupportedFileType` when `file` is not a regular file (a terminal, a FIFO, a
