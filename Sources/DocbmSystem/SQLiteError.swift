@@ -27,6 +27,8 @@ package struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
   package var isInputOutput: Bool { primaryCode == SQLITE_IOERR }
   /// The file, its folder or the filesystem cannot be written.
   package var isReadOnly: Bool { primaryCode == SQLITE_READONLY || primaryCode == SQLITE_PERM }
+  /// A constraint failed (a row that would break the schema's rules, or the caller's).
+  package var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
   /// The file cannot be opened (missing, a link refused, permission denied).
   package var cannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 

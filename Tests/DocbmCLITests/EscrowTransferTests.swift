@@ -204,6 +204,49 @@ struct EscrowTransferTests {
     #expect(KeyEscrow(folder: scratch.path("second")).entries().entries.isEmpty)
   }
 
+  @Test("an escrow that holds other bytes under an export's fingerprint imports nothing from it")
+  func fingerprintConflict() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
+      print("skipped: python3 is needed to write the conflicting key into a database")
+      return
+    }
+    let scratch = try Scratch()
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    let (board, _) = try project(in: scratch, escrow: scratch.path("first"))
+    let fingerprint = try #require(try BookmarkService().documents(anchoredOn: board).keyFingerprint())
+    let export = scratch.path("keys.docbm")
+    try #require(run(docbm, ["escrow", "export", export.description], environment: first).status == 0)
+    // The second escrow, made by docbm, then given 32 other bytes under that fingerprint.
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    let other = try scratch.file("other.json", "{}")
+    try #require(
+      run(docbm, ["bookmark", other.description, board.description], environment: second).status == 0)
+    let written = run(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('insert into keys values (?, zeroblob(32), 0)', (sys.argv[2],)); c.commit()",
+        scratch.path("second/escrow.sqlite").description, fingerprint.description,
+      ])
+    try #require(written.status == 0, "\(written.error)")
+    let imported = run(docbm, ["escrow", "import", export.description], environment: second)
+    #expect(imported.status == 1)
+    #expect(imported.error.contains("escrowDamaged"), "\(imported.error)")
+    #expect(imported.error.contains("another key under fingerprint \(fingerprint)"), "\(imported.error)")
+    // Nothing of the export came in: no record of the board, and the one import logged is
+    // none.
+    let counted = run(
+      "/usr/bin/python3",
+      [
+        "-c",
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('select count(*) from documents where path = ?', (sys.argv[2].encode(),)).fetchone()[0], c.execute('select count(*) from imports').fetchone()[0])",
+        scratch.path("second/escrow.sqlite").description, board.description,
+      ])
+    #expect(
+      counted.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0 0",
+      "\(counted.output) \(counted.error)")
+  }
+
   @Test("the actions and their operands are checked before anything runs")
   func parsing() throws {
     func parse(_ words: String...) throws -> ParsedCommand {

@@ -1,5 +1,5 @@
 /// Moving keys and records into and out of the escrow: the 0.1.0 migration's import, and
-/// an export read on another machine (docs/format.md §7).
+/// an export read on another machine (docs/format.md §6.2).
 extension EscrowDatabase {
   /// One key and its document records, as an import brings them.
   struct ImportedEntry {
@@ -43,8 +43,11 @@ extension EscrowDatabase {
       guard try statement.bind(.text(entry.key.fingerprint.description)).step(),
         statement.withBytes(0, { $0.elementsEqual(entry.key.bytes) })
       else {
-        throw EscrowDatabase.damage(
-          "this escrow holds another key under fingerprint \(entry.key.fingerprint), which the import also names; nothing was imported"
+        // A constraint of the caller's: a fingerprint names one key.
+        throw SQLiteError(
+          code: 19 /* SQLITE_CONSTRAINT */,
+          message:
+            "this escrow holds another key under fingerprint \(entry.key.fingerprint), which the import also names"
         )
       }
     }

@@ -19,7 +19,7 @@ extension KeyEscrow {
   public static let maximumExportSize = 256 << 20
 
   /// Writes this escrow's keys and document records to `file`, for another machine of the
-  /// user's or a backup: a copy of the escrow's database (docs/format.md §7), made new
+  /// user's or a backup: a copy of the escrow's database (docs/format.md §6.2), made new
   /// with mode 0600 beside `file` under a temporary name, flushed, and renamed into place,
   /// so that no half-written export and no copy readable by others is ever at `file`.
   ///
@@ -50,7 +50,9 @@ extension KeyEscrow {
       guard replacing else {
         throw DocbmError(
           .documentExists, path: file,
-          message: "\(file) exists; give another name, or replace it with --force")
+          message:
+            "\(file) exists and was left as it is: give another name, or ask for it to be replaced (docbm escrow export --force)"
+        )
       }
     }
     guard let database = try open(create: false) else {
@@ -124,7 +126,9 @@ extension KeyEscrow {
     do {
       entries = try export.entries()
     } catch {
-      throw DocbmError(.escrowDamaged, path: file, message: "\(error.message); nothing was imported")
+      throw DocbmError(
+        .escrowDamaged, path: file,
+        message: "\(file) cannot be imported: \(error.message); nothing was imported")
     }
     guard let database = try open(create: true) else {
       throw DocbmError(
@@ -139,6 +143,10 @@ extension KeyEscrow {
           },
           source: "export", from: file.absolute)
       }
+    } catch  where error.isConstraint {
+      throw DocbmError(
+        .escrowDamaged, path: file,
+        message: "\(file) cannot be imported: \(error.message); nothing was imported")
     } catch {
       throw EscrowDatabase.error(error, path: database.path, doing: "importing \(file) into")
     }
