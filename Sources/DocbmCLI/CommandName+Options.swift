@@ -36,6 +36,15 @@ extension CommandName {
         ),
         .json(),
       ]
+    case .adopt:
+      [
+        CommandOption(
+          "--yes", "-y",
+          help:
+            "Adopt without asking, as if you had said yes at the terminal: only after checking what the bookmarks point at."
+        ),
+        .json(),
+      ]
     case .save:
       [
         CommandOption(
@@ -117,7 +126,7 @@ extension CommandName {
     case .decode: "BOOKMARK"
     case .inspect: "DOCUMENT"
     case .check, .repair: "PATH..."
-    case .save: "DOCUMENT"
+    case .save, .adopt: "DOCUMENT"
     case .probe: "[--] COMMAND [ARG...]"
     case .store: "STORE [PATH|KEY...]"
     case .watch: "FOLDER..."

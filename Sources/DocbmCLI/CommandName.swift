@@ -1,6 +1,6 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, save, probe, store, watch, escrow, demo,
+  case bookmark, resolve, decode, inspect, check, repair, adopt, save, probe, store, watch, escrow, demo,
     completions, help
 
   /// One line for the command list.
@@ -12,6 +12,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .inspect: "Show a document's key fingerprint and extended attributes."
     case .check: "Check whether the bookmarks in documents still work."
     case .repair: "Put escrowed keys back on documents that lost them."
+    case .adopt: "Make a copy's unverifiable bookmarks its own, once you confirm."
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .store: "List and fix an app's store of remembered files and folders."
@@ -170,6 +171,23 @@ enum CommandName: String, CaseIterable, Sendable {
       A KEY is given as the app wrote it when it is a string, else as its JSON text.
       Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.
       """
+    case .adopt:
+      """
+      ARGUMENTS:
+        DOCUMENT    A document whose bookmarks do not verify: a copy that travelled
+                    without its key (a sync, a git clone, an unzipped project) and that
+                    repair cannot put a key back on.
+
+      Lists each bookmark it cannot verify and what its recorded path relative to the
+      document names here; then, once you say yes (at the terminal, or --yes), gives the
+      document a key if it has none, makes a new bookmark to each target found, and
+      saves the document with each text form replaced by its new bookmark (a binary or
+      base64 form is not rewritten: its new text form is printed). The old bookmarks are
+      never trusted: adopt only what you recognise as yours, since anyone can paste a
+      bookmark into a file. Repair, watch --repair and check never adopt.
+      Exit status: 0 adopted (or nothing to adopt), 1 not confirmed, no target found, or
+      an error.
+      """
     case .escrow:
       """
       The escrow keeps every key docbm made on this account and the documents each
@@ -240,7 +258,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch, .escrow: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .save, .store, .watch, .escrow: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

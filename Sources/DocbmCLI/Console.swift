@@ -7,6 +7,9 @@ public struct Console: Sendable {
   let writeError: @Sendable (String) -> Void
   /// All of standard input, or `nil` when reading it failed.
   let readInput: @Sendable () -> [UInt8]?
+  /// One line of standard input, without its line break (an answer to a question); `nil`
+  /// at its end or when reading failed.
+  let readLine: @Sendable () -> [UInt8]?
   let flushOutput: @Sendable () -> Void
   /// Whether standard input is a terminal (a person typing), not a pipe or a file.
   let inputIsTerminal: Bool
@@ -31,6 +34,7 @@ public struct Console: Sendable {
     self.writeOutput = output
     self.writeError = error
     self.readInput = input
+    self.readLine = { input().map { Array($0.prefix { $0 != UInt8(ascii: "\n") }) } }
     self.flushOutput = {}
     self.inputIsTerminal = inputIsTerminal
     self.errorIsTerminal = false
@@ -45,11 +49,29 @@ public struct Console: Sendable {
     self.writeOutput = output
     self.writeError = error
     self.readInput = input
+    self.readLine = Console.readStandardInputLine
     self.flushOutput = flush
     self.inputIsTerminal = Terminal.isTerminal(.standardInput)
     self.errorIsTerminal = Terminal.isTerminal(.standardError)
     self.errorRedraws = errorIsTerminal && ProcessEnvironment.value("TERM") != "dumb"
     self.width = Console.terminalWidth()
+  }
+
+  /// One line of standard input, read a byte at a time so that nothing after it is taken
+  /// (at most 4096 bytes); `nil` at the end of input with nothing read, or on an error.
+  private static func readStandardInputLine() -> [UInt8]? {
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while line.count < 4096 {
+      let count = try? withUnsafeMutableBytes(of: &byte) {
+        try FileDescriptor.standardInput.readWaiting(into: $0)
+      }
+      guard let count else { return nil }
+      if count == 0 { return line.isEmpty ? nil : line }
+      if byte == UInt8(ascii: "\n") { return line }
+      line.append(byte)
+    }
+    return line
   }
 
   /// The columns of the terminal on standard output (when it says 20 or more), else 80.

@@ -98,7 +98,7 @@ public enum DocbmCommandLine {
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
     switch command {
-    case .bookmark, .resolve, .inspect, .check, .repair, .save, .store, .watch, .escrow:
+    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .save, .store, .watch, .escrow:
       announceEscrowUpgrade(console)
     case .decode, .probe, .demo, .completions, .help, .version:
       break
@@ -131,6 +131,8 @@ public enum DocbmCommandLine {
         recursive: settings.recursive, json: settings.json, listAll: settings.listAll,
         progress: settings.progress
       ).run(console)
+    case .adopt(let document, let yes, let json):
+      return try AdoptCommand(document: path(document), yes: yes, json: json).run(console)
     case .save(let settings):
       let standardInput = settings.from == nil || settings.from == [UInt8(ascii: "-")]
       return try SaveCommand(

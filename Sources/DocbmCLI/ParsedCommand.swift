@@ -6,6 +6,7 @@ enum ParsedCommand: Equatable {
   case inspect(document: [UInt8], json: Bool)
   case check(CheckSettings)
   case repair(RepairSettings)
+  case adopt(document: [UInt8], yes: Bool, json: Bool)
   case save(SaveSettings)
   case probe(ProbeSettings)
   case store(StoreSettings)
@@ -134,6 +135,9 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .escrow)
     case .watch:
       return try WatchSettings.parse(operands[...], json: json)
+    case .adopt:
+      try expect("DOCUMENT")
+      return .adopt(document: operands[0], yes: scan.has("--yes"), json: json)
     case .save:
       try expect("DOCUMENT")
       return .save(

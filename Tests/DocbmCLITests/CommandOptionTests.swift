@@ -13,7 +13,7 @@ struct CommandOptionTests {
     case .bookmark: ["doc", "target"]
     case .resolve: ["doc", "bookmark"]
     case .decode: ["bookmark"]
-    case .inspect, .save: ["doc"]
+    case .inspect, .save, .adopt: ["doc"]
     case .check, .repair: ["path"]
     case .probe: ["true"]
     case .store:

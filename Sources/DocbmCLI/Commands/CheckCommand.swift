@@ -185,7 +185,12 @@ struct CheckCommand {
     case .refused:
       var reason = Substring(prospect.message)
       if reason.hasPrefix("refused: ") { reason = reason.dropFirst("refused: ".count) }
-      return "'docbm repair' would refuse it: \(reason)"
+      // A copy that travelled without its key, and that the escrow cannot restore: only
+      // the user can say its bookmarks are theirs.
+      let adopt =
+        prospect.refusal == .notEscrowed || prospect.refusal == .notRecorded
+        ? "; if it is your copy, 'docbm adopt' makes its bookmarks its own, once you confirm" : ""
+      return "'docbm repair' would refuse it: \(reason)\(adopt)"
     }
   }
 

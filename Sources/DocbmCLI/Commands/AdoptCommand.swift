@@ -1,0 +1,159 @@
+import DocumentBookmarks
+import FoundationEssentials
+
+/// `docbm adopt DOCUMENT`: shows what the document's unverifiable bookmarks point at, asks,
+/// and makes them the document's own: new bookmarks in place of each text form, the
+/// document saved with `replaceDocument`.
+struct AdoptCommand {
+  let document: FilePath
+  let yes: Bool
+  let json: Bool
+
+  private struct Report: Encodable {
+    struct Item: Encodable {
+      let offset: UInt64
+      let form: BookmarkForm
+      let keyFingerprint: KeyFingerprint
+      let recordedRelativePath: FilePath
+      let recordedDocument: FilePath?
+      let target: FilePath?
+      /// The new bookmark's text form, once adopted.
+      let bookmark: String?
+      /// Whether the document now holds the new bookmark in the old one's place.
+      let rewritten: Bool
+    }
+    let schemaVersion = JSONReport.schemaVersion
+    let document: FilePath
+    let adopted: Bool
+    let bookmarks: [Item]
+  }
+
+  func run(_ console: Console) throws -> Int32 {
+    let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
+    let candidates = try anchored.adoptionCandidates()
+    guard !candidates.isEmpty else {
+      if json {
+        console.print(JSONReport.render(Report(document: document, adopted: false, bookmarks: [])))
+      } else {
+        console.printFitted(
+          "Nothing to adopt: every bookmark in \(document) verifies with its key (or it holds none).")
+      }
+      return DocbmCommandLine.ExitStatus.success
+    }
+    let found = candidates.filter { $0.target != nil }
+    if !json {
+      let key = (try? anchored.keyFingerprint()).flatMap { $0 }.map { "its key \($0)" } ?? "no key"
+      console.printFitted(
+        "\(document) has \(key) and holds \(count(candidates.count, "bookmark")) it cannot verify. Each points at what its recorded path relative to the document names here:"
+      )
+      for candidate in candidates {
+        let made = candidate.recordedDocument.map { ", made on \($0)" } ?? ""
+        let there =
+          candidate.target.map { "\($0) (\(candidate.targetKind?.rawValue ?? "file"))" } ?? "nothing there"
+        console.printFitted(
+          "  \(candidate.found.form.rawValue) at byte \(candidate.found.offset), key \(candidate.keyFingerprint)\(made): \(candidate.recordedRelativePath) -> \(there)"
+        )
+      }
+    }
+    guard !found.isEmpty else {
+      if json {
+        console.print(JSONReport.render(report(candidates, adopted: nil, rewritten: [])))
+      } else {
+        console.printFitted("None of their targets is there: nothing to adopt.")
+      }
+      return DocbmCommandLine.ExitStatus.failure
+    }
+    guard confirmed(found.count, console) else {
+      if json { console.print(JSONReport.render(report(candidates, adopted: nil, rewritten: []))) }
+      return DocbmCommandLine.ExitStatus.failure
+    }
+    let adopted = try anchored.adopt(candidates)
+    let (bytes, rewritten) = try rewrite(candidates, adopted)
+    if rewritten.contains(true) {
+      try anchored.replaceDocument(with: Data(bytes))
+    }
+    if json {
+      console.print(JSONReport.render(report(candidates, adopted: adopted, rewritten: rewritten)))
+      return DocbmCommandLine.ExitStatus.success
+    }
+    let saved = rewritten.filter { $0 }.count
+    console.printFitted(
+      "Adopted \(count(found.count, "bookmark")), signed with the document's key; \(saved == 0 ? "the document was not changed" : "\(document) saved with \(count(saved, "new bookmark")) in place of the old")."
+    )
+    for (candidate, (bookmark, done)) in zip(candidates, zip(adopted, rewritten))
+    where bookmark != nil && !done {
+      console.printFitted(
+        "  the \(candidate.found.form.rawValue) form at byte \(candidate.found.offset) cannot be rewritten in place; put this text form there:"
+      )
+      console.print("    \(bookmark!.text)")
+    }
+    return DocbmCommandLine.ExitStatus.success
+  }
+
+  /// Whether the user said yes: `--yes`, or an answer at a terminal. Without either, it
+  /// refuses, saying how to go on.
+  private func confirmed(_ count: Int, _ console: Console) -> Bool {
+    if yes { return true }
+    guard console.inputIsTerminal else {
+      console.printError(
+        "docbm: adopt changes nothing without your word: check the targets listed above, then run it at a terminal or with --yes; nothing was changed"
+      )
+      return false
+    }
+    console.write(
+      "Adopt \(self.count(count, "bookmark")) and save \(document)? Only if they are yours [y/N] ")
+    console.flush()
+    let answer = console.readLine().map { String(decoding: $0, as: UTF8.self) } ?? ""
+    let word = answer.split(separator: " ", omittingEmptySubsequences: true).first.map { $0.lowercased() }
+    let yes = word == "y" || word == "yes"
+    if !yes { console.printError("Nothing was changed.") }
+    return yes
+  }
+
+  /// The document's bytes with each adopted text form in place of the old one, and, for
+  /// each candidate, whether it was rewritten (a binary or base64 form is not).
+  private func rewrite(_ candidates: [AdoptionCandidate], _ adopted: [Bookmark?]) throws -> ([UInt8], [Bool])
+  {
+    var bytes = try readWholeDocument()
+    var rewritten = [Bool](repeating: false, count: candidates.count)
+    // From the end, so that earlier offsets stay where they were.
+    for index in candidates.indices.reversed() {
+      guard let new = adopted[index], candidates[index].found.form == .text else { continue }
+      let old = Array(candidates[index].found.bookmark.text.utf8)
+      let start = Int(candidates[index].found.offset)
+      guard start + old.count <= bytes.count, bytes[start..<(start + old.count)].elementsEqual(old) else {
+        continue
+      }
+      bytes.replaceSubrange(start..<(start + old.count), with: Array(new.text.utf8))
+      rewritten[index] = true
+    }
+    return (bytes, rewritten)
+  }
+
+  /// The document's bytes, read again to be rewritten (as much as a save writes).
+  private func readWholeDocument() throws -> [UInt8] {
+    do {
+      return try readWholeFile(document, limit: Int.max)
+    } catch {
+      throw DocbmError(error, operation: .openDocument, path: document)
+    }
+  }
+
+  private func report(_ candidates: [AdoptionCandidate], adopted: [Bookmark?]?, rewritten: [Bool]) -> Report {
+    Report(
+      document: document, adopted: adopted != nil,
+      bookmarks: candidates.enumerated().map { index, candidate in
+        Report.Item(
+          offset: candidate.found.offset, form: candidate.found.form,
+          keyFingerprint: candidate.keyFingerprint,
+          recordedRelativePath: candidate.recordedRelativePath, recordedDocument: candidate.recordedDocument,
+          target: candidate.target, bookmark: adopted?[index]?.text,
+          rewritten: rewritten.indices.contains(index) && rewritten[index])
+      })
+  }
+
+  /// "1 bookmark", "3 bookmarks".
+  private func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
+  }
+}

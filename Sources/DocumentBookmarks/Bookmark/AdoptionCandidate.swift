@@ -1,0 +1,96 @@
+/// A bookmark in a document's bytes that does not verify with the document's key (the
+/// document has none, or another), with the file its recorded relative path names from the
+/// document's folder now: what an app shows the user before adopting it
+/// (``AnchoredDocument/adoptionCandidates()``, ``AnchoredDocument/adopt(_:)``).
+///
+/// Nothing in it is verified: the record may be a copy's that travelled without its key,
+/// or one pasted from someone else's document, or forged. Only the user, who sees what it
+/// points at, can say it is theirs.
+public struct AdoptionCandidate: Hashable, Sendable {
+  /// Where it is in the document's bytes, and in which form.
+  public let found: FoundBookmark
+  /// The key it names (not this document's, or the document has none).
+  public let keyFingerprint: KeyFingerprint
+  /// The target's path relative to the document's folder, as recorded (unverified).
+  public let recordedRelativePath: FilePath
+  /// The document it was made in, as recorded (unverified), when it says.
+  public let recordedDocument: FilePath?
+  /// What the recorded relative path names from this document's folder now, when there is
+  /// a file or folder there: the only target adoption gives it.
+  public let target: FilePath?
+  /// What ``target`` is.
+  public let targetKind: TargetKind?
+}
+
+extension AnchoredDocument {
+  /// The bookmarks in the document's bytes that do not verify with its key, each with the
+  /// file its recorded path relative to the document names now: the list an app shows
+  /// before asking the user to adopt them.
+  ///
+  /// A copy of a project that travelled without its key (a sync, a `git clone`, an
+  /// unzipped archive) holds bookmarks nothing can verify any more. Their records are
+  /// hints only: the target is looked for at the recorded relative path and nowhere else.
+  /// Each occurrence in the bytes is a candidate of its own, in the order found, within the
+  /// scanner's limits (a document holding more bookmarks than a check examines lists the
+  /// ones found first).
+  ///
+  /// - Throws: ``DocbmError`` when the document cannot be read (`notFound`,
+  ///   `permissionDenied`, `unsupportedFileType`, `ioError`), or its key attribute cannot be
+  ///   used (`keyMalformed`, `unsupportedVersion`).
+  public func adoptionCandidates() throws(DocbmError) -> [AdoptionCandidate] {
+    let key = try readKey()
+    var candidates: [AdoptionCandidate] = []
+    try BookmarkScanner().scan(fileAt: path) { found in
+      if let key, found.bookmark.keyFingerprint == key.fingerprint,
+        BookmarkRecord.verify(found.bookmark.bytes, key: key)
+      {
+        return
+      }
+      guard let contents = try? found.bookmark.decodeUnverified() else { return }
+      let target = folder.appending(contents.relativePath.bytes).lexicallyNormalized
+      let status = try? FileStatus.of(target, followSymlinks: true)
+      let kind: TargetKind? =
+        switch status?.kind {
+        case .regular: .file
+        case .directory: .folder
+        default: nil
+        }
+      candidates.append(
+        AdoptionCandidate(
+          found: found, keyFingerprint: contents.keyFingerprint, recordedRelativePath: contents.relativePath,
+          recordedDocument: contents.documentPath, target: kind == nil ? nil : target, targetKind: kind))
+    }
+    return candidates
+  }
+
+  /// Makes `candidates` (from ``adoptionCandidates()``, confirmed by the user) the
+  /// document's own: for each whose target is there, a new bookmark to that target signed
+  /// with the document's key, in order (`nil` for one whose target is not there). The old
+  /// records are never trusted or reused; the app stores the new ones with its next save
+  /// (``replaceDocument(with:options:)``).
+  ///
+  /// The document gets a key if it has none, exactly as the first ``makeBookmark(to:)-(FilePath)``
+  /// gives one (escrowed, as its document, when the service has an escrow; a key the
+  /// escrow records for this file is put back instead of a new one). A key it carries is
+  /// kept: adoption never replaces a key.
+  ///
+  /// Never automatic: repair, `watch --repair`, the checker and ``makeBookmark(to:)-(FilePath)`` do
+  /// not adopt. Call it only after the user has seen what each candidate points at and
+  /// said yes; an unverified bookmark may be someone else's, pasted or forged, and adopting
+  /// it makes it as good as one the user made.
+  ///
+  /// - Throws: ``DocbmError`` as ``makeBookmark(to:)-(FilePath)`` does (`documentUnproven` when the
+  ///   escrow records a key for this path but the rule does not accept this file: repair
+  ///   or check it first).
+  public func adopt(_ candidates: [AdoptionCandidate]) throws(DocbmError) -> [Bookmark?] {
+    var adopted: [Bookmark?] = []
+    for candidate in candidates {
+      guard let target = candidate.target else {
+        adopted.append(nil)
+        continue
+      }
+      adopted.append(try makeBookmark(to: target))
+    }
+    return adopted
+  }
+}

@@ -1,0 +1,128 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+/// `docbm adopt`: a copy that travelled without its key makes its bookmarks its own, only
+/// when the user says so; repair never does.
+@Suite("docbm adopt")
+struct AdoptTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// A project (a board holding bookmarks to two images, one of them also in base64 as
+  /// `Data` is encoded) escrowed in `first`, and its copy by `cp -r` (no attributes) at
+  /// `copy/`, whose machine has the escrow `second`, which never saw the key.
+  private func copiedProject(_ scratch: Scratch) throws -> (board: FilePath, copy: FilePath) {
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    let board = try scratch.file("project/board.json", "{}")
+    try scratch.file("project/images/cat.png", "PNG cat")
+    try scratch.file("project/images/dog.png", "PNG dog")
+    var marks: [String] = []
+    for image in ["cat", "dog"] {
+      let made = run(
+        docbm, ["bookmark", board.description, scratch.path("project/images/\(image).png").description],
+        environment: first)
+      try #require(made.status == 0, "\(made.error)")
+      marks.append(made.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    let binary = try Bookmark(text: marks[1]).bytes
+    try scratch.write(
+      "{\"cat\": \"\(marks[0])\", \"dog\": \"\(marks[1])\", \"dogData\": \"\(Data(binary).base64EncodedString())\"}",
+      to: board)
+    #expect(
+      run("/bin/cp", ["-r", scratch.path("project").description, scratch.path("copy").description]).status
+        == 0)
+    return (board, scratch.path("copy/board.json"))
+  }
+
+  @Test("a copy without its key adopts its bookmarks with --yes: they resolve to the copy's own files")
+  func adoptCopy() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    let checked = run(docbm, ["check", copy.description], environment: second)
+    #expect(checked.status == 2)
+    #expect(checked.output.contains("'docbm adopt'"), "\(checked.output)")
+    // Repair, as check said, refuses, and leaves the file as it was.
+    let before = try Data(contentsOf: copy.url)
+    #expect(run(docbm, ["repair", copy.description], environment: second).status == 2)
+    #expect(try Data(contentsOf: copy.url) == before)
+
+    let adopted = run(docbm, ["adopt", "--yes", "--json", copy.description], environment: second)
+    #expect(adopted.status == 0, "\(adopted.error)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(adopted.output.utf8)) as? [String: Any])
+    #expect(report["adopted"] as? Bool == true)
+    let items = try #require(report["bookmarks"] as? [[String: Any]])
+    #expect(items.map { $0["form"] as? String } == ["text", "text", "base64"])
+    #expect(items.map { $0["rewritten"] as? Bool } == [true, true, false])
+    #expect(
+      items.map { $0["target"] as? String }
+        == ["cat", "dog", "dog"].map { scratch.path("copy/images/\($0).png").description })
+
+    let after = run(docbm, ["check", "--json", copy.description], environment: second)
+    let documents = try #require(
+      (try JSONSerialization.jsonObject(with: Data(after.output.utf8)) as? [String: Any])?["documents"]
+        as? [[String: Any]])
+    // The base64 copy of the dog's bookmark was not rewritten: it still names the old key.
+    #expect(documents.first?["verdict"] as? String == "mixed", "\(after.output)")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: copy.url)) as? [String: String])
+    for (field, image) in [("cat", "cat"), ("dog", "dog")] {
+      let text = try #require(json[field])
+      let resolved = run(docbm, ["resolve", copy.description, text], environment: second)
+      #expect(resolved.status == 0, "\(resolved.error)")
+      #expect(
+        resolved.output.trimmingCharacters(in: .whitespacesAndNewlines)
+          == scratch.path("copy/images/\(image).png").description)
+    }
+    // The new text form printed for the base64 one resolves too.
+    let printed = run(docbm, ["adopt", "--yes", copy.description], environment: second)
+    #expect(printed.status == 0, "\(printed.error)")
+    let text = try #require(
+      printed.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.last {
+        $0.hasPrefix("docbmRec")
+      })
+    let resolved = run(docbm, ["resolve", copy.description, text], environment: second)
+    #expect(
+      resolved.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        == scratch.path("copy/images/dog.png").description)
+  }
+
+  @Test("without --yes and without a terminal, or with a no, nothing changes")
+  func notConfirmed() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    let before = try Data(contentsOf: copy.url)
+    let refused = run(docbm, ["adopt", copy.description], input: "y\n", environment: second)
+    #expect(refused.status == 1)
+    #expect(refused.error.contains("--yes"), "\(refused.error)")
+    #expect(
+      refused.output.contains(scratch.path("copy/images/cat.png").description), "the targets are listed")
+    #expect(try Data(contentsOf: copy.url) == before)
+    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == nil)
+  }
+
+  @Test("adoption keeps a key the document carries and never touches the original")
+  func keepsKey() throws {
+    let scratch = try Scratch()
+    let (board, copy) = try copiedProject(scratch)
+    let second = KeyEscrow(folder: scratch.path("second"))
+    // The copy got a key of its own meanwhile (a bookmark to something else).
+    let document = BookmarkService(escrow: second).documents(anchoredOn: copy)
+    _ = try document.makeBookmark(to: try scratch.file("copy/notes.txt"))
+    let key = try #require(try document.keyFingerprint())
+    let candidates = try document.adoptionCandidates()
+    #expect(candidates.count == 3)
+    #expect(Set(candidates.map(\.keyFingerprint)).count == 1)
+    #expect(!candidates.contains { $0.keyFingerprint == key })
+    let adopted = try document.adopt(candidates)
+    #expect(adopted.allSatisfy { $0?.keyFingerprint == key })
+    #expect(try document.keyFingerprint() == key)
+    // The original, with its own key, is untouched and still resolves its own files.
+    let original = BookmarkService().documents(anchoredOn: board)
+    #expect(try original.adoptionCandidates().isEmpty)
+  }
+}
