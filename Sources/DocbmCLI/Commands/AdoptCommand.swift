@@ -92,7 +92,7 @@ struct AdoptCommand {
 
   /// Whether the user said yes: `--yes`, or an answer at a terminal. Without either, it
   /// refuses, saying how to go on.
-  private func confirmed(_ count: Int, _ console: Console) -> Bool {
+  private func confirmed(_ number: Int, _ console: Console) -> Bool {
     if yes { return true }
     guard console.inputIsTerminal else {
       console.printError(
@@ -101,7 +101,7 @@ struct AdoptCommand {
       return false
     }
     console.write(
-      "Adopt \(self.count(count, "bookmark")) and save \(document)? Only if they are yours [y/N] ")
+      "Adopt \(count(number, "bookmark")) and save \(document)? Only if they are yours [y/N] ")
     console.flush()
     let answer = console.readLine().map { String(decoding: $0, as: UTF8.self) } ?? ""
     let word = answer.split(separator: " ", omittingEmptySubsequences: true).first.map { $0.lowercased() }
@@ -150,10 +150,5 @@ struct AdoptCommand {
           target: candidate.target, bookmark: adopted?[index]?.text,
           rewritten: rewritten.indices.contains(index) && rewritten[index])
       })
-  }
-
-  /// "1 bookmark", "3 bookmarks".
-  private func count(_ number: Int, _ noun: String) -> String {
-    "\(number) \(noun)\(number == 1 ? "" : "s")"
   }
 }

@@ -92,9 +92,4 @@ struct EscrowCommand {
       action: action.rawValue, escrow: escrow.folder, file: transfer.file, keys: transfer.keys,
       documents: transfer.documents, keysAlreadyHeld: keysAlreadyHeld)
   }
-
-  /// "1 key", "3 keys".
-  private func count(_ number: Int, _ noun: String) -> String {
-    "\(number) \(noun)\(number == 1 ? "" : "s")"
-  }
 }

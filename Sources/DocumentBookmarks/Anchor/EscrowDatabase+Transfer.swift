@@ -8,7 +8,7 @@ extension EscrowDatabase {
     let documents: [EscrowEntry.Document]
   }
 
-  /// Adds `entries` to the escrow, in the caller's write transaction: each key it lacks,
+  /// Adds `entries` to the escrow, in one write transaction: each key it lacks,
   /// and each record of a document that none of the key's records names already (by path
   /// or identity), then one row in `imports` saying what came from where (`source`, the
   /// file or folder `origin`).
@@ -18,6 +18,16 @@ extension EscrowDatabase {
   ///
   /// - Returns: how many keys and records were added.
   func importEntries(_ entries: [ImportedEntry], source: String, from origin: FilePath) throws(SQLiteError)
+    -> (keys: Int, documents: Int)
+  {
+    try connection.writeTransaction { () throws(SQLiteError) in
+      try addEntries(entries, source: source, from: origin)
+    }
+  }
+
+  /// ``importEntries(_:source:from:)``'s work, inside its transaction.
+  private func addEntries(_ entries: [ImportedEntry], source: String, from origin: FilePath)
+    throws(SQLiteError)
     -> (keys: Int, documents: Int)
   {
     var keys = 0

@@ -64,13 +64,11 @@ public struct EscrowMigration: Hashable, Sendable {
     }
     let imported: (keys: Int, documents: Int)
     do {
-      imported = try database.connection.writeTransaction { () throws(SQLiteError) in
-        try database.importEntries(
-          entries.map {
-            EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
-          },
-          source: "docbm 0.1.0", from: folder.path)
-      }
+      imported = try database.importEntries(
+        entries.map {
+          EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
+        },
+        source: "docbm 0.1.0", from: folder.path)
     } catch {
       throw EscrowDatabase.error(error, path: database.path, doing: "importing 0.1.0's files into")
     }

@@ -136,13 +136,11 @@ extension KeyEscrow {
     }
     let imported: (keys: Int, documents: Int)
     do {
-      imported = try database.connection.writeTransaction { () throws(SQLiteError) in
-        try database.importEntries(
-          entries.map {
-            EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
-          },
-          source: "export", from: file.absolute)
-      }
+      imported = try database.importEntries(
+        entries.map {
+          EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
+        },
+        source: "export", from: file.absolute)
     } catch  where error.isConstraint {
       throw DocbmError(
         .escrowDamaged, path: file,
