@@ -6,8 +6,9 @@ enum TextWrapping {
   /// one before is long, and this one starts where that one's continuation would: under
   /// its second column, or at its indent) is joined to it first, so that each paragraph is
   /// wrapped whole and no line of a word or two is left between two full ones. A blank
-  /// line, a shorter line before, another indent, or a line with columns of its own
-  /// (`  --option    what it does`, `label: text`) starts a new paragraph. A continuation
+  /// line, a shorter line before, another indent, a line with columns of its own
+  /// (`  --option    what it does`, `Label: text`) or a command to type (`docbm …`) starts
+  /// a new paragraph. A continuation
   /// is indented like the line it continues, or, for a line of two columns, under the
   /// second column. A single word longer than the width stays whole on its own line (a
   /// path, a bookmark).
@@ -20,10 +21,12 @@ enum TextWrapping {
       let indent = line.prefix { $0 == " " }.count
       let body = line.dropFirst(indent)
       // A line of columns (`  --option    what it does`) starts a paragraph of its own, and
-      // so does a `label: text` line level with the paragraph's first line; a line under
-      // the second column may read `word: ` in the middle of a sentence.
+      // so does a `Label: text` line level with the paragraph's first line (a sentence may
+      // go on with `word: ` at the start of a line), and a command to type (`docbm …`),
+      // which stays a line of its own.
       let ownColumns =
-        columnGap(in: line) != nil || (indent == paragraph?.indent && labelEnd(in: line) != nil)
+        columnGap(in: line) != nil || body.starts(with: "docbm ")
+        || (indent == paragraph?.indent && body.first?.isUppercase == true && labelEnd(in: line) != nil)
       if var current = paragraph, !body.isEmpty, previousLength >= joiningLength, !ownColumns,
         indent == current.continuation || indent == current.indent
       {

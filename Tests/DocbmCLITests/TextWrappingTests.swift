@@ -19,7 +19,10 @@ struct TextWrappingTests {
       // The next line continues a paragraph when it is indented as continuations are
       // (under this line's second column, or as this line) and has no columns of its own.
       let body = next.dropFirst(indent)
-      guard !body.isEmpty, body.firstRange(of: "  ") == nil, indent == continuation(of: line) else {
+      // A command to type stays a line of its own.
+      guard !body.isEmpty, body.firstRange(of: "  ") == nil, !body.hasPrefix("docbm "),
+        indent == continuation(of: line)
+      else {
         continue
       }
       if indent == line.prefix(while: { $0 == " " }).count,
