@@ -159,7 +159,8 @@ enum BookmarkRecord {
   }
 
   /// ``verify(_:key:)`` with the key's schedule for bookmark tags (made with
-  /// ``macContext`` as its prefix): two SHA-256 blocks fewer.
+  /// ``macContext`` as its prefix), where the key's padded blocks are hashed once for all
+  /// the records it verifies.
   static func verify(_ bytes: [UInt8], schedule: HMACSHA256.Schedule) -> Bool {
     guard bytes.count >= minimumLength else { return false }
     return withUnsafeTemporaryAllocation(byteCount: HMACSHA256.length, alignment: 16) { tag in
