@@ -120,6 +120,9 @@ struct AdoptTests {
     #expect(!candidates.contains { $0.keyFingerprint == key })
     let adopted = try document.adopt(candidates)
     #expect(adopted.allSatisfy { $0?.keyFingerprint == key })
+    // The dog's record, there twice (text and base64), gets one new bookmark.
+    #expect(adopted[1] != nil && adopted[1] == adopted[2])
+    #expect(adopted[0] != adopted[1])
     #expect(try document.keyFingerprint() == key)
     // The original, with its own key, is untouched and still resolves its own files.
     let original = BookmarkService().documents(anchoredOn: board)

@@ -130,12 +130,25 @@ struct AdoptCommand {
     return (bytes, rewritten)
   }
 
-  /// The document's bytes, read again to be rewritten (as much as a save writes).
+  /// The document's bytes, read again to be rewritten (as much as a save writes). Opened
+  /// without blocking and read only when it is still a regular file: what was scanned may
+  /// have been replaced meanwhile (a FIFO would block the read for good).
   private func readWholeDocument() throws -> [UInt8] {
-    do {
-      return try readWholeFile(document, limit: Int.max)
-    } catch {
-      throw DocbmError(error, operation: .openDocument, path: document)
+    let read = Result { () throws(SystemCallError) -> (FileStatus, [UInt8]?) in
+      let fd = try FileDescriptor.open(document, [.readOnly, .nonBlocking])
+      return try fd.closeAfter { fd throws(SystemCallError) in
+        let status = try FileStatus.of(fd)
+        return (status, status.kind == .regular ? try fd.readWhole(limit: Int.max) : nil)
+      }
+    }
+    switch read {
+    case .failure(let error): throw DocbmError(error, operation: .openDocument, path: document)
+    case .success((_, let bytes?)): return bytes
+    case .success((let status, nil)):
+      throw DocbmError(
+        .unsupportedFileType, path: document,
+        message:
+          "\(document) is now a \(status.kindDescription), not the document that was read; nothing was saved")
     }
   }
 

@@ -65,7 +65,8 @@ extension AnchoredDocument {
 
   /// Makes `candidates` (from ``adoptionCandidates()``, confirmed by the user) the
   /// document's own: for each whose target is there, a new bookmark to that target signed
-  /// with the document's key, in order (`nil` for one whose target is not there). The old
+  /// with the document's key, in order (`nil` for one whose target is not there; the same
+  /// bookmark for candidates with the same target). The old
   /// records are never trusted or reused; the app stores the new ones with its next save
   /// (``replaceDocument(with:options:)``).
   ///
@@ -83,13 +84,16 @@ extension AnchoredDocument {
   ///   escrow records a key for this path but the rule does not accept this file: repair
   ///   or check it first).
   public func adopt(_ candidates: [AdoptionCandidate]) throws(DocbmError) -> [Bookmark?] {
+    // One bookmark per target: a record placed many times gets the same new one.
+    var made: [FilePath: Bookmark] = [:]
     var adopted: [Bookmark?] = []
     for candidate in candidates {
       guard let target = candidate.target else {
         adopted.append(nil)
         continue
       }
-      adopted.append(try makeBookmark(to: target))
+      if made[target] == nil { made[target] = try makeBookmark(to: target) }
+      adopted.append(made[target])
     }
     return adopted
   }
