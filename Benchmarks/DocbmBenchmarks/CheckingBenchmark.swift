@@ -65,7 +65,7 @@ func buildDocumentTree(_ root: String, count: Int, escrow: KeyEscrow? = nil) thr
       let document = service.documents(anchoredOn: FilePath(path))
       let bookmark = try document.makeBookmark(to: FilePath("\(folder)/target.png"))
       makeFile(path, "{\"title\": \"document \(index)\", \"image\": \"\(bookmark.text)\"}\n")
-      if index % 10 == 0 { _ = docbm_lremovexattr(path, "user.docbm.key") }
+      if index % 10 == 0 { _ = cdocbm_lremovexattr(path, "user.docbm.key") }
     } else {
       makeFile(
         path,

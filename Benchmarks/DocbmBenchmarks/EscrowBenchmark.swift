@@ -125,7 +125,7 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   var timings = Timings()
   for round in 0..<51 {
     let path = "\(documents)/doc\(round).json"
-    _ = docbm_lremovexattr(path, "user.docbm.key")
+    _ = cdocbm_lremovexattr(path, "user.docbm.key")
     let start = DispatchTime.now().uptimeNanoseconds
     let report = repairer.repair(FilePath(path))
     let end = DispatchTime.now().uptimeNanoseconds

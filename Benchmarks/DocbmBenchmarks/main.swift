@@ -189,14 +189,14 @@ if CommandLine.arguments.dropFirst().first == "resolve-profile",
   let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
   let bookmark = try document.makeBookmark(to: FilePath(targetPath))
   if CommandLine.arguments.count == 4, CommandLine.arguments[3] == "baseline" {
-    var status = docbm_file_status()
+    var status = cdocbm_file_status()
     var value = [UInt8](repeating: 0, count: 256)
     let target = Array(targetPath.utf8CString)
     let document = Array(documentPath.utf8CString)
     let name = Array("user.docbm.key".utf8CString)
     for _ in 0..<count {
-      _ = docbm_statx(AT_FDCWD, target, DOCBM_AT_SYMLINK_NOFOLLOW, &status)
-      _ = value.withUnsafeMutableBytes { docbm_getxattr(document, name, $0.baseAddress, $0.count) }
+      _ = cdocbm_statx(AT_FDCWD, target, CDOCBM_AT_SYMLINK_NOFOLLOW, &status)
+      _ = value.withUnsafeMutableBytes { cdocbm_getxattr(document, name, $0.baseAddress, $0.count) }
     }
   } else {
     for _ in 0..<count { _ = try document.resolve(bookmark) }
@@ -346,15 +346,15 @@ precondition(
 
 // The baseline: the system calls an unmoved resolve cannot avoid, with the paths as C
 // strings made once.
-nonisolated(unsafe) var status = docbm_file_status()
+nonisolated(unsafe) var status = cdocbm_file_status()
 nonisolated(unsafe) var keyBuffer = [UInt8](repeating: 0, count: 256)
 let targetCString = Array(unmovedTarget.utf8CString)
 let documentCString = Array(documentPath.utf8CString)
 let keyName = Array("user.docbm.key".utf8CString)
 func baselineCalls() {
-  _ = docbm_statx(AT_FDCWD, targetCString, DOCBM_AT_SYMLINK_NOFOLLOW, &status)
+  _ = cdocbm_statx(AT_FDCWD, targetCString, CDOCBM_AT_SYMLINK_NOFOLLOW, &status)
   _ = keyBuffer.withUnsafeMutableBytes {
-    docbm_getxattr(documentCString, keyName, $0.baseAddress, $0.count)
+    cdocbm_getxattr(documentCString, keyName, $0.baseAddress, $0.count)
   }
 }
 
@@ -416,7 +416,7 @@ if CommandLine.arguments.dropFirst().first == "bookmarks" {
 func setAttributes(_ path: String) {
   for (name, size) in [("user.one", 16), ("user.two", 64), ("user.three", 256)] {
     let value = [UInt8](repeating: 0x61, count: size)
-    _ = value.withUnsafeBytes { docbm_lsetxattr(path, name, $0.baseAddress, $0.count, 0) }
+    _ = value.withUnsafeBytes { cdocbm_lsetxattr(path, name, $0.baseAddress, $0.count, 0) }
   }
 }
 
@@ -433,7 +433,7 @@ func minimalDurableSave(_ data: [UInt8], to path: String, folder: String) {
   }
   let source = open(path, O_RDONLY | O_CLOEXEC)
   var messages = [CChar](repeating: 0, count: 256)
-  _ = docbm_attr_copy_fd(path, source, temporary, fd, &messages, messages.count)
+  _ = cdocbm_attr_copy_fd(path, source, temporary, fd, &messages, messages.count)
   var status = stat()
   fstat(source, &status)
   fchmod(fd, status.st_mode & 0o7777)

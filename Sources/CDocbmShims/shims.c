@@ -27,32 +27,32 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-const uint32_t DOCBM_STATX_BTIME = STATX_BTIME;
+const uint32_t CDOCBM_STATX_BTIME = STATX_BTIME;
 #ifdef STATX_MNT_ID
-const uint32_t DOCBM_STATX_MNT_ID = STATX_MNT_ID;
+const uint32_t CDOCBM_STATX_MNT_ID = STATX_MNT_ID;
 #else
-const uint32_t DOCBM_STATX_MNT_ID = 0x00001000U;
+const uint32_t CDOCBM_STATX_MNT_ID = 0x00001000U;
 #endif
 #ifdef STATX_ATTR_MOUNT_ROOT
-const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT = STATX_ATTR_MOUNT_ROOT;
+const uint64_t CDOCBM_STATX_ATTR_MOUNT_ROOT = STATX_ATTR_MOUNT_ROOT;
 #else
-const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT = 0x00002000ULL;
+const uint64_t CDOCBM_STATX_ATTR_MOUNT_ROOT = 0x00002000ULL;
 #endif
-const int DOCBM_AT_EMPTY_PATH = AT_EMPTY_PATH;
-const int DOCBM_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
-const int DOCBM_AT_SYMLINK_FOLLOW = AT_SYMLINK_FOLLOW;
-const int DOCBM_XATTR_CREATE = XATTR_CREATE;
-const int DOCBM_MAX_HANDLE_SZ = MAX_HANDLE_SZ;
-const unsigned int DOCBM_RENAME_EXCHANGE = RENAME_EXCHANGE;
-const unsigned int DOCBM_RENAME_NOREPLACE = RENAME_NOREPLACE;
-const int DOCBM_O_PATH = O_PATH;
-const int DOCBM_O_NOATIME = O_NOATIME;
+const int CDOCBM_AT_EMPTY_PATH = AT_EMPTY_PATH;
+const int CDOCBM_AT_SYMLINK_NOFOLLOW = AT_SYMLINK_NOFOLLOW;
+const int CDOCBM_AT_SYMLINK_FOLLOW = AT_SYMLINK_FOLLOW;
+const int CDOCBM_XATTR_CREATE = XATTR_CREATE;
+const int CDOCBM_MAX_HANDLE_SZ = MAX_HANDLE_SZ;
+const unsigned int CDOCBM_RENAME_EXCHANGE = RENAME_EXCHANGE;
+const unsigned int CDOCBM_RENAME_NOREPLACE = RENAME_NOREPLACE;
+const int CDOCBM_O_PATH = O_PATH;
+const int CDOCBM_O_NOATIME = O_NOATIME;
 
 _Static_assert(sizeof(uint64_t) == 8, "uint64_t");
 
-int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out) {
+int cdocbm_statx(int dirfd, const char *path, int flags, cdocbm_file_status *out) {
   struct statx sx;
-  unsigned int want = STATX_BASIC_STATS | STATX_BTIME | DOCBM_STATX_MNT_ID;
+  unsigned int want = STATX_BASIC_STATS | STATX_BTIME | CDOCBM_STATX_MNT_ID;
   if (statx(dirfd, path, flags | AT_STATX_SYNC_AS_STAT, want, &sx) != 0) {
     return -1;
   }
@@ -68,7 +68,7 @@ int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out) 
   out->size = sx.stx_size;
   out->attributes = sx.stx_attributes;
   out->attributes_mask = sx.stx_attributes_mask;
-  if (sx.stx_mask & DOCBM_STATX_MNT_ID) {
+  if (sx.stx_mask & CDOCBM_STATX_MNT_ID) {
     out->mnt_id = sx.stx_mnt_id;
   }
   if (sx.stx_mask & STATX_BTIME) {
@@ -82,7 +82,7 @@ int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out) 
   return 0;
 }
 
-int docbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned char *bytes,
+int cdocbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned char *bytes,
                             size_t capacity, size_t *length, int *handle_type, int *mount_id) {
   union {
     struct file_handle handle;
@@ -102,12 +102,12 @@ int docbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned cha
   return 0;
 }
 
-int docbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+int cdocbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                     unsigned int flags) {
   return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
-int docbm_inode_generation(int fd, uint32_t *generation) {
+int cdocbm_inode_generation(int fd, uint32_t *generation) {
   int value = 0;
   if (ioctl(fd, FS_IOC_GETVERSION, &value) != 0) {
     return -1;
@@ -116,10 +116,10 @@ int docbm_inode_generation(int fd, uint32_t *generation) {
   return 0;
 }
 
-const uint32_t DOCBM_FS_IMMUTABLE_FL = FS_IMMUTABLE_FL;
-const uint32_t DOCBM_FS_APPEND_FL = FS_APPEND_FL;
+const uint32_t CDOCBM_FS_IMMUTABLE_FL = FS_IMMUTABLE_FL;
+const uint32_t CDOCBM_FS_APPEND_FL = FS_APPEND_FL;
 
-int docbm_inode_flags(int fd, uint32_t *flags) {
+int cdocbm_inode_flags(int fd, uint32_t *flags) {
   // The kernel reads and writes an int, whatever the ioctl's declared type says.
   int value = 0;
   if (ioctl(fd, FS_IOC_GETFLAGS, &value) != 0) {
@@ -129,21 +129,21 @@ int docbm_inode_flags(int fd, uint32_t *flags) {
   return 0;
 }
 
-int docbm_set_inode_flags(int fd, uint32_t flags) {
+int cdocbm_set_inode_flags(int fd, uint32_t flags) {
   int value = (int)flags;
   return ioctl(fd, FS_IOC_SETFLAGS, &value);
 }
 
-const int DOCBM_CAP_CHOWN = CAP_CHOWN;
+const int CDOCBM_CAP_CHOWN = CAP_CHOWN;
 
-int docbm_unshare_mount_namespace(void) {
+int cdocbm_unshare_mount_namespace(void) {
   if (unshare(CLONE_NEWNS) != 0) {
     return -1;
   }
   return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 ? 0 : -2;
 }
 
-int docbm_has_effective_capability(int capability) {
+int cdocbm_has_effective_capability(int capability) {
   if (capability < 0 || capability >= 64) {
     errno = EINVAL;
     return -1;
@@ -157,7 +157,7 @@ int docbm_has_effective_capability(int capability) {
   return (data[capability / 32].effective >> (capability % 32)) & 1U ? 1 : 0;
 }
 
-int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype) {
+int cdocbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype) {
   struct statfs sf;
   if (fstatfs(fd, &sf) != 0) {
     return -1;
@@ -169,7 +169,7 @@ int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype) {
   return 0;
 }
 
-int docbm_path_filesystem_type(const char *path, int64_t *fstype) {
+int cdocbm_path_filesystem_type(const char *path, int64_t *fstype) {
   struct statfs sf;
   if (statfs(path, &sf) != 0) {
     return -1;
@@ -178,42 +178,42 @@ int docbm_path_filesystem_type(const char *path, int64_t *fstype) {
   return 0;
 }
 
-ssize_t docbm_fgetxattr(int fd, const char *name, void *value, size_t size) {
+ssize_t cdocbm_fgetxattr(int fd, const char *name, void *value, size_t size) {
   return fgetxattr(fd, name, value, size);
 }
-ssize_t docbm_getxattr(const char *path, const char *name, void *value, size_t size) {
+ssize_t cdocbm_getxattr(const char *path, const char *name, void *value, size_t size) {
   return getxattr(path, name, value, size);
 }
-ssize_t docbm_lgetxattr(const char *path, const char *name, void *value, size_t size) {
+ssize_t cdocbm_lgetxattr(const char *path, const char *name, void *value, size_t size) {
   return lgetxattr(path, name, value, size);
 }
-int docbm_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags) {
+int cdocbm_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags) {
   return fsetxattr(fd, name, value, size, flags);
 }
-int docbm_lsetxattr(const char *path, const char *name, const void *value, size_t size,
+int cdocbm_lsetxattr(const char *path, const char *name, const void *value, size_t size,
                     int flags) {
   return lsetxattr(path, name, value, size, flags);
 }
-ssize_t docbm_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd, list, size); }
-ssize_t docbm_llistxattr(const char *path, char *list, size_t size) {
+ssize_t cdocbm_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd, list, size); }
+ssize_t cdocbm_llistxattr(const char *path, char *list, size_t size) {
   return llistxattr(path, list, size);
 }
-int docbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
+int cdocbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags) {
   return setxattr(path, name, value, size, flags);
 }
-ssize_t docbm_listxattr(const char *path, char *list, size_t size) { return listxattr(path, list, size); }
-int docbm_removexattr(const char *path, const char *name) { return removexattr(path, name); }
-int docbm_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
-int docbm_lremovexattr(const char *path, const char *name) { return lremovexattr(path, name); }
+ssize_t cdocbm_listxattr(const char *path, char *list, size_t size) { return listxattr(path, list, size); }
+int cdocbm_removexattr(const char *path, const char *name) { return removexattr(path, name); }
+int cdocbm_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
+int cdocbm_lremovexattr(const char *path, const char *name) { return lremovexattr(path, name); }
 
-const int DOCBM_LOCK_EX = LOCK_EX;
-const int DOCBM_LOCK_NB = LOCK_NB;
+const int CDOCBM_LOCK_EX = LOCK_EX;
+const int CDOCBM_LOCK_NB = LOCK_NB;
 
-int docbm_flock(int fd, int operation) { return flock(fd, operation); }
+int cdocbm_flock(int fd, int operation) { return flock(fd, operation); }
 
-int docbm_name_current_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+int cdocbm_name_current_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
-int docbm_usable_processor_count(void) {
+int cdocbm_usable_processor_count(void) {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) != 0) {
@@ -224,7 +224,7 @@ int docbm_usable_processor_count(void) {
   return count > 0 ? count : 1;
 }
 
-int docbm_start_detached_thread(void *(*entry)(void *), void *context) {
+int cdocbm_start_detached_thread(void *(*entry)(void *), void *context) {
   pthread_attr_t attributes;
   int result = pthread_attr_init(&attributes);
   if (result != 0) {
@@ -237,13 +237,13 @@ int docbm_start_detached_thread(void *(*entry)(void *), void *context) {
   return result;
 }
 
-static __thread unsigned docbm_thread_tag;
+static __thread unsigned cdocbm_thread_tag;
 
-unsigned docbm_current_thread_tag(void) { return docbm_thread_tag; }
+unsigned cdocbm_current_thread_tag(void) { return cdocbm_thread_tag; }
 
-void docbm_set_current_thread_tag(unsigned tag) { docbm_thread_tag = tag; }
+void cdocbm_set_current_thread_tag(unsigned tag) { cdocbm_thread_tag = tag; }
 
-ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
+ptrdiff_t cdocbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index) {
   if (needle_length == 0) {
     return 0;
@@ -269,7 +269,7 @@ ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const v
   return -1;
 }
 
-ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind) {
+ssize_t cdocbm_read_directory(int fd, void *buffer, size_t size, int rewind) {
   if (rewind && lseek(fd, 0, SEEK_SET) < 0) {
     return -1;
   }
@@ -278,7 +278,7 @@ ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind) {
 
 /// libattr reports through a variadic callback, which Swift cannot implement; this one
 /// collects the messages in a caller's buffer.
-struct docbm_error_sink {
+struct cdocbm_error_sink {
   struct error_context context; /* first, so the context pointer is the sink's */
   char *buffer;
   size_t capacity;
@@ -286,8 +286,8 @@ struct docbm_error_sink {
   int first_errno; /* the errno of the first failure noted, 0 when none */
 };
 
-static void docbm_collect_error(struct error_context *context, const char *format, ...) {
-  struct docbm_error_sink *sink = (struct docbm_error_sink *)context;
+static void cdocbm_collect_error(struct error_context *context, const char *format, ...) {
+  struct cdocbm_error_sink *sink = (struct cdocbm_error_sink *)context;
   int saved = errno;
   if (sink->buffer == NULL || sink->capacity == 0 || sink->length + 1 >= sink->capacity) {
     return;
@@ -311,21 +311,21 @@ static void docbm_collect_error(struct error_context *context, const char *forma
   errno = saved;
 }
 
-static const char *docbm_quote(struct error_context *context, const char *name) {
+static const char *cdocbm_quote(struct error_context *context, const char *name) {
   (void)context;
   return name;
 }
 
-static void docbm_quote_free(struct error_context *context, const char *name) {
+static void cdocbm_quote_free(struct error_context *context, const char *name) {
   (void)context;
   (void)name;
 }
 
 /* An empty sink that collects libattr's messages into `messages`. */
-static void docbm_sink_init(struct docbm_error_sink *sink, char *messages, size_t capacity) {
-  sink->context.error = docbm_collect_error;
-  sink->context.quote = docbm_quote;
-  sink->context.quote_free = docbm_quote_free;
+static void cdocbm_sink_init(struct cdocbm_error_sink *sink, char *messages, size_t capacity) {
+  sink->context.error = cdocbm_collect_error;
+  sink->context.quote = cdocbm_quote;
+  sink->context.quote_free = cdocbm_quote_free;
   sink->buffer = messages;
   sink->capacity = capacity;
   sink->length = 0;
@@ -333,24 +333,24 @@ static void docbm_sink_init(struct docbm_error_sink *sink, char *messages, size_
   if (messages && capacity > 0) messages[0] = 0;
 }
 
-int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
+int cdocbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
                        char *messages, size_t capacity) {
-  struct docbm_error_sink sink;
-  docbm_sink_init(&sink, messages, capacity);
+  struct cdocbm_error_sink sink;
+  cdocbm_sink_init(&sink, messages, capacity);
   int result = attr_copy_fd(src_path, src_fd, dst_path, dst_fd, NULL, &sink.context);
   if (messages && capacity > 0) messages[sink.length < capacity ? sink.length : capacity - 1] = 0;
   return result == 0 && sink.length == 0 ? 0 : -1;
 }
 
 /* Appends "name: strerror(errno)" to the sink, as libattr's own messages read. */
-static void docbm_note_failure(struct docbm_error_sink *sink, const char *what, const char *name) {
+static void cdocbm_note_failure(struct cdocbm_error_sink *sink, const char *what, const char *name) {
   if (sink->first_errno == 0) sink->first_errno = errno;
-  docbm_collect_error(&sink->context, "%s %s", what, name);
+  cdocbm_collect_error(&sink->context, "%s %s", what, name);
 }
 
 /* One attribute's value into `*value` (a caller's stack buffer at first, grown on the heap
  * when a value does not fit); the length, or -1 with errno. */
-static ssize_t docbm_read_value(int fd, const char *name, char **value, size_t *capacity,
+static ssize_t cdocbm_read_value(int fd, const char *name, char **value, size_t *capacity,
                                 char *stack_buffer) {
   for (int attempt = 0; attempt < 8; attempt++) {
     ssize_t length = fgetxattr(fd, name, *value, *capacity);
@@ -375,12 +375,12 @@ static ssize_t docbm_read_value(int fd, const char *name, char **value, size_t *
   return -1;
 }
 
-int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
+int cdocbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
                           void *key_value, size_t key_capacity, ssize_t *key_length,
                           int *acl_names, char *messages, size_t capacity,
                           int *failure_errno) {
-  struct docbm_error_sink sink;
-  docbm_sink_init(&sink, messages, capacity);
+  struct cdocbm_error_sink sink;
+  cdocbm_sink_init(&sink, messages, capacity);
   *failure_errno = 0;
   *key_length = -1;
   *acl_names = 0;
@@ -398,7 +398,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
       return 0; /* nothing to copy from a filesystem without attributes */
     }
     if (errno != ERANGE) {
-      docbm_note_failure(&sink, "listing attributes of", "the document");
+      cdocbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
       *failure_errno = sink.first_errno;
       return -1;
@@ -409,7 +409,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
     char *bigger = (list == list_stack) ? malloc(grown) : realloc(list, grown);
     if (bigger == NULL) {
       errno = ENOMEM;
-      docbm_note_failure(&sink, "listing attributes of", "the document");
+      cdocbm_note_failure(&sink, "listing attributes of", "the document");
       if (list != list_stack) free(list);
       *failure_errno = sink.first_errno;
       return -1;
@@ -436,10 +436,10 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
       int action = attr_copy_action(name, &sink.context);
       if (action == ATTR_ACTION_SKIP || action == ATTR_ACTION_PERMISSIONS) continue;
     }
-    ssize_t length = docbm_read_value(src_fd, name, &value, &value_capacity, value_stack);
+    ssize_t length = cdocbm_read_value(src_fd, name, &value, &value_capacity, value_stack);
     if (length < 0) {
       if (errno == ENODATA) continue; /* removed since it was listed */
-      docbm_note_failure(&sink, "getting attribute", name);
+      cdocbm_note_failure(&sink, "getting attribute", name);
       continue;
     }
     int set;
@@ -447,7 +447,7 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
       set = fsetxattr(dst_fd, name, value, (size_t)length, 0);
     } while (set != 0 && errno == EINTR);
     if (set != 0) {
-      docbm_note_failure(&sink, "setting attribute", name);
+      cdocbm_note_failure(&sink, "setting attribute", name);
       continue;
     }
     if (is_key && (size_t)length <= key_capacity) {
@@ -462,4 +462,4 @@ int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carr
   return sink.length == 0 ? 0 : -1;
 }
 
-int docbm_event_counter(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+int cdocbm_event_counter(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

@@ -4,5 +4,5 @@
  * pointer, which Swift cannot import as a macro; it is given here as a constant. */
 #include <sqlite3.h>
 
-static const sqlite3_destructor_type docbm_sqlite_transient = SQLITE_TRANSIENT;
+static const sqlite3_destructor_type cdocbm_sqlite_transient = SQLITE_TRANSIENT;
 #endif

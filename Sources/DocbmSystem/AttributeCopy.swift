@@ -29,7 +29,7 @@ extension AttributeCopy {
   /// Copies every attribute `/etc/xattr.conf` lets through with one `flistxattr` and one `fgetxattr` per name, and the attribute `key`
   /// when `carryingKey` whatever the configuration says (left out otherwise), handing its
   /// value back so that nobody needs to read it again.
-  /// The corresponding C function is the shim's `docbm_copy_attributes` (libattr's
+  /// The corresponding C function is the shim's `cdocbm_copy_attributes` (libattr's
   /// `attr_copy_action` for the configuration).
   package static func copy(
     from source: FileDescriptor, to destination: FileDescriptor, key: String, carryingKey: Bool
@@ -41,7 +41,7 @@ extension AttributeCopy {
     var failureErrno: Int32 = 0
     let result = keyValue.withUnsafeMutableBytes { keyBuffer in
       key.withCString { name in
-        docbm_copy_attributes(
+        cdocbm_copy_attributes(
           source.rawValue, destination.rawValue, name, carryingKey ? 1 : 0, keyBuffer.baseAddress,
           keyBuffer.count, &keyLength, &aclNames, &messages, messages.count, &failureErrno)
       }

@@ -21,7 +21,7 @@ package enum ByteSearch {
     guard let base = haystack.baseAddress, let needleBase = needle.baseAddress,
       haystack.count - start >= needle.count
     else { return nil }
-    let found = docbm_find_bytes(base + start, haystack.count - start, needleBase, needle.count, keyIndex)
+    let found = cdocbm_find_bytes(base + start, haystack.count - start, needleBase, needle.count, keyIndex)
     return found < 0 ? nil : start + found
   }
 

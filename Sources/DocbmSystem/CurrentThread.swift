@@ -10,17 +10,17 @@ package enum CurrentThread {
   /// What kind of docbm thread the calling thread is (``DetachedThread/Tag/none`` for any
   /// other).
   package static var tag: DetachedThread.Tag {
-    get { DetachedThread.Tag(rawValue: docbm_current_thread_tag() & ~ownMountNamespace) }
-    set { docbm_set_current_thread_tag(newValue.rawValue | (docbm_current_thread_tag() & ownMountNamespace)) }
+    get { DetachedThread.Tag(rawValue: cdocbm_current_thread_tag() & ~ownMountNamespace) }
+    set { cdocbm_set_current_thread_tag(newValue.rawValue | (cdocbm_current_thread_tag() & ownMountNamespace)) }
   }
 
   /// Whether the calling thread entered a mount namespace of its own
   /// (``PrivateMountNamespace/enterOnThisThread()``).
   package static var hasOwnMountNamespace: Bool {
-    get { docbm_current_thread_tag() & ownMountNamespace != 0 }
+    get { cdocbm_current_thread_tag() & ownMountNamespace != 0 }
     set {
-      let word = docbm_current_thread_tag() & ~ownMountNamespace
-      docbm_set_current_thread_tag(newValue ? word | ownMountNamespace : word)
+      let word = cdocbm_current_thread_tag() & ~ownMountNamespace
+      cdocbm_set_current_thread_tag(newValue ? word | ownMountNamespace : word)
     }
   }
 }

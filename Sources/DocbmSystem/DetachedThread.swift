@@ -36,7 +36,7 @@ package enum DetachedThread {
   {
     let start = Start(name: name, tag: tag, body: body)
     let context = Unmanaged.passRetained(start).toOpaque()
-    let result = docbm_start_detached_thread(
+    let result = cdocbm_start_detached_thread(
       { context in
         guard let context else { return nil }
         let start = Unmanaged<Start>.fromOpaque(context).takeRetainedValue()

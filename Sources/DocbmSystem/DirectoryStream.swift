@@ -129,7 +129,7 @@ package final class DirectoryStream {
     while true {
       countRead()
       let count = try retryingOnInterrupt("getdents64") {
-        docbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewind)
+        cdocbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewind)
       }
       rewind = 0
       if count == 0 { return entries }

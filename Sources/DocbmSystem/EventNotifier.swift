@@ -13,7 +13,7 @@ package final class EventNotifier: Sendable {
   ///
   /// - Throws: ``SystemCallError`` EMFILE or ENFILE when no descriptor is left.
   package init() throws(SystemCallError) {
-    let fd = docbm_event_counter()
+    let fd = cdocbm_event_counter()
     guard fd >= 0 else { throw SystemCallError("eventfd", .current) }
     descriptor = fd
   }

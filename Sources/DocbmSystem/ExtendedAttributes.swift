@@ -36,12 +36,12 @@ package enum ExtendedAttributes {
         FilePath(uncheckedBytes: name).withCString { cName in
           switch subject {
           case .descriptor(let fd):
-            return docbm_fgetxattr(fd.rawValue, cName, raw.baseAddress, raw.count)
+            return cdocbm_fgetxattr(fd.rawValue, cName, raw.baseAddress, raw.count)
           case .path(let path, let follow):
             return path.withCString { cPath in
               follow
-                ? docbm_getxattr(cPath, cName, raw.baseAddress, raw.count)
-                : docbm_lgetxattr(cPath, cName, raw.baseAddress, raw.count)
+                ? cdocbm_getxattr(cPath, cName, raw.baseAddress, raw.count)
+                : cdocbm_lgetxattr(cPath, cName, raw.baseAddress, raw.count)
             }
           }
         }
@@ -83,12 +83,12 @@ package enum ExtendedAttributes {
     repeat {
       switch subject {
       case .descriptor(let fd):
-        length = docbm_fgetxattr(fd.rawValue, cName, buffer.baseAddress, buffer.count)
+        length = cdocbm_fgetxattr(fd.rawValue, cName, buffer.baseAddress, buffer.count)
       case .path(let path, let follow):
         length = path.withCString { cPath in
           follow
-            ? docbm_getxattr(cPath, cName, buffer.baseAddress, buffer.count)
-            : docbm_lgetxattr(cPath, cName, buffer.baseAddress, buffer.count)
+            ? cdocbm_getxattr(cPath, cName, buffer.baseAddress, buffer.count)
+            : cdocbm_lgetxattr(cPath, cName, buffer.baseAddress, buffer.count)
         }
       }
     } while length < 0 && Errno.current == .interrupted
@@ -112,19 +112,19 @@ package enum ExtendedAttributes {
     let flags: Int32 =
       switch mode {
       case .any: 0
-      case .createOnly: DOCBM_XATTR_CREATE
+      case .createOnly: CDOCBM_XATTR_CREATE
       }
     _ = try retryingOnInterrupt(subject.call("setxattr"), path: subject.path) {
       value.withUnsafeBytes { raw in
         name.withCString { cName in
           switch subject {
           case .descriptor(let fd):
-            return docbm_fsetxattr(fd.rawValue, cName, raw.baseAddress, raw.count, flags)
+            return cdocbm_fsetxattr(fd.rawValue, cName, raw.baseAddress, raw.count, flags)
           case .path(let path, let follow):
             return path.withCString {
               follow
-                ? docbm_setxattr($0, cName, raw.baseAddress, raw.count, flags)
-                : docbm_lsetxattr($0, cName, raw.baseAddress, raw.count, flags)
+                ? cdocbm_setxattr($0, cName, raw.baseAddress, raw.count, flags)
+                : cdocbm_lsetxattr($0, cName, raw.baseAddress, raw.count, flags)
             }
           }
         }
@@ -141,10 +141,10 @@ package enum ExtendedAttributes {
       let result: Int = buffer.withUnsafeMutableBytes { raw in
         let pointer = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
         switch subject {
-        case .descriptor(let fd): return docbm_flistxattr(fd.rawValue, pointer, raw.count)
+        case .descriptor(let fd): return cdocbm_flistxattr(fd.rawValue, pointer, raw.count)
         case .path(let path, let follow):
           return path.withCString {
-            follow ? docbm_listxattr($0, pointer, raw.count) : docbm_llistxattr($0, pointer, raw.count)
+            follow ? cdocbm_listxattr($0, pointer, raw.count) : cdocbm_llistxattr($0, pointer, raw.count)
           }
         }
       }
@@ -178,9 +178,9 @@ package enum ExtendedAttributes {
       _ = try retryingOnInterrupt(subject.call("removexattr"), path: subject.path) {
         name.withCString { cName in
           switch subject {
-          case .descriptor(let fd): return docbm_fremovexattr(fd.rawValue, cName)
+          case .descriptor(let fd): return cdocbm_fremovexattr(fd.rawValue, cName)
           case .path(let path, let follow):
-            return path.withCString { follow ? docbm_removexattr($0, cName) : docbm_lremovexattr($0, cName) }
+            return path.withCString { follow ? cdocbm_removexattr($0, cName) : cdocbm_lremovexattr($0, cName) }
           }
         }
       }

@@ -23,9 +23,9 @@ extension FileDescriptor {
   /// open file description holds it. The lock goes with the descriptor's last close.
   /// The corresponding C function is `flock`.
   package func lockExclusively(wait: Bool) throws(SystemCallError) -> Bool {
-    let operation = DOCBM_LOCK_EX | (wait ? 0 : DOCBM_LOCK_NB)
+    let operation = CDOCBM_LOCK_EX | (wait ? 0 : CDOCBM_LOCK_NB)
     while true {
-      if docbm_flock(rawValue, operation) == 0 { return true }
+      if cdocbm_flock(rawValue, operation) == 0 { return true }
       let error = Errno.current
       if error == .interrupted { continue }
       if error.rawValue == EWOULDBLOCK { return false }
@@ -107,7 +107,7 @@ extension FileDescriptor {
   package func renameWithoutReplacing(
     _ name: FilePath, to newName: FilePath, in folder: FileDescriptor
   ) throws(SystemCallError) {
-    try renameat2(name, to: newName, in: folder, flags: DOCBM_RENAME_NOREPLACE)
+    try renameat2(name, to: newName, in: folder, flags: CDOCBM_RENAME_NOREPLACE)
   }
 
   /// `renameat2` with `flags`. The corresponding C function is `renameat2`.
@@ -116,7 +116,7 @@ extension FileDescriptor {
   ) throws(SystemCallError) {
     _ = try retryingOnInterrupt("renameat2", path: newName) {
       name.withCString { old in
-        newName.withCString { docbm_renameat2(rawValue, old, folder.rawValue, $0, flags) }
+        newName.withCString { cdocbm_renameat2(rawValue, old, folder.rawValue, $0, flags) }
       }
     }
   }
@@ -126,7 +126,7 @@ extension FileDescriptor {
   package func exchange(
     _ name: FilePath, with otherName: FilePath, in folder: FileDescriptor
   ) throws(SystemCallError) {
-    try renameat2(name, to: otherName, in: folder, flags: DOCBM_RENAME_EXCHANGE)
+    try renameat2(name, to: otherName, in: folder, flags: CDOCBM_RENAME_EXCHANGE)
   }
 
   /// Removes the file or empty folder `name`. The corresponding C function is `unlinkat`.

@@ -41,10 +41,10 @@ package struct FileDescriptor: Hashable, Sendable {
     package static let truncate = Options(rawValue: O_TRUNC)
     package static let directory = Options(rawValue: O_DIRECTORY)
     package static let noFollow = Options(rawValue: O_NOFOLLOW)
-    package static let path = Options(rawValue: DOCBM_O_PATH)
+    package static let path = Options(rawValue: CDOCBM_O_PATH)
     package static let nonBlocking = Options(rawValue: O_NONBLOCK)
     /// Reads do not update the access time (only for the owner, or with CAP_FOWNER).
-    package static let noAccessTime = Options(rawValue: DOCBM_O_NOATIME)
+    package static let noAccessTime = Options(rawValue: CDOCBM_O_NOATIME)
   }
 
   /// Opens `path` (relative to `directory` when it is relative), always with `O_CLOEXEC`.
@@ -204,6 +204,6 @@ package struct FileDescriptor: Hashable, Sendable {
   /// The corresponding C call is `ioctl(FS_IOC_GETVERSION)`.
   package func inodeGeneration() -> UInt32? {
     var generation: UInt32 = 0
-    return docbm_inode_generation(rawValue, &generation) == 0 ? generation : nil
+    return cdocbm_inode_generation(rawValue, &generation) == 0 ? generation : nil
   }
 }

@@ -51,10 +51,10 @@ package struct FileStatus: Hashable, Sendable {
     _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory,
     followSymlinks: Bool
   ) throws(SystemCallError) -> FileStatus {
-    var raw = docbm_file_status()
-    let flags = followSymlinks ? 0 : DOCBM_AT_SYMLINK_NOFOLLOW
+    var raw = cdocbm_file_status()
+    let flags = followSymlinks ? 0 : CDOCBM_AT_SYMLINK_NOFOLLOW
     _ = try retryingOnInterrupt("statx", path: path) {
-      path.withCString { docbm_statx(directory.rawValue, $0, flags, &raw) }
+      path.withCString { cdocbm_statx(directory.rawValue, $0, flags, &raw) }
     }
     return FileStatus(raw)
   }
@@ -66,23 +66,23 @@ package struct FileStatus: Hashable, Sendable {
   package static func of(
     name: UnsafePointer<CChar>, relativeTo directory: FileDescriptor, followSymlinks: Bool
   ) throws(SystemCallError) -> FileStatus {
-    var raw = docbm_file_status()
-    let flags = followSymlinks ? 0 : DOCBM_AT_SYMLINK_NOFOLLOW
-    _ = try retryingOnInterrupt("statx") { docbm_statx(directory.rawValue, name, flags, &raw) }
+    var raw = cdocbm_file_status()
+    let flags = followSymlinks ? 0 : CDOCBM_AT_SYMLINK_NOFOLLOW
+    _ = try retryingOnInterrupt("statx") { cdocbm_statx(directory.rawValue, name, flags, &raw) }
     return FileStatus(raw)
   }
 
   /// The status of an open descriptor.
   /// The corresponding C function is `statx` with `AT_EMPTY_PATH`.
   package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> FileStatus {
-    var raw = docbm_file_status()
+    var raw = cdocbm_file_status()
     _ = try retryingOnInterrupt("statx") {
-      docbm_statx(descriptor.rawValue, "", DOCBM_AT_EMPTY_PATH, &raw)
+      cdocbm_statx(descriptor.rawValue, "", CDOCBM_AT_EMPTY_PATH, &raw)
     }
     return FileStatus(raw)
   }
 
-  private init(_ raw: docbm_file_status) {
+  private init(_ raw: cdocbm_file_status) {
     switch raw.mode & UInt32(S_IFMT) {
     case UInt32(S_IFREG): kind = .regular
     case UInt32(S_IFDIR): kind = .directory
@@ -104,15 +104,15 @@ package struct FileStatus: Hashable, Sendable {
     inode = raw.ino
     size = raw.size
     birthTime =
-      raw.mask & DOCBM_STATX_BTIME != 0
+      raw.mask & CDOCBM_STATX_BTIME != 0
       ? Timestamp(seconds: raw.btime_sec, nanoseconds: raw.btime_nsec) : nil
     modificationTime = Timestamp(seconds: raw.mtime_sec, nanoseconds: raw.mtime_nsec)
     changeTime = Timestamp(seconds: raw.ctime_sec, nanoseconds: raw.ctime_nsec)
-    mountID = raw.mask & DOCBM_STATX_MNT_ID != 0 ? raw.mnt_id : nil
+    mountID = raw.mask & CDOCBM_STATX_MNT_ID != 0 ? raw.mnt_id : nil
     let known = raw.attributes_mask
-    knowsMountRoot = known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
+    knowsMountRoot = known & CDOCBM_STATX_ATTR_MOUNT_ROOT != 0
     isMountRoot =
-      known & DOCBM_STATX_ATTR_MOUNT_ROOT != 0 && raw.attributes & DOCBM_STATX_ATTR_MOUNT_ROOT != 0
+      known & CDOCBM_STATX_ATTR_MOUNT_ROOT != 0 && raw.attributes & CDOCBM_STATX_ATTR_MOUNT_ROOT != 0
   }
 }
 

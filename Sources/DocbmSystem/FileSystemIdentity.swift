@@ -16,7 +16,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
   package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> FileSystemIdentity {
     var fsid: UInt64 = 0
     var type: Int64 = 0
-    _ = try retryingOnInterrupt("fstatfs") { docbm_filesystem_id(descriptor.rawValue, &fsid, &type) }
+    _ = try retryingOnInterrupt("fstatfs") { cdocbm_filesystem_id(descriptor.rawValue, &fsid, &type) }
     return FileSystemIdentity(fsid: fsid, type: type)
   }
 
@@ -54,7 +54,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
   /// The corresponding C function is `statfs`.
   package static func fuseAnswer(path: FilePath) -> FUSEAnswer {
     var type: Int64 = 0
-    let status = path.withCString { docbm_path_filesystem_type($0, &type) }
+    let status = path.withCString { cdocbm_path_filesystem_type($0, &type) }
     guard status == 0 else { return Errno.current == .noSuchFile ? .missing : .mayBeFUSE }
     return type == fuseType ? .mayBeFUSE : .notFUSE
   }

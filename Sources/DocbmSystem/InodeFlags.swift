@@ -8,10 +8,10 @@ package struct InodeFlags: OptionSet, Hashable, Sendable {
 
   /// `chattr +i`: the file cannot be changed, renamed, replaced or removed, not even by
   /// root; a folder gets no new entries.
-  package static let immutable = InodeFlags(rawValue: DOCBM_FS_IMMUTABLE_FL)
+  package static let immutable = InodeFlags(rawValue: CDOCBM_FS_IMMUTABLE_FL)
   /// `chattr +a`: a file can only be appended to, and cannot be renamed, replaced or
   /// removed; a folder gets new entries but loses none.
-  package static let appendOnly = InodeFlags(rawValue: DOCBM_FS_APPEND_FL)
+  package static let appendOnly = InodeFlags(rawValue: CDOCBM_FS_APPEND_FL)
 }
 
 extension FileDescriptor {
@@ -21,7 +21,7 @@ extension FileDescriptor {
   package func inodeFlags() throws(SystemCallError) -> InodeFlags? {
     var flags: UInt32 = 0
     do {
-      _ = try retryingOnInterrupt("ioctl(FS_IOC_GETFLAGS)") { docbm_inode_flags(rawValue, &flags) }
+      _ = try retryingOnInterrupt("ioctl(FS_IOC_GETFLAGS)") { cdocbm_inode_flags(rawValue, &flags) }
     } catch  where [.inappropriateIoctl, .notSupported, .invalidArgument].contains(error.errno) {
       return nil
     }
@@ -31,6 +31,6 @@ extension FileDescriptor {
   /// Sets the file's inode flags. Clearing `immutable` or `appendOnly` needs
   /// CAP_LINUX_IMMUTABLE (root). The corresponding C call is `ioctl(FS_IOC_SETFLAGS)`.
   package func setInodeFlags(_ flags: InodeFlags) throws(SystemCallError) {
-    _ = try retryingOnInterrupt("ioctl(FS_IOC_SETFLAGS)") { docbm_set_inode_flags(rawValue, flags.rawValue) }
+    _ = try retryingOnInterrupt("ioctl(FS_IOC_SETFLAGS)") { cdocbm_set_inode_flags(rawValue, flags.rawValue) }
   }
 }

@@ -37,9 +37,9 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
   ) throws(SystemCallError) -> KernelFileHandle? {
     try make(path: path) { buffer, length, type, mount in
       path.withCString { cPath in
-        docbm_name_to_handle_at(
-          directory.rawValue, cPath, followSymlinks ? DOCBM_AT_SYMLINK_FOLLOW : 0,
-          buffer, Int(DOCBM_MAX_HANDLE_SZ), &length, &type, &mount)
+        cdocbm_name_to_handle_at(
+          directory.rawValue, cPath, followSymlinks ? CDOCBM_AT_SYMLINK_FOLLOW : 0,
+          buffer, Int(CDOCBM_MAX_HANDLE_SZ), &length, &type, &mount)
       }
     }
   }
@@ -48,8 +48,8 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
   /// The corresponding C function is `name_to_handle_at` with `AT_EMPTY_PATH`.
   package static func of(_ descriptor: FileDescriptor) throws(SystemCallError) -> KernelFileHandle? {
     try make(path: nil) { buffer, length, type, mount in
-      docbm_name_to_handle_at(
-        descriptor.rawValue, "", DOCBM_AT_EMPTY_PATH, buffer, Int(DOCBM_MAX_HANDLE_SZ),
+      cdocbm_name_to_handle_at(
+        descriptor.rawValue, "", CDOCBM_AT_EMPTY_PATH, buffer, Int(CDOCBM_MAX_HANDLE_SZ),
         &length, &type, &mount)
     }
   }
@@ -58,7 +58,7 @@ public struct KernelFileHandle: Hashable, Sendable, Codable {
     path: FilePath?,
     _ call: (UnsafeMutablePointer<UInt8>, inout Int, inout Int32, inout Int32) -> Int32
   ) throws(SystemCallError) -> KernelFileHandle? {
-    var buffer = [UInt8](repeating: 0, count: Int(DOCBM_MAX_HANDLE_SZ))
+    var buffer = [UInt8](repeating: 0, count: Int(CDOCBM_MAX_HANDLE_SZ))
     var length = 0
     var type: Int32 = 0
     var mount: Int32 = 0

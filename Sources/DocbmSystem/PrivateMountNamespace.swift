@@ -17,7 +17,7 @@ package enum PrivateMountNamespace {
   /// The corresponding C functions are `unshare` (with `CLONE_NEWNS`) and `mount` (with
   /// `MS_REC | MS_PRIVATE`).
   package static func enterOnThisThread() throws(SystemCallError) {
-    let result = docbm_unshare_mount_namespace()
+    let result = cdocbm_unshare_mount_namespace()
     let error = Errno.current
     // Once unshare succeeded, the thread's mounts are not the process's, whatever follows.
     if result != -1 { CurrentThread.hasOwnMountNamespace = true }

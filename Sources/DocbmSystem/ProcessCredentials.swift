@@ -24,6 +24,6 @@ package enum ProcessCredentials {
   /// Whether the process may give files any owner and group (CAP_CHOWN in its effective
   /// set; root has it unless it was dropped). The corresponding C function is `capget`.
   package static var canChangeAnyOwner: Bool {
-    docbm_has_effective_capability(DOCBM_CAP_CHOWN) == 1
+    cdocbm_has_effective_capability(CDOCBM_CAP_CHOWN) == 1
   }
 }

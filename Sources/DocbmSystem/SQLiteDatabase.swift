@@ -214,20 +214,20 @@ package final class SQLiteStatement {
       switch value {
       case .null: result = sqlite3_bind_null(handle, index)
       case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
-      case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, docbm_sqlite_transient)
+      case .text(let text): result = sqlite3_bind_text(handle, index, text, -1, cdocbm_sqlite_transient)
       case .textBytes(let bytes):
         result = bytes.withUnsafeBytes {
           sqlite3_bind_text64(
             handle, index,
             ($0.baseAddress ?? UnsafeRawPointer(bitPattern: 1))?.assumingMemoryBound(to: CChar.self),
-            UInt64($0.count), docbm_sqlite_transient, UInt8(SQLITE_UTF8))
+            UInt64($0.count), cdocbm_sqlite_transient, UInt8(SQLITE_UTF8))
         }
       case .blob(let bytes):
         result = bytes.withUnsafeBytes {
           // An empty blob is bound as a zero-length blob, never as NULL.
           sqlite3_bind_blob64(
             handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count),
-            docbm_sqlite_transient)
+            cdocbm_sqlite_transient)
         }
       }
       guard result == SQLITE_OK else { throw database.lastError(result) }

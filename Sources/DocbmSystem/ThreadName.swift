@@ -8,6 +8,6 @@ import CDocbmShims
 package enum ThreadName {
   /// Names the calling thread (at most 15 bytes are kept).
   package static func setCurrent(_ name: String) {
-    _ = name.withCString { docbm_name_current_thread($0) }
+    _ = name.withCString { cdocbm_name_current_thread($0) }
   }
 }

@@ -3,15 +3,15 @@
 // caller's capabilities, an event counter (eventfd), and a byte search.
 // Every function returns -1 and sets errno on failure, like the call it wraps (the byte
 // search returns -1 for "not found").
-#ifndef DOCBM_SHIMS_H
-#define DOCBM_SHIMS_H
+#ifndef CDOCBM_SHIMS_H
+#define CDOCBM_SHIMS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 /// What docbm reads from statx(2). Fields whose bit is clear in `mask` are zero.
-typedef struct docbm_file_status {
+typedef struct cdocbm_file_status {
   uint32_t mask;
   uint32_t mode;
   uint32_t nlink;
@@ -30,44 +30,44 @@ typedef struct docbm_file_status {
   uint32_t mtime_nsec;
   int64_t ctime_sec;
   uint32_t ctime_nsec;
-} docbm_file_status;
+} cdocbm_file_status;
 
-extern const uint32_t DOCBM_STATX_BTIME;
-extern const uint32_t DOCBM_STATX_MNT_ID;
-extern const uint64_t DOCBM_STATX_ATTR_MOUNT_ROOT;
-extern const int DOCBM_AT_EMPTY_PATH;
-extern const int DOCBM_AT_SYMLINK_NOFOLLOW;
-extern const int DOCBM_AT_SYMLINK_FOLLOW;
-extern const int DOCBM_XATTR_CREATE;
-extern const int DOCBM_MAX_HANDLE_SZ;
-extern const unsigned int DOCBM_RENAME_EXCHANGE;
-extern const unsigned int DOCBM_RENAME_NOREPLACE;
-extern const int DOCBM_O_PATH;
-extern const int DOCBM_O_NOATIME;
+extern const uint32_t CDOCBM_STATX_BTIME;
+extern const uint32_t CDOCBM_STATX_MNT_ID;
+extern const uint64_t CDOCBM_STATX_ATTR_MOUNT_ROOT;
+extern const int CDOCBM_AT_EMPTY_PATH;
+extern const int CDOCBM_AT_SYMLINK_NOFOLLOW;
+extern const int CDOCBM_AT_SYMLINK_FOLLOW;
+extern const int CDOCBM_XATTR_CREATE;
+extern const int CDOCBM_MAX_HANDLE_SZ;
+extern const unsigned int CDOCBM_RENAME_EXCHANGE;
+extern const unsigned int CDOCBM_RENAME_NOREPLACE;
+extern const int CDOCBM_O_PATH;
+extern const int CDOCBM_O_NOATIME;
 
-int docbm_statx(int dirfd, const char *path, int flags, docbm_file_status *out);
+int cdocbm_statx(int dirfd, const char *path, int flags, cdocbm_file_status *out);
 
-int docbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned char *bytes,
+int cdocbm_name_to_handle_at(int dirfd, const char *path, int flags, unsigned char *bytes,
                             size_t capacity, size_t *length, int *handle_type, int *mount_id);
 
-int docbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+int cdocbm_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
                     unsigned int flags);
 
 /// The inode generation (FS_IOC_GETVERSION), where the filesystem keeps one.
-int docbm_inode_generation(int fd, uint32_t *generation);
+int cdocbm_inode_generation(int fd, uint32_t *generation);
 
 /// The inode flags (FS_IOC_GETFLAGS, what lsattr shows), where the filesystem keeps them.
-int docbm_inode_flags(int fd, uint32_t *flags);
+int cdocbm_inode_flags(int fd, uint32_t *flags);
 /// Sets the inode flags (FS_IOC_SETFLAGS); clearing immutable or append-only needs
 /// CAP_LINUX_IMMUTABLE. Returns 0, or -1 with errno.
-int docbm_set_inode_flags(int fd, uint32_t flags);
-extern const uint32_t DOCBM_FS_IMMUTABLE_FL;
-extern const uint32_t DOCBM_FS_APPEND_FL;
+int cdocbm_set_inode_flags(int fd, uint32_t flags);
+extern const uint32_t CDOCBM_FS_IMMUTABLE_FL;
+extern const uint32_t CDOCBM_FS_APPEND_FL;
 
 /// Whether the calling thread has `capability` (CAP_CHOWN, …) in its effective set: 1 or 0,
 /// or -1 with errno set when capget(2) fails.
-int docbm_has_effective_capability(int capability);
-extern const int DOCBM_CAP_CHOWN;
+int cdocbm_has_effective_capability(int capability);
+extern const int CDOCBM_CAP_CHOWN;
 
 /// Gives the calling thread a mount namespace of its own (unshare(2) with CLONE_NEWNS,
 /// which also gives it its own root, working folder and umask) and makes every mount in it
@@ -76,37 +76,37 @@ extern const int DOCBM_CAP_CHOWN;
 /// thread. Needs CAP_SYS_ADMIN. Returns 0; -1 with errno when unshare failed (the thread
 /// is as it was); -2 with errno when mount failed (the thread has its own namespace, whose
 /// mounts may still propagate).
-int docbm_unshare_mount_namespace(void);
+int cdocbm_unshare_mount_namespace(void);
 
 /// statfs(2)'s f_fsid packed into 64 bits, and f_type.
-int docbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
+int cdocbm_filesystem_id(int fd, uint64_t *fsid, int64_t *fstype);
 
 /// statfs(2)'s f_type of the filesystem holding path (a final symbolic link followed).
-int docbm_path_filesystem_type(const char *path, int64_t *fstype);
+int cdocbm_path_filesystem_type(const char *path, int64_t *fstype);
 
-ssize_t docbm_fgetxattr(int fd, const char *name, void *value, size_t size);
-ssize_t docbm_getxattr(const char *path, const char *name, void *value, size_t size);
-ssize_t docbm_lgetxattr(const char *path, const char *name, void *value, size_t size);
-int docbm_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
-int docbm_lsetxattr(const char *path, const char *name, const void *value, size_t size,
+ssize_t cdocbm_fgetxattr(int fd, const char *name, void *value, size_t size);
+ssize_t cdocbm_getxattr(const char *path, const char *name, void *value, size_t size);
+ssize_t cdocbm_lgetxattr(const char *path, const char *name, void *value, size_t size);
+int cdocbm_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
+int cdocbm_lsetxattr(const char *path, const char *name, const void *value, size_t size,
                     int flags);
-ssize_t docbm_flistxattr(int fd, char *list, size_t size);
-ssize_t docbm_llistxattr(const char *path, char *list, size_t size);
-int docbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
-ssize_t docbm_listxattr(const char *path, char *list, size_t size);
-int docbm_removexattr(const char *path, const char *name);
-int docbm_fremovexattr(int fd, const char *name);
-int docbm_lremovexattr(const char *path, const char *name);
+ssize_t cdocbm_flistxattr(int fd, char *list, size_t size);
+ssize_t cdocbm_llistxattr(const char *path, char *list, size_t size);
+int cdocbm_setxattr(const char *path, const char *name, const void *value, size_t size, int flags);
+ssize_t cdocbm_listxattr(const char *path, char *list, size_t size);
+int cdocbm_removexattr(const char *path, const char *name);
+int cdocbm_fremovexattr(int fd, const char *name);
+int cdocbm_lremovexattr(const char *path, const char *name);
 
 /// Copies every extended attribute of `src_fd` to `dst_fd` with libattr's attr_copy_fd (the
-/// benchmark's minimal durable sequence uses it; saves use docbm_copy_attributes),
+/// benchmark's minimal durable sequence uses it; saves use cdocbm_copy_attributes),
 /// honouring /etc/xattr.conf (names marked `skip` and `permissions`, i.e. ACLs, are left
 /// out). Messages for the names that failed are written to `messages` ("; "-separated,
 /// each with its strerror); returns 0 when everything was copied, -1 otherwise.
-int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
+int cdocbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, int dst_fd,
                        char *messages, size_t capacity);
 
-/// Copies the extended attributes of `src_fd` to `dst_fd` as docbm_attr_copy_fd does
+/// Copies the extended attributes of `src_fd` to `dst_fd` as cdocbm_attr_copy_fd does
 /// (names /etc/xattr.conf marks `skip` or `permissions` are left out, through libattr's
 /// attr_copy_action), with one flistxattr and one fgetxattr per name into a reused buffer
 /// (no size probe unless a value is larger than 4 KiB). The attribute `key_name` is copied
@@ -114,51 +114,51 @@ int docbm_attr_copy_fd(const char *src_path, int src_fd, const char *dst_path, i
 /// copied key's value goes to `key_value` and its length to `*key_length` (-1 when the key
 /// was not copied: absent, left out, or its copy failed). `*acl_names` gets bit 1 when the
 /// source lists system.posix_acl_access, bit 2 for system.posix_acl_default. Returns 0
-/// when every name was copied, -1 otherwise, with messages as docbm_attr_copy_fd writes and
+/// when every name was copied, -1 otherwise, with messages as cdocbm_attr_copy_fd writes and
 /// the errno of the first failure in `*failure_errno` (0 when none).
-int docbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
+int cdocbm_copy_attributes(int src_fd, int dst_fd, const char *key_name, int carry_key,
                           void *key_value, size_t key_capacity, ssize_t *key_length,
                           int *acl_names, char *messages, size_t capacity,
                           int *failure_errno);
 
 /// getdents64(2) from the start of an open folder: rewinds `fd`, then fills `buffer` with
 /// `struct linux_dirent64` records; call again (with `rewind` 0) until it returns 0.
-ssize_t docbm_read_directory(int fd, void *buffer, size_t size, int rewind);
+ssize_t cdocbm_read_directory(int fd, void *buffer, size_t size, int rewind);
 
 /// flock(2) on a descriptor (folders included).
-int docbm_flock(int fd, int operation);
+int cdocbm_flock(int fd, int operation);
 
 /// Names the calling thread in the kernel (pthread_setname_np: what ps, top and debuggers
 /// show; at most 15 bytes are kept). Returns 0, or an errno value.
-int docbm_name_current_thread(const char *name);
+int cdocbm_name_current_thread(const char *name);
 
 /// How many processors the calling thread may run on (its affinity mask, as `taskset` or
 /// a container sets it); at least 1.
-int docbm_usable_processor_count(void);
+int cdocbm_usable_processor_count(void);
 
 /// Starts a detached thread running `entry(context)`. Returns 0 or an errno value
 /// (EAGAIN: the thread limit).
-int docbm_start_detached_thread(void *(*entry)(void *), void *context);
+int cdocbm_start_detached_thread(void *(*entry)(void *), void *context);
 
 /// The calling thread's word (0 until set): docbm's one per-thread value, what
 /// `CurrentThread` keeps about the thread.
-unsigned docbm_current_thread_tag(void);
+unsigned cdocbm_current_thread_tag(void);
 
 /// Sets the calling thread's word.
-void docbm_set_current_thread_tag(unsigned tag);
-extern const int DOCBM_LOCK_EX;
-extern const int DOCBM_LOCK_NB;
+void cdocbm_set_current_thread_tag(unsigned tag);
+extern const int CDOCBM_LOCK_EX;
+extern const int CDOCBM_LOCK_NB;
 
 /// The index of the first occurrence of `needle` in `haystack`, or -1 when there is none
 /// (errno is not set). memchr(3) looks for `needle[key_index]`, which the caller picks
 /// rare in the data, and memcmp(3) checks each hit: many times faster than glibc's memmem
 /// on zeros and text, since memchr is vectorized.
-ptrdiff_t docbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
+ptrdiff_t cdocbm_find_bytes(const void *haystack, size_t haystack_length, const void *needle,
                            size_t needle_length, size_t key_index);
 
 
 /// eventfd(2) with EFD_CLOEXEC | EFD_NONBLOCK, counting from zero: a descriptor one thread
 /// writes to wake another polling it.
-int docbm_event_counter(void);
+int cdocbm_event_counter(void);
 
 #endif
