@@ -17,6 +17,8 @@ let package = Package(
     .library(name: "DocumentBookmarkStore", targets: ["DocumentBookmarkStore"]),
     .library(name: "DocumentWatching", targets: ["DocumentWatching"]),
     .executable(name: "docbm", targets: ["docbm"]),
+    // libdocbm for C and other languages; `make install` installs it as libdocbm.so.0.
+    .library(name: "DocbmC", type: .dynamic, targets: ["DocbmC"]),
   ],
   targets: [
     // Layer 1: C. Only these targets touch C headers.
@@ -91,6 +93,20 @@ let package = Package(
       name: "DocbmCLI",
       dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching"],
       swiftSettings: strictSettings,
+      plugins: ["LayeringCheck"]
+    ),
+    // libdocbm: the C ABI (include/docbm.h), exporting only the docbm_* functions.
+    .target(
+      name: "DocbmC",
+      dependencies: ["DocumentBookmarks"],
+      exclude: ["include", "docbm.map", "docbm.pc.in"],
+      swiftSettings: strictSettings,
+      linkerSettings: [
+        .unsafeFlags([
+          "-Xlinker", "-soname=libdocbm.so.0",
+          "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/DocbmC/docbm.map",
+        ])
+      ],
       plugins: ["LayeringCheck"]
     ),
     .executableTarget(

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// over ``run(arguments:console:)``, so every command can also run in-process.
 public enum DocbmCommandLine {
   /// The version `docbm --version` prints.
-  public static let version = "0.1.0"
+  public static let version = DocbmRelease.version
 
   /// Exit statuses.
   public enum ExitStatus {

@@ -27,6 +27,12 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     lhs.bytes == rhs.bytes
   }
 
+  /// Makes a path from a NUL-terminated C string, keeping its bytes as they are (a name
+  /// that is not UTF-8 stays exact).
+  public init(platformString: UnsafePointer<CChar>) {
+    self.bytes = Array(UnsafeRawBufferPointer(start: platformString, count: strlen(platformString)))
+  }
+
   /// Makes a path from text. NUL characters, which no Linux path can hold, are dropped.
   public init(_ string: String) {
     self.bytes = Array(string.utf8).filter { $0 != 0 }

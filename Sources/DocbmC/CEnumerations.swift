@@ -1,0 +1,129 @@
+import DocumentBookmarks
+
+// The values of docbm.h's enumerations. They are part of the C ABI: a value, once
+// published, never changes meaning. Each switch is exhaustive, so a case added to the Swift
+// enumeration does not build until it has its C value here and in the header.
+
+extension DocbmError.Code {
+  /// The `docbm_code` value.
+  var cValue: UInt32 {
+    switch self {
+    case .keyMissing: 1
+    case .keyMismatch: 2
+    case .keyMalformed: 3
+    case .tampered: 4
+    case .corrupt: 5
+    case .unsupportedVersion: 6
+    case .missing: 7
+    case .volumeUnavailable: 8
+    case .notFound: 9
+    case .pathTooLong: 10
+    case .unsupportedFileType: 11
+    case .unsupportedFilesystem: 12
+    case .readOnlyFilesystem: 13
+    case .immutable: 14
+    case .permissionDenied: 15
+    case .noSpace: 16
+    case .ioError: 17
+    case .systemFailure: 18
+    case .writerFailed: 19
+    case .nothingWritten: 20
+    case .hardLinked: 21
+    case .attributeCopyFailed: 22
+    case .escrowUntrusted: 23
+    case .escrowDamaged: 24
+    case .documentUnproven: 25
+    case .ownerChanged: 26
+    case .documentExists: 27
+    case .portalRefusesAttributes: 28
+    case .portalHostPathUnknown: 29
+    case .outsideSandbox: 30
+    }
+  }
+
+  /// `DOCBM_INVALID_ARGUMENT`: libdocbm's own code, for a NULL or empty argument.
+  static let invalidArgumentCValue: UInt32 = 1000
+}
+
+extension Recommendation {
+  /// The `docbm_recommendation` value.
+  var cValue: UInt32 {
+    switch self {
+    case .retryLater: 1
+    case .pickAgain: 2
+    case .forget: 3
+    case .repairKey: 4
+    case .useAnotherLocation: 5
+    case .saveElsewhere: 6
+    case .confirmSave: 7
+    case .clearFlags: 8
+    case .freeSpace: 9
+    }
+  }
+}
+
+extension StaleReason {
+  /// The reason's `docbm_stale_reason` bit.
+  var cBit: UInt32 {
+    switch self {
+    case .targetMoved: 1 << 0
+    case .documentMoved: 1 << 1
+    case .relativePathChanged: 1 << 2
+    case .identityChanged: 1 << 3
+    case .ambiguous: 1 << 4
+    }
+  }
+}
+
+extension CheckVerdict {
+  /// The `docbm_verdict` value.
+  var cValue: UInt32 {
+    switch self {
+    case .ok: 1
+    case .quotesBookmarks: 2
+    case .noBookmarks: 3
+    case .keyLost: 4
+    case .keyMismatch: 5
+    case .mixed: 6
+    case .unsupportedFilesystem: 7
+    case .unreadable: 8
+    case .incomplete: 9
+    }
+  }
+}
+
+extension DocumentRepairer.Report.Action {
+  /// The `docbm_repair_action` value.
+  var cValue: UInt32 {
+    switch self {
+    case .restored: 1
+    case .nothingToDo: 2
+    case .refused: 3
+    }
+  }
+}
+
+/// The names of an enumeration's cases as static NUL-terminated strings, by C value.
+///
+/// Names are made once per enumeration and kept for the life of the process, since the
+/// header promises callers a static string.
+struct CNames: Sendable {
+  private let names: [UInt32: StaticCString]
+
+  init<Value: RawRepresentable & CaseIterable>(_ type: Value.Type, cValue: (Value) -> UInt32)
+  where Value.RawValue == String {
+    var names: [UInt32: StaticCString] = [:]
+    for value in type.allCases {
+      names[cValue(value)] = StaticCString(value.rawValue)
+    }
+    self.names = names
+  }
+
+  /// The name for `value`, or `nil` when no case has it.
+  subscript(value: UInt32) -> UnsafePointer<CChar>? { names[value]?.pointer }
+
+  static let codes = CNames(DocbmError.Code.self, cValue: \.cValue)
+  static let recommendations = CNames(Recommendation.self, cValue: \.cValue)
+  static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
+  static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
+}

@@ -1,0 +1,43 @@
+import DocumentBookmarks
+
+/// How a C entry point reports what happened: the value on success; on failure `failure`,
+/// with the error stored in the caller's `docbm_error **` when it passed one.
+enum CallOutcome {
+  /// Runs `body`, turning a thrown ``DocbmError`` into `failure` and a stored error.
+  static func run<Value>(
+    reportingTo error: UnsafeMutablePointer<OpaquePointer?>?, failure: Value,
+    _ body: () throws(DocbmError) -> Value
+  ) -> Value {
+    do {
+      return try body()
+    } catch let thrown {
+      ErrorHandle.report(ErrorHandle(thrown), to: error)
+      return failure
+    }
+  }
+
+  /// The path in `argument`, or `nil` (with an invalid-argument error stored) when it is
+  /// NULL or empty.
+  static func path(
+    _ argument: UnsafePointer<CChar>?, named name: String, of function: String,
+    reportingTo error: UnsafeMutablePointer<OpaquePointer?>?
+  ) -> FilePath? {
+    guard let argument, argument.pointee != 0 else {
+      ErrorHandle.report(ErrorHandle(invalidArgument: name, of: function), to: error)
+      return nil
+    }
+    return FilePath(platformString: argument)
+  }
+
+  /// `true`, or `false` with an invalid-argument error stored when `argument` is NULL.
+  static func present(
+    _ argument: (some Any)?, named name: String, of function: String,
+    reportingTo error: UnsafeMutablePointer<OpaquePointer?>?
+  ) -> Bool {
+    guard argument != nil else {
+      ErrorHandle.report(ErrorHandle(invalidArgument: name, of: function), to: error)
+      return false
+    }
+    return true
+  }
+}

@@ -1,0 +1,95 @@
+import DocumentBookmarks
+
+// `docbm_document`: opening, making bookmarks, resolving. See docbm.h for the C
+// declarations.
+
+/// `docbm_document *docbm_document_open(const char *path, docbm_error **error)`
+@c public func docbm_document_open(
+  _ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  guard let path = CallOutcome.path(path, named: "a path", of: "docbm_document_open", reportingTo: error)
+  else { return nil }
+  return DocumentHandle(path: path).retainedPointer()
+}
+
+/// `void docbm_document_close(docbm_document *document)`
+@c public func docbm_document_close(_ document: OpaquePointer?) {
+  DocumentHandle.release(document)
+}
+
+/// `char *docbm_make_bookmark(const docbm_document *document, const char *target,
+/// docbm_error **error)`
+@c public func docbm_make_bookmark(
+  _ document: OpaquePointer?, _ target: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> UnsafeMutablePointer<CChar>? {
+  guard CallOutcome.present(document, named: "a document", of: "docbm_make_bookmark", reportingTo: error),
+    let document,
+    let target = CallOutcome.path(target, named: "a target", of: "docbm_make_bookmark", reportingTo: error)
+  else { return nil }
+  let anchored = DocumentHandle.borrow(document).document
+  return CallOutcome.run(reportingTo: error, failure: nil) { () throws(DocbmError) in
+    CStringCopy(try anchored.makeBookmark(to: target).text).pointer
+  }
+}
+
+/// `docbm_resolution *docbm_resolve(const docbm_document *document, const char *bookmark,
+/// docbm_error **error)`
+@c public func docbm_resolve(
+  _ document: OpaquePointer?, _ bookmark: UnsafePointer<CChar>?,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  guard CallOutcome.present(document, named: "a document", of: "docbm_resolve", reportingTo: error),
+    CallOutcome.present(bookmark, named: "a bookmark", of: "docbm_resolve", reportingTo: error),
+    let document, let bookmark
+  else { return nil }
+  let anchored = DocumentHandle.borrow(document).document
+  return CallOutcome.run(reportingTo: error, failure: nil) { () throws(DocbmError) in
+    let resolution = try anchored.resolve(try Bookmark(text: String(cString: bookmark)))
+    return ResolutionHandle(resolution).retainedPointer()
+  }
+}
+
+/// `long docbm_resolve_all(const docbm_document *document, const char *const *bookmarks,
+/// size_t count, docbm_resolution **resolutions, docbm_error **errors, docbm_error **error)`
+@c public func docbm_resolve_all(
+  _ document: OpaquePointer?, _ bookmarks: UnsafePointer<UnsafePointer<CChar>?>?, _ count: UInt,
+  _ resolutions: UnsafeMutablePointer<OpaquePointer?>?, _ errors: UnsafeMutablePointer<OpaquePointer?>?,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int {
+  let function = "docbm_resolve_all"
+  guard CallOutcome.present(document, named: "a document", of: function, reportingTo: error),
+    count == 0
+      || (CallOutcome.present(bookmarks, named: "bookmarks", of: function, reportingTo: error)
+        && CallOutcome.present(resolutions, named: "resolutions", of: function, reportingTo: error)),
+    let document
+  else { return -1 }
+  guard count > 0, let bookmarks, let resolutions else { return 0 }
+  let texts = UnsafeBufferPointer(start: bookmarks, count: Int(count))
+  // Each text is parsed first; those that parse are resolved together, sharing one search.
+  let parsed: [Result<Bookmark, DocbmError>] = texts.map { text in
+    guard let text else {
+      return .failure(DocbmError(.corrupt, message: "the bookmark text is NULL"))
+    }
+    return Result { () throws(DocbmError) in try Bookmark(text: String(cString: text)) }
+  }
+  let valid = parsed.compactMap { try? $0.get() }
+  var results = DocumentHandle.borrow(document).document.resolve(valid).makeIterator()
+  var resolved = 0
+  for index in parsed.indices {
+    let outcome: Result<Resolution, DocbmError>
+    switch parsed[index] {
+    case .success: outcome = results.next()!
+    case .failure(let failure): outcome = .failure(failure)
+    }
+    switch outcome {
+    case .success(let resolution):
+      resolutions[index] = ResolutionHandle(resolution).retainedPointer()
+      errors?[index] = nil
+      resolved += 1
+    case .failure(let failure):
+      resolutions[index] = nil
+      errors?[index] = ErrorHandle(failure).retainedPointer()
+    }
+  }
+  return resolved
+}

@@ -1,0 +1,71 @@
+import DocumentBookmarks
+
+/// A `docbm_document`: an ``AnchoredDocument`` with the user's escrow, as the `docbm`
+/// command makes it.
+final class DocumentHandle: CHandle {
+  let document: AnchoredDocument
+
+  init(path: FilePath) {
+    document = BookmarkService(escrow: .default).documents(anchoredOn: path)
+  }
+}
+
+/// A `docbm_resolution`: a ``Resolution`` with its strings in C form.
+final class ResolutionHandle: CHandle {
+  /// The target's path.
+  let path: CStringCopy
+  /// The refreshed bookmark's text form, if one was made.
+  let refreshed: CStringCopy?
+  /// The stale reasons as `docbm_stale_reason` bits.
+  let staleReasons: UInt32
+  /// Whether the target is a folder.
+  let isFolder: Bool
+
+  init(_ resolution: Resolution) {
+    path = CStringCopy(resolution.path.bytes)
+    refreshed = resolution.refreshed.map { CStringCopy($0.text) }
+    staleReasons = resolution.staleReasons.reduce(0) { $0 | $1.cBit }
+    isFolder = resolution.kind == .folder
+  }
+
+  deinit {
+    path.release()
+    refreshed?.release()
+  }
+}
+
+/// A `docbm_check_result`: a ``DocumentCheck``'s verdict and message in C form.
+final class CheckResultHandle: CHandle {
+  let verdict: CheckVerdict
+  let message: CStringCopy
+  let bookmarkCount: Int
+
+  init(_ check: DocumentCheck) {
+    verdict = check.verdict
+    message = CStringCopy(check.message)
+    bookmarkCount = check.bookmarks.count
+  }
+
+  deinit { message.release() }
+}
+
+/// A `docbm_repair_report`: a ``DocumentRepairer/Report`` in C form.
+final class RepairReportHandle: CHandle {
+  let action: DocumentRepairer.Report.Action
+  let refusal: CStringCopy?
+  let message: CStringCopy
+  /// The verdict after the repair, or before it when nothing was written.
+  let verdict: CheckVerdict
+
+  init(_ report: DocumentRepairer.Report) {
+    action = report.action
+    refusal = report.refusal.map { CStringCopy($0.rawValue) }
+    message = CStringCopy(report.message)
+    verdict = (report.after ?? report.before).verdict
+  }
+
+  deinit {
+    refusal?.release()
+    message.release()
+  }
+}

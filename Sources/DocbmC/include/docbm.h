@@ -1,0 +1,381 @@
+/*
+ * docbm.h: document-scoped bookmarks for C and C++ (libdocbm).
+ *
+ * A bookmark is anchored on a document: it is signed with a secret key kept in the
+ * document's `user.docbm.key` extended attribute, and it finds its target again after
+ * renames, moves and safe saves. Save the document with docbm_replace_document() so that
+ * the key survives the save; docbm_check() finds a document whose key a plain atomic save
+ * lost, and docbm_repair() puts it back from the user's escrow.
+ *
+ * Link with `pkg-config --cflags --libs docbm`.
+ *
+ * Ownership
+ *   - Every object returned by a function named *_open, docbm_resolve, docbm_check or
+ *     docbm_repair is the caller's, and is released with its own *_free or *_close call.
+ *   - Every `char *` returned is the caller's, released with docbm_free().
+ *   - Every `const char *` returned belongs to the object it was read from and stays valid
+ *     until that object is released; copy it to keep it longer. Name functions
+ *     (docbm_code_name(), ...) return static strings.
+ *   - Functions that can fail take a `docbm_error **error` last. On failure they return
+ *     NULL (or -1) and, when `error` is not NULL, store a new error there that the caller
+ *     releases with docbm_error_free(); on success they leave `*error` untouched. Passing
+ *     NULL for `error` is allowed: the failure is still reported by the return value.
+ *
+ * Threads
+ *   Every function may be called from any thread. Objects do not change after they are
+ *   made, so one object may be read from several threads at once; an object must not be
+ *   released while another thread still uses it. Calls block on file-system work (a few
+ *   system calls; a bounded search when a target moved): keep them off a UI thread when
+ *   the files may be on slow storage.
+ *
+ * Paths are bytes, as the kernel sees them: a name that is not UTF-8 is kept exactly.
+ * Messages are UTF-8 text, one line, and never contain key bytes.
+ *
+ * Enumerations may gain values in later versions: a `switch` over one needs a `default`.
+ */
+#ifndef DOCBM_H
+#define DOCBM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The version of libdocbm, as "MAJOR.MINOR.PATCH". Static; never NULL. */
+const char *docbm_version(void);
+
+/** Releases a string returned by libdocbm (`char *`). NULL is allowed. */
+void docbm_free(void *pointer);
+
+/* ---------------------------------------------------------------------------------- */
+/* Errors                                                                               */
+/* ---------------------------------------------------------------------------------- */
+
+/** What failed. Values mirror DocumentBookmarks' `DocbmError.Code`; names are frozen. */
+typedef enum docbm_code {
+  /** The document carries no key (never had one, or a save lost it). */
+  DOCBM_KEY_MISSING = 1,
+  /** The document carries a key, but not the one the bookmark was signed with. */
+  DOCBM_KEY_MISMATCH = 2,
+  /** The document's key attribute exists but does not parse. */
+  DOCBM_KEY_MALFORMED = 3,
+  /** The bookmark's authentication tag does not verify: its bytes were changed. */
+  DOCBM_TAMPERED = 4,
+  /** The bytes are not a bookmark, or are cut short. */
+  DOCBM_CORRUPT = 5,
+  /** The bookmark (or key value) has a version this library does not know. */
+  DOCBM_UNSUPPORTED_VERSION = 6,
+  /** The target no longer exists where it was, nor anywhere the search looked. */
+  DOCBM_MISSING = 7,
+  /** The target's filesystem is not mounted. */
+  DOCBM_VOLUME_UNAVAILABLE = 8,
+  /** A path given (document or target) does not exist. */
+  DOCBM_NOT_FOUND = 9,
+  /** A path, or one of its names, is longer than the kernel takes. */
+  DOCBM_PATH_TOO_LONG = 10,
+  /** The path is neither a regular file nor a folder. */
+  DOCBM_UNSUPPORTED_FILE_TYPE = 11,
+  /** The filesystem does not support user extended attributes. */
+  DOCBM_UNSUPPORTED_FILESYSTEM = 12,
+  /** The filesystem is mounted read-only. */
+  DOCBM_READ_ONLY_FILESYSTEM = 13,
+  /** The file is immutable or append-only. */
+  DOCBM_IMMUTABLE = 14,
+  /** The caller lacks permission (read, write or search). */
+  DOCBM_PERMISSION_DENIED = 15,
+  /** No room (disk full, quota, attribute too large). */
+  DOCBM_NO_SPACE = 16,
+  /** An input/output error from the device. */
+  DOCBM_IO_ERROR = 17,
+  /** Another system failure; docbm_error_errno() says which. */
+  DOCBM_SYSTEM_FAILURE = 18,
+  /** A save's writer failed; the document is untouched. */
+  DOCBM_WRITER_FAILED = 19,
+  /** A save's writer returned without writing anything at the path it was given. */
+  DOCBM_NOTHING_WRITTEN = 20,
+  /** The document has several hard links, and the save was not allowed to split them. */
+  DOCBM_HARD_LINKED = 21,
+  /** A save could not copy the document's extended attributes to the new version. */
+  DOCBM_ATTRIBUTE_COPY_FAILED = 22,
+  /** The escrow folder or a file in it could be changed by someone else; not used. */
+  DOCBM_ESCROW_UNTRUSTED = 23,
+  /** The escrow's database is damaged, not docbm's, or of a newer version. */
+  DOCBM_ESCROW_DAMAGED = 24,
+  /** The escrow records a key for this path, but this file is not shown to be that document. */
+  DOCBM_DOCUMENT_UNPROVEN = 25,
+  /** A save could not keep the document's owner or group. */
+  DOCBM_OWNER_CHANGED = 26,
+  /** A first save found a file made meanwhile at the document's path. */
+  DOCBM_DOCUMENT_EXISTS = 27,
+  /** A single file from the Documents portal (Flatpak), which refuses extended attributes. */
+  DOCBM_PORTAL_REFUSES_ATTRIBUTES = 28,
+  /** Reached through the Documents portal, which does not say where it really is. */
+  DOCBM_PORTAL_HOST_PATH_UNKNOWN = 29,
+  /** Inside a sandbox, the target is not where the app can see it. */
+  DOCBM_OUTSIDE_SANDBOX = 30,
+  /** A required argument was NULL or empty (libdocbm's own code; no Swift equivalent). */
+  DOCBM_INVALID_ARGUMENT = 1000
+} docbm_code;
+
+/** What to do about a failure. Mirrors `Recommendation`; names are frozen. */
+typedef enum docbm_recommendation {
+  /** No recommendation: the call itself was wrong (DOCBM_INVALID_ARGUMENT). */
+  DOCBM_RECOMMEND_NONE = 0,
+  /** The condition may pass: try again later. */
+  DOCBM_RECOMMEND_RETRY_LATER = 1,
+  /** Ask the user to pick the file again. */
+  DOCBM_RECOMMEND_PICK_AGAIN = 2,
+  /** The bookmark cannot work again: forget it. */
+  DOCBM_RECOMMEND_FORGET = 3,
+  /** The document lost its key: `docbm repair` can put an escrowed key back. */
+  DOCBM_RECOMMEND_REPAIR_KEY = 4,
+  /** Use another location (another filesystem, folder or document). */
+  DOCBM_RECOMMEND_USE_ANOTHER_LOCATION = 5,
+  /** A save failed: save elsewhere (the document is unchanged). */
+  DOCBM_RECOMMEND_SAVE_ELSEWHERE = 6,
+  /** A save needs the user's confirmation (hard links, owner, attributes). */
+  DOCBM_RECOMMEND_CONFIRM_SAVE = 7,
+  /** A save needs the file's immutable or append-only flag cleared. */
+  DOCBM_RECOMMEND_CLEAR_FLAGS = 8,
+  /** A save needs free space. */
+  DOCBM_RECOMMEND_FREE_SPACE = 9
+} docbm_recommendation;
+
+/** A failure: its code, what to do, the path it concerns and a message. */
+typedef struct docbm_error docbm_error;
+
+/** The error's code. */
+docbm_code docbm_error_code(const docbm_error *error);
+/** What to do about it. */
+docbm_recommendation docbm_error_recommendation(const docbm_error *error);
+/** The error in one readable line. Owned by `error`; never NULL. */
+const char *docbm_error_message(const docbm_error *error);
+/** The path the error concerns, or NULL. Owned by `error`. */
+const char *docbm_error_path(const docbm_error *error);
+/** The errno of the system call that failed, or 0 when none did. */
+int docbm_error_errno(const docbm_error *error);
+/** Releases an error. NULL is allowed. */
+void docbm_error_free(docbm_error *error);
+
+/** A code's name as the Swift API and the CLI's JSON spell it ("keyMissing"), or NULL
+ *  for a value this library does not know. Static. */
+const char *docbm_code_name(docbm_code code);
+/** A recommendation's name ("repairKey"), or NULL for an unknown value. Static. */
+const char *docbm_recommendation_name(docbm_recommendation recommendation);
+
+/* ---------------------------------------------------------------------------------- */
+/* Documents and bookmarks                                                              */
+/* ---------------------------------------------------------------------------------- */
+
+/** A document that bookmarks are anchored on. */
+typedef struct docbm_document docbm_document;
+
+/**
+ * Opens the document at `path` (a regular file or a folder; relative paths start at the
+ * working folder of this moment). Nothing is read or written yet: the key is made by the
+ * first docbm_make_bookmark(). New keys are escrowed in the user's escrow
+ * ($DOCBM_ESCROW_DIR, else $XDG_STATE_HOME/docbm, else ~/.local/state/docbm), as the
+ * `docbm` command does, so that docbm_repair() can restore a lost one.
+ *
+ * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path.
+ */
+docbm_document *docbm_document_open(const char *path, docbm_error **error);
+
+/** Releases a document. NULL is allowed. */
+void docbm_document_close(docbm_document *document);
+
+/**
+ * Makes a bookmark to `target` (a regular file or a folder; a symbolic link is followed),
+ * signed with the document's key, which is made first when the document has none.
+ * Returns the bookmark's text form ("docbmRec..."), which the caller stores in the
+ * document and releases with docbm_free().
+ *
+ * Fails with DOCBM_NOT_FOUND, DOCBM_UNSUPPORTED_FILE_TYPE, DOCBM_PERMISSION_DENIED; when
+ * the key cannot be stored, DOCBM_UNSUPPORTED_FILESYSTEM, DOCBM_READ_ONLY_FILESYSTEM,
+ * DOCBM_IMMUTABLE or DOCBM_NO_SPACE; DOCBM_DOCUMENT_UNPROVEN when the escrow records a key
+ * for this path that this file is not shown to own.
+ */
+char *docbm_make_bookmark(const docbm_document *document, const char *target, docbm_error **error);
+
+/** Why a resolved bookmark is stale (bits of docbm_resolution_stale_reasons()). */
+typedef enum docbm_stale_reason {
+  /** The target was renamed or moved; found by its identity at a new path. */
+  DOCBM_STALE_TARGET_MOVED = 1 << 0,
+  /** The document moved or was copied together with the target; found by the relative path. */
+  DOCBM_STALE_DOCUMENT_MOVED = 1 << 1,
+  /** The target is at its absolute path, but the document moved away from it. */
+  DOCBM_STALE_RELATIVE_PATH_CHANGED = 1 << 2,
+  /** Another file stands at the target's path (a new inode); resolved by path. */
+  DOCBM_STALE_IDENTITY_CHANGED = 1 << 3,
+  /** Two files could be the target; the recorded one is returned, no refreshed bookmark. */
+  DOCBM_STALE_AMBIGUOUS = 1 << 4
+} docbm_stale_reason;
+
+/** A stale reason's name ("targetMoved"), or NULL for a value that is not one reason. */
+const char *docbm_stale_reason_name(docbm_stale_reason reason);
+
+/** Where a bookmark leads, and whether it should be replaced by a fresh one. */
+typedef struct docbm_resolution docbm_resolution;
+
+/**
+ * Resolves a bookmark's text form against the document: verifies it with the document's
+ * key, then finds its target (at its recorded path, at its path relative to the document,
+ * or by its identity nearby).
+ *
+ * Fails with DOCBM_CORRUPT (not a bookmark), DOCBM_TAMPERED, DOCBM_KEY_MISSING (a save lost
+ * the key: docbm_repair() can put it back), DOCBM_KEY_MISMATCH, DOCBM_MISSING,
+ * DOCBM_VOLUME_UNAVAILABLE, DOCBM_PERMISSION_DENIED, among others; the error's
+ * recommendation says what to do.
+ */
+docbm_resolution *docbm_resolve(const docbm_document *document, const char *bookmark, docbm_error **error);
+
+/**
+ * Resolves `count` bookmarks at once, sharing one search for the moved ones: much faster
+ * than one docbm_resolve() each when many targets moved. For each index i, stores either a
+ * resolution in `resolutions[i]` (and NULL in `errors[i]`) or NULL in `resolutions[i]` and
+ * an error in `errors[i]`; the caller releases each. `errors` may be NULL. Returns how many
+ * resolved, or -1 (with `*error` set, nothing stored) when an argument is NULL.
+ */
+long docbm_resolve_all(
+  const docbm_document *document, const char *const *bookmarks, size_t count,
+  docbm_resolution **resolutions, docbm_error **errors, docbm_error **error);
+
+/** The target's path. Owned by `resolution`; never NULL. */
+const char *docbm_resolution_path(const docbm_resolution *resolution);
+/** 1 when the bookmark is stale (store docbm_resolution_refreshed() in its place), else 0. */
+int docbm_resolution_is_stale(const docbm_resolution *resolution);
+/** A fresh bookmark's text form to store in place of the old one, or NULL when none is
+ *  needed (or, when ambiguous, none is made). Owned by `resolution`. */
+const char *docbm_resolution_refreshed(const docbm_resolution *resolution);
+/** Why it is stale: a mask of docbm_stale_reason bits, 0 when it is not. */
+unsigned docbm_resolution_stale_reasons(const docbm_resolution *resolution);
+/** 1 when the target is a folder, 0 when it is a regular file. */
+int docbm_resolution_is_folder(const docbm_resolution *resolution);
+/** Releases a resolution. NULL is allowed. */
+void docbm_resolution_free(docbm_resolution *resolution);
+
+/* ---------------------------------------------------------------------------------- */
+/* Saving                                                                               */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * Saves `length` bytes as the document's new contents, safely: written to a new file
+ * beside the document, given the document's owner, mode, ACLs and extended attributes
+ * (its key among them), flushed, and renamed over it. A crash leaves the whole old or the
+ * whole new version; a failure leaves the document as it was. A document that does not
+ * exist yet is created. Returns 0, or -1 on failure.
+ *
+ * Fails with DOCBM_HARD_LINKED, DOCBM_OWNER_CHANGED, DOCBM_IMMUTABLE, DOCBM_NO_SPACE,
+ * DOCBM_READ_ONLY_FILESYSTEM, DOCBM_PERMISSION_DENIED, DOCBM_ATTRIBUTE_COPY_FAILED,
+ * DOCBM_UNSUPPORTED_FILE_TYPE (a folder document), among others; the recommendation says
+ * what to do about the save.
+ */
+int docbm_replace_document(const docbm_document *document, const void *bytes, size_t length, docbm_error **error);
+
+/**
+ * Writes a new version of a document: called once with the path of a new file beside the
+ * document (on its filesystem, with its extension), which it creates and writes (for a
+ * folder document, a folder). Returns 0 when it wrote the version, anything else when it
+ * failed. `context` is the one passed to docbm_replace_document_with_writer().
+ */
+typedef int (*docbm_writer)(const char *path, void *context);
+
+/**
+ * docbm_replace_document() for a writer that writes the new version itself (a large
+ * document streamed out, a folder document). The writer runs on the calling thread. Fails
+ * as docbm_replace_document() does, and with DOCBM_WRITER_FAILED when the writer returns
+ * non-zero, DOCBM_NOTHING_WRITTEN when it wrote nothing; the document is unchanged then.
+ */
+int docbm_replace_document_with_writer(
+  const docbm_document *document, docbm_writer writer, void *context, docbm_error **error);
+
+/* ---------------------------------------------------------------------------------- */
+/* Checking and repair                                                                  */
+/* ---------------------------------------------------------------------------------- */
+
+/** A check's verdict on one document. Mirrors `CheckVerdict`; names are frozen. */
+typedef enum docbm_verdict {
+  /** The document has its key, and every bookmark in it verifies. */
+  DOCBM_VERDICT_OK = 1,
+  /** The file quotes bookmarks made on other documents (a history, a note); no key belongs on it. */
+  DOCBM_VERDICT_QUOTES_BOOKMARKS = 2,
+  /** No bookmark in the document, and the escrow names no key for it. */
+  DOCBM_VERDICT_NO_BOOKMARKS = 3,
+  /** Its bookmarks, or the escrow's record, name a key it no longer has: docbm_repair(). */
+  DOCBM_VERDICT_KEY_LOST = 4,
+  /** It has a key, but its bookmarks were all signed with another one. */
+  DOCBM_VERDICT_KEY_MISMATCH = 5,
+  /** Some bookmarks verify and some do not. */
+  DOCBM_VERDICT_MIXED = 6,
+  /** Its filesystem has no user extended attributes, so it can hold no key. */
+  DOCBM_VERDICT_UNSUPPORTED_FILESYSTEM = 7,
+  /** The document or its key could not be read. */
+  DOCBM_VERDICT_UNREADABLE = 8,
+  /** It holds more bookmarks than a check examines; the rest is unchecked. */
+  DOCBM_VERDICT_INCOMPLETE = 9
+} docbm_verdict;
+
+/** A verdict's name as the CLI spells it ("keyLost"), or NULL for an unknown value. */
+const char *docbm_verdict_name(docbm_verdict verdict);
+
+/** What a check found in one document. */
+typedef struct docbm_check_result docbm_check_result;
+
+/**
+ * Checks the document at `path`: reads its key and every bookmark in its bytes, and says
+ * whether a save lost its key, with the user's escrow as evidence (as `docbm check`
+ * does). A document that cannot be read is a verdict (DOCBM_VERDICT_UNREADABLE), not a
+ * failure. Fails only with DOCBM_INVALID_ARGUMENT.
+ */
+docbm_check_result *docbm_check(const char *path, docbm_error **error);
+
+/** The verdict. */
+docbm_verdict docbm_check_result_verdict(const docbm_check_result *result);
+/** 1 when the verdict is a problem worth reporting (`docbm check` exits 2), else 0. */
+int docbm_check_result_is_problem(const docbm_check_result *result);
+/** The check in one readable line. Owned by `result`; never NULL. */
+const char *docbm_check_result_message(const docbm_check_result *result);
+/** How many bookmarks were found in the document's bytes. */
+size_t docbm_check_result_bookmark_count(const docbm_check_result *result);
+/** Releases a check's result. NULL is allowed. */
+void docbm_check_result_free(docbm_check_result *result);
+
+/** What a repair did. Mirrors `DocumentRepairer.Report.Action`; names are frozen. */
+typedef enum docbm_repair_action {
+  /** The escrowed key was put back. */
+  DOCBM_REPAIR_RESTORED = 1,
+  /** Nothing needed repair. */
+  DOCBM_REPAIR_NOTHING_TO_DO = 2,
+  /** Repair was possible in principle but refused; the refusal and message say why. */
+  DOCBM_REPAIR_REFUSED = 3
+} docbm_repair_action;
+
+/** What a repair did to one document. */
+typedef struct docbm_repair_report docbm_repair_report;
+
+/**
+ * Repairs the document at `path`: when a save lost its key and the user's escrow holds
+ * it, and the escrow's rule shows this file is that key's document, puts the key back.
+ * Never gives a document a key it cannot be shown to own. Fails only with
+ * DOCBM_INVALID_ARGUMENT: a refusal is a report.
+ */
+docbm_repair_report *docbm_repair(const char *path, docbm_error **error);
+
+/** What was done. */
+docbm_repair_action docbm_repair_report_action(const docbm_repair_report *report);
+/** Why it was refused, as the CLI's JSON spells it ("notRecorded"), or NULL when it was
+ *  not. Owned by `report`. */
+const char *docbm_repair_report_refusal(const docbm_repair_report *report);
+/** What was done, or why not, in one readable line. Owned by `report`; never NULL. */
+const char *docbm_repair_report_message(const docbm_repair_report *report);
+/** The document's verdict after the repair (before it, when nothing was done). */
+docbm_verdict docbm_repair_report_verdict(const docbm_repair_report *report);
+/** Releases a repair report. NULL is allowed. */
+void docbm_repair_report_free(docbm_repair_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCBM_H */

@@ -1,0 +1,343 @@
+/*
+ * libdocbm from C: every call of docbm.h, the error codes a C caller meets, and the
+ * ownership rules. Built with AddressSanitizer and LeakSanitizer by `make test-c`, so that
+ * a leaked handle or string, or a use after free, fails the run.
+ *
+ * Usage: test_docbm SCRATCH_FOLDER (an empty folder on a filesystem with user xattrs).
+ */
+#define _GNU_SOURCE
+#include <docbm.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static int failures = 0;
+static const char *scratch;
+
+#define EXPECT(condition)                                                              \
+  do {                                                                                 \
+    if (!(condition)) {                                                                \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #condition);        \
+      failures++;                                                                      \
+    }                                                                                  \
+  } while (0)
+
+/* A path inside the scratch folder, in a static buffer per slot. */
+static const char *path_in(int slot, const char *name) {
+  static char buffers[8][4096];
+  snprintf(buffers[slot], sizeof buffers[slot], "%s/%s", scratch, name);
+  return buffers[slot];
+}
+
+static void write_file(const char *path, const char *contents) {
+  FILE *file = fopen(path, "w");
+  if (!file || fputs(contents, file) < 0 || fclose(file) != 0) {
+    perror(path);
+    exit(2);
+  }
+}
+
+/* Checks that `error` holds `code`, has a message and a named code, and releases it. */
+static void expect_error(docbm_error *error, docbm_code code, int line) {
+  if (!error) {
+    fprintf(stderr, "%s:%d: expected error %s, got none\n", __FILE__, line, docbm_code_name(code));
+    failures++;
+    return;
+  }
+  if (docbm_error_code(error) != code) {
+    fprintf(stderr, "%s:%d: expected error %s, got %s (%s)\n", __FILE__, line,
+            docbm_code_name(code), docbm_code_name(docbm_error_code(error)), docbm_error_message(error));
+    failures++;
+  }
+  if (strlen(docbm_error_message(error)) == 0) {
+    fprintf(stderr, "%s:%d: empty message\n", __FILE__, line);
+    failures++;
+  }
+  docbm_error_free(error);
+}
+#define EXPECT_ERROR(error, code) expect_error((error), (code), __LINE__)
+
+/* A plain atomic save, as many programs write: a new file with the document's mode,
+ * renamed over it. It carries no extended attributes, so the document loses its key. */
+static void plain_atomic_save(const char *document, const char *contents) {
+  char temporary[4200];
+  struct stat status;
+  snprintf(temporary, sizeof temporary, "%s.tmp", document);
+  write_file(temporary, contents);
+  if (stat(document, &status) != 0 || chmod(temporary, status.st_mode & 07777) != 0
+      || rename(temporary, document) != 0) {
+    perror("rename");
+    exit(2);
+  }
+}
+
+static int write_hello(const char *path, void *context) {
+  FILE *file = fopen(path, "w");
+  if (!file) return 1;
+  fputs((const char *)context, file);
+  return fclose(file) == 0 ? 0 : 1;
+}
+
+static int write_nothing(const char *path, void *context) {
+  (void)path;
+  (void)context;
+  return 0;
+}
+
+static int fail_writing(const char *path, void *context) {
+  (void)path;
+  (void)context;
+  return 7;
+}
+
+static void test_names(void) {
+  EXPECT(strcmp(docbm_code_name(DOCBM_KEY_MISSING), "keyMissing") == 0);
+  EXPECT(strcmp(docbm_code_name(DOCBM_MISSING), "missing") == 0);
+  EXPECT(strcmp(docbm_code_name(DOCBM_OUTSIDE_SANDBOX), "outsideSandbox") == 0);
+  EXPECT(docbm_code_name(DOCBM_INVALID_ARGUMENT) == NULL);
+  EXPECT(docbm_code_name((docbm_code)999) == NULL);
+  EXPECT(strcmp(docbm_recommendation_name(DOCBM_RECOMMEND_REPAIR_KEY), "repairKey") == 0);
+  EXPECT(strcmp(docbm_verdict_name(DOCBM_VERDICT_KEY_LOST), "keyLost") == 0);
+  EXPECT(strcmp(docbm_stale_reason_name(DOCBM_STALE_TARGET_MOVED), "targetMoved") == 0);
+  EXPECT(docbm_stale_reason_name((docbm_stale_reason)3) == NULL);
+  const char *version = docbm_version();
+  EXPECT(version != NULL && strchr(version, '.') != NULL);
+}
+
+static void test_invalid_arguments(void) {
+  docbm_error *error = NULL;
+  EXPECT(docbm_document_open(NULL, &error) == NULL);
+  EXPECT(error && docbm_error_recommendation(error) == DOCBM_RECOMMEND_NONE);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_document_open("", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  /* No error wanted: the return value still says it failed. */
+  EXPECT(docbm_document_open(NULL, NULL) == NULL);
+  error = NULL;
+  EXPECT(docbm_make_bookmark(NULL, "x", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_check(NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_replace_document_with_writer(NULL, write_nothing, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  /* Releasing NULL does nothing. */
+  docbm_document_close(NULL);
+  docbm_resolution_free(NULL);
+  docbm_error_free(NULL);
+  docbm_check_result_free(NULL);
+  docbm_repair_report_free(NULL);
+  docbm_free(NULL);
+}
+
+static void test_make_resolve_save_check_repair(void) {
+  const char *document_path = path_in(0, "notes.txt");
+  const char *image = path_in(1, "image.png");
+  const char *renamed = path_in(2, "image-renamed.png");
+  write_file(document_path, "notes\n");
+  write_file(image, "png\n");
+
+  docbm_error *error = NULL;
+  docbm_document *document = docbm_document_open(document_path, &error);
+  EXPECT(document != NULL && error == NULL);
+  if (!document) return;
+
+  char *bookmark = docbm_make_bookmark(document, image, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+  if (!bookmark) {
+    docbm_error_free(error);
+    docbm_document_close(document);
+    return;
+  }
+  EXPECT(strncmp(bookmark, "docbmRec", 8) == 0);
+  EXPECT(getxattr(document_path, "user.docbm.key", NULL, 0) > 0);
+
+  /* Resolves where it was: not stale, nothing to refresh. */
+  docbm_resolution *resolution = docbm_resolve(document, bookmark, &error);
+  EXPECT(resolution != NULL);
+  if (resolution) {
+    EXPECT(strcmp(docbm_resolution_path(resolution), image) == 0);
+    EXPECT(docbm_resolution_is_stale(resolution) == 0);
+    EXPECT(docbm_resolution_stale_reasons(resolution) == 0);
+    EXPECT(docbm_resolution_refreshed(resolution) == NULL);
+    EXPECT(docbm_resolution_is_folder(resolution) == 0);
+    docbm_resolution_free(resolution);
+  }
+
+  /* After a rename: found, stale, with a refreshed bookmark that resolves unstale. */
+  EXPECT(rename(image, renamed) == 0);
+  resolution = docbm_resolve(document, bookmark, &error);
+  EXPECT(resolution != NULL);
+  if (resolution) {
+    EXPECT(strcmp(docbm_resolution_path(resolution), renamed) == 0);
+    EXPECT(docbm_resolution_is_stale(resolution) == 1);
+    EXPECT(docbm_resolution_stale_reasons(resolution) & DOCBM_STALE_TARGET_MOVED);
+    const char *refreshed = docbm_resolution_refreshed(resolution);
+    EXPECT(refreshed != NULL);
+    if (refreshed) {
+      docbm_resolution *again = docbm_resolve(document, refreshed, &error);
+      EXPECT(again != NULL && docbm_resolution_is_stale(again) == 0);
+      docbm_resolution_free(again);
+    }
+    docbm_resolution_free(resolution);
+  }
+
+  /* A batch: one good, one garbage, one missing target. */
+  const char *gone = path_in(3, "gone.txt");
+  write_file(gone, "gone\n");
+  char *gone_bookmark = docbm_make_bookmark(document, gone, &error);
+  EXPECT(gone_bookmark != NULL);
+  EXPECT(unlink(gone) == 0);
+  const char *texts[3] = {bookmark, "not a bookmark", gone_bookmark};
+  docbm_resolution *resolutions[3];
+  docbm_error *errors[3];
+  EXPECT(docbm_resolve_all(document, texts, 3, resolutions, errors, &error) == 1);
+  EXPECT(resolutions[0] != NULL && errors[0] == NULL);
+  EXPECT(resolutions[1] == NULL);
+  EXPECT_ERROR(errors[1], DOCBM_CORRUPT);
+  EXPECT(resolutions[2] == NULL);
+  if (errors[2]) EXPECT(docbm_error_recommendation(errors[2]) == DOCBM_RECOMMEND_FORGET);
+  EXPECT_ERROR(errors[2], DOCBM_MISSING);
+  docbm_resolution_free(resolutions[0]);
+  EXPECT(docbm_resolve_all(document, NULL, 0, NULL, NULL, &error) == 0);
+  docbm_free(gone_bookmark);
+
+  /* docbm's save keeps the key and the mode. */
+  EXPECT(chmod(document_path, 0640) == 0);
+  const char contents[] = "notes, second version\n";
+  EXPECT(docbm_replace_document(document, contents, sizeof contents - 1, &error) == 0);
+  struct stat status;
+  EXPECT(stat(document_path, &status) == 0 && (status.st_mode & 07777) == 0640);
+  EXPECT(getxattr(document_path, "user.docbm.key", NULL, 0) > 0);
+  resolution = docbm_resolve(document, bookmark, &error);
+  EXPECT(resolution != NULL);
+  docbm_resolution_free(resolution);
+
+  /* The writer form, and its failures: the document stays as it was. */
+  EXPECT(docbm_replace_document_with_writer(document, write_hello, "third version\n", &error) == 0);
+  EXPECT(docbm_replace_document_with_writer(document, fail_writing, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_WRITER_FAILED);
+  error = NULL;
+  EXPECT(docbm_replace_document_with_writer(document, write_nothing, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_NOTHING_WRITTEN);
+  error = NULL;
+
+  /* The check: ok, then keyLost after a plain atomic save, which repair puts right. */
+  size_t length = strlen(bookmark);
+  char *with_bookmark = malloc(length + 2);
+  memcpy(with_bookmark, bookmark, length);
+  with_bookmark[length] = '\n';
+  with_bookmark[length + 1] = '\0';
+  EXPECT(docbm_replace_document(document, with_bookmark, length + 1, &error) == 0);
+  docbm_check_result *check = docbm_check(document_path, &error);
+  EXPECT(check != NULL);
+  if (check) {
+    EXPECT(docbm_check_result_verdict(check) == DOCBM_VERDICT_OK);
+    EXPECT(docbm_check_result_is_problem(check) == 0);
+    EXPECT(docbm_check_result_bookmark_count(check) == 1);
+    docbm_check_result_free(check);
+  }
+  plain_atomic_save(document_path, with_bookmark);
+  resolution = docbm_resolve(document, bookmark, &error);
+  EXPECT(resolution == NULL);
+  if (error) EXPECT(docbm_error_recommendation(error) == DOCBM_RECOMMEND_REPAIR_KEY);
+  EXPECT_ERROR(error, DOCBM_KEY_MISSING);
+  error = NULL;
+  check = docbm_check(document_path, &error);
+  EXPECT(check != NULL);
+  if (check) {
+    EXPECT(docbm_check_result_verdict(check) == DOCBM_VERDICT_KEY_LOST);
+    EXPECT(docbm_check_result_is_problem(check) == 1);
+    EXPECT(strlen(docbm_check_result_message(check)) > 0);
+    docbm_check_result_free(check);
+  }
+  docbm_repair_report *report = docbm_repair(document_path, &error);
+  EXPECT(report != NULL);
+  if (report) {
+    EXPECT(docbm_repair_report_action(report) == DOCBM_REPAIR_RESTORED);
+    EXPECT(docbm_repair_report_refusal(report) == NULL);
+    EXPECT(docbm_repair_report_verdict(report) == DOCBM_VERDICT_OK);
+    EXPECT(strlen(docbm_repair_report_message(report)) > 0);
+    docbm_repair_report_free(report);
+  }
+  resolution = docbm_resolve(document, bookmark, &error);
+  EXPECT(resolution != NULL && error == NULL);
+  docbm_resolution_free(resolution);
+  free(with_bookmark);
+
+  /* A changed byte in the tag: tampered. */
+  char *changed = strdup(bookmark);
+  size_t last = strlen(changed) - 2;
+  changed[last] = changed[last] == 'A' ? 'B' : 'A';
+  EXPECT(docbm_resolve(document, changed, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_TAMPERED);
+  error = NULL;
+  free(changed);
+
+  /* The bookmark against another document with its own key: keyMismatch. */
+  const char *other_path = path_in(4, "other.txt");
+  write_file(other_path, "other\n");
+  docbm_document *other = docbm_document_open(other_path, &error);
+  char *other_bookmark = docbm_make_bookmark(other, renamed, &error);
+  EXPECT(other_bookmark != NULL);
+  EXPECT(docbm_resolve(other, bookmark, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_KEY_MISMATCH);
+  error = NULL;
+  docbm_free(other_bookmark);
+  docbm_document_close(other);
+
+  /* A target that is not there, and one that is a FIFO. */
+  EXPECT(docbm_make_bookmark(document, path_in(5, "nowhere"), &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND);
+  error = NULL;
+  const char *fifo = path_in(6, "fifo");
+  EXPECT(mkfifo(fifo, 0600) == 0);
+  EXPECT(docbm_make_bookmark(document, fifo, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_UNSUPPORTED_FILE_TYPE);
+  error = NULL;
+
+  /* A hard-linked document is not split silently. */
+  const char *linked = path_in(7, "notes-link.txt");
+  EXPECT(link(document_path, linked) == 0);
+  EXPECT(docbm_replace_document(document, "x", 1, &error) == -1);
+  if (error) {
+    EXPECT(docbm_error_recommendation(error) == DOCBM_RECOMMEND_CONFIRM_SAVE);
+    EXPECT(docbm_error_path(error) != NULL);
+  }
+  EXPECT_ERROR(error, DOCBM_HARD_LINKED);
+  error = NULL;
+
+  docbm_free(bookmark);
+  docbm_document_close(document);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
+    return 2;
+  }
+  scratch = argv[1];
+  /* The escrow lives in the scratch folder, never in the user's own. */
+  const char *escrow = path_in(0, "escrow");
+  if (mkdir(escrow, 0700) != 0 || setenv("DOCBM_ESCROW_DIR", escrow, 1) != 0) {
+    perror(escrow);
+    return 2;
+  }
+  test_names();
+  test_invalid_arguments();
+  test_make_resolve_save_check_repair();
+  if (failures) {
+    fprintf(stderr, "%d expectation(s) failed\n", failures);
+    return 1;
+  }
+  printf("libdocbm C tests passed\n");
+  return 0;
+}
