@@ -9,14 +9,19 @@
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
 #   make filesystem-table  measure docbm on ext4, XFS, Btrfs, tmpfs, overlayfs and FUSE (as root)
 #                and rewrite docs/filesystems.md's tables from the tests' output
+#   make test-c  libdocbm from C: the C tests under AddressSanitizer, the C sample, C++ header check
+#   make test-python  the Python package installed with pip into a fresh venv, its pytest suite
+#   make libdocbm  build libdocbm (release, self-contained) into .build/libdocbm/release
 #   make install install docbm, its manual page, completions and systemd user unit
-#                (docbm-watch@.service) under PREFIX (installs no packages: run
+#                (docbm-watch@.service), and libdocbm (lib/libdocbm.so.0, include/docbm.h,
+#                lib/pkgconfig/docbm.pc) under PREFIX (installs no packages: run
 #                `make setup` first when the build packages are missing)
 #   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
-  bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux
+  bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
+  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-pytest
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -26,6 +31,19 @@ DOCS_PORT ?= 8000
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/docbm \
   share/zsh/site-functions/_docbm share/systemd/user/docbm-watch@.service
+# libdocbm: its version is the release's; its soname, libdocbm.so.0, changes only when
+# the ABI breaks.
+LIB_VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/DocumentBookmarks/DocbmRelease.swift)
+LIB_INSTALLED := lib/libdocbm.so.$(LIB_VERSION) lib/libdocbm.so.0 lib/libdocbm.so include/docbm.h \
+  lib/pkgconfig/docbm.pc
+INSTALLED += $(LIB_INSTALLED)
+# libdocbm's release build links the Swift runtime and Foundation in (-static-stdlib), so
+# that it needs only the system's C libraries (libc, libstdc++, libm) at run time; in a
+# build folder of its own, since its flags are not docbm's.
+LIB_RELEASE := -c release -Xswiftc -static-stdlib --scratch-path .build/libdocbm
+# Without Foundation's notice about its use of mktemp, which docbm does not call.
+build_library = set -o pipefail; $(SWIFT) build $(LIB_RELEASE) --product DocbmC 2>&1 \
+  | { grep -v "the use of .mktemp' is dangerous" || true; }
 # Release builds (make install, make bench) make docbm a static executable: the Swift
 # runtime, Foundation and the C libraries linked in, nothing to relocate at start-up; and
 # the metadata of concrete generic types is made by direct calls instead of by demangling
@@ -47,7 +65,19 @@ SHELL := /bin/bash
 release_build = set -o pipefail; $(SWIFT) build $(RELEASE) --product $(1) 2>&1 \
   | { grep -v 'in statically linked applications requires at runtime' || true; }
 
-.PHONY: setup check-setup build demo test test-asan bench bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
+# $(call install_library,BUILT,ROOT,PREFIX): the library file BUILT installed under ROOT
+# as libdocbm (with its soname and development links), docbm.h, and docbm.pc naming PREFIX.
+define install_library
+	install -D -m 0755 $(1) $(2)/lib/libdocbm.so.$(LIB_VERSION)
+	ln -sfn libdocbm.so.$(LIB_VERSION) $(2)/lib/libdocbm.so.0
+	ln -sfn libdocbm.so.0 $(2)/lib/libdocbm.so
+	install -D -m 0644 Sources/DocbmC/include/docbm.h $(2)/include/docbm.h
+	mkdir -p $(2)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(3)|' -e 's|@VERSION@|$(LIB_VERSION)|' Sources/DocbmC/docbm.pc.in > $(2)/lib/pkgconfig/docbm.pc
+	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
+endef
+
+.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -78,6 +108,41 @@ demo: build
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-c test-python
+
+# libdocbm (the debug build) installed into .build/c-prefix as `make install` would, and
+# used from there through pkg-config, as a C program would use it.
+C_PREFIX := $(CURDIR)/.build/c-prefix
+C_FLAGS := -std=c99 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-omit-frame-pointer
+with_c_prefix = PKG_CONFIG_PATH=$(C_PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(C_PREFIX)/lib
+c-prefix: setup
+	$(SWIFT) build --product DocbmC
+	rm -rf $(C_PREFIX)
+	$(call install_library,.build/debug/libDocbmC.so,$(C_PREFIX),$(C_PREFIX))
+
+test-c: c-prefix
+	$(with_c_prefix) cc $(C_FLAGS) $$($(with_c_prefix) pkg-config --cflags docbm) Tests/CLibrary/test_docbm.c \
+	  $$($(with_c_prefix) pkg-config --libs docbm) -o $(C_PREFIX)/test_docbm
+	c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ $(C_PREFIX)/include/docbm.h
+	bash Tests/CLibrary/check-exports.sh $(C_PREFIX)/lib/libdocbm.so.0 Sources/DocbmC/include/docbm.h
+	scratch=$$(mktemp -d -p $(CURDIR)/.build) && trap 'rm -rf "$$scratch"' EXIT && \
+	  ASAN_OPTIONS=detect_leaks=1 $(with_c_prefix) $(C_PREFIX)/test_docbm "$$scratch"
+	$(MAKE) --no-print-directory -C Samples/c-editor run PKG_CONFIG_PATH=$(C_PREFIX)/lib/pkgconfig \
+	  LD_LIBRARY_PATH=$(C_PREFIX)/lib CFLAGS="$(C_FLAGS)"
+
+# The Python package, installed with pip into a fresh virtual environment (Debian's pytest
+# and setuptools seen through --system-site-packages, so nothing is downloaded), its tests
+# run against the libdocbm in .build/c-prefix.
+test-python: c-prefix
+	rm -rf .build/python-venv
+	python3 -m venv --system-site-packages .build/python-venv
+	.build/python-venv/bin/pip install --quiet --no-build-isolation --no-index ./python
+	cd python && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 ../.build/python-venv/bin/python -m pytest -q -p no:cacheprovider tests
+	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 .build/python-venv/bin/python Samples/python-editor/editor.py
+
+# libdocbm's release build: .build/libdocbm/release/libDocbmC.so (installed as libdocbm.so.0).
+libdocbm: setup
+	$(build_library)
 
 # Every out-of-bounds read or write, use after free or double free the tests reach stops
 # the run with its place (a read past the end of a buffer otherwise shows only when that
@@ -113,6 +178,11 @@ install: check-setup
 	mkdir -p $(DESTDIR)$(PREFIX)/share/systemd/user
 	sed '/^ExecStart=/s|@bindir@|$(PREFIX)/bin|' docs/docbm-watch@.service > $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
 	chmod 0644 $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
+	$(build_library)
+	$(call install_library,.build/libdocbm/release/libDocbmC.so,$(DESTDIR)$(PREFIX),$(PREFIX))
+	strip --strip-unneeded $(DESTDIR)$(PREFIX)/lib/libdocbm.so.$(LIB_VERSION)
+	@# The dynamic linker's cache, so that programs find libdocbm.so.0 in a standard folder.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 	@echo "Installed under $(DESTDIR)$(PREFIX): $(INSTALLED)"
 
 # Removes the installed files only (never a folder, which other programs may share).
