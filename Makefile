@@ -21,7 +21,7 @@
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
-  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-pytest
+  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -130,15 +130,17 @@ test-c: c-prefix
 	$(MAKE) --no-print-directory -C Samples/c-editor run PKG_CONFIG_PATH=$(C_PREFIX)/lib/pkgconfig \
 	  LD_LIBRARY_PATH=$(C_PREFIX)/lib CFLAGS="$(C_FLAGS)"
 
-# The Python package, installed with pip into a fresh virtual environment (Debian's pytest
-# and setuptools seen through --system-site-packages, so nothing is downloaded), its tests
-# run against the libdocbm in .build/c-prefix.
+# The Python package, installed with pip into a fresh virtual environment (Debian's pytest,
+# setuptools and wheel seen through --system-site-packages, so nothing is downloaded), its
+# tests run against the libdocbm in .build/c-prefix. Debian's own Python, which sees
+# Debian's packages, whatever `python3` comes first on PATH.
+DEBIAN_PYTHON ?= /usr/bin/python3
 test-python: c-prefix
 	rm -rf .build/python-venv
-	python3 -m venv --system-site-packages .build/python-venv
+	$(DEBIAN_PYTHON) -m venv --system-site-packages .build/python-venv
 	.build/python-venv/bin/pip install --quiet --no-build-isolation --no-index ./python
-	cd python && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 ../.build/python-venv/bin/python -m pytest -q -p no:cacheprovider tests
-	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 .build/python-venv/bin/python Samples/python-editor/editor.py
+	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 .build/python-venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+	cd .build && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 python-venv/bin/python ../Samples/python-editor/editor.py
 
 # libdocbm's release build: .build/libdocbm/release/libDocbmC.so (installed as libdocbm.so.0).
 libdocbm: setup

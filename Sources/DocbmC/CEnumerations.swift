@@ -126,4 +126,5 @@ struct CNames: Sendable {
   static let recommendations = CNames(Recommendation.self, cValue: \.cValue)
   static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
+  static let repairActions = CNames(DocumentRepairer.Report.Action.self, cValue: \.cValue)
 }

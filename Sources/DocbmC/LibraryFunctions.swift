@@ -35,3 +35,8 @@ private let versionString = StaticCString(DocbmRelease.version)
 @c public func docbm_verdict_name(_ verdict: UInt32) -> UnsafePointer<CChar>? {
   CNames.verdicts[verdict]
 }
+
+/// `const char *docbm_repair_action_name(docbm_repair_action action)`
+@c public func docbm_repair_action_name(_ action: UInt32) -> UnsafePointer<CChar>? {
+  CNames.repairActions[action]
+}

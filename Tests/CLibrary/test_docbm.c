@@ -106,6 +106,7 @@ static void test_names(void) {
   EXPECT(strcmp(docbm_verdict_name(DOCBM_VERDICT_KEY_LOST), "keyLost") == 0);
   EXPECT(strcmp(docbm_stale_reason_name(DOCBM_STALE_TARGET_MOVED), "targetMoved") == 0);
   EXPECT(docbm_stale_reason_name((docbm_stale_reason)3) == NULL);
+  EXPECT(strcmp(docbm_repair_action_name(DOCBM_REPAIR_NOTHING_TO_DO), "nothingToDo") == 0);
   const char *version = docbm_version();
   EXPECT(version != NULL && strchr(version, '.') != NULL);
 }

@@ -351,6 +351,9 @@ typedef enum docbm_repair_action {
   DOCBM_REPAIR_REFUSED = 3
 } docbm_repair_action;
 
+/** An action's name as the CLI's JSON spells it ("restored"), or NULL for an unknown value. */
+const char *docbm_repair_action_name(docbm_repair_action action);
+
 /** What a repair did to one document. */
 typedef struct docbm_repair_report docbm_repair_report;
 

@@ -22,7 +22,7 @@ public struct DocumentRepairer: Sendable {
   /// What repair did to one document.
   public struct Report: Hashable, Sendable, Codable {
     /// What happened, in one word. Names are frozen: they appear in JSON output.
-    public enum Action: String, Hashable, Sendable, Codable {
+    public enum Action: String, Hashable, Sendable, Codable, CaseIterable {
       /// The escrowed key was put back.
       case restored
       /// Nothing needed repair.

@@ -1,0 +1,279 @@
+"""docbm: document-scoped bookmarks for Linux, from Python.
+
+A bookmark is anchored on a document: it is signed with a secret key kept in the
+document's ``user.docbm.key`` extended attribute, and finds its target again after
+renames, moves and safe saves. Save with :meth:`Document.replace` so that the key survives;
+:func:`check` finds a document whose key a plain atomic save lost, and :func:`repair` puts
+it back from the user's escrow.
+
+    with docbm.Document("notes.txt") as document:
+        bookmark = document.make_bookmark("picture.png")   # store it in the document
+        resolution = document.resolve(bookmark)
+        if resolution.refreshed:                            # the picture moved
+            bookmark = resolution.refreshed                 # store this one instead
+        document.replace(new_contents)                      # keeps the key
+
+Calls go to libdocbm through ctypes, which releases the GIL while they run. Paths may be
+``str``, ``bytes`` or path-like; paths returned are ``str`` (bytes that are not UTF-8 are
+kept as surrogate escapes, as :func:`os.fsdecode` does).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple, Union
+
+from ._library import lib
+
+__all__ = [
+    "Check",
+    "DocbmError",
+    "Document",
+    "RepairReport",
+    "Resolution",
+    "check",
+    "repair",
+    "version",
+]
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+# docbm.h's DOCBM_INVALID_ARGUMENT: libdocbm's own code, with no Swift name.
+_INVALID_ARGUMENT = 1000
+
+
+def version() -> str:
+    """libdocbm's version, ``MAJOR.MINOR.PATCH``."""
+    return lib.docbm_version().decode()
+
+
+def _name(function, value: int) -> Optional[str]:
+    name = function(value)
+    return name.decode() if name is not None else None
+
+
+class DocbmError(Exception):
+    """A failure reported by libdocbm.
+
+    ``code`` is spelled as in Swift's ``DocbmError.Code`` and the CLI's JSON
+    (``"keyMissing"``, ``"missing"``, ...), or ``"invalidArgument"``;
+    ``recommendation`` says what to do (``"repairKey"``, ``"pickAgain"``, ...), ``None``
+    when the call itself was wrong; ``path`` is the path it concerns, if any; ``errno``
+    the failed system call's errno, if one failed.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        recommendation: Optional[str] = None,
+        path: Optional[str] = None,
+        errno: Optional[int] = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.recommendation = recommendation
+        self.path = path
+        self.errno = errno
+
+    @classmethod
+    def _take(cls, handle: int) -> "DocbmError":
+        """Copies a ``docbm_error`` out and releases it."""
+        try:
+            number = lib.docbm_error_code(handle)
+            code = "invalidArgument" if number == _INVALID_ARGUMENT else _name(lib.docbm_code_name, number)
+            path = lib.docbm_error_path(handle)
+            errno = lib.docbm_error_errno(handle)
+            return cls(
+                code or f"unknown({number})",
+                lib.docbm_error_message(handle).decode(errors="replace"),
+                _name(lib.docbm_recommendation_name, lib.docbm_error_recommendation(handle)),
+                os.fsdecode(path) if path is not None else None,
+                errno or None,
+            )
+        finally:
+            lib.docbm_error_free(handle)
+
+
+def _call(function, *arguments):
+    """Calls a libdocbm function whose last argument is ``docbm_error **``; raises its error."""
+    error = ctypes.c_void_p()
+    result = function(*arguments, ctypes.byref(error))
+    if error.value:
+        raise DocbmError._take(error.value)
+    return result
+
+
+def _take_string(pointer: Optional[int]) -> str:
+    """Copies a ``char *`` the caller owns and releases it."""
+    try:
+        return ctypes.string_at(pointer).decode()
+    finally:
+        lib.docbm_free(pointer)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a bookmark leads: ``path``; ``stale`` when it should be replaced by
+    ``refreshed`` (a fresh bookmark's text, ``None`` when none is needed or, for an
+    ambiguous bookmark, made); ``stale_reasons`` as Swift spells them
+    (``"targetMoved"``, ...)."""
+
+    path: str
+    stale: bool
+    refreshed: Optional[str]
+    stale_reasons: Tuple[str, ...]
+    is_folder: bool
+
+    @classmethod
+    def _take(cls, handle: int) -> "Resolution":
+        """Copies a ``docbm_resolution`` out and releases it."""
+        try:
+            mask = lib.docbm_resolution_stale_reasons(handle)
+            reasons = tuple(
+                _name(lib.docbm_stale_reason_name, 1 << bit) or f"unknown({1 << bit})"
+                for bit in range(32)
+                if mask & (1 << bit)
+            )
+            refreshed = lib.docbm_resolution_refreshed(handle)
+            return cls(
+                path=os.fsdecode(lib.docbm_resolution_path(handle)),
+                stale=bool(lib.docbm_resolution_is_stale(handle)),
+                refreshed=refreshed.decode() if refreshed is not None else None,
+                stale_reasons=reasons,
+                is_folder=bool(lib.docbm_resolution_is_folder(handle)),
+            )
+        finally:
+            lib.docbm_resolution_free(handle)
+
+
+class Document:
+    """A document that bookmarks are anchored on (a regular file or a folder).
+
+    Opening reads nothing; the key is made by the first :meth:`make_bookmark`. New keys
+    are escrowed in the user's escrow (``$DOCBM_ESCROW_DIR``, else
+    ``$XDG_STATE_HOME/docbm``, else ``~/.local/state/docbm``), as the ``docbm`` command
+    does. A document may be used from several threads; close it (or use ``with``) when done.
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        self._handle: Optional[int] = None
+        self.path = os.fsdecode(path)
+        self._handle = _call(lib.docbm_document_open, os.fsencode(path))
+
+    def close(self) -> None:
+        """Releases the document; further calls raise ``ValueError``. Closing twice is fine."""
+        handle, self._handle = self._handle, None
+        if handle:
+            lib.docbm_document_close(handle)
+
+    def __enter__(self) -> "Document":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _open_handle(self) -> int:
+        if not self._handle:
+            raise ValueError("the document is closed")
+        return self._handle
+
+    def make_bookmark(self, target: PathLike) -> str:
+        """Makes a bookmark to ``target`` (a file or folder; a symbolic link is followed)
+        and returns its text form (``"docbmRec..."``), giving the document a key first
+        when it has none. Raises :class:`DocbmError` (``notFound``,
+        ``unsupportedFileType``, ``unsupportedFilesystem``, ``documentUnproven``, ...)."""
+        return _take_string(_call(lib.docbm_make_bookmark, self._open_handle(), os.fsencode(target)))
+
+    def resolve(self, bookmark: str) -> Resolution:
+        """Verifies ``bookmark`` with the document's key and finds its target. Raises
+        :class:`DocbmError`: ``keyMissing`` (a save lost the key: :func:`repair`),
+        ``keyMismatch``, ``tampered``, ``corrupt``, ``missing``, ``volumeUnavailable``, ..."""
+        return Resolution._take(_call(lib.docbm_resolve, self._open_handle(), bookmark.encode()))
+
+    def resolve_all(self, bookmarks: Sequence[str]) -> List[Union[Resolution, DocbmError]]:
+        """Resolves many bookmarks at once, sharing one search for moved targets: a
+        :class:`Resolution` or a :class:`DocbmError` for each, in order."""
+        count = len(bookmarks)
+        if count == 0:
+            return []
+        texts = (ctypes.c_char_p * count)(*(text.encode() for text in bookmarks))
+        resolutions = (ctypes.c_void_p * count)()
+        errors = (ctypes.c_void_p * count)()
+        _call(lib.docbm_resolve_all, self._open_handle(), texts, count, resolutions, errors)
+        return [
+            Resolution._take(resolutions[index]) if resolutions[index] else DocbmError._take(errors[index])
+            for index in range(count)
+        ]
+
+    def replace(self, data: bytes) -> None:
+        """Saves ``data`` as the document's new contents, safely: a new file beside it gets
+        the document's owner, mode, ACLs and attributes (its key among them), is flushed and
+        renamed over it; a crash leaves the old or the new version whole. Raises
+        :class:`DocbmError` (``hardLinked``, ``noSpace``, ``permissionDenied``, ...); the
+        document is unchanged then."""
+        buffer = bytes(data)
+        _call(lib.docbm_replace_document, self._open_handle(), buffer, len(buffer))
+
+
+@dataclass(frozen=True)
+class Check:
+    """What a check found in one document: ``verdict`` as the CLI spells it (``"ok"``,
+    ``"keyLost"``, ``"noBookmarks"``, ...), whether it ``is_problem``, a ``message``."""
+
+    verdict: str
+    is_problem: bool
+    message: str
+    bookmark_count: int
+
+
+def check(path: PathLike) -> Check:
+    """Checks the document at ``path`` as ``docbm check`` does, with the user's escrow as
+    evidence. A document that cannot be read gets the verdict ``"unreadable"``."""
+    handle = _call(lib.docbm_check, os.fsencode(path))
+    try:
+        number = lib.docbm_check_result_verdict(handle)
+        return Check(
+            verdict=_name(lib.docbm_verdict_name, number) or f"unknown({number})",
+            is_problem=bool(lib.docbm_check_result_is_problem(handle)),
+            message=lib.docbm_check_result_message(handle).decode(errors="replace"),
+            bookmark_count=lib.docbm_check_result_bookmark_count(handle),
+        )
+    finally:
+        lib.docbm_check_result_free(handle)
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What a repair did: ``action`` (``"restored"``, ``"nothingToDo"``, ``"refused"``),
+    the ``refusal`` when refused (``"notRecorded"``, ...), a ``message``, and the
+    ``verdict`` after it."""
+
+    action: str
+    refusal: Optional[str]
+    message: str
+    verdict: str
+
+
+def repair(path: PathLike) -> RepairReport:
+    """Repairs the document at ``path`` as ``docbm repair`` does: puts a lost key back from
+    the user's escrow when the escrow shows this file is the key's document."""
+    handle = _call(lib.docbm_repair, os.fsencode(path))
+    try:
+        refusal = lib.docbm_repair_report_refusal(handle)
+        action = lib.docbm_repair_report_action(handle)
+        verdict = lib.docbm_repair_report_verdict(handle)
+        return RepairReport(
+            action=_name(lib.docbm_repair_action_name, action) or f"unknown({action})",
+            refusal=refusal.decode() if refusal is not None else None,
+            message=lib.docbm_repair_report_message(handle).decode(errors="replace"),
+            verdict=_name(lib.docbm_verdict_name, verdict) or f"unknown({verdict})",
+        )
+    finally:
+        lib.docbm_repair_report_free(handle)

@@ -1,0 +1,90 @@
+"""Loading libdocbm and declaring the C functions of docbm.h for ctypes.
+
+The library is found as ``$DOCBM_LIBRARY`` when set (a path to ``libdocbm.so.0``), else
+as ``libdocbm.so.0`` through the dynamic linker's search (``LD_LIBRARY_PATH``, then the
+folders ``ldconfig`` knows, where ``make install`` puts it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+_SONAME = "libdocbm.so.0"
+
+
+def _load() -> ctypes.CDLL:
+    path = os.environ.get("DOCBM_LIBRARY") or _SONAME
+    try:
+        return ctypes.CDLL(path)
+    except OSError as error:
+        raise ImportError(
+            f"docbm needs libdocbm ({path}): {error}. Install it with 'make install' at the "
+            "top of the docbm repository (then 'ldconfig' when PREFIX is a standard folder), "
+            "or set DOCBM_LIBRARY to the path of libdocbm.so.0"
+        ) from error
+
+
+lib = _load()
+
+_p = ctypes.c_void_p
+_s = ctypes.c_char_p
+_u = ctypes.c_uint
+_i = ctypes.c_int
+_error_out = ctypes.POINTER(ctypes.c_void_p)
+
+
+def _declare(name: str, result, *arguments) -> None:
+    function = getattr(lib, name)
+    function.restype = result
+    function.argtypes = list(arguments)
+
+
+# Strings the caller owns (char *) come back as c_void_p, so that they can be released
+# with docbm_free after they are copied; strings an object owns come back as c_char_p.
+_declare("docbm_version", _s)
+_declare("docbm_free", None, _p)
+_declare("docbm_error_code", _u, _p)
+_declare("docbm_error_recommendation", _u, _p)
+_declare("docbm_error_message", _s, _p)
+_declare("docbm_error_path", _s, _p)
+_declare("docbm_error_errno", _i, _p)
+_declare("docbm_error_free", None, _p)
+_declare("docbm_code_name", _s, _u)
+_declare("docbm_recommendation_name", _s, _u)
+_declare("docbm_stale_reason_name", _s, _u)
+_declare("docbm_verdict_name", _s, _u)
+_declare("docbm_repair_action_name", _s, _u)
+_declare("docbm_document_open", _p, _s, _error_out)
+_declare("docbm_document_close", None, _p)
+_declare("docbm_make_bookmark", _p, _p, _s, _error_out)
+_declare("docbm_resolve", _p, _p, _s, _error_out)
+_declare(
+    "docbm_resolve_all",
+    ctypes.c_long,
+    _p,
+    ctypes.POINTER(_s),
+    ctypes.c_size_t,
+    ctypes.POINTER(_p),
+    ctypes.POINTER(_p),
+    _error_out,
+)
+_declare("docbm_resolution_path", _s, _p)
+_declare("docbm_resolution_is_stale", _i, _p)
+_declare("docbm_resolution_refreshed", _s, _p)
+_declare("docbm_resolution_stale_reasons", _u, _p)
+_declare("docbm_resolution_is_folder", _i, _p)
+_declare("docbm_resolution_free", None, _p)
+_declare("docbm_replace_document", _i, _p, _p, ctypes.c_size_t, _error_out)
+_declare("docbm_check", _p, _s, _error_out)
+_declare("docbm_check_result_verdict", _u, _p)
+_declare("docbm_check_result_is_problem", _i, _p)
+_declare("docbm_check_result_message", _s, _p)
+_declare("docbm_check_result_bookmark_count", ctypes.c_size_t, _p)
+_declare("docbm_check_result_free", None, _p)
+_declare("docbm_repair", _p, _s, _error_out)
+_declare("docbm_repair_report_action", _u, _p)
+_declare("docbm_repair_report_refusal", _s, _p)
+_declare("docbm_repair_report_message", _s, _p)
+_declare("docbm_repair_report_verdict", _u, _p)
+_declare("docbm_repair_report_free", None, _p)

@@ -1,0 +1,270 @@
+"""The Python package over libdocbm: the flows of the Swift tests (make, resolve after a
+rename, a save that keeps the key, keyMissing after a plain atomic save, a check that finds
+the lost key and a repair that restores it), errors, and the names shared with Swift."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+import docbm
+
+KEY = "user.docbm.key"
+
+
+def plain_atomic_save(document: Path, data: bytes) -> None:
+    """A save as many programs write it: a new file with the document's mode, renamed over
+    the document. It carries no extended attributes, so the key is lost."""
+    temporary = document.with_name(document.name + ".tmp")
+    temporary.write_bytes(data)
+    os.chmod(temporary, stat.S_IMODE(document.stat().st_mode))
+    os.replace(temporary, document)
+
+
+@pytest.fixture
+def notes(folder: Path) -> Path:
+    path = folder / "notes.txt"
+    path.write_bytes(b"notes\n")
+    return path
+
+
+@pytest.fixture
+def picture(folder: Path) -> Path:
+    path = folder / "picture.png"
+    path.write_bytes(b"png\n")
+    return path
+
+
+def test_version_is_the_release() -> None:
+    assert re.fullmatch(r"\d+\.\d+\.\d+", docbm.version())
+
+
+def test_make_and_resolve_where_it_was(notes: Path, picture: Path) -> None:
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        assert bookmark.startswith("docbmRec")
+        assert len(os.getxattr(notes, KEY)) > 0
+        resolution = document.resolve(bookmark)
+    assert resolution.path == str(picture)
+    assert not resolution.stale
+    assert resolution.refreshed is None
+    assert resolution.stale_reasons == ()
+    assert not resolution.is_folder
+
+
+def test_resolve_after_a_rename_gives_a_refreshed_bookmark(notes: Path, picture: Path, folder: Path) -> None:
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        renamed = folder / "holiday.png"
+        picture.rename(renamed)
+        resolution = document.resolve(bookmark)
+        assert resolution.path == str(renamed)
+        assert resolution.stale
+        assert "targetMoved" in resolution.stale_reasons
+        assert resolution.refreshed is not None
+        again = document.resolve(resolution.refreshed)
+        assert again.path == str(renamed) and not again.stale
+
+
+def test_a_folder_target(notes: Path, folder: Path) -> None:
+    images = folder / "images"
+    images.mkdir()
+    with docbm.Document(notes) as document:
+        assert document.resolve(document.make_bookmark(images)).is_folder
+
+
+def test_a_name_that_is_not_utf8_is_kept(notes: Path, folder: Path) -> None:
+    target = os.path.join(os.fsencode(folder), b"caf\xe9.png")
+    with open(target, "wb") as file:
+        file.write(b"png\n")
+    with docbm.Document(notes) as document:
+        resolution = document.resolve(document.make_bookmark(target))
+    assert os.fsencode(resolution.path) == target
+
+
+def test_replace_keeps_the_key_and_mode(notes: Path, picture: Path) -> None:
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        os.chmod(notes, 0o640)
+        key = os.getxattr(notes, KEY)
+        inode = notes.stat().st_ino
+        document.replace(f"notes\n{bookmark}\n".encode())
+        assert notes.read_bytes() == f"notes\n{bookmark}\n".encode()
+        assert os.getxattr(notes, KEY) == key
+        assert stat.S_IMODE(notes.stat().st_mode) == 0o640
+        assert notes.stat().st_ino != inode, "a new version is renamed into place"
+        assert document.resolve(bookmark).path == str(picture)
+
+
+def test_a_plain_atomic_save_loses_the_key_and_repair_puts_it_back(notes: Path, picture: Path) -> None:
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        document.replace(f"notes\n{bookmark}\n".encode())
+        assert docbm.check(notes).verdict == "ok"
+
+        plain_atomic_save(notes, f"edited elsewhere\n{bookmark}\n".encode())
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.resolve(bookmark)
+        assert raised.value.code == "keyMissing"
+        assert raised.value.recommendation == "repairKey"
+        assert raised.value.path == str(notes)
+        assert "keyMissing" in str(raised.value)
+
+        found = docbm.check(notes)
+        assert found.verdict == "keyLost"
+        assert found.is_problem
+        assert found.bookmark_count == 1
+
+        report = docbm.repair(notes)
+        assert report.action == "restored", report.message
+        assert report.refusal is None
+        assert report.verdict == "ok"
+        assert document.resolve(bookmark).path == str(picture)
+        assert docbm.repair(notes).action == "nothingToDo"
+
+
+def test_repair_refuses_a_file_that_is_not_the_document(folder: Path, picture: Path) -> None:
+    # A file with a bookmark pasted in, which the escrow never saw as the key's document.
+    notes = folder / "notes.txt"
+    notes.write_bytes(b"notes\n")
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+    stranger = folder / "stranger.txt"
+    stranger.write_bytes(f"{bookmark}\n".encode())
+    report = docbm.repair(stranger)
+    assert report.action == "refused"
+    assert report.refusal is not None
+    assert KEY not in os.listxattr(stranger)
+
+
+def test_check_of_what_cannot_be_read(folder: Path) -> None:
+    result = docbm.check(folder / "absent.txt")
+    assert result.verdict == "unreadable"
+    assert result.is_problem
+
+
+def test_errors_carry_their_code(notes: Path, picture: Path, folder: Path) -> None:
+    with docbm.Document(notes) as document:
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.make_bookmark(folder / "nowhere")
+        assert raised.value.code == "notFound"
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.resolve("not a bookmark")
+        assert raised.value.code == "corrupt"
+
+        bookmark = document.make_bookmark(picture)
+        changed = bookmark[:-2] + ("B" if bookmark[-2] == "A" else "A") + bookmark[-1]
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.resolve(changed)
+        assert raised.value.code == "tampered"
+
+        picture.unlink()
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.resolve(bookmark)
+        assert raised.value.code == "missing"
+        assert raised.value.recommendation == "forget"
+
+    other = folder / "other.txt"
+    other.write_bytes(b"")
+    with docbm.Document(other) as document:
+        document.make_bookmark(notes)
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.resolve(bookmark)
+        assert raised.value.code == "keyMismatch"
+
+    with pytest.raises(docbm.DocbmError) as raised:
+        docbm.Document("")
+    assert raised.value.code == "invalidArgument"
+    assert raised.value.recommendation is None
+
+
+def test_a_hard_linked_document_is_not_split(notes: Path, picture: Path, folder: Path) -> None:
+    with docbm.Document(notes) as document:
+        document.make_bookmark(picture)
+        os.link(notes, folder / "link.txt")
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.replace(b"new")
+        assert raised.value.code == "hardLinked"
+        assert raised.value.recommendation == "confirmSave"
+    assert notes.read_bytes() == b"notes\n"
+
+
+def test_resolve_all(notes: Path, picture: Path, folder: Path) -> None:
+    gone = folder / "gone.txt"
+    gone.write_bytes(b"")
+    with docbm.Document(notes) as document:
+        first = document.make_bookmark(picture)
+        second = document.make_bookmark(gone)
+        gone.unlink()
+        results = document.resolve_all([first, "garbage", second])
+        assert document.resolve_all([]) == []
+    assert isinstance(results[0], docbm.Resolution) and results[0].path == str(picture)
+    assert isinstance(results[1], docbm.DocbmError) and results[1].code == "corrupt"
+    assert isinstance(results[2], docbm.DocbmError) and results[2].code == "missing"
+
+
+def test_threads_share_a_document(notes: Path, folder: Path) -> None:
+    targets = []
+    for index in range(8):
+        target = folder / f"target-{index}.txt"
+        target.write_bytes(b"")
+        targets.append(target)
+    with docbm.Document(notes) as document:
+        bookmarks = [document.make_bookmark(target) for target in targets]
+        results: dict = {}
+
+        def resolve(index: int) -> None:
+            for _ in range(20):
+                results[index] = document.resolve(bookmarks[index]).path
+
+        threads = [threading.Thread(target=resolve, args=(index,)) for index in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert results == {index: str(target) for index, target in enumerate(targets)}
+
+
+def test_a_closed_document_refuses_calls(notes: Path, picture: Path) -> None:
+    document = docbm.Document(notes)
+    document.close()
+    document.close()
+    with pytest.raises(ValueError):
+        document.make_bookmark(picture)
+
+
+HEADER = Path(__file__).resolve().parents[2] / "Sources" / "DocbmC" / "include" / "docbm.h"
+
+
+@pytest.mark.skipif(not HEADER.exists(), reason="docbm.h is not beside the package (an installed copy)")
+def test_the_header_names_match_swift() -> None:
+    """Each enumeration value of docbm.h has the name libdocbm gives it: DOCBM_KEY_MISSING
+    is "keyMissing", as Swift and the CLI spell it."""
+    from docbm._library import lib
+
+    text = HEADER.read_text()
+    prefixes = {
+        "docbm_code": ("DOCBM_", lib.docbm_code_name),
+        "docbm_recommendation": ("DOCBM_RECOMMEND_", lib.docbm_recommendation_name),
+        "docbm_stale_reason": ("DOCBM_STALE_", lib.docbm_stale_reason_name),
+        "docbm_verdict": ("DOCBM_VERDICT_", lib.docbm_verdict_name),
+        "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name),
+    }
+    checked = 0
+    for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
+        prefix, function = prefixes[body]
+        for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name):
+            number = eval(value)  # "1 << 3" and plain numbers only
+            words = constant[len(prefix):].lower().split("_")
+            expected = words[0] + "".join(word.capitalize() for word in words[1:])
+            if constant in ("DOCBM_INVALID_ARGUMENT", "DOCBM_RECOMMEND_NONE"):
+                assert function(number) is None
+                continue
+            assert function(number) == expected.encode(), constant
+            checked += 1
+    assert checked == 30 + 9 + 5 + 9 + 3
