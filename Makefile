@@ -4,6 +4,7 @@
 #   make test    install what is missing, build, run the test suite
 #   make test-asan  the test suite again, built with AddressSanitizer (into .build/asan)
 #   make bench   run the benchmarks (release build)
+#   make bench-libdocbm  one resolve through libdocbm from C and Python, against Swift
 #   make docs    build the DocC documentation into .build/docs, warnings as errors
 #   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
@@ -77,7 +78,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -163,6 +164,19 @@ bench: setup
 	.build/release/DocbmBenchmarks board
 	.build/release/DocbmBenchmarks store
 	.build/release/DocbmBenchmarks escrow
+
+# libdocbm's cost per resolve from C and Python against Swift: the release library installed
+# into .build/bench-prefix, the Python package into a venv there.
+bench-libdocbm: setup
+	$(call release_build,DocbmBenchmarks)
+	$(build_library)
+	rm -rf .build/bench-prefix
+	$(call install_library,.build/libdocbm/release/libDocbmC.so,.build/bench-prefix,$(CURDIR)/.build/bench-prefix)
+	strip --strip-unneeded .build/bench-prefix/lib/libdocbm.so.$(LIB_VERSION)
+	$(DEBIAN_PYTHON) -m venv --system-site-packages .build/bench-prefix/venv
+	.build/bench-prefix/venv/bin/pip install --quiet --no-build-isolation --no-index ./python
+	bash Benchmarks/libdocbm/run.sh .build/release/DocbmBenchmarks $(CURDIR)/.build/bench-prefix \
+	  .build/bench-prefix/venv/bin/python
 
 bench-check: setup
 	$(call release_build,docbm)

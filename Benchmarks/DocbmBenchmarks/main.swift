@@ -205,6 +205,22 @@ if CommandLine.arguments.dropFirst().first == "resolve-profile",
   exit(0)
 }
 
+// `DocbmBenchmarks resolve-text DOCUMENT BOOKMARK ITERATIONS ROUNDS`: the median time of
+// one resolve of a bookmark's text form (parsed, then resolved, as libdocbm's
+// `docbm_resolve` does), in nanoseconds: the Swift side of Benchmarks/libdocbm/run.sh.
+if CommandLine.arguments.dropFirst().first == "resolve-text", CommandLine.arguments.count == 6,
+  let iterations = Int(CommandLine.arguments[4]), let rounds = Int(CommandLine.arguments[5])
+{
+  let document = BookmarkService().documents(anchoredOn: FilePath(CommandLine.arguments[2]))
+  let text = CommandLine.arguments[3]
+  let time = try measure(iterations: iterations, rounds: rounds) {
+    _ = try document.resolve(try Bookmark(text: text))
+  }
+  print(Int(time))
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
 // `DocbmBenchmarks store [RECORDS]`: a store's load, change and refresh.
 if CommandLine.arguments.dropFirst().first == "store" {
   let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000

@@ -135,7 +135,7 @@ class Resolution:
             mask = lib.docbm_resolution_stale_reasons(handle)
             reasons = tuple(
                 _name(lib.docbm_stale_reason_name, 1 << bit) or f"unknown({1 << bit})"
-                for bit in range(32)
+                for bit in range(mask.bit_length())
                 if mask & (1 << bit)
             )
             refreshed = lib.docbm_resolution_refreshed(handle)
