@@ -11,7 +11,9 @@ package enum CurrentThread {
   /// other).
   package static var tag: DetachedThread.Tag {
     get { DetachedThread.Tag(rawValue: cdocbm_current_thread_tag() & ~ownMountNamespace) }
-    set { cdocbm_set_current_thread_tag(newValue.rawValue | (cdocbm_current_thread_tag() & ownMountNamespace)) }
+    set {
+      cdocbm_set_current_thread_tag(newValue.rawValue | (cdocbm_current_thread_tag() & ownMountNamespace))
+    }
   }
 
   /// Whether the calling thread entered a mount namespace of its own

@@ -180,7 +180,9 @@ package enum ExtendedAttributes {
           switch subject {
           case .descriptor(let fd): return cdocbm_fremovexattr(fd.rawValue, cName)
           case .path(let path, let follow):
-            return path.withCString { follow ? cdocbm_removexattr($0, cName) : cdocbm_lremovexattr($0, cName) }
+            return path.withCString {
+              follow ? cdocbm_removexattr($0, cName) : cdocbm_lremovexattr($0, cName)
+            }
           }
         }
       }
