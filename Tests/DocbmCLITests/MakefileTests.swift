@@ -28,7 +28,7 @@ struct MakefileTests {
     var written = Set<String>()
     for line in install.output.split(separator: "\n") {
       let words = line.split(separator: " ").map(String.init)
-      if words.first == "install", let last = words.last { written.insert(last) }
+      if words.first == "install" || words.first == "ln", let last = words.last { written.insert(last) }
       if let arrow = words.firstIndex(of: ">"), arrow + 1 < words.count { written.insert(words[arrow + 1]) }
     }
     let prefix = "/staging/opt/docbm-prefix/"
@@ -38,7 +38,11 @@ struct MakefileTests {
           [
             "bin/docbm", "share/man/man1/docbm.1", "share/bash-completion/completions/docbm",
             "share/zsh/site-functions/_docbm", "share/systemd/user/docbm-watch@.service",
+            "lib/libdocbm.so.\(DocbmRelease.version)", "lib/libdocbm.so.0", "lib/libdocbm.so",
+            "include/docbm.h", "lib/pkgconfig/docbm.pc",
           ].map { prefix + $0 }))
+    // pkg-config's file names where the library is used from (PREFIX), not where it is staged.
+    #expect(install.output.contains("s|@PREFIX@|/opt/docbm-prefix|"))
 
     let uninstall = dryRun("uninstall")
     try #require(uninstall.status == 0, "\(uninstall.error)")
