@@ -320,6 +320,47 @@ static void test_make_resolve_save_check_repair(void) {
   docbm_document_close(document);
 }
 
+/* The escrow's refusals reach C with their codes. */
+static void test_escrow_refusals(void) {
+  docbm_error *error = NULL;
+  const char *target = path_in(0, "escrow-target.txt");
+  write_file(target, "target\n");
+
+  /* A document the escrow recorded, replaced by a file readable by more users than it
+   * was: no new key is made there (it would end the recorded key's bookmarks). */
+  const char *recorded = path_in(1, "recorded.txt");
+  write_file(recorded, "recorded\n");
+  EXPECT(chmod(recorded, 0600) == 0);
+  docbm_document *document = docbm_document_open(recorded, &error);
+  char *bookmark = docbm_make_bookmark(document, target, &error);
+  EXPECT(bookmark != NULL);
+  docbm_free(bookmark);
+  const char *swapped = path_in(2, "recorded.txt.new");
+  write_file(swapped, "someone else's\n");
+  EXPECT(chmod(swapped, 0644) == 0 && rename(swapped, recorded) == 0);
+  EXPECT(docbm_make_bookmark(document, target, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_DOCUMENT_UNPROVEN);
+  error = NULL;
+  EXPECT(getxattr(recorded, "user.docbm.key", NULL, 0) < 0 && errno == ENODATA);
+  docbm_document_close(document);
+
+  /* An escrow folder others can write to is not used. */
+  const char *shared = path_in(3, "shared-escrow");
+  EXPECT(mkdir(shared, 0777) == 0 && chmod(shared, 0777) == 0);
+  const char *previous = getenv("DOCBM_ESCROW_DIR");
+  char *saved = previous ? strdup(previous) : NULL;
+  setenv("DOCBM_ESCROW_DIR", shared, 1);
+  const char *fresh = path_in(4, "fresh.txt");
+  write_file(fresh, "fresh\n");
+  document = docbm_document_open(fresh, &error);
+  EXPECT(docbm_make_bookmark(document, target, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_ESCROW_UNTRUSTED);
+  error = NULL;
+  docbm_document_close(document);
+  if (saved) setenv("DOCBM_ESCROW_DIR", saved, 1);
+  free(saved);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -335,6 +376,7 @@ int main(int argc, char **argv) {
   test_names();
   test_invalid_arguments();
   test_make_resolve_save_check_repair();
+  test_escrow_refusals();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;
