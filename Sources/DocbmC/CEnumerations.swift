@@ -103,6 +103,18 @@ extension DocumentRepairer.Report.Action {
   }
 }
 
+extension SaveProbeReport.Verdict {
+  /// The `docbm_lint_verdict` value.
+  var cValue: UInt32 {
+    switch self {
+    case .kept: 1
+    case .keptLeavingFiles: 2
+    case .lost: 3
+    case .notSaved: 4
+    }
+  }
+}
+
 /// The names of an enumeration's cases as static NUL-terminated strings, by C value.
 ///
 /// Names are made once per enumeration and kept for the life of the process, since the
@@ -127,4 +139,5 @@ struct CNames: Sendable {
   static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
   static let repairActions = CNames(DocumentRepairer.Report.Action.self, cValue: \.cValue)
+  static let lintVerdicts = CNames(SaveProbeReport.Verdict.self, cValue: \.cValue)
 }

@@ -40,3 +40,8 @@ private let versionString = StaticCString(DocbmRelease.version)
 @c public func docbm_repair_action_name(_ action: UInt32) -> UnsafePointer<CChar>? {
   CNames.repairActions[action]
 }
+
+/// `const char *docbm_lint_verdict_name(docbm_lint_verdict verdict)`
+@c public func docbm_lint_verdict_name(_ verdict: UInt32) -> UnsafePointer<CChar>? {
+  CNames.lintVerdicts[verdict]
+}

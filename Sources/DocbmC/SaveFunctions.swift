@@ -38,14 +38,8 @@ import FoundationEssentials
   return CallOutcome.run(reportingTo: error, failure: -1) { () throws(DocbmError) in
     try anchored.replaceDocument { url in
       let status = FilePath(url).withCString { writer($0, context) }
-      if status != 0 { throw WriterFailure(status: status) }
+      if status != 0 { throw CallbackFailure(callback: "the writer", status: status) }
     }
     return 0
   }
-}
-
-/// A C writer's non-zero return, reported in the `writerFailed` error's message.
-struct WriterFailure: Error, CustomStringConvertible {
-  let status: Int32
-  var description: String { "the writer returned \(status)" }
 }

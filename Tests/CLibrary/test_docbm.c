@@ -361,6 +361,81 @@ static void test_escrow_refusals(void) {
   free(saved);
 }
 
+/* An app's saves, for the lint: a plain atomic save, docbm's save, and one that fails. */
+static int save_plainly(const char *path, void *context) {
+  (void)context;
+  plain_atomic_save(path, "{}\n");
+  return 0;
+}
+
+static int save_with_docbm(const char *path, void *context) {
+  (void)context;
+  docbm_error *error = NULL;
+  docbm_document *document = docbm_document_open(path, &error);
+  int status = docbm_replace_document(document, "{}\n", 3, &error);
+  docbm_error_free(error);
+  docbm_document_close(document);
+  return status;
+}
+
+static int save_failing(const char *path, void *context) {
+  (void)path;
+  (void)context;
+  return 5;
+}
+
+/* Whether the report has a finding of `kind`. */
+static int has_finding(const docbm_lint_report *report, const char *kind) {
+  for (size_t index = 0; index < docbm_lint_report_finding_count(report); index++) {
+    if (strcmp(docbm_lint_report_finding_kind(report, index), kind) == 0) {
+      return docbm_lint_report_finding_message(report, index) != NULL
+          && docbm_lint_report_finding_fix(report, index) != NULL;
+    }
+  }
+  return 0;
+}
+
+static void test_lint(void) {
+  docbm_error *error = NULL;
+  const char *folder = path_in(0, "lint");
+  EXPECT(mkdir(folder, 0755) == 0);
+
+  docbm_lint_report *report = docbm_lint_save(save_plainly, NULL, folder, &error);
+  EXPECT(report != NULL && error == NULL);
+  if (report) {
+    EXPECT(docbm_lint_report_verdict(report) == DOCBM_LINT_LOST);
+    EXPECT(docbm_lint_report_is_safe(report) == 0);
+    EXPECT(has_finding(report, "keyLost"));
+    EXPECT(strstr(docbm_lint_report_summary(report), "keyLost") != NULL);
+    EXPECT(docbm_lint_report_finding_kind(report, docbm_lint_report_finding_count(report)) == NULL);
+    docbm_lint_report_free(report);
+  }
+
+  report = docbm_lint_save(save_with_docbm, NULL, folder, &error);
+  EXPECT(report != NULL);
+  if (report) {
+    EXPECT(docbm_lint_report_verdict(report) == DOCBM_LINT_KEPT);
+    EXPECT(docbm_lint_report_is_safe(report) == 1);
+    EXPECT(docbm_lint_report_finding_count(report) == 0);
+    docbm_lint_report_free(report);
+  }
+
+  report = docbm_lint_save(save_failing, NULL, folder, &error);
+  EXPECT(report != NULL);
+  if (report) {
+    EXPECT(has_finding(report, "saveFailed"));
+    EXPECT(strstr(docbm_lint_report_summary(report), "the save returned 5") != NULL);
+    docbm_lint_report_free(report);
+  }
+
+  EXPECT(docbm_lint_save(NULL, NULL, folder, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(strcmp(docbm_lint_verdict_name(DOCBM_LINT_KEPT_LEAVING_FILES), "keptLeavingFiles") == 0);
+  /* The scratch documents are gone. */
+  EXPECT(rmdir(folder) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -377,6 +452,7 @@ int main(int argc, char **argv) {
   test_invalid_arguments();
   test_make_resolve_save_check_repair();
   test_escrow_refusals();
+  test_lint();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -23,17 +23,20 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
-from ._library import lib
+from ._library import SAVE_FUNCTION, lib
 
 __all__ = [
     "Check",
     "DocbmError",
     "Document",
+    "LintFinding",
+    "LintReport",
     "RepairReport",
     "Resolution",
     "check",
+    "lint_save",
     "repair",
     "version",
 ]
@@ -277,3 +280,70 @@ def repair(path: PathLike) -> RepairReport:
         )
     finally:
         lib.docbm_repair_report_free(handle)
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One thing a save broke: its ``kind`` (``"keyLost"``, ``"modeChanged"``, ...), what
+    was seen (``message``) and how to ``fix`` it."""
+
+    kind: str
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """What :func:`lint_save` found: ``verdict`` (``"kept"``, ``"keptLeavingFiles"``,
+    ``"lost"``, ``"notSaved"``), ``is_safe`` when the save kept everything and left
+    nothing behind, the ``findings``, a ``summary`` for a test's failure message, and the
+    exception the save raised, if it did (``save_error``)."""
+
+    verdict: str
+    is_safe: bool
+    findings: Tuple[LintFinding, ...]
+    summary: str
+    save_error: Optional[BaseException] = None
+
+
+def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) -> LintReport:
+    """Runs an app's ``save`` once on a new scratch document (a key, other attributes, mode
+    0640 and a bookmark stored in it) made in ``folder`` (default: the working folder; not
+    /tmp, where editors save differently), and reports what it broke. ``save`` is called
+    with the document's path and saves a new version there as the app does; an exception
+    from it is a finding (``saveFailed``), kept in ``save_error``.
+
+        report = docbm.lint_save(lambda path: my_app.save(document, path))
+        assert report.is_safe, report.summary
+    """
+    raised: List[BaseException] = []
+
+    def call(path: bytes, context: Optional[int]) -> int:
+        try:
+            save(os.fsdecode(path))
+            return 0
+        except BaseException as error:  # reported by the lint, and kept for the caller
+            raised.append(error)
+            return 1
+
+    callback = SAVE_FUNCTION(call)
+    handle = _call(lib.docbm_lint_save, callback, None, os.fsencode(folder) if folder is not None else None)
+    try:
+        count = lib.docbm_lint_report_finding_count(handle)
+        verdict = lib.docbm_lint_report_verdict(handle)
+        return LintReport(
+            verdict=_name(lib.docbm_lint_verdict_name, verdict) or f"unknown({verdict})",
+            is_safe=bool(lib.docbm_lint_report_is_safe(handle)),
+            findings=tuple(
+                LintFinding(
+                    kind=lib.docbm_lint_report_finding_kind(handle, index).decode(),
+                    message=lib.docbm_lint_report_finding_message(handle, index).decode(errors="replace"),
+                    fix=lib.docbm_lint_report_finding_fix(handle, index).decode(errors="replace"),
+                )
+                for index in range(count)
+            ),
+            summary=lib.docbm_lint_report_summary(handle).decode(errors="replace"),
+            save_error=raised[0] if raised else None,
+        )
+    finally:
+        lib.docbm_lint_report_free(handle)

@@ -254,6 +254,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_stale_reason": ("DOCBM_STALE_", lib.docbm_stale_reason_name),
         "docbm_verdict": ("DOCBM_VERDICT_", lib.docbm_verdict_name),
         "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name),
+        "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name),
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
@@ -267,4 +268,36 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 30 + 9 + 5 + 9 + 3
+    assert checked == 30 + 9 + 5 + 9 + 3 + 4
+
+
+def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:
+    def plain(path: str) -> None:
+        plain_atomic_save(Path(path), b"{}\n")
+
+    report = docbm.lint_save(plain, folder)
+    assert report.verdict == "lost"
+    assert not report.is_safe
+    assert "keyLost" in [finding.kind for finding in report.findings]
+    assert "keyLost" in report.summary
+    assert list(folder.iterdir()) == [], "the scratch document is removed"
+
+
+def test_the_lint_passes_docbms_save(folder: Path) -> None:
+    def safe(path: str) -> None:
+        with docbm.Document(path) as document:
+            document.replace(b"{}\n")
+
+    report = docbm.lint_save(safe, folder)
+    assert report.is_safe, report.summary
+    assert report.verdict == "kept"
+    assert report.findings == ()
+
+
+def test_the_lint_reports_a_save_that_raises(folder: Path) -> None:
+    def failing(path: str) -> None:
+        raise PermissionError("no saving today")
+
+    report = docbm.lint_save(failing, folder)
+    assert "saveFailed" in [finding.kind for finding in report.findings]
+    assert isinstance(report.save_error, PermissionError)

@@ -10,8 +10,8 @@
  * Link with `pkg-config --cflags --libs docbm`.
  *
  * Ownership
- *   - Every object returned by a function named *_open, docbm_resolve, docbm_check or
- *     docbm_repair is the caller's, and is released with its own *_free or *_close call.
+ *   - Every object returned by a function named *_open, docbm_resolve, docbm_check,
+ *     docbm_repair or docbm_lint_save is the caller's, and is released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -376,6 +376,62 @@ const char *docbm_repair_report_message(const docbm_repair_report *report);
 docbm_verdict docbm_repair_report_verdict(const docbm_repair_report *report);
 /** Releases a repair report. NULL is allowed. */
 void docbm_repair_report_free(docbm_repair_report *report);
+
+/* ---------------------------------------------------------------------------------- */
+/* The save-safety lint, for an app's tests                                             */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * An app's save, under test: saves a new version of the document at `path` as the app
+ * does (`path` is a scratch document with a key, other attributes, mode 0640 and a
+ * bookmark stored in it). Returns 0 when it saved, anything else when it failed.
+ */
+typedef int (*docbm_save_function)(const char *path, void *context);
+
+/** What the lint concluded. Mirrors `SaveProbeReport.Verdict`; names are frozen. */
+typedef enum docbm_lint_verdict {
+  /** The save kept the key, the other attributes, the mode, the owner and the links. */
+  DOCBM_LINT_KEPT = 1,
+  /** It kept everything but left files beside the document (a backup, a temporary). */
+  DOCBM_LINT_KEPT_LEAVING_FILES = 2,
+  /** It lost something of the document (the key, attributes, mode, ...), or failed. */
+  DOCBM_LINT_LOST = 3,
+  /** It did not write the document: nothing was tested. */
+  DOCBM_LINT_NOT_SAVED = 4
+} docbm_lint_verdict;
+
+/** A lint verdict's name ("keptLeavingFiles"), or NULL for an unknown value. Static. */
+const char *docbm_lint_verdict_name(docbm_lint_verdict verdict);
+
+/** What the lint found. */
+typedef struct docbm_lint_report docbm_lint_report;
+
+/**
+ * Runs `save` once, on the calling thread, on a new scratch document made in `folder`
+ * (NULL: the working folder; not /tmp, where editors save differently), and reports what
+ * it broke; the scratch document is removed afterwards. A save that fails or loses
+ * something is a report, not an error. Fails with DOCBM_INVALID_ARGUMENT (no `save`), or
+ * when the scratch document cannot be made (DOCBM_PERMISSION_DENIED,
+ * DOCBM_UNSUPPORTED_FILESYSTEM, ...).
+ */
+docbm_lint_report *docbm_lint_save(docbm_save_function save, void *context, const char *folder, docbm_error **error);
+
+/** The verdict. */
+docbm_lint_verdict docbm_lint_report_verdict(const docbm_lint_report *report);
+/** 1 when the save wrote the document, kept everything and left nothing behind, else 0. */
+int docbm_lint_report_is_safe(const docbm_lint_report *report);
+/** The findings and notes, one per line, for a test's failure message. Owned by `report`. */
+const char *docbm_lint_report_summary(const docbm_lint_report *report);
+/** How many findings there are. */
+size_t docbm_lint_report_finding_count(const docbm_lint_report *report);
+/** Finding `index`'s kind ("keyLost", "modeChanged", ...), or NULL past the end. Static. */
+const char *docbm_lint_report_finding_kind(const docbm_lint_report *report, size_t index);
+/** What finding `index` saw, or NULL past the end. Owned by `report`. */
+const char *docbm_lint_report_finding_message(const docbm_lint_report *report, size_t index);
+/** How to fix finding `index`, or NULL past the end. Owned by `report`. */
+const char *docbm_lint_report_finding_fix(const docbm_lint_report *report, size_t index);
+/** Releases a lint report. NULL is allowed. */
+void docbm_lint_report_free(docbm_lint_report *report);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,7 @@ public struct SaveProbeReport: Hashable, Sendable, Codable {
   }
 
   /// The outcome in one word. Names are frozen: they appear in JSON output.
-  public enum Verdict: String, Hashable, Sendable, Codable {
+  public enum Verdict: String, Hashable, Sendable, Codable, CaseIterable {
     /// The save kept everything and left nothing behind.
     case kept
     /// The save kept everything but left files beside the document (a backup, a temporary).
