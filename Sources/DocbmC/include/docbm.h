@@ -18,8 +18,9 @@
  *     (docbm_code_name(), ...) return static strings.
  *   - Functions that can fail take a `docbm_error **error` last. On failure they return
  *     NULL (or -1) and, when `error` is not NULL, store a new error there that the caller
- *     releases with docbm_error_free(); on success they leave `*error` untouched. Passing
- *     NULL for `error` is allowed: the failure is still reported by the return value.
+ *     releases with docbm_error_free(); on success they leave `*error` untouched. Pass
+ *     the address of a NULL `docbm_error *` (an error already there would be overwritten,
+ *     not released), or NULL: the failure is still reported by the return value.
  *
  * Threads
  *   Every function may be called from any thread. Objects do not change after they are
