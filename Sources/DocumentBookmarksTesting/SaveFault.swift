@@ -30,8 +30,8 @@ public struct SaveFault: Sendable {
 
 extension SaveFault {
   /// The fault as the library's saves see it.
-  func injectable(folder: FilePath? = nil) -> SaveFaults.Fault {
-    SaveFaults.Fault(step: step, errno: errno, leavesTemporary: leavesTemporary, folder: folder)
+  func injectable() -> SaveFaults.Fault {
+    SaveFaults.Fault(step: step, errno: errno, leavesTemporary: leavesTemporary)
   }
 }
 
@@ -73,22 +73,25 @@ public func withSaveFault<Result>(
 /// - The fault is installed for the duration of `body` only: `body` must wait for the saves
 ///   it starts (a `DispatchGroup`, a semaphore, `await` on the task). A save that runs after
 ///   `body` returned is not faulted.
-/// - It is process-wide: any save, by any test running at the same time, may be the one
-///   that fails. Run such tests serialized (`.serialized`, or a suite of their own).
-/// - A task-local fault (``withSaveFault(_:_:)``) on the saving task takes precedence.
+/// - Without `folder` it is process-wide: any save, by any test running at the same time,
+///   may be the one that fails. Run such tests serialized (`.serialized`, or a suite of
+///   their own).
 /// - `folder` narrows it to saves of documents inside that folder (a test's scratch
-///   folder), so that tests running at the same time are not hit.
+///   folder): tests running at the same time are not hit, and tests that each narrow
+///   their fault to a folder of their own run in parallel.
+/// - A task-local fault (``withSaveFault(_:_:)``) on the saving task takes precedence.
 /// - Temporaries left by ``SaveFault/crashBeforeRename`` are removed when `body` returns.
 ///
 /// - Throws: ``SaveFaultScopeError/alreadyActive`` (before running `body`) when another
-///   process-wide fault is installed, since two would make it unclear which save fails;
+///   process-wide save fault covers the same saves (one without a folder, or for a folder
+///   that holds or is inside `folder`), since two would make it unclear which save fails;
 ///   otherwise whatever `body` throws.
 @discardableResult
 public func withProcessWideSaveFault<Result>(
   _ fault: SaveFault, in folder: FilePath? = nil, _ body: () throws -> Result
 ) throws -> Result {
-  let injected = fault.injectable(folder: folder)
-  guard SaveFaults.beginProcessWide(injected) else { throw SaveFaultScopeError.alreadyActive }
+  let injected = fault.injectable()
+  guard SaveFaults.beginProcessWide(injected, in: folder) else { throw SaveFaultScopeError.alreadyActive }
   defer {
     SaveFaults.endProcessWide(injected)
     injected.removeLeftTemporaries()
@@ -99,15 +102,15 @@ public func withProcessWideSaveFault<Result>(
 /// Runs the async `body` with `fault` installed for the whole process; see
 /// ``withProcessWideSaveFault(_:in:_:)``.
 ///
-/// - Throws: ``SaveFaultScopeError/alreadyActive`` when another process-wide fault is
-///   installed; otherwise whatever `body` throws.
+/// - Throws: ``SaveFaultScopeError/alreadyActive`` when another process-wide save fault
+///   covers the same saves; otherwise whatever `body` throws.
 @discardableResult
 public func withProcessWideSaveFault<Result>(
   _ fault: SaveFault, in folder: FilePath? = nil, isolation: isolated (any Actor)? = #isolation,
   _ body: () async throws -> Result
 ) async throws -> Result {
-  let injected = fault.injectable(folder: folder)
-  guard SaveFaults.beginProcessWide(injected) else { throw SaveFaultScopeError.alreadyActive }
+  let injected = fault.injectable()
+  guard SaveFaults.beginProcessWide(injected, in: folder) else { throw SaveFaultScopeError.alreadyActive }
   defer {
     SaveFaults.endProcessWide(injected)
     injected.removeLeftTemporaries()

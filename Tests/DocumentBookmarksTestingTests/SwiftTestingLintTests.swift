@@ -118,24 +118,20 @@ struct FaultInjectionTests {
 
 }
 
-/// Process-wide faults are narrowed to each test's own folder, and the tests that install
-/// one run one at a time, since a second one at the same time is refused.
-@Suite("Process-wide faults", .serialized)
-struct ProcessWideFaultTests {
-  /// Runs `body`, again after a pause while a test of another suite (they run in parallel)
-  /// holds a process-wide fault: only one may be installed at a time.
-  @discardableResult
-  private func whenNoOtherFault<T>(_ body: () async throws -> T) async throws -> T {
-    for _ in 0..<1200 {
-      do {
-        return try await body()
-      } catch SaveFaultScopeError.alreadyActive {
-        try await Task.sleep(for: .milliseconds(50))
-      }
-    }
-    return try await body()
+/// The code of the error `body` throws, or `nil` when it throws none (or another error).
+private func code(_ body: () throws -> Void) -> DocbmError.Code? {
+  do {
+    try body()
+    return nil
+  } catch {
+    return (error as? DocbmError)?.code
   }
+}
 
+/// Process-wide faults are narrowed to each test's own folder, so that they do not conflict
+/// with those of tests running at the same time.
+@Suite("Process-wide faults")
+struct ProcessWideFaultTests {
   @Test(
     "a process-wide fault reaches saves on other threads and detached tasks; a task-local one does not",
     arguments: ["dispatch", "thread", "detached"])
@@ -163,20 +159,34 @@ struct ProcessWideFaultTests {
     }
     let escaped = await withSaveFault(.diskFull()) { await elsewhere() }
     #expect(escaped == nil, "a task-local fault does not reach a save elsewhere")
-    let reached = try await whenNoOtherFault {
-      try await withProcessWideSaveFault(.diskFull(), in: scratch.root) { await elsewhere() }
-    }
+    let reached = try await withProcessWideSaveFault(.diskFull(), in: scratch.root) { await elsewhere() }
     #expect(reached == .noSpace)
     #expect(await elsewhere() == nil, "the fault ends with the closure")
   }
 
-  @Test("two process-wide faults at once are refused with a typed error")
-  func nestedProcessWide() async throws {
-    try await whenNoOtherFault {
-      try withProcessWideSaveFault(.diskFull(), in: FilePath("/nonexistent-folder")) {
-        #expect(throws: SaveFaultScopeError.alreadyActive) {
-          try withProcessWideSaveFault(.ioError(), in: FilePath("/nonexistent-folder")) {}
-        }
+  @Test("process-wide faults for the same or nested folders are refused; for separate folders, both hold")
+  func overlappingProcessWide() throws {
+    let scratch = try Scratch()
+    let first = try scratch.folder("first")
+    let second = try scratch.folder("second")
+    try withProcessWideSaveFault(.diskFull(), in: first) {
+      #expect(throws: SaveFaultScopeError.alreadyActive) {
+        try withProcessWideSaveFault(.ioError(), in: first) {}
+      }
+      #expect(throws: SaveFaultScopeError.alreadyActive) {
+        try withProcessWideSaveFault(.ioError(), in: first.appending("inner")) {}
+      }
+      #expect(throws: SaveFaultScopeError.alreadyActive) {
+        try withProcessWideSaveFault(.ioError(), in: scratch.root) {}
+      }
+      // A sibling whose name starts with the first folder's is not inside it.
+      let sibling = try scratch.folder("first-sibling")
+      try withProcessWideSaveFault(.ioError(), in: sibling) {}
+      try withProcessWideSaveFault(.ioError(at: .write), in: second) {
+        let one = BookmarkService().documents(anchoredOn: try scratch.file("first/doc", "old"))
+        let two = BookmarkService().documents(anchoredOn: try scratch.file("second/doc", "old"))
+        #expect(code { try one.replaceDocument(with: Data("new".utf8)) } == .noSpace)
+        #expect(code { try two.replaceDocument(with: Data("new".utf8)) } == .ioError)
       }
     }
   }

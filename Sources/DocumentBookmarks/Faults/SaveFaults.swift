@@ -16,23 +16,10 @@ package enum SaveFaults {
     private let used = Atomic<Bool>(false)
     private let left = Mutex<[FilePath]>([])
 
-    /// For a process-wide fault: only saves of documents inside this folder (an absolute,
-    /// normalized path); `nil`: every save.
-    package let folder: FilePath?
-
-    package init(step: SaveStep, errno: Int32, leavesTemporary: Bool = false, folder: FilePath? = nil) {
+    package init(step: SaveStep, errno: Int32, leavesTemporary: Bool = false) {
       self.step = step
       self.errno = errno
       self.leavesTemporary = leavesTemporary
-      self.folder = folder.map { $0.absolute.lexicallyNormalized }
-    }
-
-    /// Whether a save of `destination` is one this fault may fail.
-    func applies(to destination: FilePath) -> Bool {
-      guard let folder else { return true }
-      let path = destination.absolute.lexicallyNormalized.bytes
-      let prefix = folder.bytes.last == UInt8(ascii: "/") ? folder.bytes : folder.bytes + [UInt8(ascii: "/")]
-      return path.starts(with: prefix)
     }
 
     /// Claims the fault; `true` only the first time.
@@ -64,38 +51,25 @@ package enum SaveFaults {
 
   @TaskLocal package static var injected: Fault?
 
-  private static let processWide = Mutex<Fault?>(nil)
-  /// Whether a process-wide fault is installed: read without the lock by every save step.
-  private static let anyProcessWide = Atomic<Bool>(false)
+  /// The process-wide faults, each for the saves of documents inside its folder.
+  private static let processWide = ProcessWideFaults<Fault>()
 
-  /// Installs `fault` for every save in the process, whatever its task or thread, until
-  /// ``endProcessWide(_:)``. Returns `false` when another process-wide fault is installed.
-  package static func beginProcessWide(_ fault: Fault) -> Bool {
-    processWide.withLock { current in
-      guard current == nil else { return false }
-      current = fault
-      anyProcessWide.store(true, ordering: .releasing)
-      return true
-    }
+  /// Installs `fault` for every save in the process of a document inside `folder` (`nil`:
+  /// every save), whatever its task or thread, until ``endProcessWide(_:)``. Returns
+  /// `false` when a process-wide fault for an overlapping folder is installed.
+  package static func beginProcessWide(_ fault: Fault, in folder: FilePath?) -> Bool {
+    processWide.begin(fault, in: folder)
   }
 
   /// Removes the process-wide `fault`.
   package static func endProcessWide(_ fault: Fault) {
-    processWide.withLock { current in
-      if current === fault {
-        current = nil
-        anyProcessWide.store(false, ordering: .releasing)
-      }
-    }
+    processWide.end(fault)
   }
 
   /// The fault that applies to a save of `destination` here: the task's own, else the
   /// process-wide one when its folder holds the destination.
   static func active(for destination: FilePath) -> Fault? {
-    if let injected { return injected }
-    guard anyProcessWide.load(ordering: .acquiring) else { return nil }
-    guard let fault = processWide.withLock({ $0 }), fault.applies(to: destination) else { return nil }
-    return fault
+    injected ?? processWide.fault(for: destination)
   }
 
   /// Throws the injected fault when `step` is the one to fail and it was not used yet.
