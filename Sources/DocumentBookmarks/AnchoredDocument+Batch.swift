@@ -21,7 +21,10 @@ extension AnchoredDocument {
     let key = Result { () throws(DocbmError) in try readKey().map(DocumentKeyCache.Entry.init) }
     let batch = ResolutionBatch(for: self)
     return bookmarks.map { bookmark in
-      Result { () throws(DocbmError) in try resolve(bookmark, key: key, batch: batch) }
+      Result { () throws(DocbmError) in
+        try ResolutionFaults.apply(to: bookmark, on: self)
+        return try resolve(bookmark, key: key, batch: batch)
+      }
     }
   }
 

@@ -180,6 +180,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   `volumeUnavailable`, `notFound` (the document itself); through the Documents portal
   ///   in a sandbox, `outsideSandbox` (not `missing`) for a target the app cannot see.
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
+    try ResolutionFaults.apply(to: bookmark, on: self)
     // Nothing moved: answered with the key's and the target's system calls alone.
     if let unmoved = UnmovedResolver.locate(bookmark, on: self) {
       return Resolution(

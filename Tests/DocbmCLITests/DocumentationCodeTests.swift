@@ -225,6 +225,15 @@ enum DocumentationCode {
       func saveInBackgroundAndWait() {}
     }
     let editor = Editor()
+    enum TileState: Sendable { case shown, offline, gone }
+    enum Banner: Sendable { case none, repairKey }
+    final class BoardView: Sendable {
+      func reload() async {}
+      var tiles: [TileState] { [.shown] }
+      var banner: Banner { .none }
+      var showsProgress: Bool { false }
+    }
+    let boardView = BoardView()
     """
 
   /// The `(kind, name)` of each target a manifest declares.

@@ -16,16 +16,23 @@ package enum DocbmThreads {
   package static var isCurrent: Bool { DetachedThread.currentTag == .ioWorker }
 
   /// Runs `work` on a docbm thread and returns its result, suspending (not blocking) the
-  /// caller meanwhile. A save fault the calling task installed (the testing product's
-  /// `withSaveFault`) is installed for `work` too: the save it runs is the caller's.
+  /// caller meanwhile. A save or resolution fault the calling task installed (the testing
+  /// product's `withSaveFault`, `withResolutionFault`) is installed for `work` too: the save
+  /// or resolve it runs is the caller's.
   package static func run<Value: Sendable>(
     _ work: @escaping @Sendable () throws -> Value
   ) async throws -> Value {
-    let fault = SaveFaults.injected
+    let saveFault = SaveFaults.injected
+    let resolutionFault = ResolutionFaults.injected
     return try await withCheckedThrowingContinuation {
       (continuation: CheckedContinuation<Value, any Error>) in
       pool.submit {
-        continuation.resume(with: Result { try SaveFaults.$injected.withValue(fault) { try work() } })
+        continuation.resume(
+          with: Result {
+            try SaveFaults.$injected.withValue(saveFault) {
+              try ResolutionFaults.$injected.withValue(resolutionFault) { try work() }
+            }
+          })
       }
     }
   }
