@@ -50,19 +50,14 @@ func unavailable(_ key: String, _ error: DocbmError) -> String {
 /// Runs one command of the command line.
 func run(_ arguments: [String]) async {
   let store = BookmarkStore<String, Folder>(
-    file: listFile(), followsOtherProcesses: false, followsMounts: false)
+    file: listFile(), policy: StorePolicy(validators: [.directoryOnly, .notTooBroad, .noOverlap]),
+    followsOtherProcesses: false, followsMounts: false)
   do {
     let records = try await store.load()
     switch arguments.first {
     case "add":
       guard arguments.count == 2 else { fail("usage: folder-list add PATH") }
       let folder = FilePath(arguments[1])
-      var isFolder: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: folder.description, isDirectory: &isFolder),
-        isFolder.boolValue
-      else {
-        fail("\(folder) is not a folder")
-      }
       let name = folder.url.lastPathComponent
       let taken = Set(records.map(\.key))
       var key = name
@@ -114,6 +109,7 @@ func run(_ arguments: [String]) async {
   } catch let error as BookmarkStoreError<String> {
     switch error {
     case .notFound(let key): fail("no folder has the key \(key) (see 'folder-list list')")
+    case .refused(_, let path, let reason): fail("\(path) was not added: \(reason)")
     case .docbm(let error):
       fail("\(error.message) (\(error.code.rawValue); \(error.recommendation.rawValue))")
     default: fail(error.description)

@@ -2,6 +2,8 @@ public import DocumentBookmarks
 
 /// Why a store operation failed. Values carry facts (codes, keys, paths) for the app to
 /// act on; ``description`` is one line for logs.
+///
+/// New cases may be added in later versions: a `switch` over them needs a `default`.
 public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Sendable, CustomStringConvertible {
   /// A docbm call failed: making or resolving a bookmark, or saving the store file. The
   /// error's code and recommendation say what to do.
@@ -28,6 +30,9 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.
   case corrupt(path: FilePath, reason: String)
+  /// A validator of the store's policy (``StoreValidator``, named by `validator`) refused
+  /// the target at `path`, for `reason`; nothing was added or written.
+  case refused(validator: String, path: FilePath, reason: String)
 
   public var description: String {
     switch self {
@@ -42,6 +47,8 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
       "\(path) is not trusted (\(reason)); it is left unchanged"
     case .corrupt(let path, let reason):
       "\(path) cannot be read (\(reason)) and no last good copy restores it; it is left unchanged"
+    case .refused(let validator, let path, let reason):
+      "\(path) was not added: the store's \(validator) check refuses it, since \(reason)"
     }
   }
 

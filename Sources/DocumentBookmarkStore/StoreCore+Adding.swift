@@ -4,6 +4,7 @@ extension StoreCore {
   /// Bookmarks `target` (a file or folder) and adds it under `key`; see
   /// ``BookmarkStore/add(target:key:metadata:)``.
   package func add(target: FilePath, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    try validate(target)
     try file.createIfMissing()
     let bookmark: Bookmark
     let contents: BookmarkContents
@@ -23,6 +24,7 @@ extension StoreCore {
   /// ``BookmarkStore/add(targets:)``. A target that cannot be bookmarked fails the whole
   /// call before anything is saved.
   package func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) throws(Failure) -> [Record] {
+    for (target, _, _) in targets { try validate(target) }
     try file.createIfMissing()
     var records: [Record] = []
     records.reserveCapacity(targets.count)
@@ -57,6 +59,7 @@ extension StoreCore {
     } catch {
       throw .docbm(error)
     }
+    try validate(contents.absolutePath)
     let record = Record(
       key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
       volume: contents.volume, status: .unknown, createdAt: clock(), metadata: metadata)
@@ -69,6 +72,31 @@ extension StoreCore {
       key: key, bookmark: nil, lastKnownPath: path.absolute.lexicallyNormalized, identity: nil,
       volume: Self.volumeHint(near: path), status: .unknown, createdAt: clock(), metadata: metadata)
     return try insert(record)
+  }
+
+  /// Runs the policy's validators on `target`; throws the first refusal. A target that
+  /// cannot be looked at is left for bookmarking to report.
+  private func validate(_ target: FilePath) throws(Failure) {
+    guard !policy.validators.isEmpty, let status = try? FileStatus.of(target, followSymlinks: true) else {
+      return
+    }
+    let kind: TargetKind
+    switch status.kind {
+    case .directory: kind = .folder
+    case .regular: kind = .file
+    default: return
+    }
+    guard let resolved = try? SymbolicLink.canonicalPath(target) else { return }
+    try loadIfNeeded()
+    let candidate = StoreValidator.Candidate(
+      path: target.absolute.lexicallyNormalized, resolvedPath: resolved, kind: kind,
+      isSymbolicLink: (try? FileStatus.of(target, followSymlinks: false))?.kind == .symbolicLink,
+      storedPaths: snapshot.records.map(\.lastKnownPath))
+    for validator in policy.validators {
+      if let reason = validator.judge(candidate) {
+        throw .refused(validator: validator.name, path: candidate.path, reason: reason)
+      }
+    }
   }
 
   /// The filesystem of the nearest existing folder above `path`: what tells, later, a path

@@ -45,10 +45,14 @@ public struct StorePolicy: Sendable {
   public var eviction: EvictionPolicy
   /// Default: ``FailureHandling/keep``.
   public var failureHandling: FailureHandling
+  /// The checks each target passes before it is added, in order (``StoreValidator``).
+  /// Default: none.
+  public var validators: [StoreValidator]
 
   public init(
     duplicates: Duplicates = .reject, ordering: Ordering = .insertion, limit: Int? = nil,
-    eviction: EvictionPolicy = .storeOrder, failureHandling: FailureHandling = .keep
+    eviction: EvictionPolicy = .storeOrder, failureHandling: FailureHandling = .keep,
+    validators: [StoreValidator] = []
   ) {
     precondition(limit.map { $0 > 0 } ?? true, "a store's limit must be at least 1")
     self.duplicates = duplicates
@@ -56,6 +60,7 @@ public struct StorePolicy: Sendable {
     self.limit = limit
     self.eviction = eviction
     self.failureHandling = failureHandling
+    self.validators = validators
   }
 
   /// A list of recent documents: the same target twice is one record, used again; the most

@@ -28,6 +28,12 @@ struct SamplesEndToEndTests {
     #expect(
       folderList("add", scratch.path("Projects/roses").description).output == "already in the list as roses\n"
     )
+    // The store's validators: a file, the folder holding listed ones, the root.
+    let file = folderList("add", scratch.path("Projects/garden/seeds.txt").description)
+    #expect(file.status == 1)
+    #expect(file.error.contains("was not added: it is not a folder"), "\(file.error)")
+    #expect(folderList("add", scratch.path("Projects").description).error.contains("which the store holds"))
+    #expect(folderList("add", "/").error.contains("it is the root folder"))
     try scratch.move(scratch.path("Projects/garden"), scratch.path("Archive/garden-2026"))
     let moved = folderList("list")
     #expect(moved.output.contains("garden  \(scratch.path("Archive/garden-2026"))  (moved: targetMoved)"))

@@ -17,6 +17,12 @@ struct StoreScratch {
     storePath = scratch.path("state/store.json")
   }
 
+  /// A second store file, `state/NAME`, in the same scratch folder as `other`.
+  init(sharing other: StoreScratch, name: String) {
+    scratch = other.scratch
+    storePath = other.scratch.path("state/\(name)")
+  }
+
   func store(
     _ policy: StorePolicy = StorePolicy(), follows: Bool = false
   ) -> BookmarkStore<String, NoMetadata> {

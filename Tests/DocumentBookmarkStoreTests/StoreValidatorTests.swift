@@ -1,0 +1,138 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Glibc
+import Testing
+
+@testable import DocumentBookmarkStore
+
+/// The refusal an add throws, or `nil` when it adds (or fails otherwise).
+private func refusal(_ add: () async throws -> Void) async -> (validator: String, reason: String)? {
+  do {
+    try await add()
+    return nil
+  } catch {
+    guard case .refused(let validator, _, let reason) = error as? BookmarkStoreError<String> else {
+      return nil
+    }
+    return (validator, reason)
+  }
+}
+
+@Suite("Store validators")
+struct StoreValidatorTests {
+  @Test("directoryOnly and fileOnly refuse the other kind, before anything is written")
+  func kinds() async throws {
+    let files = try StoreScratch()
+    let folders = files.store(StorePolicy(validators: [.directoryOnly]))
+    let file = try files.scratch.file("notes.txt")
+    let refused = await refusal { try await folders.add(target: file, key: "notes") }
+    #expect(refused?.validator == "directoryOnly")
+    #expect(!FileManager.default.fileExists(atPath: files.storePath.description), "nothing written")
+    try await folders.add(target: try files.scratch.folder("project"), key: "project")
+
+    let onlyFiles = StoreScratch(sharing: files, name: "files.json").store(
+      StorePolicy(validators: [.fileOnly]))
+    #expect(
+      await refusal { try await onlyFiles.add(target: files.scratch.path("project"), key: "p") }?.validator
+        == "fileOnly")
+    try await onlyFiles.add(target: file, key: "notes")
+  }
+
+  @Test("notTooBroad refuses the root, top-level folders and the home with what holds it")
+  func tooBroad() async throws {
+    let files = try StoreScratch()
+    let store = files.store(StorePolicy(validators: [.notTooBroad]))
+    for path in ["/", "/usr", "/tmp"] {
+      #expect(
+        await refusal { try await store.add(target: FilePath(path), key: path) }?.validator == "notTooBroad",
+        "\(path)")
+    }
+    if let home = ProcessInfo.processInfo.environment["HOME"], home.count > 1 {
+      // Root's home, /root, is a top-level folder too; a user's, /home/ann, is the home.
+      let expected =
+        FilePath(home).components.count == 1 ? "it is a top-level folder" : "it is the home folder"
+      #expect(await refusal { try await store.add(target: FilePath(home), key: "home") }?.reason == expected)
+      let parent = FilePath(home).removingLastComponent
+      #expect(await refusal { try await store.add(target: parent, key: "above") }?.validator == "notTooBroad")
+    }
+    // A folder deeper than the top level, outside the home's line, passes: as a disk's
+    // mount point under /media would.
+    try await store.add(target: try files.scratch.folder("Photos"), key: "photos")
+
+    // A user's home below the top level: it and what holds it are refused, inside it passes.
+    let home = try files.scratch.folder("users/ann")
+    let homes = StoreScratch(sharing: files, name: "homes.json").store(
+      StorePolicy(validators: [.notTooBroad(home: home)]))
+    #expect(
+      await refusal { try await homes.add(target: home, key: "home") }?.reason == "it is the home folder")
+    let above = await refusal { try await homes.add(target: files.scratch.path("users"), key: "users") }
+    #expect(above?.reason == "it holds the home folder")
+    try await homes.add(target: try files.scratch.folder("users/ann/projects"), key: "projects")
+  }
+
+  @Test("noOverlap refuses a folder inside a stored one and one that holds it; a sibling passes")
+  func overlap() async throws {
+    let files = try StoreScratch()
+    let store = files.store(StorePolicy(validators: [.directoryOnly, .noOverlap]))
+    let project = try files.scratch.folder("work/project")
+    try await store.add(target: project, key: "project")
+    let inner = try files.scratch.folder("work/project/src")
+    let inside = await refusal { try await store.add(target: inner, key: "src") }
+    #expect(inside?.validator == "noOverlap")
+    #expect(inside?.reason.contains("is inside") == true)
+    let holds = await refusal { try await store.add(target: files.scratch.path("work"), key: "work") }
+    #expect(holds?.reason.contains("holds") == true)
+    // A sibling whose name starts with the project's is not inside it.
+    try await store.add(target: try files.scratch.folder("work/project-notes"), key: "notes")
+    // The same folder again is a duplicate, which the policy's duplicates rule decides.
+    do {
+      try await store.add(target: project, key: "again")
+      Issue.record("a duplicate was added")
+    } catch {
+      guard case .duplicate(of: "project") = error else {
+        Issue.record("expected a duplicate, got \(error)")
+        return
+      }
+    }
+  }
+
+  @Test("noSymbolicLink refuses a link; an app's own validator refuses by its own rule")
+  func linksAndCustom() async throws {
+    let files = try StoreScratch()
+    let folder = try files.scratch.folder("real")
+    let link = files.scratch.path("link")
+    #expect(symlink(folder.description, link.description) == 0)
+    let store = files.store(StorePolicy(validators: [.noSymbolicLink]))
+    let refused = await refusal { try await store.add(target: link, key: "link") }
+    #expect(refused?.validator == "noSymbolicLink")
+    try await store.add(target: folder, key: "real")
+
+    let noHidden = StoreValidator(name: "noHidden") { candidate in
+      candidate.resolvedPath.lastComponent.first == UInt8(ascii: ".") ? "it is hidden" : nil
+    }
+    let custom = StoreScratch(sharing: files, name: "custom.json").store(StorePolicy(validators: [noHidden]))
+    let hidden = await refusal {
+      try await custom.add(target: try files.scratch.folder(".cache"), key: "cache")
+    }
+    #expect(hidden?.validator == "noHidden")
+    #expect(hidden?.reason == "it is hidden")
+    do {
+      try await custom.add(target: try files.scratch.folder(".config"), key: "config")
+    } catch {
+      #expect("\(error)".contains("noHidden check refuses it, since it is hidden"))
+    }
+  }
+
+  @Test("a target that does not exist is not judged: the add fails with notFound")
+  func missingTarget() async throws {
+    let files = try StoreScratch()
+    let store = files.store(StorePolicy(validators: [.directoryOnly]))
+    do {
+      try await store.add(target: files.scratch.path("nowhere"), key: "x")
+      Issue.record("added a target that does not exist")
+    } catch {
+      #expect(error.code == .notFound, "\(error)")
+    }
+  }
+}
