@@ -4,7 +4,9 @@ public import DocumentBookmarks
 /// act on; ``description`` is one line for logs.
 ///
 /// New cases may be added in later versions: a `switch` over them needs a `default`.
-public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Sendable, CustomStringConvertible {
+public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Sendable, CustomStringConvertible,
+  DocbmErrorCarrying
+{
   /// A docbm call failed: making or resolving a bookmark, or saving the store file. The
   /// error's code and recommendation say what to do.
   case docbm(DocbmError)
@@ -53,7 +55,11 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   }
 
   /// The docbm error code, when the failure came from a docbm call.
-  public var code: DocbmError.Code? {
-    if case .docbm(let error) = self { error.code } else { nil }
+  public var code: DocbmError.Code? { docbmError?.code }
+
+  /// The docbm error, when the failure came from a docbm call (``docbm(_:)``): what makes
+  /// `catch DocbmError.code(.missing)` catch a store's missing target too.
+  public var docbmError: DocbmError? {
+    if case .docbm(let error) = self { error } else { nil }
   }
 }

@@ -25,3 +25,33 @@ struct StoreResolutionFaultTests {
     #expect(try await store.resolve("plan").record.key == "plan")
   }
 }
+
+/// Which of the patterns catches what `resolve` throws, through the store's typed error.
+private func caught(_ store: BookmarkStore<String, NoMetadata>, _ key: String) async -> String {
+  do {
+    _ = try await store.resolve(key)
+    return "nothing"
+  } catch DocbmError.code(.volumeUnavailable) {
+    return "volumeUnavailable"
+  } catch DocbmError.code(.missing, .notFound) {
+    return "missing or notFound"
+  } catch {
+    return "\(error)"
+  }
+}
+
+@Suite("One error pattern for the library and the store")
+struct StoreErrorPatternTests {
+  @Test("catch DocbmError.code(...) catches a store's error from a docbm call, and not its own")
+  func codePattern() async throws {
+    let files = try StoreScratch()
+    let store = files.store()
+    let plan = try files.scratch.file("plan.txt")
+    try await store.add(target: plan, key: "plan")
+    try files.scratch.remove(plan)
+    #expect(await caught(store, "plan") == "missing or notFound")
+    // A store error of its own (no such key) carries no docbm error: the pattern does not
+    // match it.
+    #expect(await caught(store, "nothing") == BookmarkStoreError<String>.notFound("nothing").description)
+  }
+}

@@ -8,10 +8,12 @@ extension DocbmError {
     /// A pattern matching any of `codes`.
     public init(_ codes: Set<Code>) { self.codes = codes }
 
-    /// Whether `error` is a ``DocbmError`` with one of the pattern's codes.
+    /// Whether `error` is a ``DocbmError`` with one of the pattern's codes, or an error
+    /// that carries one (``DocbmErrorCarrying``: a store's error from a docbm call).
     public static func ~= (pattern: CodePattern, error: any Error) -> Bool {
-      guard let error = error as? DocbmError else { return false }
-      return pattern.codes.contains(error.code)
+      if let error = error as? DocbmError { return pattern.codes.contains(error.code) }
+      guard let carried = (error as? any DocbmErrorCarrying)?.docbmError else { return false }
+      return pattern.codes.contains(carried.code)
     }
 
     /// Whether `error` has one of the pattern's codes.
@@ -33,7 +35,20 @@ extension DocbmError {
   /// }
   /// ```
   ///
+  /// The pattern matches the errors of the other docbm modules too when they carry a
+  /// ``DocbmError`` (``DocbmErrorCarrying``): a `BookmarkStoreError.docbm(_:)` from a store's
+  /// `resolve` is caught by `catch DocbmError.code(.missing)`, as the resolve's own error is.
+  ///
   /// (`catch DocbmError.Code.missing` does not compile: Swift reads it as an enum case
   /// pattern, and the error is not a ``Code``.)
   public static func code(_ codes: Code...) -> CodePattern { CodePattern(Set(codes)) }
+}
+
+/// An error that may carry a ``DocbmError``: a failure of another module (a store's) that
+/// came from a docbm call. ``DocbmError/code(_:)`` patterns match the error it carries, so
+/// that one `catch DocbmError.code(.missing)` handles a missing target however it was
+/// reached.
+public protocol DocbmErrorCarrying: Error {
+  /// The ``DocbmError`` behind this error, or `nil` when it did not come from a docbm call.
+  var docbmError: DocbmError? { get }
 }
