@@ -27,6 +27,31 @@ public struct MountInfo: Hashable, Sendable {
   /// The filesystem's id (`statfs`'s `f_fsid`), read when it was mounted; `nil` after an
   /// unmount or when it could not be read.
   public let filesystemID: UInt64?
+
+  /// A mount as given: for an app's tests, which feed made-up events to
+  /// ``BookmarkStore/refreshStatuses(on:)`` to test what their UI does when a disk goes
+  /// away and comes back (a store judges a mount by its ``mountPoint``), and for other
+  /// sources of mount events (UDisks, GIO's volume monitor).
+  public init(
+    mountID: UInt64 = 0, mountPoint: FilePath, fileSystemType: String = "", source: String = "",
+    filesystemID: UInt64? = nil
+  ) {
+    self.mountID = mountID
+    self.mountPoint = mountPoint
+    self.fileSystemType = fileSystemType
+    self.source = source
+    self.filesystemID = filesystemID
+  }
+
+  /// The mount that holds `path` now, from the mount table: for a test that makes up the
+  /// unmount of the disk a target is on (`.unmounted(.holding(target)!)`) and its return.
+  /// `nil` when the path or the mount table cannot be read.
+  public static func holding(_ path: FilePath) -> MountInfo? {
+    guard let real = try? SymbolicLink.canonicalPath(path), let table = try? MountTable.current(),
+      let mount = table.mount(containing: real)
+    else { return nil }
+    return MountWatcher.info(mount, readingFilesystemID: true)
+  }
 }
 
 /// Mount and unmount events, from the mount table (`/proc/self/mountinfo`), which the
@@ -101,7 +126,7 @@ final class MountWatcher: @unchecked Sendable {
     return events
   }
 
-  private static func info(_ mount: MountTable.Mount, readingFilesystemID: Bool) -> MountInfo {
+  static func info(_ mount: MountTable.Mount, readingFilesystemID: Bool) -> MountInfo {
     MountInfo(
       mountID: mount.mountID, mountPoint: mount.mountPoint, fileSystemType: mount.fileSystemType,
       source: mount.source,

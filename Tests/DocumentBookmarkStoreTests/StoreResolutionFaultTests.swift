@@ -55,3 +55,36 @@ struct StoreErrorPatternTests {
     #expect(await caught(store, "nothing") == BookmarkStoreError<String>.notFound("nothing").description)
   }
 }
+
+@Suite("Made-up mount events")
+struct MadeUpMountEventTests {
+  @Test("a store follows mount events an app's test makes: unavailable on unmount, found again on mount")
+  func unmountAndMount() async throws {
+    let files = try StoreScratch()
+    let store = BookmarkStore<String, NoMetadata>(
+      file: files.storePath, followsOtherProcesses: false, followsMounts: false)
+    let cat = try files.scratch.file("Photos/cat.png")
+    try await store.add(target: cat, key: "cat")
+    let disk = try #require(MountInfo.holding(cat))
+    #expect(disk.mountPoint.isAbsolute)
+
+    let (unmounts, unmount) = AsyncStream<MountEvent>.makeStream()
+    unmount.yield(.unmounted(disk))
+    unmount.finish()
+    await store.refreshStatuses(on: unmounts)
+    #expect(store.records.first?.status.failure == .volumeUnavailable)
+
+    let (mounts, mounted) = AsyncStream<MountEvent>.makeStream()
+    mounted.yield(.mounted(disk))
+    mounted.finish()
+    await store.refreshStatuses(on: mounts)
+    #expect(store.records.first?.status == .available)
+
+    // A made-up mount elsewhere touches nothing.
+    let (others, other) = AsyncStream<MountEvent>.makeStream()
+    other.yield(.unmounted(MountInfo(mountPoint: FilePath("/media/nobody/stick"), fileSystemType: "vfat")))
+    other.finish()
+    await store.refreshStatuses(on: others)
+    #expect(store.records.first?.status == .available)
+  }
+}
