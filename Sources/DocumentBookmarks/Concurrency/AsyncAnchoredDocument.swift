@@ -90,6 +90,61 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
     }
   }
 
+  /// ``AnchoredDocument/saveCopy(to:key:options:_:)`` on docbm's threads: `write` runs on
+  /// one of them.
+  ///
+  /// Cancellation is checked before the copy is started; once started, it is saved to the
+  /// end and the call returns it (it never reports as not saved a copy that was).
+  ///
+  /// - Throws: `CancellationError` when cancelled before it started, or ``DocbmError`` as
+  ///   the synchronous call.
+  @discardableResult
+  public func saveCopy(
+    to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
+    _ write: @escaping @Sendable (URL) throws -> Void
+  ) async throws -> AnchoredDocument {
+    let document = document
+    return try await AsyncAnchoredDocument.write { () throws(DocbmError) in
+      try document.saveCopy(to: destination, key: key, options: options, write)
+    }
+  }
+
+  /// ``AnchoredDocument/saveCopy(to:key:options:data:)`` on docbm's threads; cancellation
+  /// as ``saveCopy(to:key:options:_:)``.
+  @discardableResult
+  public func saveCopy(
+    to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(), data: Data
+  ) async throws -> AnchoredDocument {
+    let document = document
+    return try await AsyncAnchoredDocument.write { () throws(DocbmError) in
+      try document.saveCopy(to: destination, key: key, options: options, data: data)
+    }
+  }
+
+  /// ``AnchoredDocument/saveCopy(to:bookmarks:options:_:)`` ("Save As" with re-anchored
+  /// bookmarks) on docbm's threads: the bookmarks are resolved and `write` runs on one of
+  /// them; cancellation as ``saveCopy(to:key:options:_:)``.
+  @discardableResult
+  public func saveCopy(
+    to destination: FilePath, bookmarks: [Bookmark], options: ReplaceOptions = ReplaceOptions(),
+    _ write: @escaping @Sendable (URL, [ReanchoredBookmark]) throws -> Void
+  ) async throws -> SavedCopy {
+    let document = document
+    return try await AsyncAnchoredDocument.write { () throws(DocbmError) in
+      try document.saveCopy(to: destination, bookmarks: bookmarks, options: options, write)
+    }
+  }
+
+  /// Runs `work`, which writes, on docbm's threads: not started when cancelled already,
+  /// and, once started, run to the end with its result returned, whatever happens to the
+  /// task meanwhile.
+  static func write<Value: Sendable>(
+    _ work: @escaping @Sendable () throws(DocbmError) -> Value
+  ) async throws -> Value {
+    try Task.checkCancellation()
+    return try await DocbmThreads.run { try work() }
+  }
+
   /// Runs `work` on docbm's threads, checking for cancellation before and after.
   static func perform<Value: Sendable>(
     _ work: @escaping @Sendable () throws(DocbmError) -> Value
