@@ -1,4 +1,5 @@
 /// Why a resolved bookmark is stale: it found its target, but not the way it recorded it.
+/// New reasons may be added in later versions: a `switch` over them needs a `default`.
 public enum StaleReason: String, Hashable, Sendable, Codable, CaseIterable {
   /// The target was renamed or moved; found by its identity at a new path.
   case targetMoved

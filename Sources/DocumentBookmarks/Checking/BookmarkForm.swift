@@ -1,4 +1,5 @@
 /// How a bookmark is stored in a document's bytes, as ``BookmarkScanner`` found it.
+/// New forms may be added in later versions: a `switch` over them needs a `default`.
 public enum BookmarkForm: String, Sendable, Hashable, Codable {
   /// The binary record itself (``Bookmark/bytes``), starting with the magic bytes
   /// `76 87 1B 99 17 9C`.

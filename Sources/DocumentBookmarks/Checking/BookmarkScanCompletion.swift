@@ -1,4 +1,5 @@
 /// How far a scan went: to the document's end, or to one of its ``BookmarkScanLimits``.
+/// New cases may be added in later versions: a `switch` over them needs a `default`.
 public enum BookmarkScanCompletion: Hashable, Sendable {
   /// Every byte was searched.
   case complete

@@ -21,7 +21,8 @@
 public struct DocumentRepairer: Sendable {
   /// What repair did to one document.
   public struct Report: Hashable, Sendable, Codable {
-    /// What happened, in one word. Names are frozen: they appear in JSON output.
+    /// What happened, in one word. Names are frozen: they appear in JSON output. New actions
+    /// may be added in later versions: a `switch` over them needs a `default`.
     public enum Action: String, Hashable, Sendable, Codable, CaseIterable {
       /// The escrowed key was put back.
       case restored
@@ -31,8 +32,7 @@ public struct DocumentRepairer: Sendable {
       case refused
     }
 
-    /// Why a repair was refused. Names are frozen: they appear in JSON output.
-    /// Names are frozen: they appear in JSON output. New refusals may be added in later
+    /// Why a repair was refused. Names are frozen: they appear in JSON output. New refusals may be added in later
     /// versions: a `switch` over them needs a `default`.
     public enum Refusal: String, Hashable, Sendable, Codable {
       /// The document carries a key (another one, or bookmarks that do not match it).

@@ -26,6 +26,7 @@
 /// (``SaveStep/syncFolder``) recommends `retryLater` whatever its code.
 public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The kind of failure. Names are frozen: they appear in JSON output and in app logic.
+  /// New codes may be added in later versions: a `switch` over them needs a `default`.
   public enum Code: String, Hashable, Sendable, Codable, CaseIterable {
     /// The document carries no key (never had one, or a save lost it).
     case keyMissing

@@ -1,4 +1,7 @@
 /// What an app should do about a failure. Every ``DocbmError`` carries one.
+///
+/// New recommendations may be added in later versions: a `switch` over them needs a
+/// `default` (for example, to show the error's message).
 public enum Recommendation: String, Hashable, Sendable, Codable, CaseIterable {
   /// Nothing is wrong with the bookmark; try again later (a volume is not mounted, a
   /// resource is busy, the disk is full).

@@ -2,7 +2,8 @@
 /// ``AnchoredDocument/saveCopy(to:bookmarks:options:_:)`` hands its writer, one per
 /// bookmark, in order.
 public struct ReanchoredBookmark: Hashable, Sendable {
-  /// What became of the bookmark.
+  /// What became of the bookmark. New outcomes may be added in later versions: a `switch`
+  /// over them needs a `default`.
   public enum Outcome: Hashable, Sendable {
     /// Resolved against the original document and signed for the copy's place.
     case reanchored(Bookmark)

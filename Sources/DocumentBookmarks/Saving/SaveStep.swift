@@ -1,6 +1,7 @@
 /// The steps of a safe save, in the order they run. A failed save names its step.
 ///
-/// The order and the reasons for it are in docs/design.md ("Saving").
+/// The order and the reasons for it are in docs/design.md ("Saving"). New steps may be
+/// added in later versions: a `switch` over them needs a `default`.
 public enum SaveStep: String, Hashable, Sendable, Codable, CaseIterable {
   /// Finding the document, its folder, and what to keep of it.
   case inspectDocument
