@@ -328,6 +328,10 @@ def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) 
 
     callback = SAVE_FUNCTION(call)
     handle = _call(lib.docbm_lint_save, callback, None, os.fsencode(folder) if folder is not None else None)
+    # An interrupt during the save stops the caller too, once the scratch document is gone.
+    if raised and isinstance(raised[0], (KeyboardInterrupt, SystemExit)):
+        lib.docbm_lint_report_free(handle)
+        raise raised[0]
     try:
         count = lib.docbm_lint_report_finding_count(handle)
         verdict = lib.docbm_lint_report_verdict(handle)

@@ -301,3 +301,12 @@ def test_the_lint_reports_a_save_that_raises(folder: Path) -> None:
     report = docbm.lint_save(failing, folder)
     assert "saveFailed" in [finding.kind for finding in report.findings]
     assert isinstance(report.save_error, PermissionError)
+
+
+def test_an_interrupt_during_the_linted_save_reaches_the_caller(folder: Path) -> None:
+    def interrupted(path: str) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        docbm.lint_save(interrupted, folder)
+    assert list(folder.iterdir()) == [], "the scratch document is removed"
