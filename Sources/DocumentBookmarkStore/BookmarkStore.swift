@@ -272,6 +272,19 @@ public final class BookmarkStore<
     return try await run { () throws(Failure) in try core.setPinned(key, isPinned) }
   }
 
+  /// Records where the app knows the record's target is now: after it saved the item to
+  /// `path` (a Save As), or renamed it itself. For a record with a bookmark it is a hint,
+  /// shown in ``StoreRecord/lastKnownPath`` until the bookmark next resolves, which sets the
+  /// path to where the target really is; a path-only record is bookmarked at `path` the next
+  /// time it is resolved. Nothing is read at `path`.
+  ///
+  /// - Throws: `notFound` when no record has `key`; the store file's save errors.
+  @discardableResult
+  public func updateLastKnownPath(_ key: Key, to path: FilePath) async throws(Failure) -> Record {
+    let core = core
+    return try await run { () throws(Failure) in try core.updateLastKnownPath(key, to: path) }
+  }
+
   /// Notes that the app used the record now (for least-recently-used eviction, and the
   /// order of a most-recently-used store).
   @discardableResult

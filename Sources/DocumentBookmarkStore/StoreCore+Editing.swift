@@ -72,6 +72,19 @@ extension StoreCore {
     try editRecord(key) { $0.isPinned = isPinned }
   }
 
+  /// Records `path` as the record's last known path; see
+  /// ``BookmarkStore/updateLastKnownPath(_:to:)``.
+  @discardableResult
+  package func updateLastKnownPath(_ key: Key, to path: FilePath) throws(Failure) -> Record {
+    let path = path.absolute.lexicallyNormalized
+    let volume = Self.volumeHint(near: path)
+    return try editRecord(key) { record in
+      record.lastKnownPath = path
+      // A path-only record is judged offline or gone by the disk its path is on.
+      if !record.hasBookmark { record.volume = volume }
+    }
+  }
+
   @discardableResult
   package func markUsed(_ key: Key) throws(Failure) -> Record {
     let now = clock()

@@ -136,3 +136,33 @@ struct StoreValidatorTests {
     }
   }
 }
+
+@Suite("updateLastKnownPath")
+struct UpdateLastKnownPathTests {
+  @Test("a hint for a bookmarked record until it resolves; a path-only record is bookmarked there")
+  func hintAndPathOnly() async throws {
+    let files = try StoreScratch()
+    let store = files.store()
+    let plan = try files.scratch.file("plan.txt")
+    try await store.add(target: plan, key: "plan")
+    let hinted = try await store.updateLastKnownPath("plan", to: files.scratch.path("elsewhere/plan.txt"))
+    #expect(hinted.lastKnownPath == files.scratch.path("elsewhere/plan.txt"))
+    // Resolving the bookmark puts the real path back.
+    #expect(try await store.resolve("plan").path == plan)
+    #expect(store.records.first { $0.key == "plan" }?.lastKnownPath == plan)
+
+    // A path-only record whose file the app saved somewhere else: bookmarked there.
+    try await store.add(pathOnly: files.scratch.path("draft.txt"), key: "draft")
+    let saved = try files.scratch.file("final/draft.txt")
+    try await store.updateLastKnownPath("draft", to: saved)
+    #expect(try await store.resolve("draft").path == saved)
+    #expect(store.records.first { $0.key == "draft" }?.hasBookmark == true)
+
+    do {
+      try await store.updateLastKnownPath("nothing", to: saved)
+      Issue.record("updated a record that is not there")
+    } catch {
+      #expect("\(error)".contains("no record with the key nothing"))
+    }
+  }
+}
