@@ -118,18 +118,24 @@ struct WatchEndToEndTests {
   }
 
   @Test(
-    "--repair --json: sed -i drops the key and it is back at once; a pasted bookmark gets none; SIGINT prints the summary"
+    "--repair --json: sed -i drops the key and it is back at once; a pasted bookmark and a keyless copy get none; SIGINT prints the summary"
   )
   func repairJSON() throws {
     let (scratch, escrow, document, bookmark, fingerprint) = try setUp()
     let pasted = try scratch.file("docs/notes.txt", "see \(bookmark.text)\n")
+    // A copy of the document without its key, under the document's own name: what
+    // `docbm adopt` would make its own once the user confirmed. The watcher never adopts.
+    _ = try scratch.folder("docs/copy")
+    let copy = scratch.path("docs/copy/board.json")
+    try outsideProgram("/bin/cp", [document.description, copy.description])
     let folder = scratch.path("docs")
     let watching = try Watching(docbm, ["watch", "--json", "--repair", folder.description], escrow: escrow)
     try #require(
-      watching.line(error: true) { $0.hasPrefix("watching 1 folder, 1 document") } != nil, "\(watching.error)"
+      watching.line(error: true) { $0.hasPrefix("watching 2 folders, 1 document,") } != nil, "\(watching.error)"
     )
 
     try outsideProgram("/usr/bin/sed", ["-i", "s/see/look/", pasted.description])
+    try outsideProgram("/usr/bin/sed", ["-i", "s/image/img/", copy.description])
     try outsideProgram("/usr/bin/sed", ["-i", "s/image/picture/", document.description])
     let restoredLine = watching.line { object($0)?["event"] as? String == "keyRestored" }
     let restored = try #require(restoredLine.map { object($0) } ?? nil, "\(watching.output)")
@@ -139,6 +145,8 @@ struct WatchEndToEndTests {
     #expect(restored["schemaVersion"] as? Int == 1)
     #expect(key(document) == fingerprint)
     #expect(key(pasted) == nil)
+    #expect(key(copy) == nil, "the watcher gave a copy a key: only docbm adopt may, when the user says so")
+    #expect(try String(contentsOf: copy.url, encoding: .utf8) == "{\"img\": \"\(bookmark.text)\"}\n")
 
     #expect(watching.stop(with: SIGINT) == 0)
     let last = watching.output.last.map { object($0) } ?? nil
@@ -148,6 +156,10 @@ struct WatchEndToEndTests {
     let counts = summary["events"] as? [String: Int] ?? [:]
     #expect(counts["keyRestored"] == 1 && counts["keyLost"] == 1 && counts["replaced"] == 1, "\(summary)")
     #expect(!watching.output.contains { object($0)?["path"] as? String == pasted.description })
+    #expect(
+      !watching.output.contains {
+        object($0)?["event"] as? String == "keyRestored" && object($0)?["path"] as? String == copy.description
+      })
   }
 
   @Test("human lines: a move is reported with both paths, and SIGTERM prints the summary")
