@@ -35,29 +35,29 @@ private struct Board {
 
 @Suite("Resolution faults")
 struct ResolutionFaultTests {
-  @Test(
-    "each fault fails a resolve with the code, path and recommendation of the real failure",
-    arguments: [
-      (ResolutionFault.missing, DocbmError.Code.missing, Recommendation.forget),
-      (.volumeUnavailable, .volumeUnavailable, .retryLater),
-      (.keyMissing, .keyMissing, .repairKey),
-      (.ioError, .ioError, .retryLater),
-    ])
-  func eachFault(fault: ResolutionFault, code: DocbmError.Code, recommendation: Recommendation) throws {
+  @Test("each fault fails a resolve with the code, path and recommendation of the real failure")
+  func eachFault() throws {
     let board = try Board()
-    let error = withResolutionFault(fault) {
-      failure { _ = try board.document.resolve(board.pictureBookmark) }
+    let cases: [(ResolutionFault, DocbmError.Code, Recommendation)] = [
+      (.missing, .missing, .forget), (.volumeUnavailable, .volumeUnavailable, .retryLater),
+      (.keyMissing, .keyMissing, .repairKey), (.ioError, .ioError, .retryLater),
+    ]
+    for (fault, code, recommendation) in cases {
+      let error = withResolutionFault(fault) {
+        failure { _ = try board.document.resolve(board.pictureBookmark) }
+      }
+      #expect(error?.code == code)
+      #expect(error?.recommendation == recommendation, "\(code)")
+      #expect(
+        error?.message.hasSuffix("(a fault injected for a test)") == true, "\(String(describing: error))")
+      if code == .keyMissing {
+        #expect(error?.path == board.document.path)
+      } else {
+        #expect(error?.path == board.picture)
+        #expect(error?.lastKnownPath == board.picture)
+      }
+      if code == .ioError { #expect(error?.errno == 5) }
     }
-    #expect(error?.code == code)
-    #expect(error?.recommendation == recommendation)
-    #expect(error?.message.hasSuffix("(a fault injected for a test)") == true, "\(String(describing: error))")
-    if code == .keyMissing {
-      #expect(error?.path == board.document.path)
-    } else {
-      #expect(error?.path == board.picture)
-      #expect(error?.lastKnownPath == board.picture)
-    }
-    if code == .ioError { #expect(error?.errno == 5) }
     // Outside the closure, the same bookmark resolves.
     #expect(try board.document.resolve(board.pictureBookmark).path == board.picture)
   }
