@@ -131,7 +131,8 @@ struct WatchEndToEndTests {
     let folder = scratch.path("docs")
     let watching = try Watching(docbm, ["watch", "--json", "--repair", folder.description], escrow: escrow)
     try #require(
-      watching.line(error: true) { $0.hasPrefix("watching 2 folders, 1 document,") } != nil, "\(watching.error)"
+      watching.line(error: true) { $0.hasPrefix("watching 2 folders, 1 document,") } != nil,
+      "\(watching.error)"
     )
 
     try outsideProgram("/usr/bin/sed", ["-i", "s/see/look/", pasted.description])
