@@ -230,6 +230,14 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     return prefix + 1
   }
 
+  /// Whether this path is below `folder`: `folder`, a slash and at least one more byte,
+  /// compared byte for byte as ``restStart(of:below:)`` does (both paths in normal form).
+  package func isBelow(_ folder: FilePath) -> Bool {
+    bytes.withUnsafeBytes { path in
+      folder.bytes.withUnsafeBytes { folder in FilePath.restStart(of: path, below: folder) != nil }
+    }
+  }
+
   /// Whether `path` is in lexically normal form: not empty, components separated by one
   /// slash, none empty, `.` or `..`, no slash at the end; starting with the one slash of
   /// the root when `absolute` (the root alone is normal), with none when not.

@@ -70,7 +70,7 @@ public struct StoreValidator: Sendable {
     guard let home else { return nil }
     let normalizedHome = (try? SymbolicLink.canonicalPath(home)) ?? home.lexicallyNormalized
     if normalizedHome == path { return "it is the home folder" }
-    return StoreValidator.path(normalizedHome, isInside: path) ? "it holds the home folder" : nil
+    return normalizedHome.isBelow(path) ? "it holds the home folder" : nil
   }
 
   /// Not inside a stored target, and not holding one: a store of project folders never
@@ -78,10 +78,10 @@ public struct StoreValidator: Sendable {
   /// again is a duplicate, which ``StorePolicy/duplicates`` decides.)
   public static let noOverlap = StoreValidator(name: "noOverlap") { candidate in
     for stored in candidate.storedPaths where stored != candidate.resolvedPath {
-      if StoreValidator.path(candidate.resolvedPath, isInside: stored) {
+      if candidate.resolvedPath.isBelow(stored) {
         return "it is inside \(stored), which the store holds"
       }
-      if StoreValidator.path(stored, isInside: candidate.resolvedPath) {
+      if stored.isBelow(candidate.resolvedPath) {
         return "it holds \(stored), which the store holds"
       }
     }
@@ -92,12 +92,5 @@ public struct StoreValidator: Sendable {
   /// user who picked the link.
   public static let noSymbolicLink = StoreValidator(name: "noSymbolicLink") { candidate in
     candidate.isSymbolicLink ? "it is a symbolic link (to \(candidate.resolvedPath))" : nil
-  }
-
-  /// Whether `path` is strictly inside `folder` (both absolute and normalized).
-  static func path(_ path: FilePath, isInside folder: FilePath) -> Bool {
-    let inner = path.components
-    let outer = folder.components
-    return inner.count > outer.count && inner.starts(with: outer)
   }
 }

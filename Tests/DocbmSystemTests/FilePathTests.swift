@@ -140,4 +140,15 @@ struct FilePathTests {
     #expect(rest("/x/b/doc.json", "/a/b") == nil)
     #expect(rest("/", "/") == nil)
   }
+
+  @Test("isBelow: the folder, a slash and more; not the folder itself, nor a longer name")
+  func isBelow() {
+    #expect(FilePath("/a/b").isBelow(FilePath("/a")))
+    #expect(FilePath("/a/b/c").isBelow(FilePath("/a")))
+    #expect(FilePath("/x").isBelow(FilePath("/")))
+    #expect(!FilePath("/a").isBelow(FilePath("/a")))
+    #expect(!FilePath("/ab").isBelow(FilePath("/a")))
+    #expect(!FilePath("/a").isBelow(FilePath("/a/b")))
+    #expect(!FilePath("/").isBelow(FilePath("/")))
+  }
 }

@@ -4,8 +4,8 @@ import DocumentBookmarksTesting
 import Foundation
 import Testing
 
-/// The code of the error `body` throws, or `nil` when it throws none (or another error).
-private func failure(_ body: () throws -> Void) -> DocbmError? {
+/// The ``DocbmError`` `body` throws, or `nil` when it throws none (or another error).
+func failure(_ body: () throws -> Void) -> DocbmError? {
   do {
     try body()
     return nil

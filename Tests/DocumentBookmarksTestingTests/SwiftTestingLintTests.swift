@@ -118,16 +118,6 @@ struct FaultInjectionTests {
 
 }
 
-/// The code of the error `body` throws, or `nil` when it throws none (or another error).
-private func code(_ body: () throws -> Void) -> DocbmError.Code? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return (error as? DocbmError)?.code
-  }
-}
-
 /// Process-wide faults are narrowed to each test's own folder, so that they do not conflict
 /// with those of tests running at the same time.
 @Suite("Process-wide faults")
@@ -185,8 +175,8 @@ struct ProcessWideFaultTests {
       try withProcessWideSaveFault(.ioError(at: .write), in: second) {
         let one = BookmarkService().documents(anchoredOn: try scratch.file("first/doc", "old"))
         let two = BookmarkService().documents(anchoredOn: try scratch.file("second/doc", "old"))
-        #expect(code { try one.replaceDocument(with: Data("new".utf8)) } == .noSpace)
-        #expect(code { try two.replaceDocument(with: Data("new".utf8)) } == .ioError)
+        #expect(failure { try one.replaceDocument(with: Data("new".utf8)) }?.code == .noSpace)
+        #expect(failure { try two.replaceDocument(with: Data("new".utf8)) }?.code == .ioError)
       }
     }
   }

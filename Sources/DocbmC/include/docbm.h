@@ -232,8 +232,8 @@ typedef struct docbm_resolution docbm_resolution;
 docbm_resolution *docbm_resolve(const docbm_document *document, const char *bookmark, docbm_error **error);
 
 /**
- * Resolves `count` bookmarks at once, sharing one search for the moved ones: much faster
- * than one docbm_resolve() each when many targets moved. For each index i, stores either a
+ * Resolves `count` bookmarks at once: the searches for moved targets share the folders
+ * they list, each listed at most once per call. For each index i, stores either a
  * resolution in `resolutions[i]` (and NULL in `errors[i]`) or NULL in `resolutions[i]` and
  * an error in `errors[i]`; the caller releases each. `errors` may be NULL. Returns how many
  * resolved, or -1 (with `*error` set, nothing stored) when an argument is NULL.

@@ -27,7 +27,7 @@ package final class ProcessWideFaults<Fault: AnyObject & Sendable>: Sendable {
     return entries.withLock { entries in
       let conflicts = entries.contains { entry in
         guard let folder, let other = entry.folder else { return true }
-        return Self.folder(folder, holds: other) || Self.folder(other, holds: folder)
+        return folder == other || folder.isBelow(other) || other.isBelow(folder)
       }
       guard !conflicts else { return false }
       entries.append(Entry(fault: fault, folder: folder))
@@ -52,13 +52,8 @@ package final class ProcessWideFaults<Fault: AnyObject & Sendable>: Sendable {
     let entries = entries.withLock { $0 }
     guard !entries.isEmpty else { return nil }
     let normalized = path.absolute.lexicallyNormalized
-    return entries.first { entry in entry.folder.map { Self.folder($0, holds: normalized) } ?? true }?.fault
-  }
-
-  /// Whether `path` is `folder` or inside it (both absolute and normalized).
-  private static func folder(_ folder: FilePath, holds path: FilePath) -> Bool {
-    guard path.bytes.starts(with: folder.bytes) else { return false }
-    return path.bytes.count == folder.bytes.count || folder.bytes.last == UInt8(ascii: "/")
-      || path.bytes[folder.bytes.count] == UInt8(ascii: "/")
+    return entries.first { entry in
+      entry.folder.map { normalized == $0 || normalized.isBelow($0) } ?? true
+    }?.fault
   }
 }

@@ -39,9 +39,7 @@ package enum ResolutionFaults {
     let contents = try? bookmark.decodeUnverified()
     if let folder = fault.targets {
       guard let target = contents?.absolutePath.lexicallyNormalized,
-        target.bytes.starts(with: folder.bytes)
-          && (target.bytes.count == folder.bytes.count
-            || target.bytes[folder.bytes.count] == UInt8(ascii: "/"))
+        target == folder || target.isBelow(folder)
       else { return }
     }
     switch fault.action {
