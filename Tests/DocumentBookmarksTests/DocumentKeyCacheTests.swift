@@ -34,7 +34,9 @@ struct DocumentKeyCacheTests {
       // A damaged value fails its own decoding (fingerprint or magic): never the entry
       // found by its stored fingerprint alone.
       #expect(Self.entry(changed) == nil, "byte \(index)")
-      #expect(Self.entry(value) === first, "byte \(index)")
+      // The whole value still finds its key (the same entry, unless tests running at the
+      // same time filled the process's cache of 16 keys meanwhile and a new one was made).
+      #expect(Self.entry(value)?.key.bytes == key.bytes, "byte \(index)")
     }
   }
 
