@@ -20,16 +20,24 @@ public struct Console: Sendable {
   let errorRedraws: Bool
   /// The width to fit text to: the terminal's columns when standard output is one, else 80.
   let width: Int
+  /// The width diagnostics are fitted to when standard error is a terminal; `nil` when it
+  /// is not, so that each diagnostic stays one line for logs and `grep`.
+  let errorWidth: Int?
+  /// How paths in messages are shown (``printFitted(_:)``, ``printError(_:)``, ``message(_:)``).
+  var paths = DisplayPaths.asGiven
 
   /// A console over arbitrary sinks, for running commands in-process.
   ///
   /// - Parameters:
   ///   - width: the columns text is fitted to (help, `demo`, `probe`).
+  ///   - errorWidth: the columns diagnostics are fitted to, as for a terminal on standard
+  ///     error; `nil` keeps each diagnostic one line.
   ///   - inputIsTerminal: whether `input` stands for a person at a terminal (`save` then
   ///     refuses to read it unless asked with `--from -`).
   public init(
     output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-    input: @escaping @Sendable () -> [UInt8]? = { [] }, width: Int = 80, inputIsTerminal: Bool = false
+    input: @escaping @Sendable () -> [UInt8]? = { [] }, width: Int = 80, errorWidth: Int? = nil,
+    inputIsTerminal: Bool = false
   ) {
     self.writeOutput = output
     self.writeError = error
@@ -40,6 +48,7 @@ public struct Console: Sendable {
     self.errorIsTerminal = false
     self.errorRedraws = false
     self.width = max(width, 20)
+    self.errorWidth = errorWidth.map { max($0, 20) }
   }
 
   private init(
@@ -54,7 +63,8 @@ public struct Console: Sendable {
     self.inputIsTerminal = Terminal.isTerminal(.standardInput)
     self.errorIsTerminal = Terminal.isTerminal(.standardError)
     self.errorRedraws = errorIsTerminal && ProcessEnvironment.value("TERM") != "dumb"
-    self.width = Console.terminalWidth()
+    self.width = Console.terminalWidth(of: .standardOutput) ?? 80
+    self.errorWidth = Console.terminalWidth(of: .standardError)
   }
 
   /// One line of standard input, read a byte at a time so that nothing after it is taken
@@ -74,9 +84,9 @@ public struct Console: Sendable {
     return line
   }
 
-  /// The columns of the terminal on standard output (when it says 20 or more), else 80.
-  private static func terminalWidth() -> Int {
-    guard let columns = Terminal.columns(of: .standardOutput), columns >= 20 else { return 80 }
+  /// The columns of the terminal on `descriptor`, when it is one and says 20 or more.
+  private static func terminalWidth(of descriptor: FileDescriptor) -> Int? {
+    guard let columns = Terminal.columns(of: descriptor), columns >= 20 else { return nil }
     return columns
   }
 
@@ -102,7 +112,13 @@ public struct Console: Sendable {
 
   /// Prints `text` fitted to ``width``: longer lines are wrapped between words, their
   /// continuation indented under the text they continue.
-  func printFitted(_ text: String = "") { writeOutput(TextWrapping.fit(text, width: width) + "\n") }
+  func printFitted(_ text: String = "") {
+    writeOutput(TextWrapping.fit(paths.shown(text), width: width) + "\n")
+  }
+
+  /// A message's text with its paths shown as ``paths`` says: for lines printed as they
+  /// are, whose other columns are data.
+  func message(_ text: String) -> String { paths.shown(text) }
 
   /// Writes to standard error without a newline (a progress line).
   func writeProgress(_ text: String) { writeError(text) }
@@ -115,7 +131,12 @@ public struct Console: Sendable {
     }
     return bytes
   }
-  func printError(_ line: String) { writeError(line + "\n") }
+  /// Writes a diagnostic line to standard error, its paths shown as ``paths`` says, fitted
+  /// to ``errorWidth`` when standard error is a terminal.
+  func printError(_ line: String) {
+    let shown = paths.shown(line)
+    writeError((errorWidth.map { TextWrapping.fit(shown, width: $0) } ?? shown) + "\n")
+  }
 }
 
 /// Standard output's buffer: one write per 64 KiB instead of one per line.

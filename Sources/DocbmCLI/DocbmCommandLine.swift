@@ -27,6 +27,8 @@ public enum DocbmCommandLine {
   /// Runs the command line `arguments` (without the program name), given as raw bytes so
   /// that paths which are not UTF-8 arrive unchanged; returns the exit status.
   public static func run(arguments: [[UInt8]], console: Console = .standard) -> Int32 {
+    var console = console
+    console.paths = DisplayPaths(workingFolder: .currentDirectory)
     let command: ParsedCommand
     do {
       command = try ParsedCommand.parse(arguments)

@@ -7,11 +7,11 @@ enum TextWrapping {
   /// its second column, or at its indent) is joined to it first, so that each paragraph is
   /// wrapped whole and no line of a word or two is left between two full ones. A blank
   /// line, a shorter line before, another indent, a line with columns of its own
-  /// (`  --option    what it does`, `Label: text`) or a command to type (`docbm …`) starts
-  /// a new paragraph. A continuation
-  /// is indented like the line it continues, or, for a line of two columns, under the
-  /// second column. A single word longer than the width stays whole on its own line (a
-  /// path, a bookmark).
+  /// (`  --option    what it does`, `Label: text`), a list's item (`- item`, `1. step`) or a
+  /// command to type (`docbm …`) starts a new paragraph. A continuation is indented like
+  /// the line it continues; for a line of two columns, under the second column, and for a
+  /// list's item, under the item's text. A single word longer than the width stays whole
+  /// on its own line (a path, a bookmark).
   static func fit(_ text: String, width: Int) -> String {
     var fitted: [String] = []
     // The paragraph being gathered, and where its continuation lines start in the text.
@@ -25,7 +25,7 @@ enum TextWrapping {
       // go on with `word: ` at the start of a line), and a command to type (`docbm …`),
       // which stays a line of its own.
       let ownColumns =
-        columnGap(in: line) != nil || body.starts(with: "docbm ")
+        columnGap(in: line) != nil || body.starts(with: "docbm ") || itemTextStart(in: line) != nil
         || (indent == paragraph?.indent && body.first?.isUppercase == true && labelEnd(in: line) != nil)
       if var current = paragraph, !body.isEmpty, previousLength >= joiningLength, !ownColumns,
         indent == current.continuation || indent == current.indent
@@ -70,10 +70,19 @@ enum TextWrapping {
   }
 
   /// Where a continuation of `line` starts: under the second column when the line has one
-  /// (two or more spaces after its first words, or `label: ` at its start), else under
-  /// the line's own text.
+  /// (two or more spaces after its first words, or `label: ` at its start), under an
+  /// item's text when the line is a list's item, else under the line's own text.
   private static func continuationIndent(of line: Substring) -> Int {
-    columnGap(in: line) ?? labelEnd(in: line) ?? line.prefix { $0 == " " }.count
+    columnGap(in: line) ?? labelEnd(in: line) ?? itemTextStart(in: line) ?? line.prefix { $0 == " " }.count
+  }
+
+  /// Where the text of a list's item starts, when `line` (after its indent) starts with an
+  /// item's mark: `- `, or a number and `. ` (`1. `).
+  private static func itemTextStart(in line: Substring) -> Int? {
+    let indent = line.prefix { $0 == " " }.count
+    return line.dropFirst(indent).firstRange(of: #/^(-|[0-9]{1,2}\.) /#).map {
+      line.distance(from: line.startIndex, to: $0.upperBound)
+    }
   }
 
   /// Where the text after the first gap of two or more spaces in `line` (after its

@@ -392,7 +392,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   }
 
   /// The process's current working folder.
-  static var currentDirectory: FilePath {
+  package static var currentDirectory: FilePath {
     guard let pointer = getcwd(nil, 0) else { return FilePath("/") }
     defer { free(pointer) }
     return FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import DocbmCLI
@@ -19,8 +20,9 @@ struct TextWrappingTests {
       // The next line continues a paragraph when it is indented as continuations are
       // (under this line's second column, or as this line) and has no columns of its own.
       let body = next.dropFirst(indent)
-      // A command to type stays a line of its own.
+      // A command to type and a list's item stay lines of their own.
       guard !body.isEmpty, body.firstRange(of: "  ") == nil, !body.hasPrefix("docbm "),
+        body.firstRange(of: #/^(-|[0-9]+\.) /#) == nil,
         indent == continuation(of: line)
       else {
         continue
@@ -49,6 +51,9 @@ struct TextWrappingTests {
     if let label = text.firstRange(of: #/^[A-Za-z][A-Za-z ]{0,14}: /#) {
       return line.distance(from: line.startIndex, to: label.upperBound)
     }
+    if let mark = text.firstRange(of: #/^(-|[0-9]+\.) /#) {
+      return line.distance(from: line.startIndex, to: mark.upperBound)
+    }
     return indent
   }
 
@@ -60,6 +65,21 @@ struct TextWrappingTests {
         let found = faults(in: page, width: width)
         #expect(found.isEmpty, "\(topic?.rawValue ?? "docbm") at \(width) columns: \(found)\n\(page)")
       }
+    }
+  }
+
+  @Test("the demo, at 60, 80 and 120 columns, has no stray short line and nothing too wide")
+  func demo() {
+    for width in [60, 80, 120] {
+      let output = Mutex("")
+      let status = DocbmCommandLine.run(
+        arguments: [Array("demo".utf8)],
+        console: Console(output: { text in output.withLock { $0 += text } }, error: { _ in }, width: width))
+      let page = output.withLock { $0 }
+      #expect(status == 0)
+      #expect(page.contains("9. Repair"))
+      let found = faults(in: page, width: width)
+      #expect(found.isEmpty, "demo at \(width) columns: \(found)\n\(page)")
     }
   }
 

@@ -55,6 +55,7 @@ struct CheckCommand {
     // Documents the escrow records, found by their identity at other paths (moved or
     // renamed): recorded at the end, in one transaction, so that repair finds them there.
     var moves: [DocumentCheck] = []
+    var portalExportsSaid: Set<String> = []
     let walked = walk(
       paths, recursive: recursive, tree: tree, progress: progressLine,
       found: { check, prospect in
@@ -70,8 +71,12 @@ struct CheckCommand {
           stream.add(check)
         } else if listsEveryDocument || check.verdict.isProblem {
           progressLine.clear()
+          // The portal's note is said in full once per export; later lines refer to it.
+          let export = check.portalDocument.map { "\($0.documentID) \($0.appID ?? "")" }
+          let said = export.map { !portalExportsSaid.insert($0).inserted } ?? false
           console.print(
-            CheckCommand.line(for: check, hint: CheckCommand.hint(from: prospect)))
+            CheckCommand.line(
+              for: check, hint: CheckCommand.hint(from: prospect), paths: console.paths, portalNoted: said))
           progressLine.flushed()
         }
       })
@@ -199,8 +204,11 @@ struct CheckCommand {
 
   /// A document's line: its verdict, its path and, for a problem, the sentence and `hint`,
   /// built as bytes and made a `String` once: a tree check prints a line for every
-  /// document with a problem.
-  static func line(for check: DocumentCheck, hint: String? = nil) -> String {
+  /// document with a problem. Its paths are shown as `paths` says; `portalNoted` says that
+  /// an earlier line gave the portal's note for this document's export in full.
+  static func line(
+    for check: DocumentCheck, hint: String? = nil, paths: DisplayPaths = .asGiven, portalNoted: Bool = false
+  ) -> String {
     let name = check.verdict.rawValue
     var line: [UInt8] = []
     line.reserveCapacity(256)
@@ -217,16 +225,18 @@ struct CheckCommand {
       }
     } else {
       line.append(contentsOf: ": ".utf8)
-      line.append(contentsOf: check.message.utf8)
-      if let hint { line.append(contentsOf: "; \(hint)".utf8) }
+      line.append(contentsOf: paths.shown(check.message).utf8)
+      if let hint { line.append(contentsOf: "; \(paths.shown(hint))".utf8) }
     }
-    line.append(contentsOf: portalNote(check).utf8)
+    line.append(contentsOf: portalNote(check, brief: portalNoted).utf8)
     return String(decoding: line, as: UTF8.self)
   }
 
-  /// Said of a document reached through the Documents portal.
-  static func portalNote(_ check: DocumentCheck) -> String {
+  /// Said of a document reached through the Documents portal: in full, or, `brief`, as a
+  /// reference to what an earlier line of the same export said.
+  static func portalNote(_ check: DocumentCheck, brief: Bool = false) -> String {
     guard let portal = check.portalDocument else { return "" }
+    if brief { return "  (through the Documents portal, document \(portal.documentID), as above)" }
     return "  (\(InspectCommand.portalLine(portal)))"
   }
 }

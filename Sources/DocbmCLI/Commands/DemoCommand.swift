@@ -42,7 +42,7 @@ struct DemoCommand {
     let service = BookmarkService(escrow: escrow)
     var document = service.documents(anchoredOn: boardPath)
     console.printFitted(
-      "   key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
+      "   - key before the first bookmark: \(try document.keyFingerprint().map(\.description) ?? "none")")
 
     console.printFitted()
     console.printFitted("2. Anchor bookmarks on board.json; the first one creates its key.")
@@ -56,18 +56,18 @@ struct DemoCommand {
       let bookmark = try document.makeBookmark(to: target)
       board.items.append(.init(label: label, bookmark: bookmark))
       console.printFitted(
-        "   \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
+        "   - \(label) → \(show(target)): \(bookmark.bytes.count) bytes, \(bookmark.text.prefix(24))…")
     }
     console.printFitted(
-      "   key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown);")
+      "   - key: \(try document.keyFingerprint()!) in user.docbm.key (the key itself is never shown).")
     let escrowed = escrow.entries().entries.map {
       FilePath(displayBytes: $0.file.lastComponent).description
     }
     let names = escrowed.joined(separator: ", ")
-    console.printFitted("   a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
+    console.printFitted("   - a copy is kept in the escrow, in \(names) (mode 0600), for repairs.")
     try save(board, in: document)
     console.printFitted(
-      "   board.json now stores the bookmarks' text forms in its JSON, saved with replaceDocument.")
+      "   - board.json now stores the bookmarks' text forms in its JSON, saved with replaceDocument.")
 
     console.printFitted()
     console.printFitted("3. Rename cat.png, move dog.png two folders away, rename the sources folder.")
@@ -76,7 +76,7 @@ struct DemoCommand {
     try scratch.rename(targets[2].1, to: project.appending("src"))
     board = try resolveAll(board, document: document, console: console, show: show)
     try save(board, in: document)
-    console.printFitted("   refreshed bookmarks saved with replaceDocument; resolving again:")
+    console.printFitted("   - refreshed bookmarks saved with replaceDocument; resolving again:")
     board = try resolveAll(board, document: document, console: console, show: show)
 
     console.printFitted()
@@ -90,40 +90,43 @@ struct DemoCommand {
     console.printFitted("5. What resolution refuses, with typed errors:")
     var tampered = board.items[0].bookmark.bytes
     tampered[tampered.count / 2] ^= 0x01
-    report("one bit flipped", try document.resolve(Bookmark(bytes: tampered)), console)
+    report("one bit flipped", try document.resolve(Bookmark(bytes: tampered)), console, show: show)
     let other = root.appending("other.json")
     try scratch.write("{}", to: other)
     let foreign = try service.documents(anchoredOn: other).makeBookmark(
       to: moved.appending("src"))
-    report("a bookmark from another document", try document.resolve(foreign), console)
+    report("a bookmark from another document", try document.resolve(foreign), console, show: show)
     try scratch.deleteFile(moved.appending("images").appending("kitten.png"))
-    report("the target deleted", try document.resolve(board.items[0].bookmark), console)
+    report("the target deleted", try document.resolve(board.items[0].bookmark), console, show: show)
 
     console.printFitted()
-    console.printFitted("6. A safe save: replaceDocument writes a new version beside the document, gives it")
-    console.printFitted("   the document's key, attributes and mode, flushes it and renames it into place:")
+    console.printFitted(
+      "6. A safe save: replaceDocument writes a new version beside the document, gives it the document's key, attributes and mode, flushes it and renames it into place:"
+    )
     let before = try FileStatus.of(document.path, followSymlinks: true)
     try save(board, in: document)
     let after = try FileStatus.of(document.path, followSymlinks: true)
     console.printFitted(
-      "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none"); new inode: \(before.inode != after.inode)"
+      "   - key after the save: \(try document.keyFingerprint().map(\.description) ?? "none"); new inode: \(before.inode != after.inode)"
     )
-    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
+    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console, show: show)
 
     console.printFitted()
-    console.printFitted("7. An editor's plain atomic save (write a temporary file, rename it over the")
-    console.printFitted("   document) drops every extended attribute, and with it the key:")
+    console.printFitted(
+      "7. An editor's plain atomic save (write a temporary file, rename it over the document) drops every extended attribute, and with it the key:"
+    )
     let saved = try String(decoding: readWholeFile(moved.appending("board.json")), as: UTF8.self)
     try scratch.atomicSave(saved, to: moved.appending("board.json"))
     console.printFitted(
-      "   key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
-    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console)
+      "   - key after the save: \(try document.keyFingerprint().map(\.description) ?? "none")")
+    report("the dog bookmark", try document.resolve(board.items[1].bookmark), console, show: show)
 
     console.printFitted()
-    console.printFitted("8. The checker finds the loss from evidence: the bookmarks in the document's bytes")
-    console.printFitted("   name a key it no longer has:")
+    console.printFitted(
+      "8. The checker finds the loss from evidence: the bookmarks in the document's bytes name a key it no longer has:"
+    )
     let check = DocumentChecker(escrow: escrow).check(document.path)
-    console.printFitted("   \(check.verdict.rawValue): \(check.message)")
+    console.printFitted("   - \(check.verdict.rawValue): \(check.message)")
 
     console.printFitted()
     console.printFitted(
@@ -131,10 +134,10 @@ struct DemoCommand {
     )
     let repair = DocumentRepairer(escrow: escrow).repair(document.path)
     console.printFitted(
-      "   \(repair.action.rawValue): key \(repair.fingerprint.map(\.description) ?? "-"); now \(repair.after?.verdict.rawValue ?? "-")"
+      "   - \(repair.action.rawValue): key \(repair.fingerprint.map(\.description) ?? "-"); now \(repair.after?.verdict.rawValue ?? "-")"
     )
     for item in board.items {
-      report(item.label, try document.resolve(item.bookmark), console)
+      report(item.label, try document.resolve(item.bookmark), console, show: show)
     }
 
     console.printFitted()
@@ -155,27 +158,30 @@ struct DemoCommand {
     var board = board
     for index in board.items.indices {
       let resolution = try document.resolve(board.items[index].bookmark)
-      var line = "   \(board.items[index].label) → \(show(resolution.path))"
+      var line = "   - \(board.items[index].label) → \(show(resolution.path))"
       if resolution.isStale {
-        line += "  (stale: \(resolution.staleReasons.map(\.rawValue).joined(separator: ", ")); refreshed)"
+        line += " (stale: \(resolution.staleReasons.map(\.rawValue).joined(separator: ", ")); refreshed)"
         if let refreshed = resolution.refreshed { board.items[index].bookmark = refreshed }
       } else {
-        line += "  (exact)"
+        line += " (exact)"
       }
       console.printFitted(line)
     }
     return board
   }
 
-  private func report(_ what: String, _ attempt: @autoclosure () throws -> Resolution, _ console: Console) {
+  private func report(
+    _ what: String, _ attempt: @autoclosure () throws -> Resolution, _ console: Console,
+    show: (FilePath) -> String
+  ) {
     do {
       let resolution = try attempt()
-      console.printFitted("   \(what): resolved to \(resolution.path)")
+      console.printFitted("   - \(what): resolved to \(show(resolution.path))")
     } catch let error as DocbmError {
       console.printFitted(
-        "   \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
+        "   - \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
     } catch {
-      console.printFitted("   \(what): \(error)")
+      console.printFitted("   - \(what): \(error)")
     }
   }
 }

@@ -115,7 +115,7 @@ struct InspectCommand {
       console.print(
         "  \(found.form.rawValue) at \(found.offset), key \(found.fingerprint)\(target): \(state)")
     }
-    console.print("verdict:      \(check.verdict.rawValue): \(check.message)")
+    console.print("verdict:      \(check.verdict.rawValue): \(console.message(check.message))")
     return DocbmCommandLine.ExitStatus.success
   }
 }

@@ -32,7 +32,7 @@ struct RepairCommand {
       repairs.append(repair)
       guard !json, listAll || !recursive || repair.action != .nothingToDo else { return }
       progressLine.clear()
-      console.print(RepairCommand.line(for: repair))
+      console.print(RepairCommand.line(for: repair, paths: console.paths))
       progressLine.flushed()
     }
     if recursive {
@@ -84,9 +84,9 @@ struct RepairCommand {
 
   /// `restored    PATH: what was done`. The action is the line's first word, so a message
   /// that begins with it (`refused: …`) does not say it twice.
-  static func line(for repair: DocumentRepairer.Report) -> String {
+  static func line(for repair: DocumentRepairer.Report, paths: DisplayPaths = .asGiven) -> String {
     let action = repair.action.rawValue
-    var message = Substring(repair.message)
+    var message = Substring(paths.shown(repair.message))
     if message.hasPrefix(action + ": ") { message = message.dropFirst(action.count + 2) }
     return "\(action.padded(to: 12))\(repair.document): \(message)"
   }
