@@ -5,7 +5,9 @@
 #   make test-asan  the test suite again, built with AddressSanitizer (into .build/asan)
 #   make bench   run the benchmarks (release build)
 #   make bench-libdocbm  one resolve through libdocbm from C and Python, against Swift
-#   make docs    build the DocC documentation into .build/docs, warnings as errors
+#   make docs    build the DocC documentation into .build/docs, warnings as errors, and check
+#                its links; a landing page at the root links the modules and the guides
+#   make diagrams  draw docs/images/*.svg from their Graphviz sources (docs/images/*.dot)
 #   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
 #   make filesystem-table  measure docbm on ext4, XFS, Btrfs, tmpfs, overlayfs and FUSE (as root)
@@ -22,7 +24,8 @@
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
-  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
+  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest \
+  graphviz librsvg2-bin
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -78,7 +81,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -212,6 +215,9 @@ save-table: setup
 
 filesystem-table: setup
 	bash Benchmarks/filesystem-table.sh
+
+diagrams: setup
+	for source in docs/images/*.dot; do dot -Tsvg "$$source" -o "$${source%.dot}.svg"; done
 
 docs: setup
 	DOCS_PORT=$(DOCS_PORT) bash .ci/docs

@@ -1,0 +1,80 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import Foundation
+import Testing
+
+/// The diagrams in docs/images: each made from a Graphviz source kept beside it, up to date
+/// with it, drawable, and shown where the prose explains the same thing.
+@Suite("Diagrams")
+struct DiagramTests {
+  private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  private var images: URL { root.appendingPathComponent("docs/images") }
+
+  /// The diagrams' names (`save` for save.dot and save.svg).
+  private func names() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: images.path)
+      .filter { $0.hasSuffix(".dot") }.map { String($0.dropLast(4)) }.sorted()
+  }
+
+  /// The text an SVG drawing shows, in order: what a reader reads in it.
+  private func texts(inSVG svg: String) -> [String] {
+    svg.matches(of: #/<text[^>]*>([^<]*)</text>/#).map { String($0.output.1) }
+  }
+
+  @Test("the four diagrams are there, each with its source")
+  func present() throws {
+    #expect(try names() == ["escrow", "modules", "resolution", "save"])
+    for name in try names() {
+      #expect(
+        FileManager.default.fileExists(atPath: images.appendingPathComponent("\(name).svg").path),
+        "\(name).svg")
+    }
+  }
+
+  @Test("each SVG says what its source says (make diagrams was run after the last change)")
+  func upToDate() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") else {
+      print("skipped: Graphviz's dot is not installed (apt-get install graphviz)")
+      return
+    }
+    for name in try names() {
+      let made = run("/usr/bin/dot", ["-Tsvg", images.appendingPathComponent("\(name).dot").path])
+      #expect(made.status == 0, "\(name).dot: \(made.error)")
+      let committed = try String(contentsOf: images.appendingPathComponent("\(name).svg"), encoding: .utf8)
+      #expect(!texts(inSVG: made.output).isEmpty)
+      #expect(texts(inSVG: committed) == texts(inSVG: made.output), "\(name).svg is older than \(name).dot")
+    }
+  }
+
+  @Test("each SVG renders to a PNG of some size (rsvg-convert)")
+  func renders() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/rsvg-convert") else {
+      print("skipped: rsvg-convert is not installed (apt-get install librsvg2-bin)")
+      return
+    }
+    let scratch = try Scratch()
+    for name in try names() {
+      let png = scratch.path("\(name).png").description
+      let made = run("/usr/bin/rsvg-convert", [images.appendingPathComponent("\(name).svg").path, "-o", png])
+      #expect(made.status == 0, "\(name).svg: \(made.error)")
+      let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: png)))
+      #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name).png is no PNG")
+      // The PNG header's width and height (big-endian, at bytes 16 and 20).
+      let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+      let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+      #expect(width > 300 && height > 200, "\(name).png is \(width)x\(height)")
+    }
+  }
+
+  @Test("each diagram is shown in the documentation")
+  func shown() throws {
+    var pages = [root.appendingPathComponent("README.md")]
+    pages += try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+      .filter { $0.hasSuffix(".md") }.map { root.appendingPathComponent("docs/\($0)") }
+    let text = try pages.map { try String(contentsOf: $0, encoding: .utf8) }.joined()
+    for name in try names() {
+      #expect(text.contains("images/\(name).svg)"), "no page shows \(name).svg")
+    }
+  }
+}
