@@ -25,7 +25,7 @@ SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
   gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest \
-  graphviz librsvg2-bin
+  graphviz librsvg2-bin python3-markdown
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -225,9 +225,7 @@ docs: setup
 # The pages load their scripts from /<Target>/…: browse them through a server, not from disk.
 docs-serve:
 	@[ -d .build/docs/DocumentBookmarks ] || $(MAKE) --no-print-directory docs
-	@echo "Serving .build/docs: http://localhost:$(DOCS_PORT)/DocumentBookmarks/documentation/documentbookmarks/"
-	@echo "  http://localhost:$(DOCS_PORT)/DocumentBookmarksTesting/documentation/documentbookmarkstesting/"
-	@echo "  and http://localhost:$(DOCS_PORT)/DocumentWatching/documentation/documentwatching/ (Ctrl-C stops)"
+	@echo "Serving .build/docs at http://localhost:$(DOCS_PORT)/ : the modules, their articles and the guides (Ctrl-C stops)"
 	python3 -m http.server $(DOCS_PORT) --bind 127.0.0.1 --directory .build/docs
 
 format:

@@ -20,8 +20,9 @@ import Synchronization
 /// concurrency's cooperative pool; concurrent resolutions of one key share one.
 ///
 /// ```swift
-/// let store = BookmarkStore<String, NoMetadata>(file: "/home/ada/.local/state/editor/recents.json",
-///                                               policy: .recents(limit: 20))
+/// let store = BookmarkStore<String, NoMetadata>(
+///   file: "/home/ada/.local/state/editor/recents.json",
+///   policy: .recents(limit: 20))
 /// _ = try await store.add(target: "/home/ada/Notes/plan.md", key: "plan")
 /// let found = try await store.resolve("plan")   // follows renames and moves
 /// ```

@@ -5,7 +5,8 @@ public import DocumentBookmarks
 ///
 /// ```swift
 /// let projects = BookmarkStore<String, Project>(
-///   file: projectsFile, policy: StorePolicy(validators: [.directoryOnly, .notTooBroad, .noOverlap]))
+///   file: projectsFile,
+///   policy: StorePolicy(validators: [.directoryOnly, .notTooBroad, .noOverlap]))
 /// ```
 ///
 /// `add(target:…)`, `add(targets:)` and `add(bookmark:…)` run a store's validators, in

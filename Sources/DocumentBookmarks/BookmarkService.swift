@@ -5,7 +5,7 @@ public import FoundationEssentials
 ///
 /// ```swift
 /// let document = BookmarkService().documents(anchoredOn: documentURL)
-/// let bookmark = try document.makeBookmark(to: imageURL)   // creates the key if needed
+/// let bookmark = try document.makeBookmark(to: imageURL)  // makes the key
 /// let resolution = try document.resolve(bookmark)
 /// if let refreshed = resolution.refreshed { /* store it with the next save */ }
 /// ```

@@ -2,7 +2,8 @@ extension DocumentRepairer {
   /// Repair for Swift concurrency, run on docbm's own threads.
   ///
   /// ```swift
-  /// let report = try await DocumentRepairer(escrow: .default).async.repair(documentPath)
+  /// let repairer = DocumentRepairer(escrow: .default)
+  /// let report = try await repairer.async.repair(documentPath)
   /// ```
   public var async: AsyncDocumentRepairer { AsyncDocumentRepairer(repairer: self) }
 }

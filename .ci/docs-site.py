@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Makes the documentation site's root and guides, then checks its links.
+
+Usage: docs-site.py build SITE    renders the README, the changelog, docs/*.md and the
+                                  Markdown pages they link to into SITE/guides, and writes
+                                  SITE/index.html, the landing page
+       docs-site.py check SITE    serves SITE over HTTP and follows every internal link
+                                  from the landing page: guides, their images, and the DocC
+                                  pages with the pages and links they name; exits 1 naming
+                                  each dead link, and each line of a DocC code listing wider
+                                  than its box
+
+SITE holds the DocC websites, one folder per module (made by .ci/docs).
+"""
+import html
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import markdown
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+MODULES = {
+    "DocumentBookmarks": "The library: bookmarks, the safe save, checking and repair.",
+    "DocumentBookmarkStore": "The store of files and folders a user picked.",
+    "DocumentWatching": "Following open documents, and putting dropped keys back.",
+    "DocumentBookmarksTesting": "The save-safety lint and faults for an app's tests.",
+}
+ARTICLES = {
+    "DocumentBookmarks": [("gettingstarted", "Getting started"), ("savingsafely", "Saving safely"),
+                          ("escrowandrepair", "The escrow and repair")],
+    "DocumentBookmarkStore": [("usingthestore", "Using the store")],
+    "DocumentWatching": [("watchingdocuments", "Watching documents")],
+    "DocumentBookmarksTesting": [("testingyourappssave", "Testing your app's save")],
+}
+# A DocC code listing shows about this many columns before it must be scrolled.
+CODE_WIDTH = 80
+STYLE = """body { font: 16px/1.5 sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+pre { background: #f4f4f4; padding: 0.75rem; overflow-x: auto; }
+code { font-family: monospace; font-size: 0.92em; }
+table { border-collapse: collapse; display: block; overflow-x: auto; }
+td, th { border: 1px solid #ccc; padding: 0.25rem 0.5rem; vertical-align: top; }
+img { max-width: 100%; }
+nav { margin-bottom: 1.5rem; }"""
+
+
+def page_name(source):
+    """The guide page a Markdown file of the repository becomes."""
+    relative = os.path.relpath(source, ROOT)
+    if relative.startswith("docs" + os.sep) and relative.count(os.sep) == 1:
+        relative = relative[len("docs" + os.sep):]
+    return relative[:-3].replace(os.sep, "-").lower() + ".html"
+
+
+def table_code(row):
+    """A table row whose code spans hold an escaped pipe (`a \\| b`, as GitHub reads it),
+    with those spans written as HTML, so that the pipe shows without its backslash and
+    does not split the cell."""
+    def span(match):
+        code = match.group(1)
+        if "\\|" not in code:
+            return match.group(0)
+        return "<code>" + html.escape(code.replace("\\|", "|")).replace("|", "&#124;") + "</code>"
+    return re.sub(r"`([^`]+)`", span, row)
+
+
+def page(title, body):
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
+
+
+def build(site):
+    guides = os.path.join(site, "guides")
+    shutil.rmtree(guides, ignore_errors=True)
+    os.makedirs(guides)
+    pending = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "CHANGELOG.md")]
+    pending += sorted(os.path.join(ROOT, "docs", name) for name in os.listdir(os.path.join(ROOT, "docs"))
+                      if name.endswith(".md"))
+    done = set()
+    titles = {}
+    while pending:
+        source = pending.pop(0)
+        if source in done:
+            continue
+        done.add(source)
+        with open(source, encoding="utf-8") as file:
+            text = file.read()
+
+        def relink(match):
+            label, target = match.group(1), match.group(2)
+            if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                return match.group(0)
+            path, _, anchor = target.partition("#")
+            linked = os.path.normpath(os.path.join(os.path.dirname(source), path))
+            if not linked.startswith(ROOT + os.sep) or not os.path.exists(linked):
+                return match.group(0)  # left as written: the check reports it
+            if linked.endswith(".md"):
+                pending.append(linked)
+                new = page_name(linked)
+            else:
+                new = "files/" + os.path.relpath(linked, ROOT)
+                os.makedirs(os.path.dirname(os.path.join(guides, new)), exist_ok=True)
+                shutil.copyfile(linked, os.path.join(guides, new))
+            return f"[{label}]({new}{'#' + anchor if anchor else ''})"
+
+        text = re.sub(r"\[([^\]]*)\]\(([^)\s]+)\)", relink, text)
+        text = "\n".join(table_code(line) if line.startswith("|") else line for line in text.split("\n"))
+        title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page_name(source))
+        titles[page_name(source)] = title
+        body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
+        nav = '<nav><a href="../index.html">docbm documentation</a></nav>'
+        with open(os.path.join(guides, page_name(source)), "w", encoding="utf-8") as file:
+            file.write(page(title, nav + body))
+
+    items = []
+    for module, summary in MODULES.items():
+        lower = module.lower()
+        articles = "".join(
+            f'<li><a href="{module}/documentation/{lower}/{slug}">{html.escape(name)}</a></li>'
+            for slug, name in ARTICLES[module])
+        items.append(f'<li><a href="{module}/documentation/{lower}/"><code>{module}</code></a>: '
+                     f"{html.escape(summary)}<ul>{articles}</ul></li>")
+    order = ["readme.html"] + sorted(name for name in titles if name not in ("readme.html", "changelog.html")) \
+        + ["changelog.html"]
+    guide_items = "".join(f'<li><a href="guides/{name}">{html.escape(titles[name])}</a></li>' for name in order)
+    body = ("<h1>docbm documentation</h1>\n<p>Document-scoped bookmarks for Linux, in Swift, with a C library "
+            "and a Python package over it.</p>\n"
+            f"<h2>API reference and articles</h2>\n<ul>{''.join(items)}</ul>\n"
+            f"<h2>Guides</h2>\n<ul>{guide_items}</ul>\n")
+    with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as file:
+        file.write(page("docbm documentation", body))
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def check(site):
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), lambda *args: Quiet(*args, directory=site))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def fetch(path):
+        try:
+            with urllib.request.urlopen(base + path) as response:
+                return response.read()
+        except urllib.error.HTTPError:
+            return None
+
+    dead, wide, seen = [], [], set()
+    pending = [("/", "the site's root")]
+    docc_pages = 0
+    while pending:
+        path, where = pending.pop()
+        path = urllib.parse.urlsplit(path).path
+        if path in seen:
+            continue
+        seen.add(path)
+        match = re.match(r"^/([A-Za-z]+)/documentation/(.*?)/?$", path)
+        if match:
+            # A DocC page: its shell, and the JSON the shell renders.
+            module, rest = match.groups()
+            docc_pages += 1
+            if fetch(f"/{module}/documentation/{rest}/index.html") is None:
+                dead.append(f"{path} (linked from {where})")
+                continue
+            data = fetch(f"/{module}/data/documentation/{rest}.json")
+            if data is None:
+                dead.append(f"{path}: no page data (linked from {where})")
+                continue
+            page_data = json.loads(data)
+            for line in code_lines(page_data):
+                if len(line) > CODE_WIDTH:
+                    wide.append(f"{path}: {len(line)} columns: {line.strip()}")
+            for reference in page_data.get("references", {}).values():
+                url = reference.get("url")
+                if reference.get("type") == "topic" and url and url.startswith("/documentation/"):
+                    pending.append((f"/{module}{url}", path))
+                elif reference.get("type") == "link" and url and url.startswith("/"):
+                    # A link the page names is followed as written, from the site's root.
+                    pending.append((url, path))
+                elif reference.get("type") == "image":
+                    # An image is loaded from below the module's base path.
+                    for variant in reference.get("variants", []):
+                        if variant.get("url", "").startswith("/"):
+                            pending.append((f"/{module}{variant['url']}", path))
+            continue
+        body = fetch(path if not path.endswith("/") else path + "index.html")
+        if body is None:
+            dead.append(f"{path} (linked from {where})")
+            continue
+        if not path.endswith((".html", "/")):
+            continue
+        for link in re.findall(r'(?:href|src)="([^"]+)"', body.decode("utf-8")):
+            if re.match(r"^[a-z]+:", link) or link.startswith("#"):
+                continue
+            pending.append((urllib.parse.urljoin(path, link), path))
+    server.shutdown()
+    for entry in dead:
+        print(f"dead link: {entry}")
+    for entry in wide:
+        print(f"code wider than the listing's box ({CODE_WIDTH} columns): {entry}")
+    print(f"{len(seen)} links followed ({docc_pages} DocC pages), {len(dead)} dead, "
+          f"{len(wide)} code lines too wide")
+    return 1 if dead or wide else 0
+
+
+def code_lines(value):
+    """The lines of every code listing in a DocC page's data."""
+    if isinstance(value, dict):
+        if value.get("type") == "codeListing":
+            yield from value.get("code", [])
+        for item in value.values():
+            yield from code_lines(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from code_lines(item)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("build", "check"):
+        sys.exit(__doc__)
+    if sys.argv[1] == "build":
+        build(sys.argv[2])
+    else:
+        sys.exit(check(sys.argv[2]))
