@@ -10,6 +10,8 @@
 #   make diagrams  draw docs/images/*.svg from their Graphviz sources (docs/images/*.dot)
 #   make docs-serve  serve .build/docs on http://localhost:$(DOCS_PORT) (python3 -m http.server)
 #   make save-table  measure which programs' saves keep the key (docbm probe against getfattr/stat)
+#   make travel-table  measure which copy, archive, backup and sync tools keep the key, and
+#                rewrite docs/travel.md's table from the run
 #   make filesystem-table  measure docbm on ext4, XFS, Btrfs, tmpfs, overlayfs and FUSE (as root)
 #                and rewrite docs/filesystems.md's tables from the tests' output
 #   make test-c  libdocbm from C: the C tests under AddressSanitizer, the C sample, C++ header check
@@ -26,6 +28,9 @@ PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync 
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
   gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest \
   graphviz librsvg2-bin python3-markdown
+# Only for `make travel-table`: the copy, archive, backup and sync tools it measures.
+TRAVEL_TABLE_PACKAGES := rsync tar libarchive-tools cpio zip unzip p7zip-full borgbackup restic duplicity \
+  rdiff-backup rclone unison git libglib2.0-bin
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -81,7 +86,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -212,6 +217,11 @@ save-table: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
 	$(SWIFT) build --product docbm
 	bash Benchmarks/save-table.sh
+
+travel-table: setup
+	@$(MAKE) --no-print-directory setup PACKAGES="$(TRAVEL_TABLE_PACKAGES)"
+	$(SWIFT) build --product docbm
+	bash Benchmarks/travel-table.sh --update-doc
 
 filesystem-table: setup
 	bash Benchmarks/filesystem-table.sh
