@@ -71,6 +71,7 @@ extension StaleReason {
     case .relativePathChanged: 1 << 2
     case .identityChanged: 1 << 3
     case .ambiguous: 1 << 4
+    case .inTrash: 1 << 5
     }
   }
 }

@@ -24,33 +24,6 @@ public struct TrashFolders: Sendable {
 
   /// Whether `path` is inside a Trash's `files` folder (not the folder itself).
   public func contains(_ path: FilePath) -> Bool {
-    let components = path.lexicallyNormalized.components
-    if let home = homeTrashFiles?.lexicallyNormalized.components, components.count > home.count,
-      Array(components.prefix(home.count)) == home
-    {
-      return true
-    }
-    let trash = Array(".Trash".utf8)
-    let files = Array("files".utf8)
-    for (index, component) in components.enumerated() {
-      // $topdir/.Trash/$uid/files/<entry>
-      if component == trash, index + 3 < components.count, Self.isNumber(components[index + 1]),
-        components[index + 2] == files
-      {
-        return true
-      }
-      // $topdir/.Trash-$uid/files/<entry>
-      if component.count > trash.count + 1, component.starts(with: trash + [UInt8(ascii: "-")]),
-        Self.isNumber(Array(component.dropFirst(trash.count + 1))), index + 2 < components.count,
-        components[index + 1] == files
-      {
-        return true
-      }
-    }
-    return false
-  }
-
-  private static func isNumber(_ bytes: [UInt8]) -> Bool {
-    !bytes.isEmpty && bytes.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    TrashInfo.contains(path, homeTrashFiles: homeTrashFiles)
   }
 }

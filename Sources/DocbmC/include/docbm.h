@@ -210,7 +210,9 @@ typedef enum docbm_stale_reason {
   /** Another file stands at the target's path (a new inode); resolved by path. */
   DOCBM_STALE_IDENTITY_CHANGED = 1 << 3,
   /** Two files could be the target; the recorded one is returned, no refreshed bookmark. */
-  DOCBM_STALE_AMBIGUOUS = 1 << 4
+  DOCBM_STALE_AMBIGUOUS = 1 << 4,
+  /** The target is in a Trash (with DOCBM_STALE_TARGET_MOVED): the user threw it away. */
+  DOCBM_STALE_IN_TRASH = 1 << 5
 } docbm_stale_reason;
 
 /** A stale reason's name ("targetMoved"), or NULL for a value that is not one reason. */

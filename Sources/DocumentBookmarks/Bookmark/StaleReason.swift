@@ -18,4 +18,9 @@ public enum StaleReason: String, Hashable, Sendable, Codable, CaseIterable {
   /// copied document. ``Resolution/path`` is the recorded file, ``Resolution/candidates``
   /// lists both with why, and no refreshed bookmark is made: the app (or its user) decides.
   case ambiguous
+  /// The target is in a Trash (freedesktop.org's: the home trash, or a disk's
+  /// `.Trash-$UID`), moved there itself or inside a trashed folder; found by its identity
+  /// through the Trash's info files, always with ``targetMoved``. The user threw it away:
+  /// an app shows it as such and does not open it as if nothing happened.
+  case inTrash
 }

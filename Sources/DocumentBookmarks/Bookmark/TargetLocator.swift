@@ -27,7 +27,9 @@
 ///    `ambiguous`.
 /// 7. A file of the right kind at the relative path (`documentMoved`, `identityChanged`)
 ///    or at the absolute path (`identityChanged`): the original is gone, the path wins.
-/// 8. Otherwise `missing`.
+/// 8. The recorded identity in a Trash, by the Trash's info files (`targetMoved`,
+///    `inTrash`; a search that finds it in a Trash says `inTrash` too).
+/// 9. Otherwise `missing`.
 ///
 /// A bookmark that recorded no identity (inode 0: made through the Documents portal) is
 /// found by its paths only, in the same order, without a search.
@@ -117,6 +119,7 @@ struct TargetLocator {
       }
       var reasons: [StaleReason] = [.targetMoved]
       if documentMoved { reasons.append(.documentMoved) }
+      if TrashInfo.contains(found) { reasons.append(.inTrash) }
       return Location(path: found, reasons: reasons)
     }
     if relativeStatus != nil {
@@ -125,6 +128,9 @@ struct TargetLocator {
     if let absoluteStatus, matcher.kindMatches(absoluteStatus) {
       let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
       return Location(path: absolute, reasons: moved + [.identityChanged])
+    }
+    if let trashed = trashed(matcher) {
+      return Location(path: trashed, reasons: [.targetMoved, .inTrash])
     }
     if let storageFailure {
       let place = storageFailure.path.map { " reading \($0)" } ?? ""
@@ -143,6 +149,21 @@ struct TargetLocator {
       message:
         "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and \(searched)",
       lastKnownPath: absolute)
+  }
+
+  /// The recorded object in a Trash, moved there itself or inside a trashed folder: found
+  /// through the Trash's info files, and only when it is the very object (the search never
+  /// reaches a Trash, which lies far from the target's old place).
+  private func trashed(_ matcher: IdentityMatcher) -> FilePath? {
+    let trashes = TrashInfo.trashes(mountPoint: contents.volume.mountPoint)
+    for candidate in TrashInfo.candidates(for: contents.absolutePath, in: trashes) {
+      if let status = try? FileStatus.of(candidate, followSymlinks: false),
+        matcher.isSameObject(status, at: candidate)
+      {
+        return candidate
+      }
+    }
+    return nil
   }
 
   /// A bookmark that recorded no identity (made through the Documents portal): by path

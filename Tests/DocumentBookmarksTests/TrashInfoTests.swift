@@ -1,0 +1,48 @@
+import DocbmTestSupport
+import Testing
+
+@testable import DocumentBookmarks
+
+/// Reading the Trash's info files: the original path, decoded, from the right group.
+@Suite("Trash info files")
+struct TrashInfoTests {
+  private func path(_ text: String, top: FilePath? = nil) -> String? {
+    TrashInfo.originalPath(in: Array(text.utf8), top: top)?.description
+  }
+
+  @Test("Path= is percent-decoded, absolute, or relative to the disk's top folder")
+  func paths() {
+    #expect(
+      path("[Trash Info]\nPath=/home/ada/my%20photos\nDeletionDate=2026-12-05T04:00:00\n")
+        == "/home/ada/my photos")
+    #expect(path("[Trash Info]\r\nPath=/home/ada/caf%C3%A9\r\n") == "/home/ada/café")
+    #expect(
+      path("[Trash Info]\nPath=projects/board.json\n", top: FilePath("/media/ada/disk"))
+        == "/media/ada/disk/projects/board.json")
+    // Not in the group, malformed, a NUL, empty, or relative without a top folder: nothing.
+    #expect(path("[Other]\nPath=/home/ada/x\n") == nil)
+    #expect(path("[Trash Info]\nPath=/home/ada/%2\n") == nil)
+    #expect(path("[Trash Info]\nPath=/home/ada/%00x\n") == nil)
+    #expect(path("[Trash Info]\nPath=\n") == nil)
+    #expect(path("[Trash Info]\nPath=relative/x\n") == nil)
+  }
+
+  @Test("an item is looked for below each info file naming it or a folder above it")
+  func candidates() throws {
+    let scratch = try Scratch()
+    let trash = scratch.path("Trash")
+    _ = try scratch.file(
+      bytes: trash.appending("info/photos.trashinfo"), "[Trash Info]\nPath=/home/ada/photos\n")
+    _ = try scratch.file(
+      bytes: trash.appending("info/cat.png.trashinfo"), "[Trash Info]\nPath=/home/ada/photos/cat.png\n")
+    _ = try scratch.file(
+      bytes: trash.appending("info/other.trashinfo"), "[Trash Info]\nPath=/home/ada/photos-old\n")
+    _ = try scratch.file(bytes: trash.appending("info/notes.txt"), "[Trash Info]\nPath=/home/ada/photos\n")
+    let found = TrashInfo.candidates(
+      for: FilePath("/home/ada/photos/cat.png"), in: [TrashInfo.Trash(folder: trash, top: nil)])
+    #expect(
+      Set(found.map(\.description)) == [
+        trash.appending("files/photos/cat.png").description, trash.appending("files/cat.png").description,
+      ])
+  }
+}
