@@ -190,6 +190,35 @@ public final class BookmarkStore<
     }
   }
 
+  /// Adds a copy of `record`, a record of `other`, under the same key: a bookmark can only
+  /// be resolved against the store file it was made on, so the record's target is found
+  /// by resolving it in `other` (verified with that store's key, and followed if it moved)
+  /// and bookmarked anew on this store's file. Its metadata, pin and dates are kept; a
+  /// path-only record is copied as one. `other` is left as it is, apart from what resolving
+  /// commits there; forget the record there to move it.
+  ///
+  /// - Returns: the record added, as ``add(target:key:metadata:)`` adds it.
+  /// - Throws: `notFound` when `other` has no record with the key; `docbm` with the
+  ///   resolution's failure in `other` (`missing`, `volumeUnavailable`, …: nothing is
+  ///   added); as ``add(target:key:metadata:)`` for this store.
+  @discardableResult
+  public func add(copyOf record: Record, from other: BookmarkStore<Key, Metadata>) async throws(Failure)
+    -> Record
+  {
+    let target: FilePath?
+    let current: Record
+    if record.hasBookmark {
+      let resolved = try await other.resolve(record.key)
+      (target, current) = (resolved.path, resolved.record)
+    } else {
+      _ = try await other.load()
+      guard let found = other.snapshot[record.key] else { throw .notFound(record.key) }
+      (target, current) = (nil, found)
+    }
+    let core = core
+    return try await run { () throws(Failure) in try core.add(copyOf: current, at: target) }
+  }
+
   /// Adds a path without bookmarking it yet (a file on a disk not plugged in, a path typed
   /// by the user): the record gets its bookmark when it is first resolved and the path is
   /// reachable. Until then it follows no move.

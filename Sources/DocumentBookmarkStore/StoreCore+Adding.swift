@@ -66,6 +66,34 @@ extension StoreCore {
     return try insert(record)
   }
 
+  /// Adds another store's `record` anew, its target found at `target` (`nil`: a path-only
+  /// record, copied as one): bookmarked on this store's file, with the record's key,
+  /// metadata, pin and dates; see ``BookmarkStore/add(copyOf:from:)``.
+  package func add(copyOf record: Record, at target: FilePath?) throws(Failure) -> Record {
+    guard let target else {
+      let copy = Record(
+        key: record.key, bookmark: nil, lastKnownPath: record.lastKnownPath, identity: nil,
+        volume: record.volume, status: .unknown, createdAt: record.createdAt, isPinned: record.isPinned,
+        metadata: record.metadata, lastUsedAt: record.lastUsedAt)
+      return try insert(copy)
+    }
+    try validate(target)
+    try file.createIfMissing()
+    let bookmark: Bookmark
+    let contents: BookmarkContents
+    do {
+      bookmark = try file.document.makeBookmark(to: target)
+      contents = try bookmark.decodeUnverified()
+    } catch {
+      throw .docbm(error)
+    }
+    let copy = Record(
+      key: record.key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
+      volume: contents.volume, status: .available, createdAt: record.createdAt, isPinned: record.isPinned,
+      metadata: record.metadata, lastUsedAt: record.lastUsedAt)
+    return try insert(copy)
+  }
+
   /// Adds a path without a bookmark yet; see ``BookmarkStore/add(pathOnly:key:metadata:)``.
   package func add(pathOnly path: FilePath, key: Key, metadata: Metadata) throws(Failure) -> Record {
     let record = Record(
