@@ -67,6 +67,41 @@ struct DiagramTests {
     }
   }
 
+  @Test("the modules diagram draws the dependencies Package.swift declares, and no other")
+  func modulesMatchPackage() throws {
+    let manifest = try String(
+      contentsOfFile: root.appendingPathComponent("Package.swift").path, encoding: .utf8)
+    // Each target's name and the names in its dependencies list.
+    var declared: [String: Set<String>] = [:]
+    for match in manifest.matches(of: #/name: "(\w+)",\s*dependencies: \[([^\]]*)\]/#) {
+      declared[String(match.output.1)] = Set(
+        match.output.2.matches(of: #/"(\w+)"/#).map { String($0.output.1) })
+    }
+    let source = try String(contentsOf: images.appendingPathComponent("modules.dot"), encoding: .utf8)
+    // A node's modules: its label's first line ("DocbmCLI, docbm"); the C modules, its second.
+    var modules: [String: [String]] = [:]
+    for match in source.matches(of: #/(\w+) \[label="([^\\"]*)\\n([^\\"]*)/#) {
+      let (node, first, second) = (String(match.output.1), match.output.2, match.output.3)
+      let names = (first == "C modules" ? second : first).split(separator: ",").map {
+        String($0.trimmingCharacters(in: .whitespaces).prefix { $0.isLetter })
+      }
+      modules[node] = names
+    }
+    let drawn = Set(
+      source.matches(of: #/(\w+) -> (\w+);/#).map { "\($0.output.1) -> \($0.output.2)" })
+    var expected: Set<String> = []
+    for (from, fromModules) in modules {
+      for (to, toModules) in modules where from != to {
+        let imports = fromModules.contains { module in
+          !(declared[module] ?? []).isDisjoint(with: toModules)
+        }
+        if imports { expected.insert("\(from) -> \(to)") }
+      }
+    }
+    #expect(modules.count == 8, "\(modules)")
+    #expect(drawn == expected)
+  }
+
   @Test("each diagram is shown in the documentation")
   func shown() throws {
     var pages = [root.appendingPathComponent("README.md")]
