@@ -111,40 +111,12 @@ package struct TrashInfo {
         continue
       }
       let key = Array("Path=".utf8)
-      guard inGroup, line.starts(with: key), let path = percentDecoded(line.dropFirst(key.count)),
+      guard inGroup, line.starts(with: key), let path = PercentEncoding.decode(line.dropFirst(key.count)),
         !path.isEmpty
       else { continue }
       if path.first == UInt8(ascii: "/") { return FilePath(uncheckedBytes: path) }
       return top?.appending(path)
     }
     return nil
-  }
-
-  /// `%XX` escapes replaced by their bytes; `nil` for a malformed escape or a NUL.
-  private static func percentDecoded(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex {
-      if text[index] == UInt8(ascii: "%") {
-        guard index + 2 < text.endIndex, let high = hexValue(text[index + 1]),
-          let low = hexValue(text[index + 2])
-        else { return nil }
-        bytes.append(high << 4 | low)
-        index += 3
-      } else {
-        bytes.append(text[index])
-        index += 1
-      }
-    }
-    return bytes.contains(0) ? nil : bytes
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 }

@@ -1,0 +1,33 @@
+/// `%XX` escapes, as file URIs and the Trash's info files write the bytes of a path.
+package enum PercentEncoding {
+  /// `text` with each `%XX` replaced by its byte; `nil` for a malformed escape or a NUL
+  /// (no path holds one).
+  package static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.count)
+    var index = text.startIndex
+    while index != text.endIndex {
+      let byte = text[index]
+      index = text.index(after: index)
+      guard byte == UInt8(ascii: "%") else {
+        bytes.append(byte)
+        continue
+      }
+      guard index != text.endIndex, let high = hexValue(text[index]) else { return nil }
+      index = text.index(after: index)
+      guard index != text.endIndex, let low = hexValue(text[index]) else { return nil }
+      index = text.index(after: index)
+      bytes.append(high << 4 | low)
+    }
+    return bytes.contains(0) ? nil : bytes
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+}
