@@ -40,6 +40,8 @@ public final class BookmarkStore<
   private let follower = Mutex<StoreFollower?>(nil)
   private let mountWatcher = Mutex<MountWatcher?>(nil)
   private let flights = Mutex<[Key: Task<ResolvedRecord<Key, Metadata>, any Error>]>([:])
+  /// The private folder of a ``temporary(policy:service:)`` store, removed with it.
+  private let temporaryFolder: TemporaryFolder?
 
   /// A store kept in `file` (made on the first change; its folder too, mode 0700).
   ///
@@ -63,12 +65,43 @@ public final class BookmarkStore<
     core = StoreCore(file: file, policy: policy, service: service)
     followsOthers = followsOtherProcesses
     self.followsMounts = followsMounts
+    temporaryFolder = nil
+  }
+
+  private init(in folder: TemporaryFolder, policy: StorePolicy, service: BookmarkService) {
+    core = StoreCore(file: folder.path.appending("store.json"), policy: policy, service: service)
+    followsOthers = false
+    followsMounts = false
+    temporaryFolder = folder
+  }
+
+  /// A store in a private folder of its own (mode 0700, under `$TMPDIR`), removed with
+  /// everything in it when the store is released: the API of any store, with no file for
+  /// the caller to name or clean up, for an app's tests and previews. A store's bookmarks
+  /// are anchored on its file's key, so this store too keeps a file while it lives. It
+  /// follows no other process and no mounts (feed it mount events with
+  /// ``refreshStatuses(on:)``).
+  ///
+  /// - Throws: `docbm` when the folder cannot be made (the temporary directory is full, or
+  ///   not writable).
+  public static func temporary(
+    policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService()
+  ) throws(Failure) -> BookmarkStore {
+    let base = FilePath(
+      ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp")
+    do {
+      return BookmarkStore(
+        in: try TemporaryFolder.make(prefix: "docbm-store-", in: base), policy: policy, service: service)
+    } catch {
+      throw .docbm(DocbmError(error, operation: .save(.prepareTemporary), path: base))
+    }
   }
 
   deinit {
     follower.withLock { $0?.cancel() }
     mountWatcher.withLock { $0?.cancel() }
     core.finishListeners()
+    temporaryFolder?.remove()
   }
 
   /// The store file's path: `file` made absolute, in its folder's canonical path, with a

@@ -127,7 +127,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     do {
       opened = try mappingSystemErrors(.openDocument, path: path) {
         () throws(SystemCallError) -> StoreFileOpener.Opened<FoundFile<Key, Metadata>> in
-        try StoreFileOpener.open(path) { (fd, status) throws(SystemCallError) -> FoundFile<Key, Metadata> in
+        try StoreFaults.checkRead(of: path)
+        return try StoreFileOpener.open(path) {
+          (fd, status) throws(SystemCallError) -> FoundFile<Key, Metadata> in
           let signature = StoreFileCache<Key, Metadata>.Signature(status)
           if let seen = cache?.contents(for: signature) {
             return .cached(seen.contents, signature, seen.journal)

@@ -159,7 +159,12 @@ enum DocumentationCode {
       return "#sourceLocation(file: \"\(document)\", line: \(block.line))\n" + lines.joined(separator: "\n")
         + "\n#sourceLocation()\n"
     }
-    var files = [(name: "Prelude.swift", source: "import DocumentBookmarks\nimport Foundation\n\n" + prelude)]
+    var files = [
+      (
+        name: "Prelude.swift",
+        source: "import DocumentBookmarkStore\nimport DocumentBookmarks\nimport Foundation\n\n" + prelude
+      )
+    ]
     var fragmentImports: Set<String> = ["import Foundation"]
     if let catalogue = document.split(separator: "/").first(where: { $0.hasSuffix(".docc") }) {
       fragmentImports.insert("import \(catalogue.dropLast(5))")
@@ -234,6 +239,12 @@ enum DocumentationCode {
       var showsProgress: Bool { false }
     }
     let boardView = BoardView()
+    final class RecentsView: Sendable {
+      func reload(from store: BookmarkStore<String, NoMetadata>) async {}
+      func add(_ url: URL, to store: BookmarkStore<String, NoMetadata>) async {}
+      var showsError: Bool { false }
+    }
+    let recentsView = RecentsView()
     """
 
   /// The `(kind, name)` of each target a manifest declares.

@@ -16,21 +16,24 @@ package enum DocbmThreads {
   package static var isCurrent: Bool { DetachedThread.currentTag == .ioWorker }
 
   /// Runs `work` on a docbm thread and returns its result, suspending (not blocking) the
-  /// caller meanwhile. A save or resolution fault the calling task installed (the testing
-  /// product's `withSaveFault`, `withResolutionFault`) is installed for `work` too: the save
-  /// or resolve it runs is the caller's.
+  /// caller meanwhile. A save, resolution or store fault the calling task installed (the
+  /// testing product's `withSaveFault`, `withResolutionFault`, `withStoreReadFault`) is
+  /// installed for `work` too: the save, resolve or read it runs is the caller's.
   package static func run<Value: Sendable>(
     _ work: @escaping @Sendable () throws -> Value
   ) async throws -> Value {
     let saveFault = SaveFaults.injected
     let resolutionFault = ResolutionFaults.injected
+    let storeFault = StoreFaults.injected
     return try await withCheckedThrowingContinuation {
       (continuation: CheckedContinuation<Value, any Error>) in
       pool.submit {
         continuation.resume(
           with: Result {
             try SaveFaults.$injected.withValue(saveFault) {
-              try ResolutionFaults.$injected.withValue(resolutionFault) { try work() }
+              try ResolutionFaults.$injected.withValue(resolutionFault) {
+                try StoreFaults.$injected.withValue(storeFault) { try work() }
+              }
             }
           })
       }
