@@ -223,7 +223,7 @@ struct LintLocationTests {
     let report = try #require(expectSafeSave(options: single) { url in try replaceWithDocbm(url) })
     let here = try #require(realpath(FileManager.default.currentDirectoryPath, nil))
     defer { free(here) }
-    #expect(report.location == String(cString: here))
+    #expect(report.location?.description == String(cString: here))
     #expect(report.isInTemporaryFolder == ScratchDocument.isTemporaryFolder(FilePath(String(cString: here))))
   }
 
@@ -232,7 +232,7 @@ struct LintLocationTests {
     let scratch = try Scratch(in: "/tmp")
     let report = try #require(
       expectSafeSave(options: single, in: scratch.root) { url in try replaceWithDocbm(url) })
-    #expect(report.location == scratch.root.description)
+    #expect(report.location == scratch.root)
     #expect(report.isInTemporaryFolder)
     #expect(report.summary.contains("under /tmp or $TMPDIR"))
   }

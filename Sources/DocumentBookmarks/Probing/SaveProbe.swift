@@ -68,7 +68,7 @@ public enum SaveProbe {
   /// save failed, when it did.
   public static func examine(_ scratch: ScratchDocument, failure: String?) -> SaveProbeReport {
     var report = SaveProbeReport(
-      location: scratch.location.description, isInTemporaryFolder: scratch.isInTemporaryFolder)
+      location: scratch.location, isInTemporaryFolder: scratch.isInTemporaryFolder)
     if let failure {
       report.findings.append(SaveFinding(.saveFailed, "the save failed: \(failure)"))
     }

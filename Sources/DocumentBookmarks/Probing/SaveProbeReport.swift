@@ -11,16 +11,15 @@ public struct SaveProbeReport: Hashable, Sendable, Codable {
   /// Whether the save wrote the document at all: its contents, inode, modification or
   /// change time differ from before, or it is gone. When it did not, nothing was tested.
   public var wroteDocument: Bool
-  /// The folder the scratch folder was made in, as printed (bytes that are not UTF-8
-  /// escaped).
-  public var location: String?
+  /// The folder the scratch folder was made in.
+  public var location: FilePath?
   /// Whether ``location`` is under `/tmp`, `/var/tmp` or `$TMPDIR`, where editors save
   /// differently from a user's folders (``ScratchDocument/isInTemporaryFolder``).
   public var isInTemporaryFolder: Bool
 
   public init(
     findings: [SaveFinding] = [], notes: [String] = [], contentsChanged: Bool = false,
-    wroteDocument: Bool = true, location: String? = nil, isInTemporaryFolder: Bool = false
+    wroteDocument: Bool = true, location: FilePath? = nil, isInTemporaryFolder: Bool = false
   ) {
     self.findings = findings
     self.notes = notes
