@@ -94,6 +94,25 @@ package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(Syste
   return try fd.closeAfter { fd throws(SystemCallError) in try fd.readWhole(limit: limit) }
 }
 
+/// Reads a whole regular file, up to `limit` bytes, as a folder others can write may hold
+/// it: opened without blocking (a FIFO is never waited on), a final symbolic link followed
+/// only when `followSymlinks`; `nil` when what is there is not a regular file (a FIFO, a
+/// device, a socket, a folder).
+///
+/// - Throws: ``SystemCallError`` from `open` (`ELOOP` for a link not followed), `fstat`
+///   or `read`.
+package func readRegularFile(_ path: FilePath, limit: Int, followSymlinks: Bool) throws(SystemCallError)
+  -> [UInt8]?
+{
+  let options: FileDescriptor.Options =
+    followSymlinks ? [.readOnly, .nonBlocking] : [.readOnly, .nonBlocking, .noFollow]
+  let fd = try FileDescriptor.open(path, options)
+  return try fd.closeAfter { fd throws(SystemCallError) -> [UInt8]? in
+    guard try FileStatus.of(fd).kind == .regular else { return nil }
+    return try fd.readWhole(limit: limit)
+  }
+}
+
 extension FileDescriptor {
   /// Reads from the current offset to the end, up to `limit` bytes (see
   /// ``readWholeFile(_:limit:)``); a non-blocking descriptor is waited on

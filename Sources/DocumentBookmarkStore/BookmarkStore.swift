@@ -87,13 +87,12 @@ public final class BookmarkStore<
   public static func temporary(
     policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService()
   ) throws(Failure) -> BookmarkStore {
-    let base = FilePath(
-      ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp")
     do {
       return BookmarkStore(
-        in: try TemporaryFolder.make(prefix: "docbm-store-", in: base), policy: policy, service: service)
+        in: try TemporaryFolder.make(prefix: "docbm-store-"), policy: policy, service: service)
     } catch {
-      throw .docbm(DocbmError(error, operation: .save(.prepareTemporary), path: base))
+      throw .docbm(
+        DocbmError(error, operation: .save(.prepareTemporary), path: error.path ?? FilePath("/tmp")))
     }
   }
 

@@ -72,11 +72,18 @@ public enum RecentlyUsedFiles {
   ///   read or is larger than 16 MiB; ``RecentlyUsedFilesError/malformed(path:line:reason:)``
   ///   when it is not well-formed XML or its root is not `<xbel>`.
   public static func read(_ path: FilePath) throws(RecentlyUsedFilesError) -> [RecentlyUsedFile] {
-    let bytes: [UInt8]
+    let read: [UInt8]?
     do {
-      bytes = try readWholeFile(path, limit: sizeLimit)
+      read = try readRegularFile(path, limit: sizeLimit, followSymlinks: true)
     } catch {
       throw .unreadable(path: path, message: "\(error)")
+    }
+    guard let bytes = read else {
+      throw .unreadable(
+        path: path, message: "it is not a regular file (a FIFO, a device, a socket or a folder)")
+    }
+    guard bytes.count < sizeLimit else {
+      throw .unreadable(path: path, message: "it is larger than \(sizeLimit >> 20) MiB")
     }
     let events: [MarkupReader.Event]
     do {

@@ -1,6 +1,7 @@
 import DocbmTestSupport
 import DocumentBookmarks
 import Foundation
+import Glibc
 import Testing
 
 @testable import DocumentBookmarkStore
@@ -95,6 +96,15 @@ struct RecentlyUsedFilesTests {
     let files = try StoreScratch()
     let missing = files.scratch.path("none.xbel")
     #expect(throws: RecentlyUsedFilesError.self) { try RecentlyUsedFiles.read(missing) }
+    // A FIFO where the list should be is refused at once, never waited on.
+    let fifo = files.scratch.path("fifo.xbel")
+    #expect(mkfifo(fifo.description, 0o600) == 0)
+    #expect(
+      throws: RecentlyUsedFilesError.unreadable(
+        path: fifo, message: "it is not a regular file (a FIFO, a device, a socket or a folder)")
+    ) {
+      try RecentlyUsedFiles.read(fifo)
+    }
     for (name, text, line) in [
       ("truncated", "<?xml version=\"1.0\"?>\n<xbel version=\"1.0\">\n  <bookmark href=\"file:///a\">", 3),
       ("other", "<?xml version=\"1.0\"?>\n<html></html>\n", 1),

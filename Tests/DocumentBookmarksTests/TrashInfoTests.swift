@@ -1,4 +1,5 @@
 import DocbmTestSupport
+import Glibc
 import Testing
 
 @testable import DocumentBookmarks
@@ -38,6 +39,9 @@ struct TrashInfoTests {
     _ = try scratch.file(
       bytes: trash.appending("info/other.trashinfo"), "[Trash Info]\nPath=/home/ada/photos-old\n")
     _ = try scratch.file(bytes: trash.appending("info/notes.txt"), "[Trash Info]\nPath=/home/ada/photos\n")
+    // Not regular files: a FIFO (never waited on) and a link (never followed).
+    #expect(mkfifo(trash.appending("info/fifo.trashinfo").description, 0o600) == 0)
+    try scratch.symlink("photos.trashinfo", at: trash.appending("info/link.trashinfo"))
     let found = TrashInfo.candidates(
       for: FilePath("/home/ada/photos/cat.png"), in: [TrashInfo.Trash(folder: trash, top: nil)])
     #expect(

@@ -4,8 +4,10 @@
 /// or `$topdir/.Trash-$uid`).
 ///
 /// Resolution asks it last, for a target found nowhere else: a file in a folder that was
-/// trashed is far from its old place, beyond the identity search's reach.
-package struct TrashInfo {
+/// trashed is far from its old place, beyond the identity search's reach. An info file is
+/// read only when it is a regular file (never a link, never a FIFO), and what it names is
+/// taken only when it is the very object the bookmark recorded.
+package enum TrashInfo {
   /// A Trash folder (holding `files` and `info`), and the folder its relative `Path=`
   /// values start from (`nil` for the home trash, whose paths are absolute).
   struct Trash {
@@ -73,7 +75,7 @@ package struct TrashInfo {
   /// Where the item at `original` would be now if it, or a folder above it, was trashed:
   /// one path in a Trash's `files` folder per info file naming `original` or a folder above
   /// it (the same path may have been trashed more than once). Unreadable trashes and info
-  /// files are passed over.
+  /// files, and info files that are not regular files, are passed over.
   static func candidates(for original: FilePath, in trashes: [Trash]) -> [FilePath] {
     let wanted = original.lexicallyNormalized.components
     var found: [FilePath] = []
@@ -85,7 +87,8 @@ package struct TrashInfo {
       for entry in listing.entries {
         let name = listing.name(of: entry)
         guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
-          let bytes = try? readWholeFile(listing.path(of: entry, in: info), limit: 64 << 10),
+          let bytes = try? readRegularFile(
+            listing.path(of: entry, in: info), limit: 64 << 10, followSymlinks: false),
           let recorded = originalPath(in: bytes, top: trash.top)
         else { continue }
         let components = recorded.lexicallyNormalized.components
