@@ -58,7 +58,6 @@ struct MarkupReader {
         continue
       }
       index += 1
-      if open.isEmpty && sawRoot { throw failure("a second root element") }
       let name = try readName()
       var attributes: [String: String] = [:]
       while true {

@@ -111,6 +111,7 @@ struct RecentlyUsedFilesTests {
       ("doctype", "<?xml version=\"1.0\"?>\n<!DOCTYPE x [<!ENTITY a \"aaaa\">]>\n<xbel/>", 2),
       ("mismatched", "<xbel>\n<bookmark></info>\n</xbel>", 2),
       ("entity", "<xbel>\n<bookmark href=\"&a;\"/></xbel>", 2),
+      ("two roots", "<xbel/>\n<xbel/>", 2),
     ] {
       let path = try files.scratch.file("\(name).xbel", text)
       do {
