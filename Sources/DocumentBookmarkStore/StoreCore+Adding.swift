@@ -4,6 +4,15 @@ extension StoreCore {
   /// Bookmarks `target` (a file or folder) and adds it under `key`; see
   /// ``BookmarkStore/add(target:key:metadata:)``.
   package func add(target: FilePath, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    try insert(bookmarked(target, key: key, metadata: metadata, createdAt: clock()))
+  }
+
+  /// A new record of `target`, validated and bookmarked on the store file (made if it is
+  /// not there yet), with the record's other fields as given.
+  private func bookmarked(
+    _ target: FilePath, key: Key, metadata: Metadata, createdAt: Timestamp, isPinned: Bool = false,
+    lastUsedAt: Timestamp? = nil
+  ) throws(Failure) -> Record {
     try validate(target)
     try file.createIfMissing()
     let bookmark: Bookmark
@@ -14,10 +23,11 @@ extension StoreCore {
     } catch {
       throw .docbm(error)
     }
-    let record = Record(
+    return Record(
       key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
-      volume: contents.volume, status: .available, createdAt: clock(), metadata: metadata)
-    return try insert(record)
+      volume: contents.volume, status: .available, createdAt: createdAt, isPinned: isPinned,
+      metadata: metadata,
+      lastUsedAt: lastUsedAt)
   }
 
   /// Bookmarks each target and adds them all in one save; see
@@ -77,21 +87,10 @@ extension StoreCore {
         metadata: record.metadata, lastUsedAt: record.lastUsedAt)
       return try insert(copy)
     }
-    try validate(target)
-    try file.createIfMissing()
-    let bookmark: Bookmark
-    let contents: BookmarkContents
-    do {
-      bookmark = try file.document.makeBookmark(to: target)
-      contents = try bookmark.decodeUnverified()
-    } catch {
-      throw .docbm(error)
-    }
-    let copy = Record(
-      key: record.key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
-      volume: contents.volume, status: .available, createdAt: record.createdAt, isPinned: record.isPinned,
-      metadata: record.metadata, lastUsedAt: record.lastUsedAt)
-    return try insert(copy)
+    return try insert(
+      bookmarked(
+        target, key: record.key, metadata: record.metadata, createdAt: record.createdAt,
+        isPinned: record.isPinned, lastUsedAt: record.lastUsedAt))
   }
 
   /// Adds a path without a bookmark yet; see ``BookmarkStore/add(pathOnly:key:metadata:)``.

@@ -7,17 +7,6 @@ import Testing
 
 @Suite("A record copied into another store")
 struct StoreCopyTests {
-  /// The docbm code of the store error `body` throws; `nil` when it throws none.
-  private func failure(_ body: () async throws(BookmarkStoreError<String>) -> Void) async -> DocbmError.Code?
-  {
-    do {
-      try await body()
-      return nil
-    } catch {
-      return error.docbmError?.code
-    }
-  }
-
   @Test("the copy resolves in its new store, followed to where the target is now, pin and metadata kept")
   func copied() async throws {
     let files = try StoreScratch()
@@ -53,7 +42,7 @@ struct StoreCopyTests {
     let record = try await projects.add(target: gone, key: "gone")
     try files.scratch.remove(gone)
     #expect(
-      await failure { () throws(BookmarkStoreError<String>) in
+      await failureCode { () throws(BookmarkStoreError<String>) in
         try await archive.add(copyOf: record, from: projects)
       }
         == .missing)

@@ -66,3 +66,13 @@ struct StoreScratch {
     try BookmarkService().documents(anchoredOn: storePath).keyFingerprint()
   }
 }
+
+/// The docbm code of the store error `body` throws; `nil` when it throws none.
+func failureCode(_ body: () async throws(BookmarkStoreError<String>) -> Void) async -> DocbmError.Code? {
+  do {
+    try await body()
+    return nil
+  } catch {
+    return error.docbmError?.code
+  }
+}

@@ -10,17 +10,6 @@ import Testing
 /// fail on demand.
 @Suite("Store test doubles")
 struct StoreTestDoublesTests {
-  /// The docbm code of the store error `body` throws; `nil` when it throws none.
-  private func failure(_ body: () async throws(BookmarkStoreError<String>) -> Void) async -> DocbmError.Code?
-  {
-    do {
-      try await body()
-      return nil
-    } catch {
-      return error.docbmError?.code
-    }
-  }
-
   @Test("a read fault fails loads and changes with the code a real failure gives, and writes nothing")
   func readFault() async throws {
     let files = try StoreScratch()
@@ -31,14 +20,15 @@ struct StoreTestDoublesTests {
     let b = try files.scratch.file("b.txt")
     await withStoreReadFault(errno: EIO) {
       #expect(
-        await failure { () throws(BookmarkStoreError<String>) in _ = try await store.load() } == .ioError)
+        await failureCode { () throws(BookmarkStoreError<String>) in _ = try await store.load() } == .ioError)
       #expect(
-        await failure { () throws(BookmarkStoreError<String>) in try await store.add(target: b, key: "b") }
+        await failureCode { () throws(BookmarkStoreError<String>) in try await store.add(target: b, key: "b")
+        }
           == .ioError)
     }
     await withStoreReadFault(errno: EACCES) {
       #expect(
-        await failure { () throws(BookmarkStoreError<String>) in _ = try await store.load() }
+        await failureCode { () throws(BookmarkStoreError<String>) in _ = try await store.load() }
           == .permissionDenied)
     }
     #expect(try files.storeBytes() == before && files.journalBytes() == journal)
@@ -54,7 +44,7 @@ struct StoreTestDoublesTests {
     let elsewhere = other.store()
     try await withProcessWideStoreReadFault(errno: EIO, in: files.scratch.path("state")) { () async throws in
       let code = await Task.detached {
-        await failure { () throws(BookmarkStoreError<String>) in _ = try await store.load() }
+        await failureCode { () throws(BookmarkStoreError<String>) in _ = try await store.load() }
       }.value
       #expect(code == .ioError)
       #expect(try await elsewhere.load().isEmpty)
