@@ -7,7 +7,7 @@ public import DocumentBookmarks
 ///
 /// The fault is task-local: it reaches the store's calls made on the task that runs
 /// `body` and its child tasks (they run on docbm's threads for the task); for stores read
-/// on other threads, use ``withProcessWideStoreReadFault(errno:in:_:)``.
+/// on other threads, use ``withProcessWideStoreReadFault(errno:in:isolation:_:)``.
 public func withStoreReadFault<Result>(errno: Int32 = 5, _ body: () throws -> Result) rethrows -> Result {
   try StoreFaults.$injected.withValue(StoreFaults.Fault(errno: errno), operation: body)
 }
