@@ -113,6 +113,7 @@ def build(site):
         text = re.sub(r"\[([^\]]*)\]\(([^)\s]+)\)", relink, text)
         text = "\n".join(table_code(line) if line.startswith("|") else line for line in text.split("\n"))
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page_name(source))
+        title = "The README" if page_name(source) == "readme.html" else title.replace("`", "")
         titles[page_name(source)] = title
         body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
         nav = '<nav><a href="../index.html">docbm documentation</a></nav>'
