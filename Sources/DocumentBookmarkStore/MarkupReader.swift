@@ -1,8 +1,8 @@
 /// Reads the XML that GLib writes and reads (GMarkup's subset): elements with attributes,
 /// the five predefined entities and character references, comments, processing
 /// instructions and CDATA; text between elements is passed over, and a document type
-/// declaration is refused. One pass over the bytes, with a stack of the open elements'
-/// names, so a hostile file costs its length and no more.
+/// declaration is refused. The bytes are read in order, the open elements' names kept on
+/// a stack, so that time and memory grow with the file's length alone, whatever it holds.
 struct MarkupReader {
   /// What the reader met, in document order.
   enum Event: Equatable {
