@@ -96,20 +96,22 @@ package func readWholeFile(_ path: FilePath, limit: Int = 16 << 20) throws(Syste
 
 /// Reads a whole regular file, up to `limit` bytes, as a folder others can write may hold
 /// it: opened without blocking (a FIFO is never waited on), a final symbolic link followed
-/// only when `followSymlinks`; `nil` when what is there is not a regular file (a FIFO, a
-/// device, a socket, a folder).
+/// only when `followSymlinks`; its bytes and the status they were read under (owner, mode:
+/// for the caller to judge who could have written them), or `nil` when what is there is not
+/// a regular file (a FIFO, a device, a socket, a folder).
 ///
 /// - Throws: ``SystemCallError`` from `open` (`ELOOP` for a link not followed), `fstat`
 ///   or `read`.
 package func readRegularFile(_ path: FilePath, limit: Int, followSymlinks: Bool) throws(SystemCallError)
-  -> [UInt8]?
+  -> (bytes: [UInt8], status: FileStatus)?
 {
   let options: FileDescriptor.Options =
     followSymlinks ? [.readOnly, .nonBlocking] : [.readOnly, .nonBlocking, .noFollow]
   let fd = try FileDescriptor.open(path, options)
-  return try fd.closeAfter { fd throws(SystemCallError) -> [UInt8]? in
-    guard try FileStatus.of(fd).kind == .regular else { return nil }
-    return try fd.readWhole(limit: limit)
+  return try fd.closeAfter { fd throws(SystemCallError) -> (bytes: [UInt8], status: FileStatus)? in
+    let status = try FileStatus.of(fd)
+    guard status.kind == .regular else { return nil }
+    return (try fd.readWhole(limit: limit), status)
   }
 }
 

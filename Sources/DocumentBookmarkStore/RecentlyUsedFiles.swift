@@ -34,12 +34,16 @@ public enum RecentlyUsedFilesError: Error, Hashable, Sendable, CustomStringConve
   case unreadable(path: FilePath, message: String)
   /// The file is not the XML GLib writes, or not an XBEL list; nothing is taken from it.
   case malformed(path: FilePath, line: Int, reason: String)
+  /// The file is another user's, or others may write it: its entries could be anyone's
+  /// choice of files, so nothing is taken from it.
+  case untrusted(path: FilePath, reason: String)
 
   public var description: String {
     switch self {
     case .unreadable(let path, let message): "\(path) cannot be read: \(message)"
     case .malformed(let path, let line, let reason):
       "\(path), line \(line): not a recently used list: \(reason)"
+    case .untrusted(let path, let reason): "\(path) is not taken as your recently used list: \(reason)"
     }
   }
 }
@@ -69,18 +73,29 @@ public enum RecentlyUsedFiles {
   /// on disk: a file may since have moved or gone.
   ///
   /// - Throws: ``RecentlyUsedFilesError/unreadable(path:message:)`` when the file cannot be
-  ///   read or is larger than 16 MiB; ``RecentlyUsedFilesError/malformed(path:line:reason:)``
-  ///   when it is not well-formed XML or its root is not `<xbel>`.
+  ///   read, is not a regular file or is larger than 16 MiB;
+  ///   ``RecentlyUsedFilesError/untrusted(path:reason:)`` when it is not yours or others may
+  ///   write it; ``RecentlyUsedFilesError/malformed(path:line:reason:)`` when it is not
+  ///   well-formed XML or its root is not `<xbel>`.
   public static func read(_ path: FilePath) throws(RecentlyUsedFilesError) -> [RecentlyUsedFile] {
-    let read: [UInt8]?
+    let read: (bytes: [UInt8], status: FileStatus)?
     do {
       read = try readRegularFile(path, limit: sizeLimit, followSymlinks: true)
     } catch {
       throw .unreadable(path: path, message: "\(error)")
     }
-    guard let bytes = read else {
+    guard let (bytes, status) = read else {
       throw .unreadable(
         path: path, message: "it is not a regular file (a FIFO, a device, a socket or a folder)")
+    }
+    // Its entries become an app's remembered files: only the user may have written them.
+    let user = ProcessCredentials.effectiveUser
+    guard status.owner == user else {
+      throw .untrusted(path: path, reason: "it belongs to user \(status.owner), not to you (\(user))")
+    }
+    guard status.permissions & 0o022 == 0 else {
+      throw .untrusted(
+        path: path, reason: "other users may write it (mode \(String(status.permissions & 0o777, radix: 8)))")
     }
     guard bytes.count < sizeLimit else {
       throw .unreadable(path: path, message: "it is larger than \(sizeLimit >> 20) MiB")

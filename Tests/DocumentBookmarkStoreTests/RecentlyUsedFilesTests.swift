@@ -105,6 +105,25 @@ struct RecentlyUsedFilesTests {
     ) {
       try RecentlyUsedFiles.read(fifo)
     }
+    // A list others may write, or another user's: its entries could be anyone's choice.
+    let shared = try files.scratch.file("shared.xbel", "<xbel version=\"1.0\"></xbel>")
+    #expect(try RecentlyUsedFiles.read(shared).isEmpty)
+    #expect(chmod(shared.description, 0o666) == 0)
+    #expect(
+      throws: RecentlyUsedFilesError.untrusted(path: shared, reason: "other users may write it (mode 666)")
+    ) {
+      try RecentlyUsedFiles.read(shared)
+    }
+    if Capabilities.isRoot {
+      let foreign = try files.scratch.file("foreign.xbel", "<xbel version=\"1.0\"></xbel>")
+      #expect(chown(foreign.description, 65534, 65534) == 0)
+      #expect(
+        throws: RecentlyUsedFilesError.untrusted(
+          path: foreign, reason: "it belongs to user 65534, not to you (0)")
+      ) {
+        try RecentlyUsedFiles.read(foreign)
+      }
+    }
     for (name, text, line) in [
       ("truncated", "<?xml version=\"1.0\"?>\n<xbel version=\"1.0\">\n  <bookmark href=\"file:///a\">", 3),
       ("other", "<?xml version=\"1.0\"?>\n<html></html>\n", 1),

@@ -87,9 +87,9 @@ package enum TrashInfo {
       for entry in listing.entries {
         let name = listing.name(of: entry)
         guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
-          let bytes = try? readRegularFile(
+          let read = try? readRegularFile(
             listing.path(of: entry, in: info), limit: 64 << 10, followSymlinks: false),
-          let recorded = originalPath(in: bytes, top: trash.top)
+          let recorded = originalPath(in: read.bytes, top: trash.top)
         else { continue }
         let components = recorded.lexicallyNormalized.components
         guard !components.isEmpty, components.count <= wanted.count, wanted.starts(with: components) else {
