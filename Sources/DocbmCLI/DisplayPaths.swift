@@ -20,23 +20,32 @@ struct DisplayPaths: Sendable {
 
   /// `text` with each absolute path below the working folder made relative to it. A path
   /// starts the text or follows a space, a bracket, a quote or `=`; the same characters
-  /// inside a longer path are left alone.
+  /// inside a longer path are left alone. Paths are compared as bytes, as the filesystem
+  /// compares names.
   func shown(_ text: String) -> String {
-    guard let prefix, text.contains(prefix) else { return text }
-    var result = ""
-    var rest = text[...]
-    while let found = rest.firstRange(of: prefix) {
-      result += rest[..<found.lowerBound]
-      if found.lowerBound != text.startIndex,
-        !Self.pathStarts.contains(text[text.index(before: found.lowerBound)])
+    guard let prefix else { return text }
+    let bytes = Array(text.utf8)
+    let pattern = Array(prefix.utf8)
+    guard bytes.count >= pattern.count else { return text }
+    var result: [UInt8] = []
+    var copied = 0
+    var index = 0
+    while index <= bytes.count - pattern.count {
+      if bytes[index] == pattern[0], index == 0 || Self.pathStarts.contains(bytes[index - 1]),
+        bytes[index..<index + pattern.count].elementsEqual(pattern)
       {
-        result += rest[found]
+        result += bytes[copied..<index]
+        index += pattern.count
+        copied = index
+      } else {
+        index += 1
       }
-      rest = rest[found.upperBound...]
     }
-    return result + rest
+    guard copied > 0 else { return text }
+    result += bytes[copied...]
+    return String(decoding: result, as: UTF8.self)
   }
 
-  /// The characters after which a path may start.
-  private static let pathStarts: Set<Character> = [" ", "(", "[", "{", "'", "\"", "="]
+  /// The bytes after which a path may start: space, brackets, quotes and `=`.
+  private static let pathStarts: [UInt8] = Array(" ([{'\"=".utf8)
 }

@@ -22,6 +22,19 @@ struct DisplayPathsTests {
     #expect(paths.shown("at /home/anabel/a and /srv/home/ana/b") == "at /home/anabel/a and /srv/home/ana/b")
     #expect(DisplayPaths(workingFolder: FilePath("/")).shown("at /etc/a") == "at /etc/a")
     #expect(DisplayPaths.asGiven.shown("at /home/ana/a") == "at /home/ana/a")
+    // Two paths in one message, and text after the last.
+    #expect(paths.shown("/home/ana/a to /home/ana/b.") == "a to b.")
+  }
+
+  @Test("paths are compared as the filesystem compares names: byte for byte")
+  func bytes() {
+    // "zoë" with a composed ë is the working folder; its decomposed spelling (e and a
+    // combining diaeresis) names another folder, as the kernel sees it.
+    let paths = DisplayPaths(workingFolder: FilePath("/home/zo\u{EB}"))
+    #expect(paths.shown("at /home/zo\u{EB}/caf\u{E9}.md") == "at caf\u{E9}.md")
+    #expect(paths.shown("at /home/zoe\u{308}/a.md") == "at /home/zoe\u{308}/a.md")
+    // A message that is only the folder itself, without the slash, is left as it is.
+    #expect(paths.shown("/home/zo\u{EB}") == "/home/zo\u{EB}")
   }
 
   @Test("the command's messages name a target by its path from where the user stands")
