@@ -46,6 +46,17 @@ package final class SQLiteDatabase {
     sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
   }
 
+  /// Makes the connections this process opens take their page cache's memory a page at a
+  /// time, as they read, instead of an advance of 20 pages each written to at the first
+  /// read: a short process that reads a few pages (a command-line call) touches only the
+  /// memory it uses. Effective only before the process's first connection; afterwards, or
+  /// when something else in the process initialised SQLite first, it changes nothing.
+  /// SQLite's configuration is the whole process's, so a program calls this for itself:
+  /// docbm's command line does, the library never does.
+  package static func allocatePagesOnDemand() {
+    _ = cdocbm_sqlite_page_cache_on_demand()
+  }
+
   /// A read-only database held in memory, made from `bytes`: the image of a database file
   /// that the caller read itself (through a descriptor it checked), so that nothing else
   /// can be swapped in between the check and the reading, and nothing is written beside
