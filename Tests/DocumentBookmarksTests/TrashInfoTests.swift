@@ -28,6 +28,19 @@ struct TrashInfoTests {
     #expect(path("[Trash Info]\nPath=relative/x\n") == nil)
   }
 
+  @Test("a path is in a Trash's files folder by its components, whatever its bytes look like")
+  func containment() throws {
+    let home = try #require(TrashInfo.trashes(mountPoint: nil).first).folder
+    #expect(TrashInfo.contains(home.appending("files/plan.md")))
+    #expect(!TrashInfo.contains(home.appending("info/plan.md.trashinfo")))
+    #expect(TrashInfo.contains(FilePath("/media/ada/disk/.Trash/1000/files/plan.md")))
+    #expect(TrashInfo.contains(FilePath("/media/ada/disk/.Trash-1000/files/a/b")))
+    // Holding the bytes "Trash" is not being in one; lacking them is being in none.
+    #expect(!TrashInfo.contains(FilePath("/home/ada/Trash-notes/files/plan.md")))
+    #expect(!TrashInfo.contains(FilePath("/media/ada/disk/.Trash/ada/files/plan.md")))
+    #expect(!TrashInfo.contains(FilePath("/home/ada/projects/board.json")))
+  }
+
   @Test("an item is looked for below each info file naming it or a folder above it")
   func candidates() throws {
     let scratch = try Scratch()

@@ -64,9 +64,23 @@ package enum TrashInfo {
   }
 
   /// Whether `path` is inside a Trash of this process's environment (``contains(_:homeTrashFiles:)``).
+  ///
+  /// Every Trash's path has a component that holds `Trash` (`$XDG_DATA_HOME/Trash`,
+  /// `~/.local/share/Trash`, `.Trash/$uid`, `.Trash-$uid`): a path without those bytes is
+  /// in none, which is told without reading the environment or splitting the path (each
+  /// target a resolution finds by searching is asked).
   static func contains(_ path: FilePath) -> Bool {
-    contains(path, homeTrashFiles: trashes(mountPoint: nil).first.map { $0.folder.appending("files") })
+    let found = path.bytes.withUnsafeBytes { path in
+      trashBytes.withUnsafeBytes { trash in
+        ByteSearch.firstIndex(of: trash, keyIndex: 0, in: path, from: 0) != nil
+      }
+    }
+    guard found else { return false }
+    return contains(path, homeTrashFiles: trashes(mountPoint: nil).first.map { $0.folder.appending("files") })
   }
+
+  /// The bytes every Trash's path holds.
+  private static let trashBytes = Array("Trash".utf8)
 
   private static func isNumber(_ bytes: [UInt8]) -> Bool {
     !bytes.isEmpty && bytes.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
