@@ -270,6 +270,44 @@ struct CheckingTests {
     #expect(try BookmarkService().documents(anchoredOn: quoting).keyFingerprint() == nil)
   }
 
+  @Test("a tree check's hints come from its own reading of each document, and agree with repair's")
+  func hintsFromTheCheck() throws {
+    let (path, bookmarks) = try makeDocument()
+    let contents = String(
+      decoding: try Data(contentsOf: URL(fileURLWithPath: path.description)), as: UTF8.self)
+    try scratch.replaceAtomically(path, with: contents)  // a plain save: the key is gone
+    var forged = bookmarks[0].bytes
+    forged[forged.count - 1] ^= 0xFF
+    let victim = try scratch.file("elsewhere/board.json", try Bookmark(bytes: forged).text)
+    let fingerprint = bookmarks[0].keyFingerprint
+    var seen: [FilePath: (DocumentCheck, DocumentRepairer.Report?)] = [:]
+    let repairer = DocumentRepairer(escrow: escrow)
+    _ = TreeChecker(repairer: repairer, concurrency: 2).check(scratch.path("")) { check, prospect in
+      seen[check.document] = (check, prospect)
+    }
+    let lost = try #require(seen[path])
+    #expect(lost.0.verdict == .keyLost)
+    #expect(lost.0.escrowedKeyTally?.counts[fingerprint] == EscrowedKeyTally.Count(verified: 3, forged: 0))
+    #expect(lost.0.escrowedKeyTally?.isComplete == true)
+    #expect(lost.1?.action == .restored, "\(String(describing: lost.1?.message))")
+    let fake = try #require(seen[victim])
+    #expect(fake.0.escrowedKeyTally?.counts[fingerprint] == EscrowedKeyTally.Count(verified: 0, forged: 1))
+    #expect(fake.1?.refusal == .forgedBookmarks, "\(String(describing: fake.1?.message))")
+    // A prospect decided by scanning again (a single check counts nothing) says the same.
+    for document in [path, victim] {
+      let single = DocumentChecker(escrow: escrow).check(document)
+      #expect(single.escrowedKeyTally == nil)
+      let again = repairer.prospect(single)
+      #expect(again.action == seen[document]?.1?.action)
+      #expect(again.message == seen[document]?.1?.message)
+    }
+    // A plain tree check counts nothing, and a prospect writes nothing.
+    _ = TreeChecker(checker: DocumentChecker(escrow: escrow)).check(scratch.path("")) { check in
+      #expect(check.escrowedKeyTally == nil)
+    }
+    #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() == nil)
+  }
+
   @Test(
     "a damaged key value (a key byte or a stored fingerprint byte changed) is unreadable, with bookmarks or without"
   )

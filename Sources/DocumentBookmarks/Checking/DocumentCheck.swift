@@ -42,6 +42,10 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   /// record's file at a path the escrow does not know (it moved): the record as it should
   /// now be (``DocumentChecker/recordMoves(_:)``). Not part of JSON output.
   let escrowMove: EscrowRecord?
+  /// For a document without a key checked with the whole escrow in memory, its bookmarks
+  /// counted against the escrowed keys they name (what a hint is decided from). Not part of
+  /// JSON output.
+  let escrowedKeyTally: EscrowedKeyTally?
 
   /// ``DocumentCheck/message``, kept as its parts for the common verdict and made into
   /// text when read: a tree check makes one result per document and reads the sentence of
@@ -68,9 +72,11 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   init(
     document: FilePath, verdict: CheckVerdict, keyFingerprint: KeyFingerprint?,
     escrowedFingerprint: KeyFingerprint?, bookmarks: [FoundEvidence], summary: Summary,
-    portalDocument: PortalDocument? = nil, escrowMove: EscrowRecord? = nil
+    portalDocument: PortalDocument? = nil, escrowMove: EscrowRecord? = nil,
+    escrowedKeyTally: EscrowedKeyTally? = nil
   ) {
     self.escrowMove = escrowMove
+    self.escrowedKeyTally = escrowedKeyTally
     self.document = document
     self.verdict = verdict
     self.keyFingerprint = keyFingerprint

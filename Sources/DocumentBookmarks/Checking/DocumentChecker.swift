@@ -13,6 +13,9 @@ public struct DocumentChecker: Sendable {
   /// What opening the escrow imported from docbm 0.1.0's files, when it did.
   public var escrowMigration: EscrowMigration? { index.migration }
   private let index: EscrowIndex
+  /// Whether the bookmarks of a document without a key are counted against the escrowed
+  /// keys they name (``DocumentCheck/escrowedKeyTally``), for a repairer's prospects.
+  private let talliesEscrowedKeys: Bool
 
   /// Makes a checker; with an escrow, its database is opened now (and a 0.1.0 escrow
   /// imported first), and each document's records are read when it is checked.
@@ -20,23 +23,31 @@ public struct DocumentChecker: Sendable {
     self.init(escrow: escrow, searchBudget: searchBudget, index: EscrowIndex(escrow))
   }
 
-  private init(escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex) {
+  private init(
+    escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex, talliesEscrowedKeys: Bool = false
+  ) {
     self.escrow = escrow
     self.searchBudget = searchBudget
     self.index = index
     self.escrowProblems = index.problem.map { [$0] } ?? []
+    self.talliesEscrowedKeys = talliesEscrowedKeys
   }
 
   /// This checker with every escrow record read at once, for checking many documents (a
-  /// tree): one query instead of one per document.
-  package func loadingWholeEscrow() -> DocumentChecker {
-    DocumentChecker(escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything())
+  /// tree): one query instead of one per document. `tallyingEscrowedKeys`: a document
+  /// without a key has its bookmarks counted against the escrowed keys they name, in the
+  /// check's own reading, for the prospects of a repairer
+  /// (``DocumentCheck/escrowedKeyTally``).
+  package func loadingWholeEscrow(tallyingEscrowedKeys: Bool = false) -> DocumentChecker {
+    DocumentChecker(
+      escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything(),
+      talliesEscrowedKeys: tallyingEscrowedKeys)
   }
 
   /// The escrow's key and records of `fingerprint`: through the database this checker
   /// opened (none when there was none, the problem when it could not be used), so that
   /// many look-ups (a repair of many documents) open it once; from memory for a checker
-  /// that read the whole escrow (``loadingWholeEscrow()``: the hints of a tree check come
+  /// that read the whole escrow (``loadingWholeEscrow(tallyingEscrowedKeys:)``: the hints of a tree check come
   /// from the state its verdicts come from).
   func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     index.entry(fingerprint)
@@ -154,8 +165,11 @@ public struct DocumentChecker: Sendable {
     // Each bookmark becomes evidence as it is found; no record outlives its judgement. The
     // scan's closure captures the collector alone (by address).
     let key = documentKey?.key.fingerprint
+    var escrowedKey: ((KeyFingerprint) -> DocumentKey?)?
+    if talliesEscrowedKeys { escrowedKey = index.keysInMemory }
     var collector = EvidenceCollector(
-      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder)
+      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder,
+      escrowedKey: escrowedKey)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(
@@ -197,10 +211,12 @@ public struct DocumentChecker: Sendable {
       move = EscrowRecord(
         fingerprint: key, document: EscrowEntry.Document.of(fd, status: status, path: path, origin: .moved))
     }
+    var tally = collector.tally
+    tally?.isComplete = statistics.completion.isComplete && collector.overBudgetAt == nil
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
       bookmarks: evidence,
-      summary: summary, portalDocument: portal, escrowMove: move)
+      summary: summary, portalDocument: portal, escrowMove: move, escrowedKeyTally: tally)
   }
 
   /// The document the bookmarks were made on, when `document` only quotes them: every

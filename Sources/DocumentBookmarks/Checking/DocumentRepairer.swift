@@ -115,10 +115,12 @@ public struct DocumentRepairer: Sendable {
   }
 
   /// This repairer with the whole escrow read into memory at once
-  /// (``DocumentChecker/loadingWholeEscrow()``), for the checks and prospects of a tree:
-  /// its prospects come from the state its checks' verdicts come from.
+  /// (``DocumentChecker/loadingWholeEscrow(tallyingEscrowedKeys:)``), for the checks and
+  /// prospects of a tree: its prospects come from the state its checks' verdicts come from,
+  /// and from the same reading of each document.
   package func loadingWholeEscrow() -> DocumentRepairer {
-    DocumentRepairer(escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow())
+    DocumentRepairer(
+      escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow(tallyingEscrowedKeys: true))
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the
@@ -205,23 +207,30 @@ public struct DocumentRepairer: Sendable {
     // names the key must verify with it before the key goes on the document.
     // Each record is verified as it is found (none is kept), within the scanner's limits:
     // a scan that stopped early has not seen every bookmark, so it is no licence.
+    // A prospect of a check that counted the bookmarks against the escrowed keys in its own
+    // reading (a tree check) is decided from those counts, as the verdict was; a repair
+    // counts again, in the document it writes.
     if !named.isEmpty {
       var forged = 0
       var verified = 0
-      let completion: BookmarkScanCompletion
-      do {
-        completion = try BookmarkScanner().scan(fileAt: path) { found in
-          guard found.bookmark.keyFingerprint == wanted else { return }
-          if BookmarkRecord.verify(found.bookmark.bytes, key: entry.key) {
-            verified += 1
-          } else {
-            forged += 1
-          }
+      var complete: Bool
+      if !writes, let tally = before.escrowedKeyTally, let count = tally.counts[wanted] {
+        (verified, forged, complete) = (count.verified, count.forged, tally.isComplete)
+      } else {
+        do {
+          complete = try BookmarkScanner().scan(fileAt: path) { found in
+            guard found.bookmark.keyFingerprint == wanted else { return }
+            if BookmarkRecord.verify(found.bookmark.bytes, key: entry.key) {
+              verified += 1
+            } else {
+              forged += 1
+            }
+          }.isComplete
+        } catch {
+          return report(.refused, wanted, "refused: \(error.message)", refusal: .unreadable)
         }
-      } catch {
-        return report(.refused, wanted, "refused: \(error.message)", refusal: .unreadable)
       }
-      guard completion.isComplete else {
+      guard complete else {
         return report(
           .refused, wanted,
           "refused: the document holds more bookmarks than a check examines, so not all could be verified",

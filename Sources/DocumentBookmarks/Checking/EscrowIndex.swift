@@ -172,6 +172,17 @@ struct EscrowIndex: Sendable {
     }
   }
 
+  /// The escrow's key of a fingerprint, read from memory, when every key is there
+  /// (``loadingEverything()``); `nil` for an index that reads the database per document or
+  /// has no escrow. A key whose entry is damaged is not given.
+  var keysInMemory: (@Sendable (KeyFingerprint) -> DocumentKey?)? {
+    guard case .everything(let tables) = source else { return nil }
+    return { fingerprint in
+      guard case .success(let entry?) = tables.entry(fingerprint) else { return nil }
+      return entry.key
+    }
+  }
+
   /// Whether the index has nothing to look up.
   var isEmpty: Bool {
     switch source {

@@ -46,22 +46,36 @@ struct EvidenceCollector {
   private(set) var overBudgetAt: UInt64?
   /// How many bookmarks were judged from the memo rather than verified again.
   private(set) var memoHits = 0
+  /// The escrow's key of a fingerprint, for a document without a key: each bookmark is
+  /// counted against the key it names (``tally``). `nil` when bookmarks are not counted.
+  private let escrowedKey: ((KeyFingerprint) -> DocumentKey?)?
+  /// The keys ``escrowedKey`` gave for this document (`nil`: the escrow has none).
+  private var escrowedKeys: [KeyFingerprint: DocumentKey?] = [:]
+  /// The bookmarks counted against the escrowed keys they name, when counted.
+  private(set) var tally: EscrowedKeyTally?
 
-  /// - Parameter listedIn: the open folder a tree walk listed the document in (`path` is
-  ///   its path with the document's name appended), or `nil`.
+  /// - Parameters:
+  ///   - listedIn: the open folder a tree walk listed the document in (`path` is its path
+  ///     with the document's name appended), or `nil`.
+  ///   - escrowedKey: for a document without a key, the escrow's key of a fingerprint:
+  ///     every bookmark found is then counted against the key it names (``tally``).
   init(
     path: FilePath, documentKey: DocumentKeyCache.Entry?, searchBudget: SearchBudget, portal: PortalDocument?,
-    listedIn folder: FileDescriptor? = nil
+    listedIn folder: FileDescriptor? = nil, escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil
   ) {
     self.path = path
     self.documentKey = documentKey
     self.searchBudget = searchBudget
     self.portal = portal
     self.listedIn = folder
+    self.escrowedKey = documentKey == nil ? escrowedKey : nil
+    if self.escrowedKey != nil { tally = EscrowedKeyTally() }
   }
 
   /// Judges one bookmark found in the document.
   mutating func add(_ item: FoundBookmark) {
+    // Counted against the escrowed key whatever the evidence's budget, as repair counts.
+    if escrowedKey != nil { countAgainstEscrow(item) }
     guard overBudgetAt == nil else { return }
     let key = RecordKey(item.bookmark.bytes)
     let known: (record: [UInt8], evidence: DocumentCheck.FoundEvidence)? =
@@ -85,6 +99,21 @@ struct EvidenceCollector {
       }
       memoBytes += item.bookmark.bytes.count
     }
+  }
+
+  /// Verifies the bookmark with the escrow's key of the fingerprint it names, when the
+  /// escrow holds one, and counts the outcome.
+  private mutating func countAgainstEscrow(_ item: FoundBookmark) {
+    let fingerprint = item.bookmark.keyFingerprint
+    let key: DocumentKey?
+    if let known = escrowedKeys[fingerprint] {
+      key = known
+    } else {
+      key = escrowedKey?(fingerprint)
+      escrowedKeys[fingerprint] = key
+    }
+    guard let key else { return }
+    tally?.count(fingerprint, verifies: BookmarkRecord.verify(item.bookmark.bytes, key: key))
   }
 
   private mutating func keep(_ item: DocumentCheck.FoundEvidence, pathBytes: Int) {
