@@ -47,8 +47,8 @@ public struct DocumentChecker: Sendable {
   /// The escrow's key and records of `fingerprint`: through the database this checker
   /// opened (none when there was none, the problem when it could not be used), so that
   /// many look-ups (a repair of many documents) open it once; from memory for a checker
-  /// that read the whole escrow (``loadingWholeEscrow(tallyingEscrowedKeys:)``: the hints of a tree check come
-  /// from the state its verdicts come from).
+  /// that read the whole escrow (``loadingWholeEscrow(tallyingEscrowedKeys:)``: the hints
+  /// of a tree check come from the state its verdicts come from).
   func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     index.entry(fingerprint)
   }

@@ -213,9 +213,10 @@ public struct DocumentRepairer: Sendable {
     if !named.isEmpty {
       var forged = 0
       var verified = 0
-      var complete: Bool
+      let complete: Bool
       if !writes, let tally = before.escrowedKeyTally, let count = tally.counts[wanted] {
-        (verified, forged, complete) = (count.verified, count.forged, tally.isComplete)
+        (verified, forged) = (count.verified, count.forged)
+        complete = tally.isComplete
       } else {
         do {
           complete = try BookmarkScanner().scan(fileAt: path) { found in
