@@ -95,7 +95,7 @@ public enum DocbmCommandLine {
   /// Runs the command the process's arguments name and ends the process with its exit
   /// status: the `docbm` executable's whole body.
   public static func main() -> Never {
-    // A call reads a few of the escrow's pages: none are allocated ahead of the reading.
+    // A call reads a few of the escrow's pages: memory is taken for those it reads.
     SQLiteDatabase.allocatePagesOnDemand()
     ProcessEnvironment.exit(run(arguments: processArguments))
   }

@@ -47,10 +47,10 @@ package final class SQLiteDatabase {
   }
 
   /// Makes the connections this process opens take their page cache's memory a page at a
-  /// time, as they read, instead of an advance of 20 pages each written to at the first
-  /// read: a short process that reads a few pages (a command-line call) touches only the
-  /// memory it uses. Effective only before the process's first connection; afterwards, or
-  /// when something else in the process initialised SQLite first, it changes nothing.
+  /// time, as they read, with none set aside in advance: a short process that reads a few
+  /// pages (a command-line call) touches only the memory it uses. Effective only before
+  /// the process's first connection; afterwards, or when something else in the process
+  /// initialised SQLite first, it changes nothing.
   /// SQLite's configuration is the whole process's, so a program calls this for itself:
   /// docbm's command line does, the library never does.
   package static func allocatePagesOnDemand() {

@@ -67,8 +67,8 @@ package enum TrashInfo {
   ///
   /// Every Trash's path has a component that holds `Trash` (`$XDG_DATA_HOME/Trash`,
   /// `~/.local/share/Trash`, `.Trash/$uid`, `.Trash-$uid`): a path without those bytes is
-  /// in none, which is told without reading the environment or splitting the path (each
-  /// target a resolution finds by searching is asked).
+  /// in none, and is answered from its bytes alone; only a path that holds them is split
+  /// and compared with the Trash folders the environment names.
   static func contains(_ path: FilePath) -> Bool {
     let found = path.bytes.withUnsafeBytes { path in
       trashBytes.withUnsafeBytes { trash in

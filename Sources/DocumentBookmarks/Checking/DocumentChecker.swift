@@ -33,11 +33,10 @@ public struct DocumentChecker: Sendable {
     self.talliesEscrowedKeys = talliesEscrowedKeys
   }
 
-  /// This checker with every escrow record read at once, for checking many documents (a
-  /// tree): one query instead of one per document. `tallyingEscrowedKeys`: a document
-  /// without a key has its bookmarks counted against the escrowed keys they name, in the
-  /// check's own reading, for the prospects of a repairer
-  /// (``DocumentCheck/escrowedKeyTally``).
+  /// This checker with every escrow record read at once, in one query, for checking many
+  /// documents (a tree). `tallyingEscrowedKeys`: a document without a key has its bookmarks
+  /// counted against the escrowed keys they name, in the check's own reading, for the
+  /// prospects of a repairer (``DocumentCheck/escrowedKeyTally``).
   package func loadingWholeEscrow(tallyingEscrowedKeys: Bool = false) -> DocumentChecker {
     DocumentChecker(
       escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything(),

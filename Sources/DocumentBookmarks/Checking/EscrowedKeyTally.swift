@@ -4,8 +4,8 @@
 ///
 /// A tree check that read the whole escrow counts them in its one reading of the document,
 /// so that the hint it gives (what repair would do, ``DocumentRepairer/prospect(_:)``) comes
-/// from the bytes its verdict came from, without a second reading. A repair counts again,
-/// in the document as it is when it writes.
+/// from the bytes its verdict came from. A repair counts again, in the document as it is
+/// when it writes.
 struct EscrowedKeyTally: Hashable, Sendable {
   /// The bookmarks naming one key: how many verify with it, how many do not.
   struct Count: Hashable, Sendable {
