@@ -20,11 +20,13 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// absolute (against the working folder at the time this value was made) and normalized.
   let folder: FilePath
 
-  init(path: FilePath, searchBudget: SearchBudget, escrow: KeyEscrow? = nil) {
+  /// The document at `path`; `absolute` is `path` made absolute and normalized when the
+  /// caller knows it (a tree walk, from its root's), else it is made so now.
+  init(path: FilePath, absolute: FilePath? = nil, searchBudget: SearchBudget, escrow: KeyEscrow? = nil) {
     self.path = path
     self.searchBudget = searchBudget
     self.escrow = escrow
-    self.folder = path.absolute.removingLastComponent
+    self.folder = (absolute ?? path.absolute).removingLastComponent
   }
 
   /// The fingerprint of the document's key, or `nil` when it has none. Never creates one.

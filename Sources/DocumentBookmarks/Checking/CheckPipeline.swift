@@ -8,6 +8,8 @@ enum CheckPipeline {
   /// is opened by name (no second walk of its whole path).
   struct Document: Sendable {
     let path: FilePath
+    /// ``path`` made absolute, from the walk's root.
+    let absolute: FilePath
     let folder: OpenFolder?
     let name: [UInt8]
     /// The inode number `readdir` gave.
@@ -40,7 +42,8 @@ enum CheckPipeline {
     OrderedWork(workers: workers, window: window, named: "docbm-check") { document in
       Checked(
         checker.check(
-          document.path, in: document.folder?.descriptor, named: document.name, inode: document.inode),
+          document.path, in: document.folder?.descriptor, named: document.name, inode: document.inode,
+          absolute: document.absolute),
         repairer: repairer)
     }
   }

@@ -86,11 +86,15 @@ public struct DocumentChecker: Sendable {
   /// replaced by a link since it was listed is reported unreadable, not followed).
   /// `path` is the folder's path with `name` appended, for reports and relative targets.
   /// `inode` is the one `readdir` gave, which spares most documents the system calls that
-  /// look them up in the escrow by identity.
+  /// look them up in the escrow by identity. `absolute` is `path` made absolute and
+  /// normalized, when the walk knows it (from its root's), so that the working folder is
+  /// not asked for it again.
   package func check(
-    _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil
+    _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil,
+    absolute: FilePath? = nil
   ) -> DocumentCheck {
-    check(path, knownRegular: true, inode: inode, folder: folder) { () throws(DocbmError) in
+    check(path, absolute: absolute, knownRegular: true, inode: inode, folder: folder) {
+      () throws(DocbmError) in
       // Without the folder (past the open-folder bound), by its whole path, still never
       // through a link in the last component.
       guard let folder else { return try BookmarkScanner.openForReading(path, named: path) }
@@ -98,21 +102,24 @@ public struct DocumentChecker: Sendable {
     }
   }
 
-  /// ``check(_:in:named:inode:)`` with the name given as a C string where a
+  /// ``check(_:in:named:inode:absolute:)`` with the name given as a C string where a
   /// ``DirectoryListing`` holds it (no copy of it per document).
   package func check(
-    _ path: FilePath, in folder: FileDescriptor, cName name: UnsafePointer<CChar>, inode: UInt64?
+    _ path: FilePath, in folder: FileDescriptor, cName name: UnsafePointer<CChar>, inode: UInt64?,
+    absolute: FilePath? = nil
   ) -> DocumentCheck {
-    check(path, knownRegular: true, inode: inode, folder: folder) { () throws(DocbmError) in
+    check(path, absolute: absolute, knownRegular: true, inode: inode, folder: folder) {
+      () throws(DocbmError) in
       try BookmarkScanner.openForReading(path, cName: name, in: folder)
     }
   }
 
   /// Checks the document `open` opens. `folder`: the open folder the document was listed
-  /// in, when there is one (targets inside it are then looked up from there).
+  /// in, when there is one (targets inside it are then looked up from there); `absolute`:
+  /// `path` made absolute, when the caller knows it.
   private func check(
-    _ path: FilePath, knownRegular: Bool, inode: UInt64? = nil, folder: FileDescriptor?,
-    opening open: () throws(DocbmError) -> FileDescriptor
+    _ path: FilePath, absolute: FilePath? = nil, knownRegular: Bool, inode: UInt64? = nil,
+    folder: FileDescriptor?, opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
     let fd: FileDescriptor
@@ -122,7 +129,8 @@ public struct DocumentChecker: Sendable {
       return DocumentChecker.without(.unreadable, path, error.message, portal: PortalDocument.of(path))
     }
     // Closed here, once the check is made.
-    let result = check(path, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
+    let result = check(
+      path, absolute: absolute, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
     fd.close()
     return result
   }
@@ -139,10 +147,10 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document open as `fd`.
   private func check(
-    _ path: FilePath, descriptor fd: FileDescriptor, knownRegular: Bool, inode: UInt64?,
-    folder: FileDescriptor?
+    _ path: FilePath, absolute: FilePath?, descriptor fd: FileDescriptor, knownRegular: Bool,
+    inode: UInt64?, folder: FileDescriptor?
   ) -> DocumentCheck {
-    let found = index.lookUp(path, descriptor: fd, inode: inode)
+    let found = index.lookUp(path, absolute: absolute, descriptor: fd, inode: inode)
     let escrowed = found?.fingerprint
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
@@ -167,8 +175,8 @@ public struct DocumentChecker: Sendable {
     var escrowedKey: ((KeyFingerprint) -> DocumentKey?)?
     if talliesEscrowedKeys { escrowedKey = index.keysInMemory }
     var collector = EvidenceCollector(
-      path: path, documentKey: documentKey, searchBudget: searchBudget, portal: portal, listedIn: folder,
-      escrowedKey: escrowedKey)
+      path: path, absolute: absolute, documentKey: documentKey, searchBudget: searchBudget, portal: portal,
+      listedIn: folder, escrowedKey: escrowedKey)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(

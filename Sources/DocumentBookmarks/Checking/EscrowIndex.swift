@@ -87,10 +87,11 @@ struct EscrowIndex: Sendable {
       }
     }
 
-    /// The record of `path`, when some record's name hashes as its name does.
-    func record(atPath path: FilePath) -> EscrowRecord? {
+    /// The record of `path` (made absolute, unless `absolute` is given), when some
+    /// record's name hashes as its name does.
+    func record(atPath path: FilePath, absolute: FilePath? = nil) -> EscrowRecord? {
       guard nameHashes.contains(Tables.nameHash(of: path)) else { return nil }
-      return byPath[path.absolute]
+      return byPath[absolute ?? path.absolute]
     }
   }
 
@@ -197,27 +198,31 @@ struct EscrowIndex: Sendable {
   ///
   /// Only a document whose inode number some record names is looked up by identity (two
   /// more system calls); `inode`, when the caller has it from `readdir`, spares the `statx`.
-  func lookUp(_ path: FilePath, descriptor fd: FileDescriptor, inode: UInt64? = nil) -> Found? {
+  /// `absolute`: `path` made absolute and normalized, when the caller knows it.
+  func lookUp(
+    _ path: FilePath, absolute: FilePath? = nil, descriptor fd: FileDescriptor, inode: UInt64? = nil
+  ) -> Found? {
     switch source {
     case .none:
       return nil
     case .everything(let tables):
-      return EscrowIndex.lookUp(path, in: tables, descriptor: fd, inode: inode)
+      return EscrowIndex.lookUp(path, absolute: absolute, in: tables, descriptor: fd, inode: inode)
     case .perFile(let connection):
-      let absolute = path.absolute
+      let absolute = absolute ?? path.absolute
       guard let inode = inode ?? (try? FileStatus.of(fd))?.inode,
         case .success(let records) = connection.withDatabase({ (database) throws(DocbmError) in
           try database.records(atPath: absolute, orInode: inode)
         }), !records.isEmpty
       else { return nil }
-      return EscrowIndex.lookUp(absolute, in: Tables(records), descriptor: fd, inode: inode)
+      return EscrowIndex.lookUp(
+        absolute, absolute: absolute, in: Tables(records), descriptor: fd, inode: inode)
     }
   }
 
   private static func lookUp(
-    _ path: FilePath, in tables: Tables, descriptor fd: FileDescriptor, inode: UInt64?
+    _ path: FilePath, absolute: FilePath?, in tables: Tables, descriptor fd: FileDescriptor, inode: UInt64?
   ) -> Found? {
-    if let found = tables.record(atPath: path) {
+    if let found = tables.record(atPath: path, absolute: absolute) {
       return Found(fingerprint: found.fingerprint, elsewhere: nil)
     }
     guard !tables.byInode.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
@@ -225,7 +230,7 @@ struct EscrowIndex: Sendable {
     else { return nil }
     let handle = try? KernelFileHandle.of(fd)
     let now = EscrowEntry.Document(
-      path: path.absolute, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid,
+      path: absolute ?? path.absolute, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid,
       origin: .moved,
       recorded: .now)
     guard

@@ -18,6 +18,8 @@ struct EvidenceCollector {
   /// The document's key, with its MAC schedule.
   private let documentKey: DocumentKeyCache.Entry?
   private let searchBudget: SearchBudget
+  /// ``path`` made absolute, when the checker was given it.
+  private let absolute: FilePath?
   /// The Documents portal document it is reached through, as the checker found it.
   private let portal: PortalDocument?
   /// Made at the first bookmark: it computes the document's folder.
@@ -55,15 +57,20 @@ struct EvidenceCollector {
   private(set) var tally: EscrowedKeyTally?
 
   /// - Parameters:
+  ///   - absolute: `path` made absolute and normalized, when the caller knows it (the
+  ///     working folder is then not asked for it).
   ///   - listedIn: the open folder a tree walk listed the document in (`path` is its path
   ///     with the document's name appended), or `nil`.
   ///   - escrowedKey: for a document without a key, the escrow's key of a fingerprint:
   ///     every bookmark found is then counted against the key it names (``tally``).
   init(
-    path: FilePath, documentKey: DocumentKeyCache.Entry?, searchBudget: SearchBudget, portal: PortalDocument?,
-    listedIn folder: FileDescriptor? = nil, escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil
+    path: FilePath, absolute: FilePath? = nil, documentKey: DocumentKeyCache.Entry?,
+    searchBudget: SearchBudget,
+    portal: PortalDocument?, listedIn folder: FileDescriptor? = nil,
+    escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil
   ) {
     self.path = path
+    self.absolute = absolute
     self.documentKey = documentKey
     self.searchBudget = searchBudget
     self.portal = portal
@@ -142,7 +149,7 @@ struct EvidenceCollector {
     if let made = self.anchored {
       anchored = made
     } else {
-      anchored = BookmarkService(searchBudget: searchBudget).documents(anchoredOn: path)
+      anchored = AnchoredDocument(path: path, absolute: absolute, searchBudget: searchBudget)
       self.anchored = anchored
       if let listedIn, EvidenceCollector.isName(path, in: anchored.folder) { targetFolder = listedIn }
     }

@@ -78,8 +78,12 @@ public struct TreeChecker: Sendable {
     let checker = repairer?.checker ?? (isTree ? self.checker.loadingWholeEscrow() : self.checker)
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
-    // Each entry carries the type `readdir` gave, so regular files need no `statx`.
-    var stack: [(path: FilePath, type: DirectoryStream.EntryType)] = [(root, .unknown)]
+    // Each entry carries the type `readdir` gave, so regular files need no `statx`, and its
+    // path made absolute from the root's (a listed name has no slash, `.` or `..`), so the
+    // working folder is asked once.
+    var stack: [(path: FilePath, absolute: FilePath, type: DirectoryStream.EntryType)] = [
+      (root, root.absolute, .unknown)
+    ]
     var documents = 0
     var folders = 0
     var pipeline: OrderedWork<CheckPipeline.Document, CheckPipeline.Checked>?
@@ -96,7 +100,7 @@ public struct TreeChecker: Sendable {
       }
     }
     defer { pipeline?.finish(deliver: report) }
-    while let (path, listedType) = stack.popLast() {
+    while let (path, absolute, listedType) = stack.popLast() {
       var type = listedType
       var status: FileStatus?
       if type == .unknown || type == .directory {
@@ -159,8 +163,8 @@ public struct TreeChecker: Sendable {
               active.submit(
                 listing.entries.filter { $0.type == .regular }.map {
                   CheckPipeline.Document(
-                    path: listing.path(of: $0, in: path), folder: folder, name: listing.name(of: $0),
-                    inode: $0.inode)
+                    path: listing.path(of: $0, in: path), absolute: listing.path(of: $0, in: absolute),
+                    folder: folder, name: listing.name(of: $0), inode: $0.inode)
                 },
                 deliver: report)
               submitted += fileCount
@@ -170,15 +174,18 @@ public struct TreeChecker: Sendable {
               let folder = stream.descriptor
               for entry in listing.entries where entry.type == .regular {
                 let documentPath = listing.path(of: entry, in: path)
+                let documentAbsolute = listing.path(of: entry, in: absolute)
                 let check = listing.withName(of: entry) {
-                  checker.check(documentPath, in: folder, cName: $0, inode: entry.inode)
+                  checker.check(
+                    documentPath, in: folder, cName: $0, inode: entry.inode, absolute: documentAbsolute)
                 }
                 report(CheckPipeline.Checked(check, repairer: repairer))
               }
             }
           }
           for entry in listing.entries.reversed() where entry.type != .regular {
-            stack.append((listing.path(of: entry, in: path), entry.type))
+            stack.append(
+              (listing.path(of: entry, in: path), listing.path(of: entry, in: absolute), entry.type))
           }
         } catch {
           unreadable.append(
