@@ -290,6 +290,9 @@ struct CheckingTests {
     #expect(lost.0.escrowedKeyTally?.counts[fingerprint] == EscrowedKeyTally.Count(verified: 3, forged: 0))
     #expect(lost.0.escrowedKeyTally?.isComplete == true)
     #expect(lost.1?.action == .restored, "\(String(describing: lost.1?.message))")
+    // The prospect is decided on the file the check read, found at its real path.
+    #expect(lost.0.sighting?.record.path == (try TargetSnapshot.canonicalPath(path)))
+    #expect(lost.0.sighting?.status.inode == (try FileStatus.of(path, followSymlinks: false)).inode)
     let fake = try #require(seen[victim])
     #expect(fake.0.escrowedKeyTally?.counts[fingerprint] == EscrowedKeyTally.Count(verified: 0, forged: 1))
     #expect(fake.1?.refusal == .forgedBookmarks, "\(String(describing: fake.1?.message))")
@@ -297,6 +300,7 @@ struct CheckingTests {
     for document in [path, victim] {
       let single = DocumentChecker(escrow: escrow).check(document)
       #expect(single.escrowedKeyTally == nil)
+      #expect(single.sighting == nil)
       let again = repairer.prospect(single)
       #expect(again.action == seen[document]?.1?.action)
       #expect(again.message == seen[document]?.1?.message)
@@ -304,6 +308,15 @@ struct CheckingTests {
     // A plain tree check counts nothing, and a prospect writes nothing.
     _ = TreeChecker(checker: DocumentChecker(escrow: escrow)).check(scratch.path("")) { check in
       #expect(check.escrowedKeyTally == nil)
+      #expect(check.sighting == nil)
+    }
+    // Without the key in the escrow, nothing is taken of the file for a prospect.
+    let empty = try scratch.folder("empty-escrow")
+    chmod(empty.description, 0o700)
+    let stranger = DocumentRepairer(escrow: KeyEscrow(folder: empty))
+    _ = TreeChecker(repairer: stranger).check(scratch.path("")) { check, prospect in
+      #expect(check.sighting == nil)
+      if check.document == path { #expect(prospect?.refusal == .notEscrowed) }
     }
     #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() == nil)
   }

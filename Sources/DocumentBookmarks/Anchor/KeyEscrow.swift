@@ -249,11 +249,12 @@ extension EscrowEntry.Document {
     }
   }
 
-  /// The record of the file open as `fd` (its status `status`), reached at `path`.
+  /// The record of the file open as `fd` (its status `status`), reached at `path`, whose
+  /// canonical path is `real` when the caller knows it (else it is looked up).
   static func of(
-    _ fd: FileDescriptor, status: FileStatus, path: FilePath, origin: Origin
+    _ fd: FileDescriptor, status: FileStatus, path: FilePath, real: FilePath? = nil, origin: Origin
   ) -> EscrowEntry.Document {
-    let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    let real = real ?? (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
     return EscrowEntry.Document(
       path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
       filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, birthTime: status.birthTime,

@@ -8,8 +8,8 @@ enum CheckPipeline {
   /// is opened by name (no second walk of its whole path).
   struct Document: Sendable {
     let path: FilePath
-    /// ``path`` made absolute, from the walk's root.
-    let absolute: FilePath
+    /// What the walk knows of ``path``.
+    let listed: ListedPaths
     let folder: OpenFolder?
     let name: [UInt8]
     /// The inode number `readdir` gave.
@@ -43,7 +43,7 @@ enum CheckPipeline {
       Checked(
         checker.check(
           document.path, in: document.folder?.descriptor, named: document.name, inode: document.inode,
-          absolute: document.absolute),
+          listed: document.listed),
         repairer: repairer)
     }
   }

@@ -46,6 +46,9 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   /// counted against the escrowed keys they name (what a hint is decided from). Not part of
   /// JSON output.
   let escrowedKeyTally: EscrowedKeyTally?
+  /// For a document that lost its key, checked for a repairer's prospects, the file as the
+  /// check found it (what the prospect is decided on). Not part of JSON output.
+  let sighting: DocumentSighting?
 
   /// ``DocumentCheck/message``, kept as its parts for the common verdict and made into
   /// text when read: a tree check makes one result per document and reads the sentence of
@@ -73,10 +76,11 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
     document: FilePath, verdict: CheckVerdict, keyFingerprint: KeyFingerprint?,
     escrowedFingerprint: KeyFingerprint?, bookmarks: [FoundEvidence], summary: Summary,
     portalDocument: PortalDocument? = nil, escrowMove: EscrowRecord? = nil,
-    escrowedKeyTally: EscrowedKeyTally? = nil
+    escrowedKeyTally: EscrowedKeyTally? = nil, sighting: DocumentSighting? = nil
   ) {
     self.escrowMove = escrowMove
     self.escrowedKeyTally = escrowedKeyTally
+    self.sighting = sighting
     self.document = document
     self.verdict = verdict
     self.keyFingerprint = keyFingerprint

@@ -13,9 +13,11 @@ public struct DocumentChecker: Sendable {
   /// What opening the escrow imported from docbm 0.1.0's files, when it did.
   public var escrowMigration: EscrowMigration? { index.migration }
   private let index: EscrowIndex
-  /// Whether the bookmarks of a document without a key are counted against the escrowed
-  /// keys they name (``DocumentCheck/escrowedKeyTally``), for a repairer's prospects.
-  private let talliesEscrowedKeys: Bool
+  /// Whether a document without a key gets from its check what a repairer's prospect is
+  /// decided from: its bookmarks counted against the escrowed keys they name
+  /// (``DocumentCheck/escrowedKeyTally``) and, when it lost its key, the file as found
+  /// (``DocumentCheck/sighting``).
+  private let preparesProspects: Bool
 
   /// Makes a checker; with an escrow, its database is opened now (and a 0.1.0 escrow
   /// imported first), and each document's records are read when it is checked.
@@ -24,29 +26,30 @@ public struct DocumentChecker: Sendable {
   }
 
   private init(
-    escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex, talliesEscrowedKeys: Bool = false
+    escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex, preparesProspects: Bool = false
   ) {
     self.escrow = escrow
     self.searchBudget = searchBudget
     self.index = index
     self.escrowProblems = index.problem.map { [$0] } ?? []
-    self.talliesEscrowedKeys = talliesEscrowedKeys
+    self.preparesProspects = preparesProspects
   }
 
   /// This checker with every escrow record read at once, in one query, for checking many
-  /// documents (a tree). `tallyingEscrowedKeys`: a document without a key has its bookmarks
-  /// counted against the escrowed keys they name, in the check's own reading, for the
-  /// prospects of a repairer (``DocumentCheck/escrowedKeyTally``).
-  package func loadingWholeEscrow(tallyingEscrowedKeys: Bool = false) -> DocumentChecker {
+  /// documents (a tree). `preparingProspects`: a document without a key gets, from the
+  /// check's own reading, what a repairer's prospect is decided from: its bookmarks counted
+  /// against the escrowed keys they name (``DocumentCheck/escrowedKeyTally``) and, when it
+  /// lost its key, the file as found (``DocumentCheck/sighting``).
+  package func loadingWholeEscrow(preparingProspects: Bool = false) -> DocumentChecker {
     DocumentChecker(
       escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything(),
-      talliesEscrowedKeys: tallyingEscrowedKeys)
+      preparesProspects: preparingProspects)
   }
 
   /// The escrow's key and records of `fingerprint`: through the database this checker
   /// opened (none when there was none, the problem when it could not be used), so that
   /// many look-ups (a repair of many documents) open it once; from memory for a checker
-  /// that read the whole escrow (``loadingWholeEscrow(tallyingEscrowedKeys:)``: the hints
+  /// that read the whole escrow (``loadingWholeEscrow(preparingProspects:)``: the hints
   /// of a tree check come from the state its verdicts come from).
   func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     index.entry(fingerprint)
@@ -86,14 +89,13 @@ public struct DocumentChecker: Sendable {
   /// replaced by a link since it was listed is reported unreadable, not followed).
   /// `path` is the folder's path with `name` appended, for reports and relative targets.
   /// `inode` is the one `readdir` gave, which spares most documents the system calls that
-  /// look them up in the escrow by identity. `absolute` is `path` made absolute and
-  /// normalized, when the walk knows it (from its root's), so that the working folder is
-  /// not asked for it again.
+  /// look them up in the escrow by identity. `listed`: what the walk knows of the path, so
+  /// that the check does not ask the system again.
   package func check(
     _ path: FilePath, in folder: FileDescriptor?, named name: [UInt8], inode: UInt64? = nil,
-    absolute: FilePath? = nil
+    listed: ListedPaths? = nil
   ) -> DocumentCheck {
-    check(path, absolute: absolute, knownRegular: true, inode: inode, folder: folder) {
+    check(path, listed: listed, knownRegular: true, inode: inode, folder: folder) {
       () throws(DocbmError) in
       // Without the folder (past the open-folder bound), by its whole path, still never
       // through a link in the last component.
@@ -102,23 +104,23 @@ public struct DocumentChecker: Sendable {
     }
   }
 
-  /// ``check(_:in:named:inode:absolute:)`` with the name given as a C string where a
+  /// ``check(_:in:named:inode:listed:)`` with the name given as a C string where a
   /// ``DirectoryListing`` holds it (no copy of it per document).
   package func check(
     _ path: FilePath, in folder: FileDescriptor, cName name: UnsafePointer<CChar>, inode: UInt64?,
-    absolute: FilePath? = nil
+    listed: ListedPaths? = nil
   ) -> DocumentCheck {
-    check(path, absolute: absolute, knownRegular: true, inode: inode, folder: folder) {
+    check(path, listed: listed, knownRegular: true, inode: inode, folder: folder) {
       () throws(DocbmError) in
       try BookmarkScanner.openForReading(path, cName: name, in: folder)
     }
   }
 
   /// Checks the document `open` opens. `folder`: the open folder the document was listed
-  /// in, when there is one (targets inside it are then looked up from there); `absolute`:
-  /// `path` made absolute, when the caller knows it.
+  /// in, when there is one (targets inside it are then looked up from there); `listed`:
+  /// what a tree walk knows of the path.
   private func check(
-    _ path: FilePath, absolute: FilePath? = nil, knownRegular: Bool, inode: UInt64? = nil,
+    _ path: FilePath, listed: ListedPaths? = nil, knownRegular: Bool, inode: UInt64? = nil,
     folder: FileDescriptor?, opening open: () throws(DocbmError) -> FileDescriptor
   ) -> DocumentCheck {
     // One descriptor for the key and the bytes: no second path lookup, no access-time update.
@@ -130,7 +132,7 @@ public struct DocumentChecker: Sendable {
     }
     // Closed here, once the check is made.
     let result = check(
-      path, absolute: absolute, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
+      path, listed: listed, descriptor: fd, knownRegular: knownRegular, inode: inode, folder: folder)
     fd.close()
     return result
   }
@@ -147,10 +149,10 @@ public struct DocumentChecker: Sendable {
 
   /// Checks the document open as `fd`.
   private func check(
-    _ path: FilePath, absolute: FilePath?, descriptor fd: FileDescriptor, knownRegular: Bool,
+    _ path: FilePath, listed: ListedPaths?, descriptor fd: FileDescriptor, knownRegular: Bool,
     inode: UInt64?, folder: FileDescriptor?
   ) -> DocumentCheck {
-    let found = index.lookUp(path, absolute: absolute, descriptor: fd, inode: inode)
+    let found = index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
     let escrowed = found?.fingerprint
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
@@ -173,9 +175,10 @@ public struct DocumentChecker: Sendable {
     // scan's closure captures the collector alone (by address).
     let key = documentKey?.key.fingerprint
     var escrowedKey: ((KeyFingerprint) -> DocumentKey?)?
-    if talliesEscrowedKeys { escrowedKey = index.keysInMemory }
+    if preparesProspects { escrowedKey = index.keysInMemory }
     var collector = EvidenceCollector(
-      path: path, absolute: absolute, documentKey: documentKey, searchBudget: searchBudget, portal: portal,
+      path: path, absolute: listed?.absolute, documentKey: documentKey, searchBudget: searchBudget,
+      portal: portal,
       listedIn: folder, escrowedKey: escrowedKey)
     var statistics = BookmarkScanStatistics()
     do {
@@ -220,10 +223,23 @@ public struct DocumentChecker: Sendable {
     }
     var tally = collector.tally
     tally?.isComplete = statistics.completion.isComplete && collector.overBudgetAt == nil
+    // The file a prospect decides on: this one, as found; only when the escrow holds a key
+    // the document's bookmarks or record name (else the prospect refuses without it).
+    var sighting: DocumentSighting?
+    if preparesProspects, verdict == .keyLost, escrowed != nil || tally?.counts.isEmpty == false,
+      let status = try? FileStatus.of(fd)
+    {
+      let name = path.lastComponent
+      sighting = DocumentSighting(
+        status: status,
+        record: EscrowEntry.Document.of(
+          fd, status: status, path: path, real: listed?.realFolder.map { $0.appending(name) },
+          origin: .repaired))
+    }
     return DocumentCheck(
       document: path, verdict: verdict, keyFingerprint: key, escrowedFingerprint: escrowed,
-      bookmarks: evidence,
-      summary: summary, portalDocument: portal, escrowMove: move, escrowedKeyTally: tally)
+      bookmarks: evidence, summary: summary, portalDocument: portal, escrowMove: move,
+      escrowedKeyTally: tally, sighting: sighting)
   }
 
   /// The document the bookmarks were made on, when `document` only quotes them: every

@@ -115,12 +115,12 @@ public struct DocumentRepairer: Sendable {
   }
 
   /// This repairer with the whole escrow read into memory at once
-  /// (``DocumentChecker/loadingWholeEscrow(tallyingEscrowedKeys:)``), for the checks and
+  /// (``DocumentChecker/loadingWholeEscrow(preparingProspects:)``), for the checks and
   /// prospects of a tree: its prospects come from the state its checks' verdicts come from,
   /// and from the same reading of each document.
   package func loadingWholeEscrow() -> DocumentRepairer {
     DocumentRepairer(
-      escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow(tallyingEscrowedKeys: true))
+      escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow(preparingProspects: true))
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the
@@ -246,8 +246,16 @@ public struct DocumentRepairer: Sendable {
     }
     var evidence = evidence
     if !named.isEmpty { evidence.insert(.bookmarksNameKey) }  // every one verified above
-    let outcome = DocumentRepairer.restore(
-      entry, on: path, policy: policy, evidence: evidence, writes: writes)
+    let outcome: Outcome
+    if !writes, let sighting = before.sighting {
+      // The file the check read, as it found it.
+      outcome =
+        DocumentRepairer.refusal(
+          entry, for: sighting.record, status: sighting.status, policy: policy, evidence: evidence)
+        ?? .restored(sighting.record)
+    } else {
+      outcome = DocumentRepairer.restore(entry, on: path, policy: policy, evidence: evidence, writes: writes)
+    }
     switch outcome {
     case .refused(let refusal, let message):
       return report(.refused, wanted, "refused: \(message)", refusal: refusal)
@@ -295,6 +303,25 @@ public struct DocumentRepairer: Sendable {
       return .refused(.unreadable, "\(path) is neither a regular file nor a folder")
     }
     let now = EscrowEntry.Document.of(fd, status: status, path: path, origin: .repaired)
+    if let refusal = refusal(entry, for: now, status: status, policy: policy, evidence: evidence) {
+      return refusal
+    }
+    guard writes else { return .restored(now) }
+    do {
+      try KeyAttribute.restore(entry.key, on: fd, path: path)
+    } catch {
+      return .refused(.writeFailed, "could not put key \(entry.fingerprint) back: \(error)")
+    }
+    return .restored(now)
+  }
+
+  /// Why the key of `entry` must not go on the file recorded as `now` (its status
+  /// `status`), or `nil` when it may: it is the key's document by ``EscrowRule`` (or
+  /// `policy` allows it), and its real path still leads to it.
+  private static func refusal(
+    _ entry: EscrowEntry, for now: EscrowEntry.Document, status: FileStatus, policy: Policy,
+    evidence: EscrowRule.Evidence
+  ) -> Outcome? {
     // The real path must still lead to the file opened (a link swapped meanwhile fails).
     let pathLeadsHere =
       (try? FileStatus.of(now.path, followSymlinks: false)).map {
@@ -305,7 +332,7 @@ public struct DocumentRepairer: Sendable {
       records: entry.documents, evidence: evidence)
     switch decision {
     case .document, .successor:
-      break
+      return nil
     case .refused(.notOwned, let message):
       return .refused(.notOwned, message)
     case .refused(let refusal, let message):
@@ -315,13 +342,7 @@ public struct DocumentRepairer: Sendable {
         return .refused(
           refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
       }
+      return nil
     }
-    guard writes else { return .restored(now) }
-    do {
-      try KeyAttribute.restore(entry.key, on: fd, path: path)
-    } catch {
-      return .refused(.writeFailed, "could not put key \(entry.fingerprint) back: \(error)")
-    }
-    return .restored(now)
   }
 }

@@ -79,10 +79,10 @@ public struct TreeChecker: Sendable {
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
     // Each entry carries the type `readdir` gave, so regular files need no `statx`, and its
-    // path made absolute from the root's (a listed name has no slash, `.` or `..`), so the
-    // working folder is asked once.
-    var stack: [(path: FilePath, absolute: FilePath, type: DirectoryStream.EntryType)] = [
-      (root, root.absolute, .unknown)
+    // absolute and canonical paths made from the root's (``ListedPaths``), so that the
+    // working folder and the links on the way are looked up once.
+    var stack: [(path: FilePath, absolute: FilePath, real: FilePath?, type: DirectoryStream.EntryType)] = [
+      (root, root.absolute, try? TargetSnapshot.canonicalPath(root), .unknown)
     ]
     var documents = 0
     var folders = 0
@@ -100,7 +100,7 @@ public struct TreeChecker: Sendable {
       }
     }
     defer { pipeline?.finish(deliver: report) }
-    while let (path, absolute, listedType) = stack.popLast() {
+    while let (path, absolute, real, listedType) = stack.popLast() {
       var type = listedType
       var status: FileStatus?
       if type == .unknown || type == .directory {
@@ -163,7 +163,8 @@ public struct TreeChecker: Sendable {
               active.submit(
                 listing.entries.filter { $0.type == .regular }.map {
                   CheckPipeline.Document(
-                    path: listing.path(of: $0, in: path), absolute: listing.path(of: $0, in: absolute),
+                    path: listing.path(of: $0, in: path),
+                    listed: ListedPaths(absolute: listing.path(of: $0, in: absolute), realFolder: real),
                     folder: folder, name: listing.name(of: $0), inode: $0.inode)
                 },
                 deliver: report)
@@ -174,10 +175,9 @@ public struct TreeChecker: Sendable {
               let folder = stream.descriptor
               for entry in listing.entries where entry.type == .regular {
                 let documentPath = listing.path(of: entry, in: path)
-                let documentAbsolute = listing.path(of: entry, in: absolute)
+                let listed = ListedPaths(absolute: listing.path(of: entry, in: absolute), realFolder: real)
                 let check = listing.withName(of: entry) {
-                  checker.check(
-                    documentPath, in: folder, cName: $0, inode: entry.inode, absolute: documentAbsolute)
+                  checker.check(documentPath, in: folder, cName: $0, inode: entry.inode, listed: listed)
                 }
                 report(CheckPipeline.Checked(check, repairer: repairer))
               }
@@ -185,7 +185,10 @@ public struct TreeChecker: Sendable {
           }
           for entry in listing.entries.reversed() where entry.type != .regular {
             stack.append(
-              (listing.path(of: entry, in: path), listing.path(of: entry, in: absolute), entry.type))
+              (
+                listing.path(of: entry, in: path), listing.path(of: entry, in: absolute),
+                real.map { listing.path(of: entry, in: $0) }, entry.type
+              ))
           }
         } catch {
           unreadable.append(

@@ -1,0 +1,29 @@
+/// A document as a check found it, open: its status and the escrow record repair would
+/// make of it (``EscrowEntry/Document/of(_:status:path:real:origin:)``).
+///
+/// A tree check made for a repairer takes one of each document that lost its key, so that
+/// the hint (``DocumentRepairer/prospect(_:)``) applies repair's rule (``EscrowRule``) to the
+/// very file the verdict was read from, without opening it again. A repair opens the
+/// document itself and decides on what it opened.
+struct DocumentSighting: Hashable, Sendable {
+  /// The document's status, read from the check's descriptor.
+  let status: FileStatus
+  /// The record of the document as it was found, at its canonical path.
+  let record: EscrowEntry.Document
+}
+
+/// What a tree walk knows of the path of a document it listed, so that the check does not
+/// ask the system for it again.
+package struct ListedPaths: Sendable {
+  /// The document's path made absolute and normalized, from the walk's root's (a listed
+  /// name has no slash, `.` or `..`).
+  package let absolute: FilePath
+  /// The canonical path (`realpath`) of the folder the document was listed in, from the
+  /// root's: the walk enters no symbolic link. `nil` when the root's could not be found.
+  package let realFolder: FilePath?
+
+  package init(absolute: FilePath, realFolder: FilePath?) {
+    self.absolute = absolute
+    self.realFolder = realFolder
+  }
+}
