@@ -178,8 +178,7 @@ public struct DocumentChecker: Sendable {
     if preparesProspects { escrowedKey = index.keysInMemory }
     var collector = EvidenceCollector(
       path: path, absolute: listed?.absolute, documentKey: documentKey, searchBudget: searchBudget,
-      portal: portal,
-      listedIn: folder, escrowedKey: escrowedKey)
+      portal: portal, listedIn: folder, escrowedKey: escrowedKey)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(

@@ -65,8 +65,7 @@ struct EvidenceCollector {
   ///     every bookmark found is then counted against the key it names (``tally``).
   init(
     path: FilePath, absolute: FilePath? = nil, documentKey: DocumentKeyCache.Entry?,
-    searchBudget: SearchBudget,
-    portal: PortalDocument?, listedIn folder: FileDescriptor? = nil,
+    searchBudget: SearchBudget, portal: PortalDocument?, listedIn folder: FileDescriptor? = nil,
     escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil
   ) {
     self.path = path
