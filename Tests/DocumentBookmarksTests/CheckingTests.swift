@@ -322,6 +322,42 @@ struct CheckingTests {
   }
 
   @Test(
+    "a tree given through a link or with '..' is checked as its documents are one by one, and hinted at their real paths"
+  )
+  func treeThroughALink() throws {
+    let (path, _) = try makeDocument()
+    let (lost, _) = try makeDocument("lost.json")
+    let contents = String(
+      decoding: try Data(contentsOf: URL(fileURLWithPath: lost.description)), as: UTF8.self)
+    try scratch.replaceAtomically(lost, with: contents)  // a plain save: the key is gone
+    try scratch.symlink("project", at: scratch.path("link"))
+    let real = try TargetSnapshot.canonicalPath(lost)
+    let repairer = DocumentRepairer(escrow: escrow)
+    for (root, concurrency) in [("link/", 1), ("link/", 2), ("project/images/../../project", 1)] {
+      var seen: [FilePath: (DocumentCheck, DocumentRepairer.Report?)] = [:]
+      let walk = TreeChecker(repairer: repairer, concurrency: concurrency)
+      let unreadable = walk.check(scratch.path(root)) {
+        seen[$0.document] = ($0, $1)
+      }
+      #expect(unreadable.isEmpty, "\(unreadable)")
+      #expect(seen.count == 8, "\(root): \(seen.keys)")
+      for (document, (tree, prospect)) in seen {
+        // The same verdict, evidence and sentence as a check of that path alone.
+        let single = check(document)
+        #expect(tree.verdict == single.verdict, "\(document)")
+        #expect(tree.bookmarks == single.bookmarks, "\(document)")
+        #expect(tree.message == single.message, "\(document)")
+        #expect(prospect?.message == (single.verdict == .keyLost ? repairer.prospect(single).message : nil))
+      }
+      let hinted = try #require(seen.first { $0.value.0.verdict == .keyLost }?.value)
+      #expect(hinted.0.document.lastComponent == lost.lastComponent)
+      #expect(hinted.0.sighting?.record.path == real)
+      #expect(hinted.1?.action == .restored, "\(String(describing: hinted.1?.message))")
+    }
+    #expect(check(path).verdict == .ok)
+  }
+
+  @Test(
     "a damaged key value (a key byte or a stored fingerprint byte changed) is unreadable, with bookmarks or without"
   )
   func damagedKeyValue() throws {
