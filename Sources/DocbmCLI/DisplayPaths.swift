@@ -26,19 +26,20 @@ struct DisplayPaths: Sendable {
     guard let prefix else { return text }
     let bytes = Array(text.utf8)
     let pattern = Array(prefix.utf8)
-    guard bytes.count >= pattern.count else { return text }
     var result: [UInt8] = []
     var copied = 0
-    var index = 0
-    while index <= bytes.count - pattern.count {
-      if bytes[index] == pattern[0], index == 0 || Self.pathStarts.contains(bytes[index - 1]),
-        bytes[index..<index + pattern.count].elementsEqual(pattern)
-      {
-        result += bytes[copied..<index]
-        index += pattern.count
-        copied = index
-      } else {
-        index += 1
+    bytes.withUnsafeBytes { haystack in
+      pattern.withUnsafeBytes { needle in
+        var from = 0
+        while let found = ByteSearch.firstIndex(of: needle, keyIndex: 0, in: haystack, from: from) {
+          guard found == 0 || Self.pathStarts.contains(bytes[found - 1]) else {
+            from = found + 1
+            continue
+          }
+          result += bytes[copied..<found]
+          copied = found + pattern.count
+          from = copied
+        }
       }
     }
     guard copied > 0 else { return text }
