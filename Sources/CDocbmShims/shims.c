@@ -47,6 +47,7 @@ const unsigned int CDOCBM_RENAME_EXCHANGE = RENAME_EXCHANGE;
 const unsigned int CDOCBM_RENAME_NOREPLACE = RENAME_NOREPLACE;
 const int CDOCBM_O_PATH = O_PATH;
 const int CDOCBM_O_NOATIME = O_NOATIME;
+const int CDOCBM_O_TMPFILE = O_TMPFILE;
 
 _Static_assert(sizeof(uint64_t) == 8, "uint64_t");
 

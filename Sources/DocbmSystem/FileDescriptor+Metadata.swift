@@ -104,10 +104,54 @@ extension FileDescriptor {
   /// Renames `name` in this folder to `newName` in `folder` only when nothing is there:
   /// fails with `EEXIST` rather than replace an entry. The corresponding C function is
   /// `renameat2` with `RENAME_NOREPLACE`.
+  ///
+  /// Where the filesystem refuses the flag (EINVAL: FUSE filesystems, NFS clients), a file
+  /// is given the new name with `linkat`, which fails with `EEXIST` just as the flag would,
+  /// and its old name is then removed; a failure to remove it leaves the file under both
+  /// names, the new one in place. A folder, or a file on a filesystem without hard links,
+  /// fails there with the refusal of the flag.
   package func renameWithoutReplacing(
     _ name: FilePath, to newName: FilePath, in folder: FileDescriptor
   ) throws(SystemCallError) {
-    try renameat2(name, to: newName, in: folder, flags: CDOCBM_RENAME_NOREPLACE)
+    do {
+      try renameat2(name, to: newName, in: folder, flags: CDOCBM_RENAME_NOREPLACE)
+    } catch let refusal where refusal.errno == .invalidArgument || refusal.errno == .notImplemented {
+      do {
+        _ = try retryingOnInterrupt("linkat", path: newName) {
+          name.withCString { old in newName.withCString { linkat(rawValue, old, folder.rawValue, $0, 0) } }
+        }
+      } catch  where error.errno != .fileExists {
+        throw refusal
+      }
+      try? removeEntry(name, isDirectory: false)
+    }
+  }
+
+  /// Makes a regular file with no name in this folder (`O_TMPFILE`), open for reading and
+  /// writing, with `permissions` (less the umask): nobody can open, rename or replace it
+  /// until ``link(_:as:)`` names it, and it is gone when its descriptor is closed unnamed
+  /// (a process killed before naming it leaves nothing behind).
+  ///
+  /// - Throws: ``SystemCallError`` from `openat`: EOPNOTSUPP (or EISDIR, EINVAL on older
+  ///   kernels) where the filesystem cannot make such a file; EACCES, EROFS, ENOSPC as for
+  ///   any new file. The corresponding C function is `openat` with `O_TMPFILE`.
+  package func makeUnnamedFile(permissions: UInt32) throws(SystemCallError) -> FileDescriptor {
+    let flags = CDOCBM_O_TMPFILE | O_RDWR | O_CLOEXEC
+    let fd = try retryingOnInterrupt("openat") { openat(rawValue, ".", flags, mode_t(permissions)) }
+    return FileDescriptor(rawValue: fd)
+  }
+
+  /// Gives `file`, an unnamed file of this folder (``makeUnnamedFile(permissions:)``), the
+  /// name `name` here; fails with `EEXIST` when anything has that name, never replacing it.
+  /// The file is named through `/proc/self/fd` (naming by descriptor itself, `AT_EMPTY_PATH`,
+  /// needs a capability users lack). The corresponding C function is `linkat`.
+  ///
+  /// - Throws: ``SystemCallError``: EEXIST; ENOENT when `/proc` is not mounted.
+  package func link(_ file: FileDescriptor, as name: FilePath) throws(SystemCallError) {
+    let source = "/proc/self/fd/\(file.rawValue)"
+    _ = try retryingOnInterrupt("linkat", path: name) {
+      name.withCString { linkat(AT_FDCWD, source, rawValue, $0, CDOCBM_AT_SYMLINK_FOLLOW) }
+    }
   }
 
   /// `renameat2` with `flags`. The corresponding C function is `renameat2`.

@@ -96,6 +96,48 @@ package final class SQLiteDatabase {
     sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
   }
 
+  /// The image of this connection's main database as a file of it would hold it, made in
+  /// memory: a consistent state of the database (copied under one read lock with SQLite's
+  /// backup, waiting for a writer as a statement would), then rebuilt with `VACUUM`, so that
+  /// no free page carries bytes of rows deleted before. Nothing is written to any file, so
+  /// the caller decides where, and through which descriptor, the bytes go.
+  ///
+  /// - Throws: ``SQLiteError``: `SQLITE_BUSY` when another connection held its write lock
+  ///   past ``busyTimeout``, `SQLITE_NOMEM`, or the error reading the file.
+  package func compactedImage() throws(SQLiteError) -> [UInt8] {
+    let flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
+    var opened: OpaquePointer?
+    let result = sqlite3_open_v2(":memory:", &opened, flags, nil)
+    guard result == SQLITE_OK, let opened else {
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: result, message: "")
+    }
+    defer { sqlite3_close_v2(opened) }
+    guard let backup = sqlite3_backup_init(opened, "main", handle, "main") else {
+      throw SQLiteError(
+        code: sqlite3_extended_errcode(opened), message: String(cString: sqlite3_errmsg(opened)))
+    }
+    let stepped = sqlite3_backup_step(backup, -1)
+    let finished = sqlite3_backup_finish(backup)
+    guard stepped == SQLITE_DONE, finished == SQLITE_OK else {
+      throw SQLiteError(
+        code: stepped == SQLITE_DONE ? finished : stepped, message: String(cString: sqlite3_errstr(stepped)))
+    }
+    var message: UnsafeMutablePointer<CChar>?
+    let vacuumed = sqlite3_exec(opened, "VACUUM", nil, nil, &message)
+    defer { sqlite3_free(message) }
+    guard vacuumed == SQLITE_OK else {
+      throw SQLiteError(
+        code: sqlite3_extended_errcode(opened), message: message.map { String(cString: $0) } ?? "")
+    }
+    var size: sqlite3_int64 = 0
+    guard let image = sqlite3_serialize(opened, "main", &size, 0) else {
+      throw SQLiteError(code: SQLITE_NOMEM, message: "")
+    }
+    defer { sqlite3_free(image) }
+    return Array(UnsafeBufferPointer(start: image, count: Int(size)))
+  }
+
   deinit {
     for statement in idleStatements.values { sqlite3_finalize(statement) }
     sqlite3_close_v2(handle)

@@ -44,6 +44,7 @@ extern const unsigned int CDOCBM_RENAME_EXCHANGE;
 extern const unsigned int CDOCBM_RENAME_NOREPLACE;
 extern const int CDOCBM_O_PATH;
 extern const int CDOCBM_O_NOATIME;
+extern const int CDOCBM_O_TMPFILE;
 
 int cdocbm_statx(int dirfd, const char *path, int flags, cdocbm_file_status *out);
 

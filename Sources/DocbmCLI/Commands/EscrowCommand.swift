@@ -42,7 +42,7 @@ struct EscrowCommand {
         console.print(JSONReport.render(report(transfer, keysAlreadyHeld: nil)))
       } else {
         console.printFitted(
-          "Exported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) to \(transfer.file) (mode 600). It holds your keys: keep it where only you can read it, move it only over an encrypted channel, and delete it once imported."
+          "Exported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) to \(transfer.file) (mode \(String(transfer.permissions, radix: 8))). It holds your keys: keep it where only you can read it, move it only over an encrypted channel, and delete it once imported."
         )
       }
     case .import:

@@ -82,12 +82,6 @@ extension EscrowDatabase {
     }
   }
 
-  /// Writes a copy of the whole database into `file`, an empty file the caller made (SQLite
-  /// keeps its owner and mode), with SQLite's `VACUUM INTO`: one consistent state, compacted.
-  func copy(into file: FilePath) throws(SQLiteError) {
-    try connection.prepare("VACUUM INTO ?").bind(.textBytes(file.bytes)).run()
-  }
-
   /// An export read into memory (`bytes`, from `path`), opened read-only and checked: docbm's
   /// escrow of a version this docbm reads, undamaged.
   ///

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What an export or an import of the escrow moved (``KeyEscrow/exportKeys(to:replacing:)``,
 /// ``KeyEscrow/importKeys(from:)``).
 public struct EscrowTransfer: Hashable, Sendable {
@@ -12,6 +10,9 @@ public struct EscrowTransfer: Hashable, Sendable {
   /// For an import, the keys of the file that this escrow held already (the same key
   /// under the same fingerprint): their new records were added, the keys left as they are.
   public let keysAlreadyHeld: Int
+  /// The file's permission bits as docbm found them through its own descriptor: for an
+  /// export, those of the file it wrote (0600); for an import, those of the file it read.
+  public let permissions: UInt32
 }
 
 extension KeyEscrow {
@@ -19,9 +20,13 @@ extension KeyEscrow {
   public static let maximumExportSize = 256 << 20
 
   /// Writes this escrow's keys and document records to `file`, for another machine of the
-  /// user's or a backup: a copy of the escrow's database (docs/format.md §6.2), made new
-  /// with mode 0600 beside `file` under a temporary name, flushed, and renamed into place,
-  /// so that no half-written export and no copy readable by others is ever at `file`.
+  /// user's or a backup: a compacted copy of the escrow's database (docs/format.md §6.2),
+  /// made in memory and written only through a descriptor of a new file of mode 0600,
+  /// flushed, and then given its name, so that no half-written export and no copy readable
+  /// by others is ever at `file`, and a killed export leaves nothing behind. When someone
+  /// else replaces or moves the file at `file` before the export returns (in a folder
+  /// others can write), the written copy is erased and the export fails
+  /// (docs/security.md, "Exports").
   ///
   /// The file holds the keys themselves: whoever can read it can forge bookmarks for every
   /// document they anchor. Keep it where only you can read it, and delete it once imported.
@@ -35,9 +40,10 @@ extension KeyEscrow {
   ///   escrowed); `documentExists` when `file` exists and `replacing` is false;
   ///   `unsupportedFileType` when `file` is not a regular file (a terminal, a FIFO, a
   ///   device, a folder or a symbolic link: an export is never written through one); the
-  ///   escrow's own errors (`escrowUntrusted`, `escrowDamaged`); `noSpace`, `ioError`,
-  ///   `permissionDenied`, `readOnlyFilesystem` when the file cannot be written (then
-  ///   nothing is left behind).
+  ///   escrow's own errors (`escrowUntrusted`, `escrowDamaged`); `escrowUntrusted` also
+  ///   when someone else replaced or moved the export while it was put in place;
+  ///   `noSpace`, `ioError`, `permissionDenied`, `readOnlyFilesystem` when the file cannot
+  ///   be written (then nothing is left behind).
   public func exportKeys(to file: FilePath, replacing: Bool = false) throws(DocbmError) -> EscrowTransfer {
     if let existing = try? FileStatus.of(file, followSymlinks: false) {
       guard existing.kind == .regular else {
@@ -60,45 +66,18 @@ extension KeyEscrow {
         .notFound, path: databasePath,
         message: "there is no escrow to export at \(folder): no key has been escrowed on this account yet")
     }
-    let counts = try database.counts()
-    let folderPath = file.removingLastComponent
-    let name = FilePath(uncheckedBytes: file.lastComponent)
-    let number = KeyEscrow.exportCount.add(1, ordering: .relaxed).newValue
-    let temporaryName = FilePath(
-      uncheckedBytes: Array(".".utf8) + file.lastComponent
-        + Array(".docbm-export-\(ProcessID.current)-\(number)".utf8))
-    let temporary = folderPath.appending(temporaryName.bytes)
-    let folderFD = try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
-      try FileDescriptor.open(folderPath, [.readOnly, .directory])
-    }
-    defer { folderFD.close() }
-    try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
-      try FileDescriptor.open(
-        temporaryName, [.readWrite, .create, .exclusive, .noFollow, .nonBlocking], permissions: 0o600,
-        relativeTo: folderFD
-      ).close()
-    }
-    var renamed = false
-    defer { if !renamed { try? folderFD.removeEntry(temporaryName, isDirectory: false) } }
+    let image: [UInt8]
     do {
-      try database.copy(into: temporary)
+      image = try database.connection.compactedImage()
     } catch {
-      throw DocbmError(
-        error.isFull ? .noSpace : error.isInputOutput ? .ioError : .systemFailure, path: file,
-        message: "writing the export to \(file) failed (\(error)); nothing was written there")
+      throw EscrowDatabase.error(error, path: database.path, doing: "exporting")
     }
-    try mappingSystemErrors(.exportEscrow, path: file) { () throws(SystemCallError) in
-      let written = try FileDescriptor.open(temporaryName, [.readOnly, .noFollow], relativeTo: folderFD)
-      try written.closeAfter { fd throws(SystemCallError) in try fd.sync() }
-      if replacing {
-        try folderFD.rename(temporaryName, to: name, in: folderFD)
-      } else {
-        try folderFD.renameWithoutReplacing(temporaryName, to: name, in: folderFD)
-      }
-      renamed = true
-      try folderFD.sync()
-    }
-    return EscrowTransfer(file: file, keys: counts.keys, documents: counts.documents, keysAlreadyHeld: 0)
+    // The counts of what is written, read from the image itself.
+    let counts = try EscrowDatabase.openExport(image, path: database.path).counts()
+    let written = try EscrowExportFile.write(image, to: file, replacing: replacing)
+    return EscrowTransfer(
+      file: file, keys: counts.keys, documents: counts.documents, keysAlreadyHeld: 0,
+      permissions: written.permissions & 0o7777)
   }
 
   /// Adds the keys and document records of an export (``exportKeys(to:replacing:)``, made
@@ -120,7 +99,7 @@ extension KeyEscrow {
   ///   fingerprint, or names a key this escrow holds with other bytes (then nothing is
   ///   imported); the escrow's own errors when it cannot be written.
   public func importKeys(from file: FilePath) throws(DocbmError) -> EscrowTransfer {
-    let bytes = try KeyEscrow.readExport(file)
+    let (bytes, status) = try KeyEscrow.readExport(file)
     let export = try EscrowDatabase.openExport(bytes, path: file)
     let entries: [EscrowEntry]
     do {
@@ -150,14 +129,13 @@ extension KeyEscrow {
     }
     return EscrowTransfer(
       file: file, keys: imported.keys, documents: imported.documents,
-      keysAlreadyHeld: entries.count - imported.keys)
+      keysAlreadyHeld: entries.count - imported.keys, permissions: status.permissions & 0o7777)
   }
 
-  /// Numbers the temporary files of this process's exports.
-  private static let exportCount = Atomic<Int>(0)
-
-  /// The bytes of the export at `file`, read through one descriptor after checking it.
-  private static func readExport(_ file: FilePath) throws(DocbmError) -> [UInt8] {
+  /// The bytes of the export at `file`, read through one descriptor after checking it, and
+  /// its status as checked.
+  private static func readExport(_ file: FilePath) throws(DocbmError) -> (bytes: [UInt8], status: FileStatus)
+  {
     let fd: FileDescriptor
     do {
       fd = try FileDescriptor.open(file, [.readOnly, .noFollow, .nonBlocking])
@@ -200,7 +178,7 @@ extension KeyEscrow {
         message: "\(file) is \(status.size) bytes, more than an export can be (\(maximumExportSize) bytes)")
     }
     do {
-      return try fd.readWhole(limit: maximumExportSize + 1)
+      return (try fd.readWhole(limit: maximumExportSize + 1), status)
     } catch {
       throw DocbmError(error, operation: .importEscrow, path: file)
     }

@@ -75,7 +75,8 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case attributeCopyFailed
     /// The escrow folder, or a file in it, could belong to or be changed by someone else
     /// (another owner, writable by others, a symbolic link, not a regular file), so its
-    /// keys are not used.
+    /// keys are not used; or an export's file was replaced or moved by someone else while
+    /// it was put in place (then the keys written were erased).
     case escrowUntrusted
     /// The escrow's database is damaged, is not docbm's escrow, or is of a newer version;
     /// docbm neither trusts nor changes it. The message says how to recover it or set it

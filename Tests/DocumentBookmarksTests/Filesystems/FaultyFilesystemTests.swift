@@ -472,4 +472,74 @@ struct FaultyFilesystemTests {
     rows.append(("a target inside the dead mount", describe(document.outcome(bookmarks[2]), expecting: fox)))
     return rows
   }
+
+  @Test(
+    "on a filesystem that refuses RENAME_NOREPLACE, the escrow is made, keys escrowed and exported",
+    .timeLimit(.minutes(2)))
+  func renameWithoutFlags() async throws {
+    guard
+      let rows = try await FilesystemLab.inNamespace(
+        "the rename-flags test",
+        { lab in
+          try Self.measureWithoutRenameFlags(in: lab)
+        })
+    else { return }
+    let measured = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    #expect(measured["renameat2 with RENAME_NOREPLACE"] == "EINVAL")
+    #expect(measured["the key escrowed"] == "yes")
+    #expect(measured["export"] == "1 key")
+    #expect(measured["export again"] == "documentExists")
+    #expect(measured["export, replacing"] == "1 key")
+    #expect(measured["a rename onto an existing name"] == "EEXIST, both kept")
+    #expect(measured["names left in the escrow folder"] == "escrow.sqlite")
+  }
+
+  /// The faulty passthrough with no fault: libfuse 2 has no rename flags, so the kernel
+  /// refuses `RENAME_NOREPLACE` there with EINVAL, as NFS clients do.
+  static func measureWithoutRenameFlags(in lab: FilesystemLab) throws -> [(String, String)] {
+    let faulty = try mountFaulty(in: lab)
+    var rows: [(String, String)] = []
+    let flags = try lab.sh(
+      "cd '\(faulty.point)' && : > a && : > b && /usr/bin/python3 -c 'import ctypes,os; l=ctypes.CDLL(None,use_errno=True); "
+        + "r=l.renameat2(-100,b\"a\",-100,b\"c\",1); print(\"ok\" if r==0 else os.strerror(ctypes.get_errno()))'; rm -f a b c"
+    )
+    rows.append(("renameat2 with RENAME_NOREPLACE", flags.contains("Invalid argument") ? "EINVAL" : flags))
+
+    let escrow = KeyEscrow(folder: faulty.path("state/docbm"))
+    let service = BookmarkService(escrow: escrow)
+    let board = try lab.scratch.file(bytes: faulty.path("board.doc"), "board")
+    let cat = try lab.scratch.file(bytes: faulty.path("cat.png"), "cat")
+    let document = service.documents(anchoredOn: board)
+    _ = try document.makeBookmark(to: cat)
+    let fingerprint = try #require(try document.keyFingerprint())
+    rows.append(("the key escrowed", escrow.entry(for: fingerprint) == nil ? "no" : "yes"))
+    func export(_ name: String, replacing: Bool) {
+      do {
+        let transfer = try escrow.exportKeys(to: faulty.path("keys.docbm"), replacing: replacing)
+        rows.append((name, "\(transfer.keys) key"))
+      } catch {
+        rows.append((name, "\(error.code)"))
+      }
+    }
+    export("export", replacing: false)
+    export("export again", replacing: false)
+    export("export, replacing", replacing: true)
+
+    let folder = try FileDescriptor.open(faulty.point, [.readOnly, .directory])
+    defer { folder.close() }
+    _ = try lab.scratch.file(bytes: faulty.path("one"), "one")
+    _ = try lab.scratch.file(bytes: faulty.path("two"), "two")
+    do {
+      try folder.renameWithoutReplacing(FilePath("one"), to: FilePath("two"), in: folder)
+      rows.append(("a rename onto an existing name", "renamed"))
+    } catch {
+      let kept =
+        (try? String(contentsOfFile: faulty.path("one").description, encoding: .utf8)) == "one"
+        && (try? String(contentsOfFile: faulty.path("two").description, encoding: .utf8)) == "two"
+      rows.append(("a rename onto an existing name", "\(error.errno.name)\(kept ? ", both kept" : "")"))
+    }
+    let names = try FileManager.default.contentsOfDirectory(atPath: faulty.path("state/docbm").description)
+    rows.append(("names left in the escrow folder", names.sorted().joined(separator: " ")))
+    return rows
+  }
 }
