@@ -65,14 +65,8 @@ package final class SQLiteDatabase {
   /// - Throws: ``SQLiteError`` when SQLite cannot take the bytes (too large for it, or out
   ///   of memory); bytes that are not a database fail at the first statement
   ///   (`SQLITE_NOTADB`).
-  package init(deserializing bytes: [UInt8], path: FilePath) throws(SQLiteError) {
-    let flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
-    var opened: OpaquePointer?
-    let result = sqlite3_open_v2(":memory:", &opened, flags, nil)
-    guard result == SQLITE_OK, let opened else {
-      sqlite3_close_v2(opened)
-      throw SQLiteError(code: result, message: "")
-    }
+  package convenience init(deserializing bytes: [UInt8], path: FilePath) throws(SQLiteError) {
+    let opened = try SQLiteDatabase.openInMemory()
     // SQLite takes memory it allocated itself, and frees it when the connection closes.
     guard let image = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
       sqlite3_close_v2(opened)
@@ -91,7 +85,31 @@ package final class SQLiteDatabase {
       sqlite3_close_v2(opened)
       throw SQLiteError(code: loaded, message: message)
     }
-    handle = opened
+    self.init(inMemory: opened, path: path)
+  }
+
+  /// An empty database held in memory, for reading and writing; `path` names it in
+  /// messages.
+  ///
+  /// - Throws: ``SQLiteError`` `SQLITE_NOMEM` when SQLite cannot open it.
+  package convenience init(inMemoryNamed path: FilePath) throws(SQLiteError) {
+    self.init(inMemory: try SQLiteDatabase.openInMemory(), path: path)
+  }
+
+  /// A connection to a new, empty database in memory.
+  private static func openInMemory() throws(SQLiteError) -> OpaquePointer {
+    let flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
+    var opened: OpaquePointer?
+    let result = sqlite3_open_v2(":memory:", &opened, flags, nil)
+    guard result == SQLITE_OK, let opened else {
+      sqlite3_close_v2(opened)
+      throw SQLiteError(code: result, message: "")
+    }
+    return opened
+  }
+
+  private init(inMemory handle: OpaquePointer, path: FilePath) {
+    self.handle = handle
     self.path = path
     sqlite3_exec(handle, "PRAGMA trusted_schema = OFF", nil, nil, nil)
   }
@@ -105,17 +123,9 @@ package final class SQLiteDatabase {
   /// - Throws: ``SQLiteError``: `SQLITE_BUSY` when another connection held its write lock
   ///   past ``busyTimeout``, `SQLITE_NOMEM`, or the error reading the file.
   package func compactedImage() throws(SQLiteError) -> [UInt8] {
-    let flags = SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY
-    var opened: OpaquePointer?
-    let result = sqlite3_open_v2(":memory:", &opened, flags, nil)
-    guard result == SQLITE_OK, let opened else {
-      sqlite3_close_v2(opened)
-      throw SQLiteError(code: result, message: "")
-    }
-    defer { sqlite3_close_v2(opened) }
-    guard let backup = sqlite3_backup_init(opened, "main", handle, "main") else {
-      throw SQLiteError(
-        code: sqlite3_extended_errcode(opened), message: String(cString: sqlite3_errmsg(opened)))
+    let copy = try SQLiteDatabase(inMemoryNamed: path)
+    guard let backup = sqlite3_backup_init(copy.handle, "main", handle, "main") else {
+      throw copy.lastError(SQLITE_ERROR)
     }
     let stepped = sqlite3_backup_step(backup, -1)
     let finished = sqlite3_backup_finish(backup)
@@ -123,15 +133,9 @@ package final class SQLiteDatabase {
       throw SQLiteError(
         code: stepped == SQLITE_DONE ? finished : stepped, message: String(cString: sqlite3_errstr(stepped)))
     }
-    var message: UnsafeMutablePointer<CChar>?
-    let vacuumed = sqlite3_exec(opened, "VACUUM", nil, nil, &message)
-    defer { sqlite3_free(message) }
-    guard vacuumed == SQLITE_OK else {
-      throw SQLiteError(
-        code: sqlite3_extended_errcode(opened), message: message.map { String(cString: $0) } ?? "")
-    }
+    try copy.execute("VACUUM")
     var size: sqlite3_int64 = 0
-    guard let image = sqlite3_serialize(opened, "main", &size, 0) else {
+    guard let image = sqlite3_serialize(copy.handle, "main", &size, 0) else {
       throw SQLiteError(code: SQLITE_NOMEM, message: "")
     }
     defer { sqlite3_free(image) }

@@ -62,4 +62,31 @@ struct SQLiteDatabaseTests {
     #expect(try count.step())
     #expect(count.int64(0) == 50)
   }
+
+  @Test("a compacted image holds the database's rows and no bytes of rows deleted before")
+  func compactedImage() throws {
+    let scratch = try Scratch()
+    let path = try scratch.file("secrets.sqlite", "")
+    let database = try SQLiteDatabase(path)
+    // Debian builds SQLite to overwrite deleted rows; a build that does not leaves them.
+    try database.execute("PRAGMA secure_delete = OFF")
+    try database.execute("CREATE TABLE secrets (text TEXT NOT NULL)")
+    let gone = "a secret that was forgotten"
+    try database.prepare("INSERT INTO secrets (text) VALUES (?)").bind(.text(gone)).run()
+    try database.prepare("INSERT INTO secrets (text) VALUES (?)").bind(.text("kept")).run()
+    try database.execute("DELETE FROM secrets WHERE text LIKE 'a secret%'")
+    // The file itself still holds the deleted row's bytes in a free slot.
+    let file = try FileDescriptor.open(path, [.readOnly]).closeAfter { fd throws(SystemCallError) in
+      try fd.readWhole(limit: 1 << 20)
+    }
+    #expect(file.firstRange(of: Array(gone.utf8)) != nil, "the file no longer holds the deleted row: proves nothing")
+
+    let image = try database.compactedImage()
+    #expect(image.firstRange(of: Array(gone.utf8)) == nil)
+    let copy = try SQLiteDatabase(deserializing: image, path: FilePath("copy"))
+    let statement = try copy.prepare("SELECT text FROM secrets")
+    var rows: [String] = []
+    while try statement.step() { rows.append(statement.text(0)) }
+    #expect(rows == ["kept"])
+  }
 }

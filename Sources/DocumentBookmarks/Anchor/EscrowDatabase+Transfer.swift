@@ -11,7 +11,8 @@ extension EscrowDatabase {
   /// Adds `entries` to the escrow, in one write transaction: each key it lacks,
   /// and each record of a document that none of the key's records names already (by path
   /// or identity), then one row in `imports` saying what came from where (`source`, the
-  /// file or folder `origin`).
+  /// file or folder `origin`). A key keeps at most ``KeyEscrow/maximumDocumentsPerEntry``
+  /// records, those confirmed last, as a deposit leaves it.
   ///
   /// A key whose fingerprint the escrow holds with other bytes fails the whole import: a
   /// fingerprint names one key, and the key the escrow has stays.
@@ -41,11 +42,17 @@ extension EscrowDatabase {
       let known = try self.documents(
         "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ?", .text(fingerprint)
       ).map(\.document)
-      for document in entry.documents
+      // The records a key keeps, and no more: the ones confirmed last.
+      let newest = entry.documents.sorted { $0.confirmed > $1.confirmed }
+        .prefix(KeyEscrow.maximumDocumentsPerEntry)
+      var added = false
+      for document in newest
       where !known.contains(where: { $0.path == document.path || $0.hasSameIdentity(as: document) }) {
         try insert(document, fingerprint: fingerprint)
         documents += 1
+        added = true
       }
+      if added { try keepNewestRecords(of: fingerprint) }
     }
     // Each key as the database now holds it must be the key of its fingerprint.
     for entry in entries {
@@ -83,20 +90,18 @@ extension EscrowDatabase {
   }
 
   /// An export read into memory (`bytes`, from `path`), opened read-only and checked: docbm's
-  /// escrow of a version this docbm reads, undamaged.
+  /// escrow of a version this docbm reads, of exactly its schema, undamaged, with only
+  /// values docbm writes (``checkImportable()``).
   ///
   /// - Throws: ``DocbmError`` `escrowDamaged` for bytes that are not an SQLite database, a
-  ///   database that is not docbm's escrow, one of a newer version, or a damaged one.
+  ///   database that is not docbm's escrow, one of a newer version, one with a schema or
+  ///   values of its own, or a damaged one.
   static func openExport(_ bytes: [UInt8], path: FilePath) throws(DocbmError) -> EscrowDatabase {
     let database: EscrowDatabase
-    let state: (application: Int64, version: Int64, check: String)
+    let state: (application: Int64, version: Int64)
     do throws(SQLiteError) {
       database = EscrowDatabase(connection: try SQLiteDatabase(deserializing: bytes, path: path), path: path)
-      let application = try database.scalar("PRAGMA application_id")
-      let version = try database.scalar("PRAGMA user_version")
-      let statement = try database.connection.prepare("PRAGMA quick_check")
-      let check = try statement.step() ? statement.text(0) : ""
-      state = (application, version, check)
+      state = (try database.scalar("PRAGMA application_id"), try database.scalar("PRAGMA user_version"))
     } catch {
       throw DocbmError(
         .escrowDamaged, path: path,
@@ -116,10 +121,21 @@ extension EscrowDatabase {
           "\(path) is an escrow of version \(state.version); this docbm reads version \(EscrowSchema.version): import it with the docbm that made it, or a newer one"
       )
     }
-    guard state.check == "ok" else {
+    let check: String
+    do throws(SQLiteError) {
+      // The schema first: SQLite's own check reads every table and index the file names.
+      try database.checkImportable()
+      let statement = try database.connection.prepare("PRAGMA quick_check")
+      check = try statement.step() ? statement.text(0) : ""
+    } catch {
       throw DocbmError(
         .escrowDamaged, path: path,
-        message: "\(path) is damaged (SQLite's check says: \(state.check)); nothing was imported")
+        message: "\(path) cannot be imported: \(error.message); nothing was imported")
+    }
+    guard check == "ok" else {
+      throw DocbmError(
+        .escrowDamaged, path: path,
+        message: "\(path) is damaged (SQLite's check says: \(check)); nothing was imported")
     }
     return database
   }

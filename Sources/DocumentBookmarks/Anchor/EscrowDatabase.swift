@@ -407,16 +407,22 @@ final class EscrowDatabase {
         } else {
           try insert(document, fingerprint: fingerprint)
         }
-        try connection.prepare(
-          """
-          DELETE FROM documents WHERE fingerprint = ?1 AND id NOT IN
-            (SELECT id FROM documents WHERE fingerprint = ?1 ORDER BY confirmed DESC, id DESC LIMIT ?2)
-          """
-        ).bind(.text(fingerprint), .integer(Int64(KeyEscrow.maximumDocumentsPerEntry))).run()
+        try keepNewestRecords(of: fingerprint)
       }
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "writing")
     }
+  }
+
+  /// Removes the records of the key `fingerprint` beyond the
+  /// ``KeyEscrow/maximumDocumentsPerEntry`` confirmed last (inside the caller's transaction).
+  func keepNewestRecords(of fingerprint: String) throws(SQLiteError) {
+    try connection.prepare(
+      """
+      DELETE FROM documents WHERE fingerprint = ?1 AND id NOT IN
+        (SELECT id FROM documents WHERE fingerprint = ?1 ORDER BY confirmed DESC, id DESC LIMIT ?2)
+      """
+    ).bind(.text(fingerprint), .integer(Int64(KeyEscrow.maximumDocumentsPerEntry))).run()
   }
 
   /// Moves each record whose identity a file in `moves` has to that file's path (a document
