@@ -166,6 +166,13 @@ if CommandLine.arguments.dropFirst().first == "crafted" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks hostile`: crafted escrow exports refused, against a real one's import.
+if CommandLine.arguments.dropFirst().first == "hostile" {
+  let met = runHostileImportBenchmark(root: root)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 // `DocbmBenchmarks watch`: lossy saves repaired while watching, and 10,000 folders watched.
 if CommandLine.arguments.dropFirst().first == "watch" {
   let met = try runWatchBenchmark(root: root)

@@ -55,11 +55,78 @@ struct TrashInfoTests {
     // Not regular files: a FIFO (never waited on) and a link (never followed).
     #expect(mkfifo(trash.appending("info/fifo.trashinfo").description, 0o600) == 0)
     try scratch.symlink("photos.trashinfo", at: trash.appending("info/link.trashinfo"))
+    _ = try scratch.file(bytes: trash.appending("files/photos/cat.png"), "cat")
+    _ = try scratch.file(bytes: trash.appending("files/cat.png"), "cat")
     let found = TrashInfo.candidates(
       for: FilePath("/home/ada/photos/cat.png"), in: [TrashInfo.Trash(folder: trash, top: nil)])
     #expect(
       Set(found.map(\.description)) == [
         trash.appending("files/photos/cat.png").description, trash.appending("files/cat.png").description,
       ])
+  }
+
+  @Test(
+    "a Trash another user could change is not read; links below it and oversized info files are passed over")
+  func untrusted() throws {
+    let scratch = try Scratch()
+    let original = FilePath("/home/ada/photos/cat.png")
+    /// A Trash at `relative` whose info file names the original's folder, and that folder
+    /// with the file in `files`.
+    func trash(_ relative: String) throws -> FilePath {
+      let folder = scratch.path(relative)
+      _ = try scratch.file(
+        bytes: folder.appending("info/photos.trashinfo"), "[Trash Info]\nPath=/home/ada/photos\n")
+      _ = try scratch.file(bytes: folder.appending("files/photos/cat.png"), "cat")
+      return folder
+    }
+    func found(_ trash: TrashInfo.Trash) -> [String] {
+      TrashInfo.candidates(for: original, in: [trash]).map(\.description)
+    }
+    let own = try trash("own")
+    #expect(
+      found(TrashInfo.Trash(folder: own, top: nil)) == [own.appending("files/photos/cat.png").description])
+
+    // Writable by others, or its info folder: not read.
+    let open = try trash("open")
+    chmod(open.description, 0o777)
+    #expect(found(TrashInfo.Trash(folder: open, top: nil)).isEmpty)
+    let openInfo = try trash("open-info")
+    chmod(openInfo.appending("info").description, 0o757)
+    #expect(found(TrashInfo.Trash(folder: openInfo, top: nil)).isEmpty)
+
+    // A link as the Trash, or as its files folder: not followed.
+    try scratch.symlink("own", at: scratch.path("link"))
+    #expect(found(TrashInfo.Trash(folder: scratch.path("link"), top: nil)).isEmpty)
+    let linked = try trash("linked")
+    _ = run("/bin/rm", ["-rf", linked.appending("files").description])
+    try scratch.symlink(own.appending("files").description, at: linked.appending("files"))
+    #expect(found(TrashInfo.Trash(folder: linked, top: nil)).isEmpty)
+
+    // An info file past the size of any real one (sparse): not read.
+    let large = try trash("large")
+    let info = large.appending("info/photos.trashinfo").description
+    #expect(truncate(info, off_t(1 << 30)) == 0)
+    #expect(found(TrashInfo.Trash(folder: large, top: nil)).isEmpty)
+
+    // $topdir/.Trash/$uid: only inside a sticky .Trash.
+    let user = String(geteuid())
+    let shared = try trash("top/.Trash/\(user)")
+    chmod(scratch.path("top/.Trash").description, 0o777)
+    let sharedTrash = TrashInfo.Trash(folder: shared, top: scratch.path("top"), inSharedFolder: true)
+    #expect(found(sharedTrash).isEmpty)
+    chmod(scratch.path("top/.Trash").description, 0o1777)
+    #expect(found(sharedTrash) == [shared.appending("files/photos/cat.png").description])
+
+    guard Capabilities.isRoot else {
+      print("skipped another user's Trash: chown needs root")
+      return
+    }
+    // Another user's Trash, or its info folder, even at the user's Trash name.
+    let theirs = try trash("theirs")
+    #expect(chown(theirs.description, 65534, 65534) == 0)
+    #expect(found(TrashInfo.Trash(folder: theirs, top: nil)).isEmpty)
+    let theirInfo = try trash("their-info")
+    #expect(chown(theirInfo.appending("info").description, 65534, 65534) == 0)
+    #expect(found(TrashInfo.Trash(folder: theirInfo, top: nil)).isEmpty)
   }
 }

@@ -4,15 +4,29 @@
 /// or `$topdir/.Trash-$uid`).
 ///
 /// Resolution asks it last, for a target found nowhere else: a file in a folder that was
-/// trashed is far from its old place, beyond the identity search's reach. An info file is
-/// read only when it is a regular file (never a link, never a FIFO), and what it names is
-/// taken only when it is the very object the bookmark recorded.
+/// trashed is far from its old place, beyond the identity search's reach. A disk's top
+/// folder may be writable by others (a tmpfs `/tmp`), so a Trash is read only by the
+/// specification's rules, checked on descriptors opened without following links: the Trash
+/// folder and its `info` folder belong to the user and are writable by no other user (nor
+/// by a group other than the user's), and `$topdir/.Trash` is sticky. At most
+/// ``maximumInfoFiles`` info files of a Trash are read, each a regular file of at most
+/// ``maximumInfoSize`` bytes (never a link, never a FIFO), and what one names is taken only
+/// by its real path, through no symbolic link below the Trash folder, and only when it is
+/// the very object the bookmark recorded.
 package enum TrashInfo {
+  /// The most info files read in one Trash for one look-up.
+  static let maximumInfoFiles = 10_000
+  /// The largest info file read: a `Path=` of `PATH_MAX` bytes, each percent-encoded, fits.
+  static let maximumInfoSize = 16 << 10
+
   /// A Trash folder (holding `files` and `info`), and the folder its relative `Path=`
   /// values start from (`nil` for the home trash, whose paths are absolute).
   struct Trash {
     let folder: FilePath
     let top: FilePath?
+    /// Whether the folder is `$topdir/.Trash/$uid`, inside a folder all users share, which
+    /// must be sticky.
+    var inSharedFolder = false
   }
 
   /// The Trash folders a file at `path` may have gone to: the home trash, and the trash
@@ -26,10 +40,47 @@ package enum TrashInfo {
     }
     if let mountPoint {
       let user = String(ProcessCredentials.effectiveUser)
-      trashes.append(Trash(folder: mountPoint.appending(".Trash").appending(user), top: mountPoint))
+      trashes.append(
+        Trash(folder: mountPoint.appending(".Trash").appending(user), top: mountPoint, inSharedFolder: true))
       trashes.append(Trash(folder: mountPoint.appending(".Trash-\(user)"), top: mountPoint))
     }
     return trashes
+  }
+
+  /// The Trash folder of `trash`, opened, when the specification's rules let it be read:
+  /// a folder, not a link, the user's and writable by no other user; for
+  /// `$topdir/.Trash/$uid`, inside a sticky `$topdir/.Trash` that is not a link either.
+  static func open(_ trash: Trash) -> FileDescriptor? {
+    let options: FileDescriptor.Options = [.readOnly, .directory, .noFollow]
+    guard trash.inSharedFolder else {
+      guard let folder = try? FileDescriptor.open(trash.folder, options) else { return nil }
+      guard isUsersOwn(folder) else {
+        folder.close()
+        return nil
+      }
+      return folder
+    }
+    guard let shared = try? FileDescriptor.open(trash.folder.removingLastComponent, options) else {
+      return nil
+    }
+    defer { shared.close() }
+    guard let status = try? FileStatus.of(shared), status.permissions & 0o1000 != 0,
+      let folder = try? FileDescriptor.open(
+        FilePath(uncheckedBytes: trash.folder.lastComponent), options, relativeTo: shared)
+    else { return nil }
+    guard isUsersOwn(folder) else {
+      folder.close()
+      return nil
+    }
+    return folder
+  }
+
+  /// Whether the open folder belongs to the user and no other user may change its entries
+  /// (not writable by others, nor by a group other than the user's).
+  private static func isUsersOwn(_ folder: FileDescriptor) -> Bool {
+    guard let status = try? FileStatus.of(folder) else { return false }
+    return status.owner == ProcessCredentials.effectiveUser && status.permissions & 0o002 == 0
+      && (status.permissions & 0o020 == 0 || status.group == ProcessCredentials.effectiveGroup)
   }
 
   /// Whether `path` is inside a Trash's `files` folder (not the folder itself): the home
@@ -88,33 +139,65 @@ package enum TrashInfo {
 
   /// Where the item at `original` would be now if it, or a folder above it, was trashed:
   /// one path in a Trash's `files` folder per info file naming `original` or a folder above
-  /// it (the same path may have been trashed more than once). Unreadable trashes and info
-  /// files, and info files that are not regular files, are passed over.
+  /// it (the same path may have been trashed more than once), reached through no symbolic
+  /// link below the Trash folder. Trashes that fail the rules (``open(_:)``) or cannot be
+  /// read, info files that are not regular files or are larger than ``maximumInfoSize``,
+  /// and info files past the first ``maximumInfoFiles`` of a Trash are passed over.
   static func candidates(for original: FilePath, in trashes: [Trash]) -> [FilePath] {
     let wanted = original.lexicallyNormalized.components
     var found: [FilePath] = []
+    let suffix = Array(".trashinfo".utf8)
     for trash in trashes {
-      let info = trash.folder.appending("info")
-      guard let stream = try? DirectoryStream(info) else { continue }
-      let listing = DirectoryListing(stream)
-      let suffix = Array(".trashinfo".utf8)
-      for entry in listing.entries {
-        let name = listing.name(of: entry)
-        guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix),
-          let read = try? readRegularFile(
-            listing.path(of: entry, in: info), limit: 64 << 10, followSymlinks: false),
-          let recorded = originalPath(in: read.bytes, top: trash.top)
+      guard let folder = open(trash) else { continue }
+      defer { folder.close() }
+      guard let stream = try? DirectoryStream(FilePath("info"), relativeTo: folder),
+        isUsersOwn(stream.descriptor)
+      else { continue }
+      var read = 0
+      while read < maximumInfoFiles, let entry = stream.next() {
+        let name = entry.name
+        guard name.count > suffix.count, name.suffix(suffix.count).elementsEqual(suffix) else { continue }
+        read += 1
+        guard let bytes = readInfo(FilePath(uncheckedBytes: name), in: stream.descriptor),
+          let recorded = originalPath(in: bytes, top: trash.top)
         else { continue }
         let components = recorded.lexicallyNormalized.components
         guard !components.isEmpty, components.count <= wanted.count, wanted.starts(with: components) else {
           continue
         }
-        var candidate = trash.folder.appending("files").appending(Array(name.dropLast(suffix.count)))
-        for component in wanted.dropFirst(components.count) { candidate = candidate.appending(component) }
-        found.append(candidate)
+        let below =
+          [Array("files".utf8), Array(name.dropLast(suffix.count))] + wanted.dropFirst(components.count)
+        guard reachesWithoutLinks(below, from: folder) else { continue }
+        found.append(below.reduce(trash.folder) { $0.appending($1) })
       }
     }
     return found
+  }
+
+  /// The bytes of the info file `name` in the open `info` folder: a regular file of at
+  /// most ``maximumInfoSize`` bytes, opened without following a link or blocking.
+  private static func readInfo(_ name: FilePath, in info: FileDescriptor) -> [UInt8]? {
+    guard let fd = try? FileDescriptor.open(name, [.readOnly, .nonBlocking, .noFollow], relativeTo: info)
+    else {
+      return nil
+    }
+    defer { fd.close() }
+    guard let status = try? FileStatus.of(fd), status.kind == .regular, status.size <= UInt64(maximumInfoSize)
+    else { return nil }
+    return try? fd.readWhole(limit: maximumInfoSize)
+  }
+
+  /// Whether every folder on the way from `folder` to the last of `components` (that one
+  /// excluded) is a folder, not a symbolic link: the path names the object itself.
+  private static func reachesWithoutLinks(_ components: [[UInt8]], from folder: FileDescriptor) -> Bool {
+    var path = FilePath(uncheckedBytes: [])
+    for component in components.dropLast() {
+      path = path.bytes.isEmpty ? FilePath(uncheckedBytes: component) : path.appending(component)
+      guard (try? FileStatus.of(path, relativeTo: folder, followSymlinks: false))?.kind == .directory else {
+        return false
+      }
+    }
+    return true
   }
 
   /// The `Path=` of an info file's `[Trash Info]` group, percent-decoded, made absolute
