@@ -204,6 +204,63 @@ struct EscrowTransferTests {
     #expect(KeyEscrow(folder: scratch.path("second")).entries().entries.isEmpty)
   }
 
+  @Test(
+    "a stranger's export naming the user's never-keyed document: check, bookmark and repair ignore its record"
+  )
+  func plantedRecord() throws {
+    let scratch = try Scratch()
+    let mine = ["DOCBM_ESCROW_DIR": scratch.path("mine").description]
+    let theirs = ["DOCBM_ESCROW_DIR": scratch.path("theirs").description]
+    let notes = scratch.path("notes.json")
+    let image = try scratch.file("img.png")
+    // The stranger: a key of his own, recorded for the path of the user's document (by
+    // making a file there, bookmarking it, and exporting), the file gone again.
+    _ = try scratch.file("notes.json", "{}")
+    let planted = run(docbm, ["bookmark", notes.description, image.description], environment: theirs)
+    try #require(planted.status == 0, "\(planted.error)")
+    let strangerKey = try keyBytes(of: notes)
+    let export = scratch.path("gift.docbm")
+    try #require(run(docbm, ["escrow", "export", export.description], environment: theirs).status == 0)
+    try scratch.remove(notes)
+    // The user's own document at that path, never keyed; she imports the gift.
+    _ = try scratch.file("notes.json", "{\"title\": \"mine\"}")
+    let imported = run(docbm, ["escrow", "import", export.description], environment: mine)
+    try #require(imported.status == 0, "\(imported.error)")
+    let listed = run(docbm, ["escrow", "list"], environment: mine)
+    #expect(listed.output.contains("transferred"), "\(listed.output)")
+
+    let check = run(docbm, ["check", "--json", notes.description], environment: mine)
+    #expect(check.output.contains("\"noBookmarks\""), "\(check.output)")
+    #expect(!check.output.contains("keyLost"), "\(check.output)")
+    let repair = run(docbm, ["repair", notes.description], environment: mine)
+    #expect(try BookmarkService().documents(anchoredOn: notes).keyFingerprint() == nil, "\(repair.output)")
+    let made = run(docbm, ["bookmark", notes.description, image.description], environment: mine)
+    #expect(made.status == 0, "\(made.error)")
+    #expect(try keyBytes(of: notes) != strangerKey)
+  }
+
+  @Test(
+    "an imported record puts its key back on a copy only when the copy's own bookmarks name the key")
+  func transferredNeedsBookmarks() throws {
+    let scratch = try Scratch()
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    let (board, bookmark) = try project(in: scratch, escrow: scratch.path("first"))
+    let key = try keyBytes(of: board)
+    let export = scratch.path("keys.docbm")
+    try #require(run(docbm, ["escrow", "export", export.description], environment: first).status == 0)
+    try #require(run(docbm, ["escrow", "import", export.description], environment: second).status == 0)
+    // A plain save dropped the key, and the bookmarks too: nothing in the file names the key.
+    try scratch.replaceAtomically(board, with: "{}")
+    let refused = run(docbm, ["repair", board.description], environment: second)
+    #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == nil, "\(refused.output)")
+    // Saved again with its bookmark, still without the key: the bookmark is the proof.
+    try scratch.replaceAtomically(board, with: "{\"image\": \"\(bookmark)\"}")
+    let repaired = run(docbm, ["repair", board.description], environment: second)
+    #expect(repaired.status == 0, "\(repaired.output) \(repaired.error)")
+    #expect(try keyBytes(of: board) == key)
+  }
+
   @Test("an escrow that holds other bytes under an export's fingerprint imports nothing from it")
   func fingerprintConflict() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {

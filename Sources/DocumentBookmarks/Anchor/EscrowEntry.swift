@@ -20,6 +20,11 @@ public struct EscrowEntry: Hashable, Sendable {
       case moved
       /// Imported from an escrow of docbm 0.1.0, which kept no birth time nor mode.
       case imported
+      /// Taken from an export of another escrow (``KeyEscrow/importKeys(from:)``): that
+      /// escrow's word, which anyone could have written, not this one's. Its key goes on a
+      /// file only when the file's own bookmarks name it and verify with it, and it never
+      /// makes a check call a document without such bookmarks `keyLost`.
+      case transferred
     }
 
     /// The document's real path when last confirmed.
@@ -64,6 +69,14 @@ public struct EscrowEntry: Hashable, Sendable {
         path: file.path, inode: file.inode, fileHandle: file.fileHandle, filesystemID: file.filesystemID,
         birthTime: file.birthTime, permissions: file.permissions, origin: origin, recorded: recorded,
         confirmed: file.confirmed)
+    }
+
+    /// This record as an import from another escrow's export keeps it: with the origin
+    /// `transferred`.
+    func transferred() -> Document {
+      Document(
+        path: path, inode: inode, fileHandle: fileHandle, filesystemID: filesystemID, birthTime: birthTime,
+        permissions: permissions, origin: .transferred, recorded: recorded, confirmed: confirmed)
     }
 
     /// Whether `other` records the same file at the same path (only its times and how it was

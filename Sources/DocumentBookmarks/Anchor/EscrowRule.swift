@@ -15,6 +15,10 @@
 ///   (``FolderChainTrust``), or the file holds bookmarks that name the key and verify with
 ///   it, or a watcher saw the document replaced at that path.
 ///
+/// A record taken from another escrow's export (origin `transferred`)
+/// counts only for a file whose bookmarks name the key and verify with it: an export may
+/// come from anyone, and its records alone never put a key on a file.
+///
 /// Anything else is refused, with the reason. A file that carries a key is never judged
 /// here: repair never replaces a key.
 package struct EscrowRule {
@@ -71,8 +75,17 @@ package struct EscrowRule {
         "\(file.path) belongs to user \(owner), not to you (\(user)); a key never goes on another user's file, since whoever can read it could then forge bookmarks for your documents"
       )
     }
+    let all = records
+    let records =
+      evidence.contains(.bookmarksNameKey) ? all : all.filter { $0.origin != .transferred }
     if let same = records.last(where: { $0.hasSameIdentity(as: file) }) { return .document(same) }
     guard pathLeadsHere, let recorded = records.last(where: { $0.path == file.path }) else {
+      if all.contains(where: { $0.hasSameIdentity(as: file) || (pathLeadsHere && $0.path == file.path) }) {
+        return .refused(
+          .notRecorded,
+          "the escrow's only record of \(file.path) for key \(fingerprint) came from another escrow's export (docbm escrow import), and the file holds no bookmark that names the key and verifies with it: an export's records alone never put a key on a file"
+        )
+      }
       return .refused(
         .notRecorded,
         "the escrow never recorded \(file.path) for key \(fingerprint), neither at this path nor as this file: it may be a file holding a pasted bookmark, or a copy made without the key"

@@ -117,7 +117,8 @@ extension KeyEscrow {
     do {
       imported = try database.importEntries(
         entries.map {
-          EscrowDatabase.ImportedEntry(key: $0.key, created: $0.created, documents: $0.documents)
+          EscrowDatabase.ImportedEntry(
+            key: $0.key, created: $0.created, documents: $0.documents.map { $0.transferred() })
         },
         source: "export", from: file.absolute)
     } catch  where error.isConstraint {
@@ -169,7 +170,7 @@ extension KeyEscrow {
       throw DocbmError(
         .escrowUntrusted, path: file,
         message:
-          "\(file) can be read or written by others (mode \(String(status.permissions & 0o7777, radix: 8))): its keys may be known to them, or changed. Export again and keep the file at mode 600; if nobody else could have reached it, `chmod 600` it and import again"
+          "\(file) can be read or written by others (mode \(String(status.permissions & 0o7777, radix: 8))): its keys may be known to them, or be theirs. Export again from your own escrow (docbm escrow export, which writes mode 600) and import that file"
       )
     }
     guard status.size <= UInt64(maximumExportSize) else {

@@ -38,7 +38,9 @@ struct EscrowIndex: Sendable {
       var byPath: [FilePath: EscrowRecord] = [:]
       var byInode: [UInt64: [EscrowRecord]] = [:]
       var nameHashes: Set<Int> = []
-      for record in records {
+      // A record taken from another escrow's export names no document by itself: a
+      // document is looked up by this escrow's own records only.
+      for record in records where record.document.origin != .transferred {
         let path = record.document.path
         nameHashes.insert(Tables.nameHash(of: path))
         // The later confirmed record of a path wins (the later made, when confirmed alike).
