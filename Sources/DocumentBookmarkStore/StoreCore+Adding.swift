@@ -13,7 +13,7 @@ extension StoreCore {
     _ target: FilePath, key: Key, metadata: Metadata, createdAt: Timestamp, isPinned: Bool = false,
     lastUsedAt: Timestamp? = nil
   ) throws(Failure) -> Record {
-    try validate(target)
+    let judged = try validate(target)
     try file.createIfMissing()
     let bookmark: Bookmark
     let contents: BookmarkContents
@@ -23,6 +23,7 @@ extension StoreCore {
     } catch {
       throw .docbm(error)
     }
+    try confirm(contents, judged: judged)
     return Record(
       key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
       volume: contents.volume, status: .available, createdAt: createdAt, isPinned: isPinned,
@@ -34,22 +35,26 @@ extension StoreCore {
   /// ``BookmarkStore/add(targets:)``. A target that cannot be bookmarked fails the whole
   /// call before anything is saved.
   package func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) throws(Failure) -> [Record] {
-    for (target, _, _) in targets { try validate(target) }
+    var judged: [Judged?] = []
+    for (target, _, _) in targets { judged.append(try validate(target)) }
     try file.createIfMissing()
     var records: [Record] = []
     records.reserveCapacity(targets.count)
     let now = clock()
-    for (target, key, metadata) in targets {
+    for ((target, key, metadata), judged) in zip(targets, judged) {
+      let bookmark: Bookmark
+      let contents: BookmarkContents
       do throws(DocbmError) {
-        let bookmark = try file.document.makeBookmark(to: target)
-        let contents = try bookmark.decodeUnverified()
-        records.append(
-          Record(
-            key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
-            volume: contents.volume, status: .available, createdAt: now, metadata: metadata))
+        bookmark = try file.document.makeBookmark(to: target)
+        contents = try bookmark.decodeUnverified()
       } catch {
         throw .docbm(error)
       }
+      try confirm(contents, judged: judged)
+      records.append(
+        Record(
+          key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
+          volume: contents.volume, status: .available, createdAt: now, metadata: metadata))
     }
     return try insert(records)
   }
@@ -69,7 +74,7 @@ extension StoreCore {
     } catch {
       throw .docbm(error)
     }
-    try validate(contents.absolutePath)
+    try confirm(contents, judged: try validate(contents.absolutePath))
     let record = Record(
       key: key, bookmark: bookmark, lastKnownPath: contents.absolutePath, identity: contents.identity,
       volume: contents.volume, status: .unknown, createdAt: clock(), metadata: metadata)
@@ -101,19 +106,28 @@ extension StoreCore {
     return try insert(record)
   }
 
-  /// Runs the policy's validators on `target`; throws the first refusal. A target that
-  /// cannot be looked at is left for bookmarking to report.
-  private func validate(_ target: FilePath) throws(Failure) {
-    guard !policy.validators.isEmpty, let status = try? FileStatus.of(target, followSymlinks: true) else {
-      return
-    }
+  /// What the validators judged: the object at `path` (every link resolved), by its inode
+  /// and kind.
+  struct Judged {
+    let path: FilePath
+    let inode: UInt64
+    let kind: TargetKind
+  }
+
+  /// Runs the policy's validators on `target`; throws the first refusal. Returns what was
+  /// judged, or `nil` when the policy has no validators or the target cannot be looked at
+  /// (left for bookmarking to report; ``confirm(_:judged:)`` then judges what was
+  /// bookmarked).
+  private func validate(_ target: FilePath) throws(Failure) -> Judged? {
+    guard !policy.validators.isEmpty, let resolved = try? SymbolicLink.canonicalPath(target),
+      let status = try? FileStatus.of(resolved, followSymlinks: false)
+    else { return nil }
     let kind: TargetKind
     switch status.kind {
     case .directory: kind = .folder
     case .regular: kind = .file
-    default: return
+    default: return nil
     }
-    guard let resolved = try? SymbolicLink.canonicalPath(target) else { return }
     try loadIfNeeded()
     let candidate = StoreValidator.Candidate(
       path: target.absolute.lexicallyNormalized, resolvedPath: resolved, kind: kind,
@@ -123,6 +137,28 @@ extension StoreCore {
       if let reason = validator.judge(candidate) {
         throw .refused(validator: validator.name, path: candidate.path, reason: reason)
       }
+    }
+    return Judged(path: resolved, inode: status.inode, kind: kind)
+  }
+
+  /// Checks that a bookmark made after the validators ran records the object they judged:
+  /// the same real path, inode and kind. A path swapped in between (a folder replaced by a
+  /// link to `/`) makes the bookmark record another object, which is refused as
+  /// ``StoreValidator/sameTarget``. When nothing could be judged before, what the bookmark
+  /// records is judged now, and must still be there.
+  private func confirm(_ contents: BookmarkContents, judged: Judged?) throws(Failure) {
+    guard !policy.validators.isEmpty else { return }
+    var judged = judged
+    if judged == nil { judged = try validate(contents.absolutePath) }
+    guard let judged, judged.path == contents.absolutePath, judged.inode == contents.identity.inode,
+      judged.kind == contents.kind
+    else {
+      let what = judged.map { "\($0.path)" } ?? "nothing that could be judged"
+      throw .refused(
+        validator: StoreValidator.sameTarget, path: contents.absolutePath,
+        reason:
+          "it changed while it was being added: the validators judged \(what), and the bookmark records \(contents.absolutePath); nothing was added"
+      )
     }
   }
 

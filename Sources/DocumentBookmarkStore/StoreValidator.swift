@@ -14,6 +14,10 @@ public import DocumentBookmarks
 /// ``BookmarkStoreError/refused(validator:path:reason:)``. A target that does not exist is
 /// not judged: the add fails with `notFound` as it would without validators. Path-only
 /// records (`add(pathOnly:…)`) are not checked, since their path need not exist yet.
+///
+/// The validators judge the object a path leads to, and the bookmark made after records
+/// one: when they differ (the path was swapped in between, a folder replaced by a link to
+/// `/`), the add is refused with the validator name ``sameTarget`` and nothing is added.
 public struct StoreValidator: Sendable {
   /// What a validator judges: the target as given and as it will be bookmarked.
   public struct Candidate: Sendable {
@@ -31,6 +35,10 @@ public struct StoreValidator: Sendable {
 
   /// The validator's name, used in the refusal.
   public let name: String
+
+  /// The name a refusal gives when the target changed between the validators' judgement
+  /// and its bookmark: the bookmark would record an object no validator judged.
+  public static let sameTarget = "sameTarget"
   let judge: @Sendable (Candidate) -> String?
 
   /// A validator of the app's own: `judge` returns why `candidate` is refused, or `nil` to

@@ -124,6 +124,47 @@ struct StoreValidatorTests {
     }
   }
 
+  @Test("a folder flipped to a link to / while it is added: never stored, refused as sameTarget")
+  func flippedToRoot() async throws {
+    let files = try StoreScratch()
+    let project = try files.scratch.folder("project")
+    let link = files.scratch.path("project.link")
+    #expect(symlink("/", link.description) == 0)
+    let store = files.store(StorePolicy(validators: [.notTooBroad, .noSymbolicLink]))
+    // Another process swaps the folder with a link to / (renameat2 RENAME_EXCHANGE: the
+    // name always holds one of the two), as fast as it can, until it is stopped, its
+    // parent ends, or two minutes pass.
+    let flipper = Process()
+    flipper.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    flipper.arguments = [
+      "-c",
+      "import ctypes,os,sys,time; l=ctypes.CDLL(None); a,b=sys.argv[1].encode(),sys.argv[2].encode()\n"
+        + "p,end=os.getppid(),time.monotonic()+120\n"
+        + "while os.getppid()==p and time.monotonic()<end and l.renameat2(-100,a,-100,b,2)==0: pass",
+      project.description, link.description,
+    ]
+    flipper.standardError = FileHandle.nullDevice
+    try flipper.run()
+    var added = 0
+    var changed = 0
+    for round in 0..<1000 {
+      do {
+        let record = try await store.add(target: project, key: "p\(round)")
+        added += 1
+        #expect(record.lastKnownPath == project, "stored \(record.lastKnownPath)")
+        _ = try await store.forget(record.key)
+      } catch {
+        if case .refused(let validator, _, _) = error, validator == StoreValidator.sameTarget { changed += 1 }
+      }
+    }
+    // SIGKILL: the test process may block SIGTERM in the threads that start children.
+    kill(flipper.processIdentifier, SIGKILL)
+    flipper.waitUntilExit()
+    #expect(!store.records.contains { $0.lastKnownPath.components.count <= 1 })
+    #expect(added > 0, "no add went through: the race proved nothing")
+    print("flipped while added: \(added) added, \(changed) refused as changed, of 1000")
+  }
+
   @Test("a target that does not exist is not judged: the add fails with notFound")
   func missingTarget() async throws {
     let files = try StoreScratch()
