@@ -357,8 +357,10 @@ extension WatchEngine {
     else { return }
     // A repairer per repair: its checker reads the escrow's records as they are now,
     // moves recorded since the watch began included.
+    // The key it carried, when the watcher saw one on it: the file is that document,
+    // wherever it was renamed to, and never takes the key recorded for another path.
     let report = DocumentRepairer(escrow: escrow).repair(
-      path, evidence: document.replacedAtPath ? .observedReplacement : [])
+      path, evidence: document.replacedAtPath ? .observedReplacement : [], formerKey: document.fingerprint)
     switch report.action {
     case .restored:
       recordedPaths.insert(path)  // repair recorded the document as it is now

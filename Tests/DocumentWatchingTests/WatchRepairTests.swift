@@ -30,6 +30,38 @@ struct WatchRepairTests {
     #expect(resolution.path == setting.scratch.path("images/board.json.png"))
   }
 
+  @Test("a document that lost its key, renamed to another's path and back, never takes the other's key")
+  func renamedThroughAnotherPath() throws {
+    let setting = try WatchScratch()
+    try setting.scratch.folder("docs")
+    let recorder = try repairing(setting)
+    try recorder.start()
+    for round in 0..<100 {
+      let (a, _, keyA) = try setting.document("a\(round).json")
+      let (b, _, _) = try setting.document("b\(round).json")
+      let away = setting.folder.appending("a\(round).away")
+      let temporary = setting.folder.appending(".b\(round).tmp")
+      #expect(recorder.first(.appeared, b) != nil, "\(recorder.events)")
+      // A plain save of B, without its key or bookmarks; at once A moved away and B into
+      // A's name; once the watcher has seen B there, both back.
+      try setting.scratch.write("{}\n", to: temporary)
+      #expect(rename(temporary.description, b.description) == 0)
+      #expect(rename(a.description, away.description) == 0)
+      #expect(rename(b.description, a.description) == 0)
+      #expect(
+        recorder.first { $0.kind == .moved && $0.oldPath == b && $0.path == a } != nil,
+        "round \(round): \(recorder.events)")
+      #expect(rename(a.description, b.description) == 0)
+      #expect(rename(away.description, a.description) == 0)
+      #expect(
+        recorder.first { $0.kind == .moved && $0.oldPath == a && $0.path == b } != nil,
+        "round \(round): \(recorder.events)")
+      #expect(recorder.first { $0.kind == .moved && $0.oldPath == away && $0.path == a } != nil)
+      #expect(setting.key(b) != keyA, "round \(round): B took A's key")
+      #expect(setting.key(a) == keyA, "round \(round)")
+    }
+  }
+
   @Test("a document moved, then saved by sed -i, is repaired: the watcher recorded where it went")
   func movedThenSaved() throws {
     for sightings in [true, false] {

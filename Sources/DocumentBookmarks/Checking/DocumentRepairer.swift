@@ -139,9 +139,13 @@ public struct DocumentRepairer: Sendable {
 
   /// ``repair(_:)`` with what a caller saw as evidence for the rule (a watcher that saw the
   /// document replaced at its path). `before`: the document's check, when the caller has
-  /// made it; `writes`: false for ``prospect(_:)``.
+  /// made it; `writes`: false for ``prospect(_:)``. `formerKey`: the key the caller saw
+  /// this very file's document carry before it lost it (a watcher that followed it); any
+  /// other key is refused, since the file is that document, wherever it went: a file
+  /// renamed to another document's recorded path is not that document's save.
   package func repair(
-    _ path: FilePath, evidence: EscrowRule.Evidence, before check: DocumentCheck? = nil, writes: Bool = true
+    _ path: FilePath, evidence: EscrowRule.Evidence, before check: DocumentCheck? = nil, writes: Bool = true,
+    formerKey: KeyFingerprint? = nil
   ) -> Report {
     let before = check ?? checker.check(path)
     func report(
@@ -189,6 +193,12 @@ public struct DocumentRepairer: Sendable {
       return report(
         .refused, nil, "refused: the bookmarks in the document name several keys (\(list))",
         refusal: .severalKeys)
+    }
+    if let formerKey, formerKey != wanted {
+      return report(
+        .refused, wanted,
+        "refused: this file is the document that carried key \(formerKey), followed here; key \(wanted), recorded for \(path), is another document's",
+        refusal: .notRecorded)
     }
     let entry: EscrowEntry
     switch checker.escrowEntry(wanted) {
