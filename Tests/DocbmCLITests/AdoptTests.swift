@@ -128,4 +128,94 @@ struct AdoptTests {
     let original = BookmarkService().documents(anchoredOn: board)
     #expect(try original.adoptionCandidates().isEmpty)
   }
+
+  @Test("a target reached through a link, out of the project: listed as it really is, and --yes leaves it")
+  func linkOutOfTheProject() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    // The clone's cat is a relative link to a private file outside the project.
+    let secret = try scratch.file("secret/id_ed25519", "PRIVATE KEY")
+    try scratch.remove(scratch.path("copy/images/cat.png"))
+    try scratch.symlink("../../secret/id_ed25519", at: scratch.path("copy/images/cat.png"))
+
+    let candidates = try BookmarkService().documents(anchoredOn: copy).adoptionCandidates()
+    let cat = try #require(candidates.first { $0.recordedRelativePath == FilePath("images/cat.png") })
+    #expect(cat.target == secret)
+    #expect(cat.reachedThroughLink && cat.isOutsideDocumentFolder && cat.needsItsOwnConfirmation)
+    #expect(
+      candidates.filter { $0.recordedRelativePath == FilePath("images/dog.png") }.allSatisfy {
+        !$0.needsItsOwnConfirmation
+      })
+
+    let listed = run(docbm, ["adopt", copy.description], environment: second)
+    // The listing is wrapped at the terminal's width: compared word by word.
+    let words = listed.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      words.contains("\(secret.description) (file, through a symbolic link, outside the document's folder)"),
+      "\(listed.output)")
+    let adopted = run(docbm, ["adopt", "--yes", "--json", copy.description], environment: second)
+    #expect(adopted.status == 0, "\(adopted.error)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(adopted.output.utf8)) as? [String: Any])
+    let items = try #require(report["bookmarks"] as? [[String: Any]])
+    #expect(items.map { $0["throughLink"] as? Bool } == [true, false, false])
+    #expect(items.map { $0["outsideFolder"] as? Bool } == [true, false, false])
+    #expect(items.map { $0["bookmark"] == nil || $0["bookmark"] is NSNull } == [true, false, false])
+    #expect(items.map { $0["rewritten"] as? Bool } == [false, true, false])
+    // The document's new bookmarks point at its own files only; the private file has none.
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: copy.url)) as? [String: String])
+    let resolved = run(docbm, ["resolve", copy.description, try #require(json["cat"])], environment: second)
+    #expect(resolved.status != 0, "the old cat bookmark still names the old key: \(resolved.output)")
+  }
+
+  @Test("at a terminal, a target through a link takes a question of its own (in tmux)")
+  func linkAtATerminal() throws {
+    guard TmuxSession.isAvailable else {
+      print("skipped: tmux or python3 is not installed, adopt was not tried in a terminal")
+      return
+    }
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    _ = try scratch.file("secret/id_ed25519", "PRIVATE KEY")
+    try scratch.remove(scratch.path("copy/images/cat.png"))
+    try scratch.symlink("../../secret/id_ed25519", at: scratch.path("copy/images/cat.png"))
+    let session = TmuxSession(
+      "DOCBM_ESCROW_DIR='\(scratch.path("second"))' '\(docbm)' adopt '\(copy)'; echo exit=$?; exec tail -f /dev/null",
+      in: scratch.root)
+    defer {
+      session.stop()
+      withExtendedLifetime(scratch) {}  // the socket lives in it
+    }
+    try #require(
+      session.screen(showing: "in its folder and save", joined: true) != nil, "\(session.screen())")
+    session.send("y", "Enter")
+    let asked = try #require(
+      session.screen(showing: "through a symbolic link, outside the document's folder)?", joined: true))
+    #expect(asked.contains("images/cat.png, which leads to"), "\(asked)")
+    session.send("n", "Enter")
+    let done = try #require(session.screen(showing: "exit=0", joined: true), "\(session.screen())")
+    #expect(done.contains("Adopted 2 bookmarks"), "\(done)")
+    #expect(done.contains("Left 1 bookmark"), "\(done)")
+  }
+
+  @Test("adopt never gives a key to another user's file, even one you may write")
+  func anotherUsersFile() throws {
+    guard Capabilities.isRoot else {
+      print("skipped: chown needs root")
+      return
+    }
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    #expect(chown(copy.description, 65534, 65534) == 0)
+    #expect(chmod(copy.description, 0o666) == 0)
+    let before = try Data(contentsOf: copy.url)
+    let refused = run(docbm, ["adopt", "--yes", copy.description], environment: second)
+    #expect(refused.status != 0)
+    #expect(refused.error.contains("belongs to user 65534"), "\(refused.error)")
+    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == nil)
+    #expect(try Data(contentsOf: copy.url) == before)
+  }
 }

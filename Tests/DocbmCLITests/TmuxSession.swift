@@ -47,20 +47,23 @@ final class TmuxSession {
     tmux(["send-keys", "-t", name] + keys)
   }
 
-  /// The screen, with `history` lines scrolled off above it.
-  func screen(history: Int = 0) -> String {
-    tmux(["capture-pane", "-p", "-t", name, "-S", String(-history)]).output
+  /// The screen, with `history` lines scrolled off above it; with `joined`, each line the
+  /// terminal wrapped is given whole.
+  func screen(history: Int = 0, joined: Bool = false) -> String {
+    tmux(["capture-pane", "-p", "-t", name, "-S", String(-history)] + (joined ? ["-J"] : [])).output
   }
 
-  /// The screen (with `history` lines above it) once it shows `text`, or `nil` when it has
-  /// not within `seconds`.
-  func screen(showing text: String, history: Int = 0, within seconds: Double = 60) -> String? {
+  /// The screen (with `history` lines above it; wrapped lines whole with `joined`) once it
+  /// shows `text`, or `nil` when it has not within `seconds`.
+  func screen(showing text: String, history: Int = 0, joined: Bool = false, within seconds: Double = 60)
+    -> String?
+  {
     var screen = ""
     guard
       waitUntil(
         within: seconds,
         {
-          screen = self.screen(history: history)
+          screen = self.screen(history: history, joined: joined)
           return screen.contains(text)
         })
     else { return nil }

@@ -16,7 +16,12 @@ struct AdoptCommand {
       let keyFingerprint: KeyFingerprint
       let recordedRelativePath: FilePath
       let recordedDocument: FilePath?
+      /// The target's real path (every link resolved).
       let target: FilePath?
+      /// Whether a symbolic link on the way leads elsewhere than the recorded path reads.
+      let throughLink: Bool
+      /// Whether the target lies outside the document's folder.
+      let outsideFolder: Bool
       /// The new bookmark's text form, once adopted.
       let bookmark: String?
       /// Whether the document now holds the new bookmark in the old one's place.
@@ -48,8 +53,10 @@ struct AdoptCommand {
       )
       for candidate in candidates {
         let made = candidate.recordedDocument.map { ", made on \($0)" } ?? ""
-        let there =
-          candidate.target.map { "\($0) (\(candidate.targetKind?.rawValue ?? "file"))" } ?? "nothing there"
+        var notes = [candidate.targetKind?.rawValue ?? "file"]
+        if candidate.reachedThroughLink { notes.append("through a symbolic link") }
+        if candidate.isOutsideDocumentFolder { notes.append("outside the document's folder") }
+        let there = candidate.target.map { "\($0) (\(notes.joined(separator: ", ")))" } ?? "nothing there"
         console.printFitted(
           "  \(candidate.found.form.rawValue) at byte \(candidate.found.offset), key \(candidate.keyFingerprint)\(made): \(candidate.recordedRelativePath) -> \(there)"
         )
@@ -63,11 +70,30 @@ struct AdoptCommand {
       }
       return DocbmCommandLine.ExitStatus.failure
     }
-    guard confirmed(found.count, console) else {
+    // A key never goes on another user's file: they could read it, and the save that
+    // follows would be refused, leaving it there.
+    if let owner = (try? FileStatus.of(document, followSymlinks: true))?.owner,
+      owner != ProcessCredentials.effectiveUser
+    {
+      throw DocbmError(
+        .permissionDenied, path: document,
+        message:
+          "\(document) belongs to user \(owner), not to you: adopting would give it a key its owner and anyone who can read it would know; ask its owner to adopt it. Nothing was changed"
+      )
+    }
+    let chosen = choose(found, console)
+    guard !chosen.isEmpty else {
       if json { console.print(JSONReport.render(report(candidates, adopted: nil, rewritten: []))) }
       return DocbmCommandLine.ExitStatus.failure
     }
-    let adopted = try anchored.adopt(candidates)
+    let made = try anchored.adopt(chosen)
+    var byTarget: [FilePath: Bookmark] = [:]
+    for (candidate, bookmark) in zip(chosen, made) {
+      if let target = candidate.target, let bookmark { byTarget[target] = bookmark }
+    }
+    let adopted = candidates.map { candidate in
+      chosen.contains(candidate) ? candidate.target.flatMap { byTarget[$0] } : nil
+    }
     let (bytes, rewritten) = try rewrite(candidates, adopted)
     if rewritten.contains(true) {
       try anchored.replaceDocument(with: Data(bytes))
@@ -78,8 +104,14 @@ struct AdoptCommand {
     }
     let saved = rewritten.filter { $0 }.count
     console.printFitted(
-      "Adopted \(count(found.count, "bookmark")), signed with the document's key; \(saved == 0 ? "the document was not changed" : "\(document) saved with \(count(saved, "new bookmark")) in place of the old")."
+      "Adopted \(count(chosen.count, "bookmark")), signed with the document's key; \(saved == 0 ? "the document was not changed" : "\(document) saved with \(count(saved, "new bookmark")) in place of the old")."
     )
+    let skipped = found.count - chosen.count
+    if skipped > 0 {
+      console.printFitted(
+        "Left \(count(skipped, "bookmark")) as \(skipped == 1 ? "it was" : "they were"): \(skipped == 1 ? "its target is" : "their targets are") reached through a symbolic link or outside the document's folder, and each is adopted only on a yes of its own at a terminal (run docbm adopt without --yes)."
+      )
+    }
     for (candidate, (bookmark, done)) in zip(candidates, zip(adopted, rewritten))
     where bookmark != nil && !done {
       console.printFitted(
@@ -90,24 +122,52 @@ struct AdoptCommand {
     return DocbmCommandLine.ExitStatus.success
   }
 
-  /// Whether the user said yes: `--yes`, or an answer at a terminal. Without either, it
-  /// refuses, saying how to go on.
-  private func confirmed(_ number: Int, _ console: Console) -> Bool {
-    if yes { return true }
+  /// The candidates the user said yes to. `--yes` stands for a yes to every candidate
+  /// whose target is plainly in the document's folder; one reached through a symbolic link,
+  /// or outside the folder, takes a yes of its own at a terminal, with where it leads in
+  /// the question. Without `--yes` and without a terminal, nothing is chosen, and the
+  /// refusal says how to go on.
+  private func choose(_ found: [AdoptionCandidate], _ console: Console) -> [AdoptionCandidate] {
+    let plain = found.filter { !$0.needsItsOwnConfirmation }
+    let unusual = found.filter(\.needsItsOwnConfirmation)
+    if yes { return plain }
     guard console.inputIsTerminal else {
       console.printError(
         "docbm: adopt changes nothing without your word: check the targets listed above, then run it at a terminal or with --yes; nothing was changed"
       )
-      return false
+      return []
     }
-    console.write(
-      "Adopt \(count(number, "bookmark")) and save \(document)? Only if they are yours [y/N] ")
+    var chosen: [AdoptionCandidate] = []
+    if !plain.isEmpty,
+      ask(
+        "Adopt \(count(plain.count, "bookmark")) whose targets are in its folder and save \(document)? Only if they are yours",
+        console)
+    {
+      chosen += plain
+    }
+    for candidate in unusual {
+      let why = [
+        candidate.reachedThroughLink ? "through a symbolic link" : nil,
+        candidate.isOutsideDocumentFolder ? "outside the document's folder" : nil,
+      ].compactMap { $0 }.joined(separator: ", ")
+      if ask(
+        "Adopt the bookmark at byte \(candidate.found.offset), \(candidate.recordedRelativePath), which leads to \(candidate.target.map(\.description) ?? "nothing") (\(why))? Only if it is yours",
+        console)
+      {
+        chosen.append(candidate)
+      }
+    }
+    if chosen.isEmpty { console.printError("Nothing was changed.") }
+    return chosen
+  }
+
+  /// Asks `question` at the terminal: whether the answer is yes.
+  private func ask(_ question: String, _ console: Console) -> Bool {
+    console.write("\(question) [y/N] ")
     console.flush()
     let answer = console.readLine().map { String(decoding: $0, as: UTF8.self) } ?? ""
     let word = answer.split(separator: " ", omittingEmptySubsequences: true).first.map { $0.lowercased() }
-    let yes = word == "y" || word == "yes"
-    if !yes { console.printError("Nothing was changed.") }
-    return yes
+    return word == "y" || word == "yes"
   }
 
   /// The document's bytes with each adopted text form in place of the old one, and, for
@@ -160,7 +220,8 @@ struct AdoptCommand {
           offset: candidate.found.offset, form: candidate.found.form,
           keyFingerprint: candidate.keyFingerprint,
           recordedRelativePath: candidate.recordedRelativePath, recordedDocument: candidate.recordedDocument,
-          target: candidate.target, bookmark: adopted?[index]?.text,
+          target: candidate.target, throughLink: candidate.reachedThroughLink,
+          outsideFolder: candidate.isOutsideDocumentFolder, bookmark: adopted?[index]?.text,
           rewritten: rewritten.indices.contains(index) && rewritten[index])
       })
   }

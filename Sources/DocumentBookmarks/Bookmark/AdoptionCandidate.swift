@@ -16,10 +16,25 @@ public struct AdoptionCandidate: Hashable, Sendable {
   /// The document it was made in, as recorded (unverified), when it says.
   public let recordedDocument: FilePath?
   /// What the recorded relative path names from this document's folder now, when there is
-  /// a file or folder there: the only target adoption gives it.
+  /// a file or folder there, as its real path (every symbolic link on the way resolved):
+  /// the only target adoption gives it, and what a bookmark of it records.
   public let target: FilePath?
   /// What ``target`` is.
   public let targetKind: TargetKind?
+  /// Whether a symbolic link on the way from the document's folder leads elsewhere than
+  /// the recorded relative path reads (`img/logo.png -> ../../.ssh/id_ed25519`): the
+  /// target is not what the path seems to name.
+  public let reachedThroughLink: Bool
+  /// Whether ``target`` lies outside the document's folder (by real paths).
+  public let isOutsideDocumentFolder: Bool
+  /// The target's inode number when listed, so that ``AnchoredDocument/adopt(_:)`` gives
+  /// the bookmark to the very object shown.
+  let targetInode: UInt64?
+
+  /// Whether the user must confirm this candidate on its own, having seen where it really
+  /// leads: its target is reached through a symbolic link, or lies outside the document's
+  /// folder. An app adopts such a candidate only on a yes for it, never with the others.
+  public var needsItsOwnConfirmation: Bool { reachedThroughLink || isOutsideDocumentFolder }
 }
 
 extension AnchoredDocument {
@@ -39,6 +54,7 @@ extension AnchoredDocument {
   ///   used (`keyMalformed`, `unsupportedVersion`).
   public func adoptionCandidates() throws(DocbmError) -> [AdoptionCandidate] {
     let key = try readKey()
+    let realFolder = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute.lexicallyNormalized
     var candidates: [AdoptionCandidate] = []
     try BookmarkScanner().scan(fileAt: path) { found in
       if let key, found.bookmark.keyFingerprint == key.fingerprint,
@@ -47,18 +63,25 @@ extension AnchoredDocument {
         return
       }
       guard let contents = try? found.bookmark.decodeUnverified() else { return }
-      let target = folder.appending(contents.relativePath.bytes).lexicallyNormalized
-      let status = try? FileStatus.of(target, followSymlinks: true)
+      let named = folder.appending(contents.relativePath.bytes).lexicallyNormalized
+      // Where the path leads, every link resolved, and the object there.
+      let real = try? SymbolicLink.canonicalPath(named)
+      let status = real.flatMap { try? FileStatus.of($0, followSymlinks: false) }
       let kind: TargetKind? =
         switch status?.kind {
         case .regular: .file
         case .directory: .folder
         default: nil
         }
+      let target = kind == nil ? nil : real
+      let reads = realFolder.appending(contents.relativePath.bytes).lexicallyNormalized
       candidates.append(
         AdoptionCandidate(
           found: found, keyFingerprint: contents.keyFingerprint, recordedRelativePath: contents.relativePath,
-          recordedDocument: contents.documentPath, target: kind == nil ? nil : target, targetKind: kind))
+          recordedDocument: contents.documentPath, target: target, targetKind: kind,
+          reachedThroughLink: target.map { $0 != reads } ?? false,
+          isOutsideDocumentFolder: target.map { !$0.isBelow(realFolder) } ?? false,
+          targetInode: target == nil ? nil : status?.inode))
     }
     return candidates
   }
@@ -68,7 +91,9 @@ extension AnchoredDocument {
   /// with the document's key, in order (`nil` for one whose target is not there; the same
   /// bookmark for candidates with the same target). The old
   /// records are never trusted or reused; the app stores the new ones with its next save
-  /// (``replaceDocument(with:options:)``).
+  /// (``replaceDocument(with:options:)``). A candidate that
+  /// ``AdoptionCandidate/needsItsOwnConfirmation`` is passed here only after the user said
+  /// yes to it alone.
   ///
   /// The document gets a key if it has none, exactly as the first ``makeBookmark(to:)-(FilePath)``
   /// gives one (escrowed, as its document, when the service has an escrow; a key the
@@ -82,7 +107,8 @@ extension AnchoredDocument {
   ///
   /// - Throws: ``DocbmError`` as ``makeBookmark(to:)-(FilePath)`` does (`documentUnproven` when the
   ///   escrow records a key for this path but the rule does not accept this file: repair
-  ///   or check it first).
+  ///   or check it first); `notFound` when a target is no longer the object listed (list
+  ///   the candidates again, and ask again).
   public func adopt(_ candidates: [AdoptionCandidate]) throws(DocbmError) -> [Bookmark?] {
     // One bookmark per target: a record placed many times gets the same new one.
     var made: [FilePath: Bookmark] = [:]
@@ -92,7 +118,19 @@ extension AnchoredDocument {
         adopted.append(nil)
         continue
       }
-      if made[target] == nil { made[target] = try makeBookmark(to: target) }
+      if made[target] == nil {
+        let bookmark = try makeBookmark(to: target)
+        // The bookmark records the object it reached: the one listed, or none.
+        guard let inode = candidate.targetInode, (try? bookmark.decodeUnverified())?.identity.inode == inode
+        else {
+          throw DocbmError(
+            .notFound, path: target,
+            message:
+              "\(target) is no longer the \(candidate.targetKind?.rawValue ?? "file") that was listed for adoption: list the bookmarks again, and ask again"
+          )
+        }
+        made[target] = bookmark
+      }
       adopted.append(made[target])
     }
     return adopted
