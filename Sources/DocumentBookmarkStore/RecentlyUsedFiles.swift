@@ -162,7 +162,8 @@ public enum RecentlyUsedFiles {
   }
 
   /// An ISO 8601 time as GLib writes it: `2026-12-05T04:41:39.275792Z` (UTC, the fraction
-  /// optional).
+  /// optional, the year of four digits: years 1 to 9999; others are not times GLib writes,
+  /// and are refused before any arithmetic on them).
   static func timestamp(_ text: String) -> Timestamp? {
     let parts = text.utf8.split(whereSeparator: { "-T:.Z".utf8.contains($0) }).map {
       Int64(String(decoding: $0, as: UTF8.self))
@@ -171,7 +172,9 @@ public enum RecentlyUsedFiles {
     let (year, month, day, hour, minute, second) = (
       parts[0]!, parts[1]!, parts[2]!, parts[3]!, parts[4]!, parts[5]!
     )
-    guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else {
+    guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+      second < 61
+    else {
       return nil
     }
     // Days since 1970-01-01 of a date in the proleptic Gregorian calendar.

@@ -161,6 +161,11 @@ struct RecentlyUsedFilesTests {
     #expect(time.seconds == Int64(expected.timeIntervalSince1970) && time.nanoseconds == 275_792_000)
     #expect(RecentlyUsedFiles.timestamp("1969-12-31T23:59:59Z")?.seconds == -1)
     #expect(RecentlyUsedFiles.timestamp("2026-13-05T04:41:39Z") == nil)
+    // Years past what GLib writes (four digits) are refused, not computed into an overflow.
+    #expect(RecentlyUsedFiles.timestamp("300000000000-01-01T00:00:00Z") == nil)
+    #expect(RecentlyUsedFiles.timestamp("9223372036854775807-01-01T00:00:00Z") == nil)
+    #expect(RecentlyUsedFiles.timestamp("0-01-01T00:00:00Z") == nil)
+    #expect(RecentlyUsedFiles.timestamp("9999-12-31T23:59:60Z") != nil)
     #expect(RecentlyUsedFiles.localPath("file:///tmp/caf%C3%A9") == FilePath("/tmp/café"))
     #expect(RecentlyUsedFiles.localPath("file://host/tmp/a") == nil)
     #expect(RecentlyUsedFiles.localPath("file:///tmp/%00") == nil)
