@@ -215,6 +215,13 @@ package final class SQLiteDatabase {
     }
   }
 
+  /// `PRAGMA quick_check`: `ok`, or SQLite's first finding (its structure: pages, b-trees,
+  /// the free list, `NOT NULL` and `STRICT` types), in time that follows the file's size.
+  package func quickCheck() throws(SQLiteError) -> String {
+    let statement = try prepare("PRAGMA quick_check(1)")
+    return try statement.step() ? statement.text(0) : ""
+  }
+
   /// `PRAGMA user_version`: the application's own schema version.
   package func userVersion() throws(SQLiteError) -> Int64 {
     let statement = try prepare("PRAGMA user_version")

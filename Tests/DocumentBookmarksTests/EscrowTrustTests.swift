@@ -273,6 +273,23 @@ struct EscrowTrustTests {
     #expect(try key(of: path) == nil)
   }
 
+  @Test("a database SQLite's check finds damaged, though readable, is not written by a repair")
+  func quietlyDamagedDatabase() throws {
+    let (path, _) = try makeBoard()
+    let database = escrow.databasePath
+    // The header's free-list count made wrong: every row still reads, the check fails.
+    var bytes = try Data(contentsOf: database.url)
+    bytes.replaceSubrange(36..<40, with: [0, 0, 0, 3])
+    try bytes.write(to: database.url)
+    #expect(run("/bin/sed", ["-i", "s/cat/cat/", path.description]).status == 0)
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .restored, "\(repair.message)")
+    #expect(repair.message.contains("not recorded in the escrow"), "\(repair.message)")
+    #expect(repair.message.contains(".recover"), "\(repair.message)")
+    #expect(try Data(contentsOf: database.url) == bytes)
+    #expect(try key(of: path) != nil)
+  }
+
   @Test("another program's SQLite file in the escrow's place is refused, never changed")
   func foreignDatabase() throws {
     let folder = try scratch.folder("foreign-escrow")

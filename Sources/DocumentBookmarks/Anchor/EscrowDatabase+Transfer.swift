@@ -125,8 +125,7 @@ extension EscrowDatabase {
     do throws(SQLiteError) {
       // The schema first: SQLite's own check reads every table and index the file names.
       try database.checkImportable()
-      let statement = try database.connection.prepare("PRAGMA quick_check")
-      check = try statement.step() ? statement.text(0) : ""
+      check = try database.connection.quickCheck()
     } catch {
       throw DocbmError(
         .escrowDamaged, path: path,

@@ -78,9 +78,32 @@ public struct KeyEscrow: Hashable, Sendable {
     return true
   }
 
-  /// ``deposit(_:document:origin:)`` for a document already opened and checked.
-  func deposit(_ key: DocumentKey, record: EscrowEntry.Document) throws(DocbmError) {
+  /// ``deposit(_:document:origin:)`` for a document already opened and checked. With
+  /// `checkingFirst`, SQLite's `quick_check` of the whole database runs first, and a
+  /// database it finds damaged is left as it is (a repair's record: rare, and after a
+  /// problem; a deposit per bookmark does not pay for it).
+  ///
+  /// - Throws: ``DocbmError`` `escrowDamaged` when the check finds damage; the escrow's
+  ///   errors when it cannot be written.
+  func deposit(_ key: DocumentKey, record: EscrowEntry.Document, checkingFirst: Bool = false)
+    throws(DocbmError)
+  {
     guard let database = try open(create: true) else { return }
+    if checkingFirst {
+      let check: String
+      do {
+        check = try database.connection.quickCheck()
+      } catch {
+        throw EscrowDatabase.error(error, path: database.path, doing: "checking")
+      }
+      guard check == "ok" else {
+        throw DocbmError(
+          .escrowDamaged, path: database.path,
+          message:
+            "the escrow's database \(database.path) is damaged (SQLite's check says: \(check)); docbm leaves it as it is. Recover what it holds with `sqlite3 \(database.path) .recover | sqlite3 \(database.path).recovered`, then move it away (docbm makes a new one)"
+        )
+      }
+    }
     try database.deposit(key, document: record)
   }
 

@@ -273,12 +273,19 @@ public struct DocumentRepairer: Sendable {
       return report(.restored, wanted, "would put key \(wanted) back from \(entry.file)")
     case .restored(let record):
       // The document is recorded as it is now (a save that dropped the key gave it a new
-      // inode), so that the next repair knows it by identity too.
-      try? escrow.deposit(entry.key, record: record)
+      // inode), so that the next repair knows it by identity too; never into a database
+      // SQLite's check finds damaged, which docbm does not change.
+      var unrecorded = ""
+      do {
+        try escrow.deposit(entry.key, record: record, checkingFirst: true)
+      } catch  where error.code == .escrowDamaged {
+        unrecorded = "; the document was not recorded in the escrow: \(error.message)"
+      } catch {}
       let after = checker.check(path)
       return report(
-        .restored, wanted, "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)",
-        after: after)
+        .restored, wanted,
+        "put key \(wanted) back from \(entry.file); now: \(after.verdict.rawValue)\(unrecorded)", after: after
+      )
     }
   }
 
