@@ -148,4 +148,29 @@ struct TrustEndToEndTests {
     #expect(check.error.contains("escrow.sqlite"), "\(check.error)")
     #expect(check.error.contains("not a regular file"), "\(check.error)")
   }
+
+  @Test("another user's database in your escrow folder, unreadable to you, is named as theirs")
+  func foreignDatabaseUnreadable() throws {
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
+      return
+    }
+    let scratch = try Scratch()
+    chmod(scratch.root.description, 0o755)
+    // Nobody's escrow folder holds root's database, mode 0600.
+    let folder = try scratch.folder("escrow")
+    let rootsEscrow = ["DOCBM_ESCROW_DIR": folder.description]
+    let mine = try scratch.file("mine.json", "{}")
+    try #require(
+      run(docbm, ["bookmark", mine.description, try scratch.file("t").description], environment: rootsEscrow)
+        .status == 0)
+    chmod(folder.description, 0o700)
+    chown(folder.description, 65534, 65534)
+    let theirs = try scratch.file("nobody/doc.json", "{}")
+    chown(scratch.path("nobody").description, 65534, 65534)
+    chown(theirs.description, 65534, 65534)
+    let check = asNobody(docbm, ["check", theirs.description], escrow: folder.description)
+    #expect(check.error.contains("escrow.sqlite belongs to user 0, not to you (65534)"), "\(check.error)")
+    #expect(!check.error.contains("opening the document"), "\(check.error)")
+  }
 }

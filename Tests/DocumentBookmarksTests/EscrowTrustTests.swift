@@ -290,6 +290,23 @@ struct EscrowTrustTests {
     #expect(try key(of: path) != nil)
   }
 
+  @Test("a FIFO where SQLite's journal goes is refused at once, never opened")
+  func fifoJournal() throws {
+    let (path, _) = try makeBoard()
+    let journal = escrow.databasePath.description + "-journal"
+    #expect(mkfifo(journal, 0o600) == 0)
+    do {
+      try escrow.deposit(DocumentKey.random(), document: path)
+      Issue.record("a deposit went on beside a FIFO journal")
+    } catch {
+      #expect(error.code == .escrowUntrusted, "\(error)")
+      #expect(error.message.contains("FIFO"), "\(error.message)")
+    }
+    let check = DocumentChecker(escrow: escrow).check(path)
+    #expect(check.verdict == .ok)
+    #expect(DocumentChecker(escrow: escrow).escrowProblems.count == 1)
+  }
+
   @Test("another program's SQLite file in the escrow's place is refused, never changed")
   func foreignDatabase() throws {
     let folder = try scratch.folder("foreign-escrow")

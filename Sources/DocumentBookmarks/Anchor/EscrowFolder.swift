@@ -116,6 +116,16 @@ struct EscrowFolder {
       case .noSuchFile: return false
       case .tooManySymbolicLinks:
         throw EscrowFolder.untrustedFile(file, "is a symbolic link (refused: links are never followed)")
+      case .permissionDenied:
+        // Another user's database (mode 0600) is theirs, not a document of the user's.
+        if let entry = try? FileStatus.of(FilePath(name), relativeTo: descriptor, followSymlinks: false),
+          let reason = EscrowFolder.ownershipProblem(entry)
+        {
+          throw EscrowFolder.untrustedFile(file, reason)
+        }
+        throw DocbmError(
+          .permissionDenied, path: file,
+          message: "the escrow's database \(file) cannot be read by you (\(error.errno)); nothing was read from it")
       default: throw DocbmError(error, operation: .openDocument, path: file)
       }
     }
@@ -131,6 +141,20 @@ struct EscrowFolder {
     }
     if status.permissions & 0o077 != 0 {
       try mappingSystemErrors(.writeKey, path: file) { () throws(SystemCallError) in try fd.changeMode(0o600)
+      }
+    }
+    // SQLite opens its rollback journal by name, blocking, to see whether it is hot: a FIFO
+    // or a device there would hang every reader. It must be a regular file of the user's,
+    // or absent.
+    let journal = FilePath(name + "-journal")
+    if let entry = try? FileStatus.of(journal, relativeTo: descriptor, followSymlinks: false) {
+      guard entry.kind == .regular else {
+        throw EscrowFolder.untrustedFile(
+          path.appending(journal.bytes),
+          "is a \(entry.kindDescription), not SQLite's journal (refused, never opened)")
+      }
+      if let reason = EscrowFolder.ownershipProblem(entry) {
+        throw EscrowFolder.untrustedFile(path.appending(journal.bytes), reason)
       }
     }
     return true
