@@ -15,15 +15,18 @@ it back from the user's escrow.
 
 Calls go to libdocbm through ctypes, which releases the GIL while they run. Paths may be
 ``str``, ``bytes`` or path-like; paths returned are ``str`` (bytes that are not UTF-8 are
-kept as surrogate escapes, as :func:`os.fsdecode` does).
+kept as surrogate escapes, as :func:`os.fsdecode` does). A NUL byte in a path or a
+bookmark raises ``ValueError``, as Python's own file functions do.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ._library import SAVE_FUNCTION, lib
 
@@ -110,6 +113,23 @@ def _call(function, *arguments):
     return result
 
 
+def _path(path: PathLike) -> bytes:
+    """``path`` as bytes for libdocbm; a NUL byte in it raises ``ValueError``, as Python's
+    own file functions do (C would read the path only up to it)."""
+    encoded = os.fsencode(path)
+    if b"\0" in encoded:
+        raise ValueError("embedded null byte")
+    return encoded
+
+
+def _text(text: str) -> bytes:
+    """A bookmark's text as bytes for libdocbm; a NUL byte raises ``ValueError``."""
+    encoded = text.encode()
+    if b"\0" in encoded:
+        raise ValueError("embedded null byte")
+    return encoded
+
+
 def _take_string(pointer: Optional[int]) -> str:
     """Copies a ``char *`` the caller owns and releases it."""
     try:
@@ -164,12 +184,19 @@ class Document:
 
     def __init__(self, path: PathLike) -> None:
         self._handle: Optional[int] = None
+        # Calls in flight on the handle (run without the GIL): close() waits for them.
+        self._users = 0
+        self._idle = threading.Condition()
         self.path = os.fsdecode(path)
-        self._handle = _call(lib.docbm_document_open, os.fsencode(path))
+        self._handle = _call(lib.docbm_document_open, _path(path))
 
     def close(self) -> None:
-        """Releases the document; further calls raise ``ValueError``. Closing twice is fine."""
-        handle, self._handle = self._handle, None
+        """Releases the document once the calls other threads are making on it have
+        returned; further calls raise ``ValueError``. Closing twice is fine."""
+        with self._idle:
+            handle, self._handle = self._handle, None
+            while self._users:
+                self._idle.wait()
         if handle:
             lib.docbm_document_close(handle)
 
@@ -182,23 +209,37 @@ class Document:
     def __del__(self) -> None:
         self.close()
 
-    def _open_handle(self) -> int:
-        if not self._handle:
-            raise ValueError("the document is closed")
-        return self._handle
+    @contextmanager
+    def _using(self) -> Iterator[int]:
+        """The handle, held open for one call: :meth:`close` waits until it is given back."""
+        with self._idle:
+            if not self._handle:
+                raise ValueError("the document is closed")
+            handle = self._handle
+            self._users += 1
+        try:
+            yield handle
+        finally:
+            with self._idle:
+                self._users -= 1
+                self._idle.notify_all()
 
     def make_bookmark(self, target: PathLike) -> str:
         """Makes a bookmark to ``target`` (a file or folder; a symbolic link is followed)
         and returns its text form (``"docbmRec..."``), giving the document a key first
         when it has none. Raises :class:`DocbmError` (``notFound``,
         ``unsupportedFileType``, ``unsupportedFilesystem``, ``documentUnproven``, ...)."""
-        return _take_string(_call(lib.docbm_make_bookmark, self._open_handle(), os.fsencode(target)))
+        encoded = _path(target)
+        with self._using() as handle:
+            return _take_string(_call(lib.docbm_make_bookmark, handle, encoded))
 
     def resolve(self, bookmark: str) -> Resolution:
         """Verifies ``bookmark`` with the document's key and finds its target. Raises
         :class:`DocbmError`: ``keyMissing`` (a save lost the key: :func:`repair`),
         ``keyMismatch``, ``tampered``, ``corrupt``, ``missing``, ``volumeUnavailable``, ..."""
-        return Resolution._take(_call(lib.docbm_resolve, self._open_handle(), bookmark.encode()))
+        encoded = _text(bookmark)
+        with self._using() as handle:
+            return Resolution._take(_call(lib.docbm_resolve, handle, encoded))
 
     def resolve_all(self, bookmarks: Sequence[str]) -> List[Union[Resolution, DocbmError]]:
         """Resolves many bookmarks at once, sharing one search for moved targets: a
@@ -206,10 +247,11 @@ class Document:
         count = len(bookmarks)
         if count == 0:
             return []
-        texts = (ctypes.c_char_p * count)(*(text.encode() for text in bookmarks))
+        texts = (ctypes.c_char_p * count)(*(_text(text) for text in bookmarks))
         resolutions = (ctypes.c_void_p * count)()
         errors = (ctypes.c_void_p * count)()
-        _call(lib.docbm_resolve_all, self._open_handle(), texts, count, resolutions, errors)
+        with self._using() as handle:
+            _call(lib.docbm_resolve_all, handle, texts, count, resolutions, errors)
         return [
             Resolution._take(resolutions[index]) if resolutions[index] else DocbmError._take(errors[index])
             for index in range(count)
@@ -222,7 +264,8 @@ class Document:
         :class:`DocbmError` (``hardLinked``, ``noSpace``, ``permissionDenied``, ...); the
         document is unchanged then."""
         buffer = bytes(data)
-        _call(lib.docbm_replace_document, self._open_handle(), buffer, len(buffer))
+        with self._using() as handle:
+            _call(lib.docbm_replace_document, handle, buffer, len(buffer))
 
 
 @dataclass(frozen=True)
@@ -239,7 +282,7 @@ class Check:
 def check(path: PathLike) -> Check:
     """Checks the document at ``path`` as ``docbm check`` does, with the user's escrow as
     evidence. A document that cannot be read gets the verdict ``"unreadable"``."""
-    handle = _call(lib.docbm_check, os.fsencode(path))
+    handle = _call(lib.docbm_check, _path(path))
     try:
         number = lib.docbm_check_result_verdict(handle)
         return Check(
@@ -267,7 +310,7 @@ class RepairReport:
 def repair(path: PathLike) -> RepairReport:
     """Repairs the document at ``path`` as ``docbm repair`` does: puts a lost key back from
     the user's escrow when the escrow shows this file is the key's document."""
-    handle = _call(lib.docbm_repair, os.fsencode(path))
+    handle = _call(lib.docbm_repair, _path(path))
     try:
         refusal = lib.docbm_repair_report_refusal(handle)
         action = lib.docbm_repair_report_action(handle)
@@ -327,7 +370,7 @@ def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) 
             return 1
 
     callback = SAVE_FUNCTION(call)
-    handle = _call(lib.docbm_lint_save, callback, None, os.fsencode(folder) if folder is not None else None)
+    handle = _call(lib.docbm_lint_save, callback, None, _path(folder) if folder is not None else None)
     # An interrupt during the save stops the caller too, once the scratch document is gone.
     if raised and isinstance(raised[0], (KeyboardInterrupt, SystemExit)):
         lib.docbm_lint_report_free(handle)

@@ -238,6 +238,50 @@ def test_a_closed_document_refuses_calls(notes: Path, picture: Path) -> None:
         document.make_bookmark(picture)
 
 
+def test_closing_while_other_threads_resolve(notes: Path, picture: Path) -> None:
+    """close() waits for the calls in flight; the threads then get ValueError, never a crash."""
+    for _ in range(20):
+        document = docbm.Document(notes)
+        bookmark = document.make_bookmark(picture)
+        started = threading.Barrier(5)
+        outcomes: list = []
+
+        def resolve() -> None:
+            started.wait()
+            try:
+                while True:
+                    assert document.resolve(bookmark).path == str(picture)
+            except ValueError:
+                outcomes.append("closed")
+
+        threads = [threading.Thread(target=resolve) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        document.close()
+        for thread in threads:
+            thread.join()
+        assert outcomes == ["closed"] * 4
+
+
+def test_a_nul_byte_in_a_path_or_bookmark_raises_value_error(notes: Path, picture: Path) -> None:
+    with pytest.raises(ValueError):
+        docbm.Document(str(notes) + "\0/../x")
+    with pytest.raises(ValueError):
+        docbm.check(bytes(notes) + b"\0x")
+    with pytest.raises(ValueError):
+        docbm.repair(str(notes) + "\0")
+    with docbm.Document(notes) as document:
+        with pytest.raises(ValueError):
+            document.make_bookmark(str(picture) + "\0.png")
+        bookmark = document.make_bookmark(picture)
+        with pytest.raises(ValueError):
+            document.resolve(bookmark + "\0tail")
+        with pytest.raises(ValueError):
+            document.resolve_all([bookmark, "\0"])
+        assert document.resolve(bookmark).path == str(picture)
+
+
 HEADER = Path(__file__).resolve().parents[2] / "Sources" / "DocbmC" / "include" / "docbm.h"
 
 
