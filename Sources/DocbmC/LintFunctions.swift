@@ -15,8 +15,8 @@ import DocumentBookmarks
   else { return nil }
   let base = folder.flatMap { $0.pointee == 0 ? nil : FilePath(platformString: $0) }
   return CallOutcome.run(reportingTo: error, failure: nil) { () throws(DocbmError) in
-    let report = try SaveProbe.lint(in: base) { url in
-      let status = FilePath(url).withCString { save($0, context) }
+    let report = try SaveProbe.lintByPath(in: base) { path in
+      let status = path.withCString { save($0, context) }
       if status != 0 { throw CallbackFailure(callback: "the save", status: status) }
     }
     return LintReportHandle(report).retainedPointer()

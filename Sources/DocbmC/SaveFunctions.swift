@@ -36,8 +36,8 @@ import FoundationEssentials
   else { return -1 }
   let anchored = DocumentHandle.borrow(document).document
   return CallOutcome.run(reportingTo: error, failure: -1) { () throws(DocbmError) in
-    try anchored.replaceDocument { url in
-      let status = FilePath(url).withCString { writer($0, context) }
+    try anchored.replaceDocumentByPath { path in
+      let status = path.withCString { writer($0, context) }
       if status != 0 { throw CallbackFailure(callback: "the writer", status: status) }
     }
     return 0

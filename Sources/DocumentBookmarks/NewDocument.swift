@@ -75,7 +75,7 @@ public struct NewDocument: Sendable, CustomStringConvertible, CustomReflectable 
   public func createDocument(
     options: ReplaceOptions = ReplaceOptions(), _ write: (URL) throws -> Void
   ) throws(DocbmError) -> AnchoredDocument {
-    try replacer(options: options, writesFile: false).replace { path in try write(path.url) }
+    try replacer(options: options, writesFile: false).replace { path in try write(try path.exactURL()) }
     return created()
   }
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <docbm.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -436,6 +437,53 @@ static void test_lint(void) {
   EXPECT(rmdir(folder) == 0);
 }
 
+/* Counts the entries of `folder` (besides . and ..). */
+static int entry_count(const char *folder) {
+  DIR *stream = opendir(folder);
+  int count = 0;
+  if (!stream) return -1;
+  for (struct dirent *entry; (entry = readdir(stream)) != NULL;) {
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) count++;
+  }
+  closedir(stream);
+  return count;
+}
+
+/* A name that is not UTF-8 (Latin-1 bytes) reaches writers and the lint's save exactly. */
+static void test_names_that_are_not_utf8(void) {
+  docbm_error *error = NULL;
+  const char *folder = path_in(0, "caf\xe9");
+  EXPECT(mkdir(folder, 0755) == 0);
+  char document_path[4200];
+  snprintf(document_path, sizeof document_path, "%s/r\xe9sum\xe9.txt", folder);
+  write_file(document_path, "first\n");
+  docbm_document *document = docbm_document_open(document_path, &error);
+  EXPECT(document != NULL && error == NULL);
+  EXPECT(docbm_replace_document_with_writer(document, write_hello, "second\n", &error) == 0);
+  if (error) {
+    fprintf(stderr, "%s\n", docbm_error_message(error));
+    docbm_error_free(error);
+    error = NULL;
+  }
+  FILE *file = fopen(document_path, "r");
+  char line[32] = {0};
+  EXPECT(file != NULL && fgets(line, sizeof line, file) != NULL && strcmp(line, "second\n") == 0);
+  if (file) fclose(file);
+  /* Nothing beside the document: no stray new version. */
+  EXPECT(entry_count(folder) == 1);
+  docbm_document_close(document);
+
+  docbm_lint_report *report = docbm_lint_save(save_with_docbm, NULL, folder, &error);
+  EXPECT(report != NULL && error == NULL);
+  if (report) {
+    EXPECT(docbm_lint_report_is_safe(report) == 1);
+    if (!docbm_lint_report_is_safe(report)) fprintf(stderr, "%s\n", docbm_lint_report_summary(report));
+    docbm_lint_report_free(report);
+  }
+  EXPECT(entry_count(folder) == 1);
+  EXPECT(unlink(document_path) == 0 && rmdir(folder) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -453,6 +501,7 @@ int main(int argc, char **argv) {
   test_make_resolve_save_check_repair();
   test_escrow_refusals();
   test_lint();
+  test_names_that_are_not_utf8();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -104,6 +104,39 @@ struct SaveRefusalTests {
 
   // MARK: A folder document saved with data
 
+  @Test("a URL writer for a name that is not UTF-8 is never run; the bytes writer gets the name exactly")
+  func nameNotUTF8() throws {
+    let folder = try scratch.folder("latin")
+    let name: [UInt8] = Array("r".utf8) + [0xE9] + Array("sum".utf8) + [0xE9] + Array(".txt".utf8)
+    let path = folder.appending(name)
+    _ = try scratch.file(bytes: path, "first")
+    let latin = BookmarkService().documents(anchoredOn: path)
+    _ = try latin.makeBookmark(to: try scratch.file("project/dog.png"))
+    var ran = false
+    do {
+      try latin.replaceDocument { url in
+        ran = true
+        try Data("second".utf8).write(to: url)
+      }
+      Issue.record("a URL writer was handed a path a URL cannot hold")
+    } catch {
+      #expect(error.code == .writerFailed, "\(error)")
+      #expect(error.message.contains("not UTF-8"), "\(error.message)")
+    }
+    #expect(!ran)
+    #expect(try contents(path) == "first")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.description).count == 1, "a stray file")
+    // The writer handed bytes (libdocbm's) writes the new version at its exact name.
+    try latin.replaceDocumentByPath { new in
+      let fd = try FileDescriptor.open(new, [.writeOnly, .create, .exclusive], permissions: 0o600)
+      try fd.closeAfter { fd throws(SystemCallError) in try fd.writeAll(Array("second".utf8)) }
+    }
+    #expect(try contents(path) == "second")
+    #expect(try latin.keyFingerprint() != nil)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.description).count == 1)
+  }
+
   @Test("a folder document saved with data is unsupportedFileType, not transient, before writing")
   func folderDocumentWithData() throws {
     let package = try scratch.folder("Project.pkg")

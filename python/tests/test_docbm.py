@@ -282,6 +282,20 @@ def test_a_nul_byte_in_a_path_or_bookmark_raises_value_error(notes: Path, pictur
         assert document.resolve(bookmark).path == str(picture)
 
 
+def test_the_lint_hands_a_name_that_is_not_utf8_exactly(folder: Path) -> None:
+    latin = Path(os.fsdecode(bytes(folder) + b"/caf\xe9"))
+    latin.mkdir()
+
+    def save(path: str) -> None:
+        assert os.path.exists(path), path
+        with docbm.Document(path) as document:
+            document.replace(b"{}\n")
+
+    report = docbm.lint_save(save, folder=latin)
+    assert report.is_safe, report.summary
+    assert os.listdir(latin) == []
+
+
 HEADER = Path(__file__).resolve().parents[2] / "Sources" / "DocbmC" / "include" / "docbm.h"
 
 

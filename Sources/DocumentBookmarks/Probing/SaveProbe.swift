@@ -19,13 +19,22 @@ public enum SaveProbe {
     options: ScratchDocument.Options = ScratchDocument.Options(), in base: FilePath? = nil,
     _ save: (URL) throws -> Void
   ) throws(DocbmError) -> SaveProbeReport {
+    try lintByPath(options: options, in: base) { try save(try $0.exactURL()) }
+  }
+
+  /// `lint(options:in:_:)` with a save handed the scratch document's
+  /// path as bytes, exactly (a folder whose name is not UTF-8 included): for the C library.
+  package static func lintByPath(
+    options: ScratchDocument.Options = ScratchDocument.Options(), in base: FilePath? = nil,
+    _ save: (FilePath) throws -> Void
+  ) throws(DocbmError) -> SaveProbeReport {
     let scratch = try ScratchDocument.make(options: options, in: base)
     defer { scratch.remove() }
     var failure: (any Error)?
-    do { try save(scratch.savePath.url) } catch { failure = error }
+    do { try save(scratch.savePath) } catch { failure = error }
     let (report, retry) = assess(scratch, failure: failure, options: options)
     guard let retry else { return report }
-    return noting(refusal: try lint(options: retry, in: base, save))
+    return noting(refusal: try lintByPath(options: retry, in: base, save))
   }
 
   /// Runs `save` on a new scratch document and reports what it did; see `lint(options:in:_:)`.
@@ -36,7 +45,7 @@ public enum SaveProbe {
     let scratch = try ScratchDocument.make(options: options, in: base)
     defer { scratch.remove() }
     var failure: (any Error)?
-    do { try await save(scratch.savePath.url) } catch { failure = error }
+    do { try await save(try scratch.savePath.exactURL()) } catch { failure = error }
     let (report, retry) = assess(scratch, failure: failure, options: options)
     guard let retry else { return report }
     return noting(refusal: try await lint(options: retry, in: base, save))

@@ -24,6 +24,10 @@ extension AnchoredDocument {
   ///   append-only document or folder (`immutable`); for ``replaceDocument(with:options:)``,
   ///   a folder document (`unsupportedFileType`).
   /// - Works on documents without a key, too: it is the safe save.
+  /// - A document whose path is not UTF-8 cannot be handed to `write` as a `URL` byte for
+  ///   byte (on Linux, `URL` holds text): the save fails with `writerFailed` before `write`
+  ///   runs, and nothing is left behind. Save such a document with
+  ///   ``replaceDocument(with:options:)``.
   /// - A single file exported through the Documents portal (``PortalDocument``) is refused
   ///   before `write` runs (`portalRefusesAttributes`, at ``SaveStep/prepareTemporary``):
   ///   the portal refuses attributes on it, so a new version would lose the key. With
@@ -58,17 +62,35 @@ extension AnchoredDocument {
   func replaceDocument(
     options: ReplaceOptions, cancellation: SaveCancellation?, _ write: (URL) throws -> Void
   ) throws(DocbmError) {
+    try replaceDocument(
+      options: options, cancellation: cancellation, writingAt: { try write(try $0.exactURL()) })
+  }
+
+  /// ``replaceDocument(options:_:)`` with a writer handed the new version's path as bytes,
+  /// exactly (a name that is not UTF-8 included): for the C library, whose writers take
+  /// `const char *`.
+  package func replaceDocumentByPath(
+    options: ReplaceOptions = ReplaceOptions(), _ write: (FilePath) throws -> Void
+  ) throws(DocbmError) {
+    try replaceDocument(options: options, cancellation: nil, writingAt: write)
+  }
+
+  /// ``replaceDocumentByPath(options:_:)``, stopping before the rename when
+  /// `cancellation` says so.
+  func replaceDocument(
+    options: ReplaceOptions, cancellation: SaveCancellation?, writingAt write: (FilePath) throws -> Void
+  ) throws(DocbmError) {
     if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
       portal.refusesAttributes
     {
-      try InPlaceSave(destination: path).save { path in try write(path.url) }
+      try InPlaceSave(destination: path).save(write)
       recordInEscrow(path)
       return
     }
     var replacer = DocumentReplacer(
       destination: path, metadataSource: nil, copiesOwner: true, key: .carry, options: options)
     replacer.cancellation = cancellation
-    try replacer.replace { path in try write(path.url) }
+    try replacer.replace(write)
     recordInEscrow(path)
   }
 
@@ -107,7 +129,7 @@ extension AnchoredDocument {
   ) throws(DocbmError) -> AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
-    ).replace { path in try write(path.url) }
+    ).replace { path in try write(try path.exactURL()) }
     if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
@@ -145,4 +167,25 @@ extension AnchoredDocument {
     _ = try? escrow.recordSave(of: key.fingerprint, at: saved)
   }
 
+}
+
+/// A path that a `URL` cannot hold byte for byte (it is not UTF-8): a writer handed the URL
+/// would write elsewhere. The save fails with it (`writerFailed`) before the writer runs.
+struct PathNotRepresentableAsURL: Error, CustomStringConvertible {
+  let path: FilePath
+
+  var description: String {
+    "the path \(path) is not UTF-8, so a URL cannot hold it exactly and a writer handed one would write elsewhere: save with replaceDocument(with:) (a Data), or through libdocbm, whose writers get the path's bytes"
+  }
+}
+
+extension FilePath {
+  /// The file URL of this path, when it holds the path byte for byte.
+  ///
+  /// - Throws: ``PathNotRepresentableAsURL`` when it cannot (a name that is not UTF-8).
+  func exactURL() throws(PathNotRepresentableAsURL) -> URL {
+    let url = self.url
+    guard FilePath(url) == self else { throw PathNotRepresentableAsURL(path: self) }
+    return url
+  }
 }
