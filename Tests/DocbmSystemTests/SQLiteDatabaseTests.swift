@@ -79,7 +79,9 @@ struct SQLiteDatabaseTests {
     let file = try FileDescriptor.open(path, [.readOnly]).closeAfter { fd throws(SystemCallError) in
       try fd.readWhole(limit: 1 << 20)
     }
-    #expect(file.firstRange(of: Array(gone.utf8)) != nil, "the file no longer holds the deleted row: proves nothing")
+    #expect(
+      file.firstRange(of: Array(gone.utf8)) != nil, "the file no longer holds the deleted row: proves nothing"
+    )
 
     let image = try database.compactedImage()
     #expect(image.firstRange(of: Array(gone.utf8)) == nil)

@@ -125,7 +125,9 @@ struct EscrowFolder {
         }
         throw DocbmError(
           .permissionDenied, path: file,
-          message: "the escrow's database \(file) cannot be read by you (\(error.errno)); nothing was read from it")
+          message:
+            "the escrow's database \(file) cannot be read by you (\(error.errno)); nothing was read from it"
+        )
       default: throw DocbmError(error, operation: .openDocument, path: file)
       }
     }
