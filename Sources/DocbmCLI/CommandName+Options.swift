@@ -130,7 +130,7 @@ extension CommandName {
     case .probe: "[--] COMMAND [ARG...]"
     case .store: "STORE [PATH|KEY...]"
     case .watch: "FOLDER..."
-    case .escrow: "list|export|import [FILE]"
+    case .escrow: "list|export|import|forget [FILE|PATH]"
     case .demo: ""
     case .completions: "bash|zsh"
     case .help: "[SUBCOMMAND]"

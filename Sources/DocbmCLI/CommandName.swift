@@ -17,7 +17,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .store: "List and fix an app's store of remembered files and folders."
     case .watch: WatchCommand.abstract
-    case .escrow: "List your escrowed keys, or move them to another machine."
+    case .escrow: "List your escrowed keys, move them to another machine, or forget a document."
     case .demo: "Show document-scoped bookmarks at work in a scratch folder."
     case .completions: "Print a shell completion script for bash or zsh."
     case .help: "Show help for docbm or one of its subcommands."
@@ -207,7 +207,11 @@ enum CommandName: String, CaseIterable, Sendable {
                        FILE must be yours and readable by nobody else. A
                        document at a recorded path that lost its key (synced,
                        cloned or copied without it) can then be repaired:
-                       docbm repair PATH.
+                       docbm repair PATH, when its own bookmarks name the key.
+        forget PATH    Forget every record of a document at PATH (the keys
+                       stay): for a document deleted and made again at its
+                       name, which a new bookmark refuses (documentUnproven).
+                       Exit 1 when nothing was recorded there.
 
       Exit status: 0 on success, 1 on error.
       """

@@ -2,11 +2,11 @@
 struct EscrowSettings: Equatable, Sendable {
   /// What `docbm escrow` does.
   enum Action: String, CaseIterable, Sendable {
-    case list, export, `import`
+    case list, export, `import`, forget
   }
 
   var action: Action
-  /// The export file (`export`, `import`).
+  /// The export file (`export`, `import`), or the document's path (`forget`).
   var file: [UInt8]?
   var json = false
   /// `export --force`: replace an existing file.
@@ -36,9 +36,12 @@ struct EscrowSettings: Equatable, Sendable {
         throw UsageError(
           message: "Unexpected argument '\(String(decoding: extra, as: UTF8.self))'", command: .escrow)
       }
-    case .export, .import:
+    case .export, .import, .forget:
       guard rest.count == 1 else {
-        if rest.isEmpty { throw UsageError(message: "Missing expected argument 'FILE'", command: .escrow) }
+        let operand = action == .forget ? "PATH" : "FILE"
+        if rest.isEmpty {
+          throw UsageError(message: "Missing expected argument '\(operand)'", command: .escrow)
+        }
         throw UsageError(
           message: "Unexpected argument '\(String(decoding: rest[rest.startIndex + 1], as: UTF8.self))'",
           command: .escrow)

@@ -94,7 +94,7 @@ public struct AnchoredDocument: Hashable, Sendable {
       throw DocbmError(
         .documentUnproven, path: path,
         message:
-          "\(path) has no key, and the escrow records \(named) for this document; docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message)"
+          "\(path) has no key, and the escrow records \(named) for this document; docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message). If this file is a new document made at that name, not the one recorded, forget the old record first: docbm escrow forget \(path)"
       )
     }
   }

@@ -261,6 +261,39 @@ struct EscrowTransferTests {
     #expect(try keyBytes(of: board) == key)
   }
 
+  @Test("a document made again at a recorded name in a shared folder: refused, then forgotten and keyed anew")
+  func forgetRecordedName() throws {
+    let scratch = try Scratch()
+    let escrow = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    let shared = try scratch.folder("shared")
+    chmod(shared.description, 0o777)
+    let notes = try scratch.file("shared/notes.json", "{}")
+    let image = try scratch.file("img.png")
+    try #require(
+      run(docbm, ["bookmark", notes.description, image.description], environment: escrow).status == 0)
+    let oldKey = try keyBytes(of: notes)
+    // Deleted, and made again at its name: not the recorded document, and no proof.
+    try scratch.remove(notes)
+    _ = try scratch.file("shared/notes.json", "{\"new\": true}")
+    let refused = run(docbm, ["bookmark", notes.description, image.description], environment: escrow)
+    #expect(refused.status != 0)
+    #expect(refused.error.contains("documentUnproven"), "\(refused.error)")
+    #expect(refused.error.contains("docbm escrow forget"), "\(refused.error)")
+
+    let forgot = run(docbm, ["escrow", "forget", "--json", notes.description], environment: escrow)
+    #expect(forgot.status == 0, "\(forgot.error)")
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(forgot.output.utf8)) as? [String: Any])
+    #expect((report["keys"] as? [String])?.count == 1)
+    let again = run(docbm, ["escrow", "forget", notes.description], environment: escrow)
+    #expect(again.status == 1)
+    #expect(again.output.contains("nothing to forget"), "\(again.output)")
+
+    let made = run(docbm, ["bookmark", notes.description, image.description], environment: escrow)
+    #expect(made.status == 0, "\(made.error)")
+    #expect(try keyBytes(of: notes) != oldKey)
+  }
+
   @Test("an escrow that holds other bytes under an export's fingerprint imports nothing from it")
   func fingerprintConflict() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {

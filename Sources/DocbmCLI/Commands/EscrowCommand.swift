@@ -1,7 +1,7 @@
 import DocumentBookmarks
 
-/// `docbm escrow list|export|import`: the user's escrowed keys, as fingerprints and
-/// documents, and moving them to another machine.
+/// `docbm escrow list|export|import|forget`: the user's escrowed keys, as fingerprints and
+/// documents, moving them to another machine, and forgetting a document's records.
 struct EscrowCommand {
   let action: EscrowSettings.Action
   let file: FilePath?
@@ -20,6 +20,15 @@ struct EscrowCommand {
     let escrow: FilePath
     let keys: [Key]
     let problems: [EscrowProblem]
+  }
+
+  /// `--json` of `forget`.
+  private struct ForgetReport: Encodable {
+    let schemaVersion = JSONReport.schemaVersion
+    let action = "forget"
+    let escrow: FilePath
+    let document: FilePath
+    let keys: [KeyFingerprint]
   }
 
   /// `--json` of `export` and `import`.
@@ -45,6 +54,20 @@ struct EscrowCommand {
           "Exported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) to \(transfer.file) (mode \(String(transfer.permissions, radix: 8))). It holds your keys: keep it where only you can read it, move it only over an encrypted channel, and delete it once imported."
         )
       }
+    case .forget:
+      let keys = try escrow.forgetRecords(at: file!)
+      if json {
+        console.print(JSONReport.render(ForgetReport(escrow: escrow.folder, document: file!, keys: keys)))
+      } else if keys.isEmpty {
+        console.printFitted(
+          "The escrow at \(escrow.folder) records no document at \(file!): nothing to forget.")
+      } else {
+        let named = keys.map(\.description).joined(separator: ", ")
+        console.printFitted(
+          "Forgot the escrow's records of \(file!) (\(keys.count == 1 ? "key" : "keys") \(named)). A bookmark on the file there now gets a key of its own; repair no longer puts \(keys.count == 1 ? "that key" : "those keys") back on a file at that path."
+        )
+      }
+      return keys.isEmpty ? DocbmCommandLine.ExitStatus.failure : DocbmCommandLine.ExitStatus.success
     case .import:
       let transfer = try escrow.importKeys(from: file!)
       if json {

@@ -414,6 +414,24 @@ final class EscrowDatabase {
     }
   }
 
+  /// Removes every record of `path`, of any key, in one transaction.
+  ///
+  /// - Returns: the keys whose records were removed, in order.
+  func forgetRecords(at path: FilePath) throws(DocbmError) -> [KeyFingerprint] {
+    do {
+      return try connection.writeTransaction { () throws(SQLiteError) in
+        let keys = try documents(
+          "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE path = ?", .blob(path.bytes)
+        ).map(\.fingerprint)
+        try connection.prepare("DELETE FROM documents WHERE path = ?").bind(.blob(path.bytes)).run()
+        var seen: Set<KeyFingerprint> = []
+        return keys.filter { seen.insert($0).inserted }
+      }
+    } catch {
+      throw EscrowDatabase.error(error, path: self.path, doing: "writing")
+    }
+  }
+
   /// Removes the records of the key `fingerprint` beyond the
   /// ``KeyEscrow/maximumDocumentsPerEntry`` confirmed last (inside the caller's transaction).
   func keepNewestRecords(of fingerprint: String) throws(SQLiteError) {

@@ -173,6 +173,31 @@ public struct KeyEscrow: Hashable, Sendable {
     return try database.recordMoves(moves)
   }
 
+  /// Forgets every record of a document at `path`, whatever its key: the way out when the
+  /// recorded document is gone and another file took its name (a document deleted and
+  /// made again, a store made anew), which the escrow's rule will not take for the recorded
+  /// one, so that a new bookmark on it could only fail with `documentUnproven`. The keys
+  /// stay in the escrow, and any other document of theirs stays recorded.
+  ///
+  /// Afterwards a bookmark on the file at `path` gets a key of its own, and repair no
+  /// longer puts a forgotten key on a file at `path` unless told to
+  /// (``DocumentRepairer/Policy/allowsUnrecordedDocuments``). `path` is made absolute and
+  /// its folder's symbolic links resolved, as the escrow records paths.
+  ///
+  /// - Returns: the keys whose records of `path` were forgotten (none when there were
+  ///   none).
+  /// - Throws: ``DocbmError`` when the escrow cannot be written (`escrowUntrusted`,
+  ///   `escrowDamaged`, `noSpace`, ...).
+  @discardableResult
+  public func forgetRecords(at path: FilePath) throws(DocbmError) -> [KeyFingerprint] {
+    let absolute = path.absolute.lexicallyNormalized
+    let folder =
+      (try? SymbolicLink.canonicalPath(absolute.removingLastComponent)) ?? absolute.removingLastComponent
+    let recorded = folder.appending(absolute.lastComponent)
+    guard let database = try open(create: false) else { return [] }
+    return try database.forgetRecords(at: recorded)
+  }
+
   /// Every key, and what could not be read (the folder or the database, when it cannot be
   /// trusted or read: then there are no entries).
   public func entries() -> (entries: [EscrowEntry], problems: [EscrowProblem]) {
