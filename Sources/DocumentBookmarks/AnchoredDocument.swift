@@ -71,7 +71,9 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// bytes) are left for ``anchorKey()`` to give a new key.
   ///
   /// - Throws: `documentUnproven` when the escrow records a key here but the rule refuses
-  ///   this file (no new key is made: that would end the recorded key's bookmarks for good).
+  ///   this file (no new key is made: that would end the recorded key's bookmarks for good);
+  ///   its message names the key recorded and, when they differ, the key the file's
+  ///   bookmarks name. Records taken from another escrow's export alone never refuse.
   package func restoreEscrowedKey(_ escrow: KeyEscrow) throws(DocbmError) {
     guard PortalDocument.of(path) == nil, try readKey() == nil,
       let file = try? EscrowEntry.Document.of(path, origin: .repaired, mayBePortal: false)
@@ -82,19 +84,33 @@ public struct AnchoredDocument: Hashable, Sendable {
     // key's record to it reports what is wrong. An inode number recorded on another
     // filesystem, or for a file gone since, is not this document.
     guard let database = try? escrow.open(create: false),
-      let records = try? database.records(atPath: file.path, orInode: file.inode),
-      records.contains(where: { $0.document.path == file.path || $0.document.hasSameIdentity(as: file) })
+      let records = try? database.records(atPath: file.path, orInode: file.inode)
     else { return }
+    let recorded = records.filter { $0.document.path == file.path || $0.document.hasSameIdentity(as: file) }
+    guard !recorded.isEmpty else { return }
     let report = DocumentRepairer(escrow: escrow, searchBudget: searchBudget).repair(path)
     switch report.action {
     case .restored, .nothingToDo:
       return
     case .refused:
-      let named = report.fingerprint.map { "key \($0)" } ?? "a key"
+      // Records taken from another escrow's export name no document by themselves: they
+      // do not hold it back from a key of its own.
+      let own = recorded.filter { $0.document.origin != .transferred }
+      guard !own.isEmpty else { return }
+      // The key the escrow records for this file, and, when they differ, the one its
+      // bookmarks name (what repair looked for).
+      var keys: [KeyFingerprint] = []
+      for record in own where !keys.contains(record.fingerprint) { keys.append(record.fingerprint) }
+      var named =
+        keys.count == 1 ? "key \(keys[0])" : "keys \(keys.map(\.description).joined(separator: ", "))"
+      named += " for this document"
+      if let wanted = report.fingerprint, !keys.contains(wanted) {
+        named += ", and its bookmarks name key \(wanted)"
+      }
       throw DocbmError(
         .documentUnproven, path: path,
         message:
-          "\(path) has no key, and the escrow records \(named) for this document; docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message). If this file is a new document made at that name, not the one recorded, forget the old record first: docbm escrow forget \(path)"
+          "\(path) has no key, and the escrow records \(named); docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message). If this file is a new document made at that name, not the one recorded, forget the old record first: docbm escrow forget \(path)"
       )
     }
   }

@@ -200,6 +200,26 @@ struct AdoptTests {
     #expect(done.contains("Left 1 bookmark"), "\(done)")
   }
 
+  @Test("the old bytes checked out again after an adopt, in a shared folder: the refusal names each key")
+  func checkedOutAgain() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
+    chmod(scratch.path("copy").description, 0o777)
+    let old = try Data(contentsOf: copy.url)
+    let oldKey = try #require(try BookmarkService().documents(anchoredOn: copy).adoptionCandidates().first)
+      .keyFingerprint
+    try #require(run(docbm, ["adopt", "--yes", copy.description], environment: second).status == 0)
+    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    // `git checkout` of the old bytes: a new file, no key, the old bookmarks.
+    try scratch.replaceAtomically(copy, with: String(decoding: old, as: UTF8.self))
+    let refused = run(docbm, ["adopt", "--yes", copy.description], environment: second)
+    #expect(refused.status != 0)
+    let words = refused.error.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(words.contains("the escrow records key \(adopted) for this document"), "\(refused.error)")
+    #expect(words.contains("its bookmarks name key \(oldKey)"), "\(refused.error)")
+  }
+
   @Test("adopt never gives a key to another user's file, even one you may write")
   func anotherUsersFile() throws {
     guard Capabilities.isRoot else {
