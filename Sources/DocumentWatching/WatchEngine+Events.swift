@@ -99,7 +99,7 @@ extension WatchEngine {
         // the document's mode only after writing it): a refused repair is tried again.
         checkKey(identity, at: path, retryRepair: true, &events)
       } else if mode == .folders {
-        consider(entry, at: path, announce: true, &events)
+        consider(entry, at: path, announce: true, fromEvent: true, &events)
       }
     }
   }
@@ -136,7 +136,7 @@ extension WatchEngine {
       return
     }
     guard documents[identity] == nil, mode == .folders else { return }
-    consider(entry, at: path, announce: true, &events)
+    consider(entry, at: path, announce: true, fromEvent: true, &events)
   }
 
   /// How much earlier than the watcher saw the document leave (or be replaced) a file that
@@ -187,10 +187,10 @@ extension WatchEngine {
       documents[displaced] = nil
       if document.hasKey, other.fingerprint == document.fingerprint {
         // A new version carrying the same key renamed over the document: a safe save
-        // (`replaceDocument`, or a copy made with its attributes). One document, replaced.
-        if let until = document.freshCopyUntil, batchTime <= until {
-          vacancies = vacancies.filter { $0.value.identity != identity || $0.value.deleted }
-        }
+        // (`replaceDocument`, or a copy made with its attributes). One document, replaced;
+        // the name the new version leaves was never the document's (however late the
+        // watcher reads the rename), so no file made there later is its save.
+        vacancies = vacancies.filter { $0.value.identity != identity || $0.value.deleted }
         document.freshCopyUntil = nil
         document.entry = entry
         documents[identity] = document
@@ -224,6 +224,12 @@ extension WatchEngine {
       recordMove(document, at: path)
       return
     }
+    if let until = document.freshCopyUntil, batchTime <= until {
+      // A copy just made, renamed on: the name it leaves was never a document's, so no
+      // file made there later (the next `cp -a` to the same temporary name) is its save.
+      vacancies = vacancies.filter { $0.value.identity != identity || $0.value.deleted }
+    }
+    document.freshCopyUntil = nil
     document.entry = entry
     documents[identity] = document
     documentByEntry[entry] = identity
@@ -259,14 +265,24 @@ extension WatchEngine {
 
   /// A file not followed by this name, at `entry`: followed from now on when it carries a
   /// key; a followed document that left its name for this one (seen by listing a folder
-  /// just made, before its rename's event) is reported moved.
-  func consider(_ entry: Entry, at path: FilePath, announce: Bool, _ events: inout [DocumentEvent]) {
+  /// just made, before its rename's event) is reported moved. `fromEvent`: asked by an
+  /// event about this name (a file made, or its attributes changed), not by a listing.
+  func consider(
+    _ entry: Entry, at path: FilePath, announce: Bool, fromEvent: Bool = false,
+    _ events: inout [DocumentEvent]
+  ) {
     guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else {
       return
     }
     let identity = DocumentIdentity(status)
     if let known = documents[identity] {
       guard known.entry != entry else { return }
+      // An event about another name, while the watcher still follows the document at its
+      // own: a different file that got the document's inode number and birth time in turn
+      // (a deleted file's number given to the next file within one tick of the clock, as
+      // `cp -a A tmp && mv tmp A` in a loop does), not the document moving, whose own
+      // rename events say so. Its later events follow it once the document's are read.
+      if fromEvent, documentByEntry[known.entry] == identity { return }
       let oldPath = self.path(of: known.entry)
       let stillThere =
         oldPath.flatMap { try? FileStatus.of($0, followSymlinks: false) }.map {
@@ -313,6 +329,12 @@ extension WatchEngine {
     _ identity: DocumentIdentity, at path: FilePath, retryRepair: Bool, _ events: inout [DocumentEvent]
   ) {
     guard var document = documents[identity] else { return }
+    // Events are read after the fact: when the file at the path is no longer this document
+    // (a `cp -a` temporary renamed away and made again under the same name before its
+    // attribute event was read), its key says nothing about this one; a later event brings
+    // what became of it.
+    guard let status = try? FileStatus.of(path, followSymlinks: false), DocumentIdentity(status) == identity
+    else { return }
     defer { documents[identity] = document }
     let found: KeyAttribute.Found
     do {

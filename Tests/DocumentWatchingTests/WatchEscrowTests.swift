@@ -87,6 +87,26 @@ struct WatchEscrowTests {
     #expect(!entry.documents.contains { $0.path == setting.folder.appending("tmp") }, "\(entry.documents)")
   }
 
+  @Test("2,000 saves by cp -a and mv through one temporary name: the watcher reports no key lost")
+  func copiesReadLate() throws {
+    let setting = try WatchScratch()
+    let (a, keyA) = try document(setting, "A.json")
+    let recorder = try watcher(setting, repairs: true)
+    // The watcher reads each save after the fact (the more so on a loaded machine), while
+    // the next ones make the temporary name again.
+    try recorder.start()
+    let folder = setting.folder.description
+    try outside(
+      "/bin/sh", ["-c", "cd '\(folder)' && for i in $(seq 2000); do cp -a A.json tmp && mv tmp A.json; done"])
+    // A last copy under a name of its own: once it is reported, every save before it was read.
+    try outside("/bin/cp", ["-a", a.description, setting.folder.appending("B.json").description])
+    #expect(
+      recorder.first(.appeared, setting.folder.appending("B.json")) != nil, "\(recorder.events.count) events")
+    let lost = recorder.events.filter { $0.kind == .keyLost || $0.kind == .repairRefused }
+    #expect(lost.isEmpty, "\(lost.count) lost: \(lost.prefix(3).map(\.message))")
+    #expect(setting.key(a) == keyA)
+  }
+
   /// Vim's default save (`backupcopy=auto`): the document renamed to a backup, a new file
   /// written, the backup removed.
   static let vim = program("/usr/bin/vim.basic", "/usr/bin/vim")
