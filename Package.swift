@@ -175,6 +175,7 @@ let package = Package(
       name: "DocumentBookmarkStoreTests",
       dependencies: [
         "DocumentBookmarkStore", "DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport",
+        "DocbmSystem",
       ],
       swiftSettings: strictSettings
     ),

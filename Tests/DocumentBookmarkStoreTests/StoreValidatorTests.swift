@@ -1,7 +1,9 @@
+import DocbmSystem
 import DocbmTestSupport
 import DocumentBookmarks
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import DocumentBookmarkStore
@@ -131,20 +133,19 @@ struct StoreValidatorTests {
     let link = files.scratch.path("project.link")
     #expect(symlink("/", link.description) == 0)
     let store = files.store(StorePolicy(validators: [.notTooBroad, .noSymbolicLink]))
-    // Another process swaps the folder with a link to / (renameat2 RENAME_EXCHANGE: the
-    // name always holds one of the two), as fast as it can yielding to others, until it is stopped, its
-    // parent ends, or two minutes pass.
-    let flipper = Process()
-    flipper.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    flipper.arguments = [
-      "-c",
-      "import ctypes,os,sys,time; l=ctypes.CDLL(None); a,b=sys.argv[1].encode(),sys.argv[2].encode()\n"
-        + "p,end=os.getppid(),time.monotonic()+120\n"
-        + "while os.getppid()==p and time.monotonic()<end and l.renameat2(-100,a,-100,b,2)==0: os.sched_yield()",
-      project.description, link.description,
-    ]
-    flipper.standardError = FileHandle.nullDevice
-    try flipper.run()
+    // A thread swaps the folder with a link to / (renameat2 RENAME_EXCHANGE: the name
+    // always holds one of the two), as fast as it can, until the adds are done. A thread,
+    // not a process: a child would hold the pipes of the tests running beside it.
+    let folder = try FileDescriptor.open(files.scratch.root, [.readOnly, .directory])
+    defer { folder.close() }
+    let stop = Atomic<Bool>(false)
+    let stopped = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      while !stop.load(ordering: .relaxed) {
+        try? folder.exchange(FilePath("project"), with: FilePath("project.link"), in: folder)
+      }
+      stopped.signal()
+    }
     var added = 0
     var changed = 0
     for round in 0..<300 {
@@ -157,9 +158,8 @@ struct StoreValidatorTests {
         if case .refused(let validator, _, _) = error, validator == StoreValidator.sameTarget { changed += 1 }
       }
     }
-    // SIGKILL: the test process may block SIGTERM in the threads that start children.
-    kill(flipper.processIdentifier, SIGKILL)
-    flipper.waitUntilExit()
+    stop.store(true, ordering: .relaxed)
+    stopped.wait()
     #expect(!store.records.contains { $0.lastKnownPath.components.count <= 1 })
     #expect(added > 0, "no add went through: the race proved nothing")
     print("flipped while added: \(added) added, \(changed) refused as changed, of 300")
