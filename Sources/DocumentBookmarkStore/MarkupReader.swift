@@ -21,18 +21,26 @@ struct MarkupReader {
 
   private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-  /// Every start and end of an element in `bytes`, in order.
+  /// Hands `body` every start and end of an element in `bytes`, in order, as they are
+  /// read: nothing is kept but the open elements' names, so that memory follows the
+  /// document's depth, not its length (many tiny elements cost no more than a few).
   ///
   /// - Throws: ``Failure`` for text that is not well-formed (an unclosed or mismatched
   ///   element, a bad attribute or entity, a name or value that is not UTF-8) or that
-  ///   declares a document type.
-  static func events(in bytes: [UInt8]) throws(Failure) -> [Event] {
+  ///   declares a document type; `body` has then seen the events before it.
+  static func read(_ bytes: [UInt8], _ body: (Event) -> Void) throws(Failure) {
     var reader = MarkupReader(bytes)
-    return try reader.read()
+    try reader.read(body)
   }
 
-  private mutating func read() throws(Failure) -> [Event] {
+  /// Every start and end of an element in `bytes`, in order (``read(_:_:)``, kept).
+  static func events(in bytes: [UInt8]) throws(Failure) -> [Event] {
     var events: [Event] = []
+    try read(bytes) { events.append($0) }
+    return events
+  }
+
+  private mutating func read(_ body: (Event) -> Void) throws(Failure) {
     var open: [String] = []
     var sawRoot = false
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
@@ -54,7 +62,7 @@ struct MarkupReader {
           throw failure(open.last.map { "</\(name)> closes <\($0)>" } ?? "</\(name)> closes nothing")
         }
         open.removeLast()
-        events.append(.end(name: name))
+        body(.end(name: name))
         continue
       }
       index += 1
@@ -64,14 +72,14 @@ struct MarkupReader {
         let spaced = skipSpaces()
         if starts(with: "/>") {
           index += 2
-          events.append(.start(name: name, attributes: attributes))
-          events.append(.end(name: name))
+          body(.start(name: name, attributes: attributes))
+          body(.end(name: name))
           sawRoot = true
           break
         }
         if starts(with: ">") {
           index += 1
-          events.append(.start(name: name, attributes: attributes))
+          body(.start(name: name, attributes: attributes))
           open.append(name)
           sawRoot = true
           break
@@ -89,7 +97,6 @@ struct MarkupReader {
     }
     if let unclosed = open.last { throw failure("<\(unclosed)> is not closed") }
     guard sawRoot else { throw failure("no element") }
-    return events
   }
 
   /// Whether what starts at `position` may follow the root element (a comment, a

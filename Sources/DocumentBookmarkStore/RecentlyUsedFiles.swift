@@ -100,40 +100,47 @@ public enum RecentlyUsedFiles {
     guard bytes.count < sizeLimit else {
       throw .unreadable(path: path, message: "it is larger than \(sizeLimit >> 20) MiB")
     }
-    let events: [MarkupReader.Event]
+    // The entries are taken as the markup is read: no element is kept once it is used.
+    var collector = EntryCollector()
+    var root: String?
     do {
-      events = try MarkupReader.events(in: bytes)
+      try MarkupReader.read(bytes) { event in
+        if root == nil, case .start(let name, _) = event { root = name }
+        if root == "xbel" { collector.take(event) }
+      }
     } catch {
       throw .malformed(path: path, line: error.line, reason: error.reason)
     }
-    guard case .start(let root, _) = events.first, root == "xbel" else {
+    guard root == "xbel" else {
       throw .malformed(path: path, line: 1, reason: "the root element is not <xbel>")
     }
-    return entries(in: events)
+    return collector.files
   }
 
   /// The list's `<bookmark>` elements with a `file://` URI, each with its MIME type and
-  /// applications.
-  static func entries(in events: [MarkupReader.Event]) -> [RecentlyUsedFile] {
-    var files: [RecentlyUsedFile] = []
-    var current: (path: FilePath, modified: Timestamp?)?
-    var mimeType: String?
-    var applications: [RecentlyUsedFile.Application] = []
-    for event in events {
+  /// applications, gathered from the markup's events as they come.
+  struct EntryCollector {
+    private(set) var files: [RecentlyUsedFile] = []
+    private var current: (path: FilePath, modified: Timestamp?)?
+    private var mimeType: String?
+    private var applications: [RecentlyUsedFile.Application] = []
+
+    /// Takes the next event of the list.
+    mutating func take(_ event: MarkupReader.Event) {
       switch event {
       case .start("bookmark", let attributes):
-        current = attributes["href"].flatMap(localPath).map {
-          ($0, attributes["modified"].flatMap(timestamp))
+        current = attributes["href"].flatMap(RecentlyUsedFiles.localPath).map {
+          ($0, attributes["modified"].flatMap(RecentlyUsedFiles.timestamp))
         }
         mimeType = nil
         applications = []
       case .start("mime:mime-type", let attributes) where current != nil:
         mimeType = attributes["type"]
       case .start("bookmark:application", let attributes) where current != nil:
-        guard let name = attributes["name"] else { continue }
+        guard let name = attributes["name"] else { return }
         // GLib writes `modified` (ISO 8601); before 2.66, `timestamp` (seconds).
         let lastUsed =
-          attributes["modified"].flatMap(timestamp)
+          attributes["modified"].flatMap(RecentlyUsedFiles.timestamp)
           ?? attributes["timestamp"].flatMap { Int64($0) }.map { Timestamp(seconds: $0, nanoseconds: 0) }
         applications.append(
           .init(name: name, lastUsed: lastUsed, count: attributes["count"].flatMap { Int($0) } ?? 1))
@@ -145,10 +152,9 @@ public enum RecentlyUsedFiles {
         }
         current = nil
       default:
-        continue
+        return
       }
     }
-    return files
   }
 
   /// The path of a `file://` URI on this host (`file:///p` or `file://localhost/p`).
