@@ -123,6 +123,8 @@ extension FileDescriptor {
       } catch  where error.errno != .fileExists {
         throw refusal
       }
+      // The file is at the new name already, as the rename would have put it; an old
+      // name left behind is a second name of it, as documented above.
       try? removeEntry(name, isDirectory: false)
     }
   }

@@ -188,8 +188,8 @@ extension WatchEngine {
       if document.hasKey, other.fingerprint == document.fingerprint {
         // A new version carrying the same key renamed over the document: a safe save
         // (`replaceDocument`, or a copy made with its attributes). One document, replaced;
-        // the name the new version leaves was never the document's (however late the
-        // watcher reads the rename), so no file made there later is its save.
+        // the name the new version leaves was never the document's, so no file made there
+        // later is its save, whenever the rename's events are read.
         vacancies = vacancies.filter { $0.value.identity != identity || $0.value.deleted }
         document.freshCopyUntil = nil
         document.entry = entry

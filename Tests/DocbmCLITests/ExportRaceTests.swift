@@ -130,6 +130,7 @@ struct ExportRaceTests {
     let (scratch, shared, escrow) = try sharedFolder(mode: 0o755)
     var environment = ProcessInfo.processInfo.environment
     environment.merge(escrow) { $1 }
+    let export = shared.appending("keys.docbm")
     for round in 0..<100 {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: docbm)
@@ -137,9 +138,18 @@ struct ExportRaceTests {
       process.environment = environment
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
+      let before = try? FileStatus.of(export, followSymlinks: false)
       try process.run()
-      // At a point that moves through the export's life, round by round.
-      usleep(UInt32(round % 25) * 1_000)
+      // Killed at once, or once the folder shows the export at work (its temporary, or a new
+      // file at its name), round by round: watched without pausing, so no step is missed.
+      if round % 2 == 1 {
+        while process.isRunning {
+          let now = try? FileStatus.of(export, followSymlinks: false)
+          if now?.inode != before?.inode { break }
+          let names = (try? FileManager.default.contentsOfDirectory(atPath: shared.description)) ?? []
+          if names.contains(where: { $0.contains(".docbm-export-") }) { break }
+        }
+      }
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
       let left = try entries(of: shared).filter { $0.name != "keys.docbm" }

@@ -71,7 +71,8 @@ struct AdoptCommand {
       return DocbmCommandLine.ExitStatus.failure
     }
     // A key never goes on another user's file: they could read it, and the save that
-    // follows would be refused, leaving it there.
+    // follows would be refused, leaving it there. A document that cannot be looked at
+    // fails at the adoption itself, with its error.
     if let owner = (try? FileStatus.of(document, followSymlinks: true))?.owner,
       owner != ProcessCredentials.effectiveUser
     {

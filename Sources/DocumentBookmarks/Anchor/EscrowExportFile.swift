@@ -60,7 +60,9 @@ enum EscrowExportFile {
     var done = false
     defer {
       if !done {
-        // The keys leave the file first: its name may no longer be ours to remove.
+        // The export has failed already; this clean-up is all that is left to do, and each
+        // step is tried whatever the others did. The keys leave the file first, since
+        // someone else may have renamed it where its name cannot be found.
         try? fd.truncate(to: 0)
         if named, let entry = try? FileStatus.of(temporaryName, relativeTo: folder, followSymlinks: false),
           let written = try? FileStatus.of(fd), entry.device == written.device, entry.inode == written.inode
@@ -109,6 +111,8 @@ enum EscrowExportFile {
       )
     }
     done = true
+    // The file itself is flushed; a folder that cannot flush its entry still holds it,
+    // and the export is reported as written.
     try? folder.sync()
     return written
   }
@@ -120,6 +124,8 @@ enum EscrowExportFile {
   /// killed export), in `folder`: entries named `.NAME.docbm-export-PID-N`, regular files
   /// owned by the caller. Another user's entries are left alone.
   static func removeAbandonedTemporaries(in folder: FileDescriptor) {
+    // A sweep that cannot list, look at or remove an entry leaves it for the next export:
+    // it is the caller's own file of mode 0600, and the export does not depend on it.
     guard let entries = try? DirectoryStream.entries(of: folder) else { return }
     for entry in entries where entry.name.first == UInt8(ascii: ".") {
       guard let markerRange = entry.name.firstRange(of: marker) else { continue }

@@ -191,6 +191,7 @@ public struct KeyEscrow: Hashable, Sendable {
   @discardableResult
   public func forgetRecords(at path: FilePath) throws(DocbmError) -> [KeyFingerprint] {
     let absolute = path.absolute.lexicallyNormalized
+    // A folder that is gone, or cannot be resolved, is recorded as it reads.
     let folder =
       (try? SymbolicLink.canonicalPath(absolute.removingLastComponent)) ?? absolute.removingLastComponent
     let recorded = folder.appending(absolute.lastComponent)

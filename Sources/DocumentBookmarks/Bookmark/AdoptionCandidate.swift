@@ -54,6 +54,8 @@ extension AnchoredDocument {
   ///   used (`keyMalformed`, `unsupportedVersion`).
   public func adoptionCandidates() throws(DocbmError) -> [AdoptionCandidate] {
     let key = try readKey()
+    // A folder that cannot be resolved is taken as it reads; a target that cannot be is not
+    // there (no target, nothing to adopt for it).
     let realFolder = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute.lexicallyNormalized
     var candidates: [AdoptionCandidate] = []
     try BookmarkScanner().scan(fileAt: path) { found in
