@@ -20,12 +20,13 @@ struct Board: Codable {
 
 /// What the editor does with an image that did not resolve.
 enum Handling {
-  case pickAgain, forget, retryLater, repairKey, saveElsewhere
+  case pickAgain, forget, retryLater, repairKey, saveElsewhere, searchWider
 
   init(_ error: DocbmError) {
     switch error.recommendation {
     case .pickAgain: self = .pickAgain
     case .forget: self = .forget
+    case .searchWider: self = .searchWider
     case .retryLater: self = .retryLater
     case .repairKey: self = .repairKey
     case .useAnotherLocation: self = .saveElsewhere
@@ -43,6 +44,8 @@ enum Handling {
     case .repairKey:
       "the board lost its key (a program saved it without its attributes): run 'docbm repair' or pick the images again"
     case .saveElsewhere: "the board's location cannot hold a key: move the board"
+    case .searchWider:
+      "kept; not found where the search looked (it may be further away): 'docbm resolve --search-time none' looks everywhere on its disk"
     }
   }
 }

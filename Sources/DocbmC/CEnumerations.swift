@@ -38,6 +38,7 @@ extension DocbmError.Code {
     case .portalRefusesAttributes: 28
     case .portalHostPathUnknown: 29
     case .outsideSandbox: 30
+    case .notFoundNearby: 31
     }
   }
 
@@ -58,6 +59,7 @@ extension Recommendation {
     case .confirmSave: 7
     case .clearFlags: 8
     case .freeSpace: 9
+    case .searchWider: 10
     }
   }
 }

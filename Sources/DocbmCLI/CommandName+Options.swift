@@ -10,7 +10,8 @@ extension CommandName {
           "Print a JSON object (see docbm(1)) instead of the text form; with several targets, one object per line."
         )
       ]
-    case .resolve: [.json("Print a JSON object (see docbm(1)); with -, one object per line.")]
+    case .resolve:
+      SearchSettings.options + [.json("Print a JSON object (see docbm(1)); with -, one object per line.")]
     case .decode, .inspect: [.json()]
     case .check:
       [
@@ -20,8 +21,8 @@ extension CommandName {
           help:
             "List every document; with --recursive only those with a problem are listed unless this is given."
         ),
-        .progress, .noProgress, .json(),
-      ]
+        .progress, .noProgress,
+      ] + SearchSettings.options + [.json()]
     case .repair:
       [
         CommandOption(

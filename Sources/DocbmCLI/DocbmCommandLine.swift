@@ -118,8 +118,9 @@ public enum DocbmCommandLine {
       var paths: [FilePath] = []
       for target in targets { paths.append(try path(target)) }
       return try BookmarkCommand(document: path(document), targets: paths, json: json).run(console)
-    case .resolve(let document, let bookmark, let json):
-      return try ResolveCommand(document: path(document), bookmark: bookmark, json: json).run(console)
+    case .resolve(let document, let bookmark, let search, let json):
+      return try ResolveCommand(document: path(document), bookmark: bookmark, search: search, json: json).run(
+        console)
     case .decode(let bookmark, let json):
       return try DecodeCommand(bookmark: bookmark, json: json).run(console)
     case .inspect(let document, let json):
@@ -127,7 +128,7 @@ public enum DocbmCommandLine {
     case .check(let settings):
       return try CheckCommand(
         paths: settings.paths.map(path), recursive: settings.recursive, json: settings.json,
-        listAll: settings.listAll, progress: settings.progress
+        listAll: settings.listAll, progress: settings.progress, search: settings.search
       ).run(console)
     case .repair(let settings):
       return try RepairCommand(

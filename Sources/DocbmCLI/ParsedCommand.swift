@@ -1,7 +1,9 @@
+import DocumentBookmarks
+
 /// A command line, parsed: which command to run with which operands and flags.
 enum ParsedCommand: Equatable {
   case bookmark(document: [UInt8], targets: [[UInt8]], json: Bool)
-  case resolve(document: [UInt8], bookmark: [UInt8], json: Bool)
+  case resolve(document: [UInt8], bookmark: [UInt8], search: SearchBudget = .standard, json: Bool)
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
   case check(CheckSettings)
@@ -104,7 +106,9 @@ enum ParsedCommand: Equatable {
       return .bookmark(document: operands[0], targets: Array(operands[1...]), json: json)
     case .resolve:
       try expect("DOCUMENT", "BOOKMARK")
-      return .resolve(document: operands[0], bookmark: operands[1], json: json)
+      return .resolve(
+        document: operands[0], bookmark: operands[1], search: try SearchSettings.budget(scan, command: name),
+        json: json)
     case .decode:
       try expect("BOOKMARK")
       return .decode(bookmark: operands[0], json: json)
@@ -116,8 +120,9 @@ enum ParsedCommand: Equatable {
         throw UsageError(message: "Missing expected argument 'PATH'", command: name)
       }
       return .check(
-        CheckSettings(paths: operands, recursive: recursive, json: json, listAll: listAll, progress: progress)
-      )
+        CheckSettings(
+          paths: operands, recursive: recursive, json: json, listAll: listAll, progress: progress,
+          search: try SearchSettings.budget(scan, command: name)))
     case .repair:
       guard !operands.isEmpty else {
         throw UsageError(message: "Missing expected argument 'DOCUMENT'", command: name)
@@ -188,6 +193,8 @@ struct CheckSettings: Equatable, Sendable {
   /// one by one; folders walked with `--recursive` list only problems unless given).
   var listAll = false
   var progress = ProgressMode.automatic
+  /// `--search`, `--search-time`: how far the targets are looked for.
+  var search = SearchBudget.standard
 }
 
 /// `repair`'s operands and options.

@@ -6,20 +6,26 @@ extension AnchoredDocument {
   /// same files; the work is shared: the key is read once, and the searches for moved
   /// targets share their folders, each listed at most once per call and indexed by inode
   /// number, so that each moved target costs a look-up per folder searched, not a listing of
-  /// it. Each search keeps its own
-  /// ``SearchBudget``; a target not found says in its `missing` error whether the budget
-  /// ran out. Files moved while the call runs are seen as its first listing of their
-  /// folder saw them.
+  /// it. Each search keeps its own nearby ``SearchBudget``; the walks of whole filesystems
+  /// are shared too (one per filesystem, its time limit for the whole call), so that 100
+  /// missing targets cost about what one does. Files moved while the call runs are seen as
+  /// its first listing of their folder saw them.
   ///
   /// A failure is the failed bookmark's alone: the others still resolve. When the document
   /// has no key (or its key cannot be read), every bookmark fails with that error.
   ///
   /// Errors are those of ``resolve(_:)-(Bookmark)``.
   public func resolve(_ bookmarks: [Bookmark]) -> [Result<Resolution, DocbmError>] {
+    resolve(bookmarks, cancellation: nil)
+  }
+
+  /// ``resolve(_:)-([Bookmark])``, whose walks of filesystems stop when `cancellation`
+  /// says so.
+  func resolve(_ bookmarks: [Bookmark], cancellation: SearchCancellation?) -> [Result<Resolution, DocbmError>] {
     guard !bookmarks.isEmpty else { return [] }
     // The key with its MAC schedule, made once for the whole batch.
     let key = Result { () throws(DocbmError) in try readKey().map(DocumentKeyCache.Entry.init) }
-    let batch = ResolutionBatch(for: self)
+    let batch = ResolutionBatch(for: self, cancellation: cancellation)
     return bookmarks.map { bookmark in
       Result { () throws(DocbmError) in
         try ResolutionFaults.apply(to: bookmark, on: self)

@@ -194,10 +194,17 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// - Throws: ``DocbmError``: `keyMissing` (the document has no key), `keyMismatch`
   ///   (signed with another key), `keyMalformed`, `tampered` (the tag fails), `corrupt`,
-  ///   `unsupportedVersion`, `missing` (with ``DocbmError/lastKnownPath``),
+  ///   `unsupportedVersion`, `missing` (searched everywhere the ``searchBudget`` reaches
+  ///   and the user can read on its filesystem; with ``DocbmError/lastKnownPath``),
+  ///   `notFoundNearby` (the search stopped sooner: the nearby reach, its time limit),
   ///   `volumeUnavailable`, `notFound` (the document itself); through the Documents portal
   ///   in a sandbox, `outsideSandbox` (not `missing`) for a target the app cannot see.
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {
+    try resolve(bookmark, cancellation: nil)
+  }
+
+  /// ``resolve(_:)-(Bookmark)``, whose walk of a filesystem stops when `cancellation` says so.
+  func resolve(_ bookmark: Bookmark, cancellation: SearchCancellation?) throws(DocbmError) -> Resolution {
     try ResolutionFaults.apply(to: bookmark, on: self)
     // Nothing moved: answered with the key's and the target's system calls alone.
     if let unmoved = UnmovedResolver.locate(bookmark, on: self) {
@@ -205,7 +212,8 @@ public struct AnchoredDocument: Hashable, Sendable {
         path: unmoved.path, kind: unmoved.kind, staleReasons: [], refreshed: nil, recorded: bookmark)
     }
     let header = try BookmarkRecord.header(of: bookmark.bytes).get()
-    return try resolve(bookmark, header: header, key: try verifiedKey(for: header.fingerprint))
+    return try resolve(
+      bookmark, header: header, key: try verifiedKey(for: header.fingerprint), cancellation: cancellation)
   }
 
   /// Resolves with a key already read from the document (the checker reads it once for
@@ -238,7 +246,8 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// finds its target through `batch`'s search area, and refreshes a stale result.
   func resolve(
     _ bookmark: Bookmark, header: BookmarkRecord.Header, key: DocumentKey, refreshing: Bool = true,
-    portal knownPortal: PortalDocument?? = nil, verified: Bool = false, batch: ResolutionBatch? = nil
+    portal knownPortal: PortalDocument?? = nil, verified: Bool = false, batch: ResolutionBatch? = nil,
+    cancellation: SearchCancellation? = nil
   ) throws(DocbmError) -> Resolution {
     guard verified || BookmarkRecord.verify(bookmark.bytes, key: key) else {
       throw DocbmError(
@@ -254,7 +263,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     } else {
       location = try TargetLocator(
         contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget,
-        area: batch?.area
+        area: batch?.area, cancellation: cancellation
       ).locate()
     }
     // The escrow follows documents: one that moved (with its targets, or alone) is

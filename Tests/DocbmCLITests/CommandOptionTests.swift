@@ -1,3 +1,4 @@
+import DocumentBookmarks
 import Foundation
 import Testing
 
@@ -24,15 +25,44 @@ struct CommandOptionTests {
     }
   }
 
+  /// A value the option takes.
+  private func sampleValue(of option: CommandOption) -> String {
+    switch option.name {
+    case "--search": "filesystem"
+    case "--search-time": "2.5"
+    default: "value"
+    }
+  }
+
   @Test("the parser takes every declared option, by each of its names", arguments: CommandName.allCases)
   func parserTakesDeclared(command: CommandName) throws {
     for option in command.options {
       for name in option.names {
         let words =
-          [command.rawValue, name] + (option.value.map { _ in ["value"] } ?? [])
+          [command.rawValue, name] + (option.value.map { _ in [sampleValue(of: option)] } ?? [])
           + operands(of: command, for: option)
         let parsed = try ParsedCommand.parse(words.map { Array($0.utf8) })
         #expect(parsed != .help(command), "\(words)")
+      }
+    }
+  }
+
+  @Test("--search and --search-time set the search budget; other values are refused by name")
+  func searchValues() throws {
+    var budget = SearchBudget.standard
+    budget.reach = .nearby
+    budget.filesystemTimeLimit = nil
+    #expect(
+      try ParsedCommand.parse(["resolve", "--search=nearby", "--search-time", "none", "d", "b"].map { Array($0.utf8) })
+        == .resolve(document: Array("d".utf8), bookmark: Array("b".utf8), search: budget, json: false))
+    budget = .standard
+    budget.filesystemTimeLimit = .milliseconds(2500)
+    #expect(
+      try ParsedCommand.parse(["resolve", "--search-time", "2.5", "d", "b"].map { Array($0.utf8) })
+        == .resolve(document: Array("d".utf8), bookmark: Array("b".utf8), search: budget, json: false))
+    for (option, value) in [("--search", "everywhere"), ("--search-time", "-1"), ("--search-time", "soon")] {
+      #expect(throws: UsageError.self) {
+        try ParsedCommand.parse(["check", option, value, "d"].map { Array($0.utf8) })
       }
     }
   }

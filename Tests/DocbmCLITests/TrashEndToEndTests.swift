@@ -35,9 +35,15 @@ struct TrashEndToEndTests {
     try scratch.makeParents(of: data.appending("Trash/files/x"))
     let trashed = data.appending("Trash/files/my photos")
     try scratch.move(project.appending("my photos"), trashed)
-    let unknown = run(docbm, ["resolve", document.description, bookmark], environment: environment)
+    let unknown = run(
+      docbm, ["resolve", "--search", "nearby", document.description, bookmark], environment: environment)
     #expect(unknown.status == 1, "\(unknown.output)")
-    #expect(unknown.error.contains("missing"), "\(unknown.error)")
+    #expect(unknown.error.contains("notFoundNearby"), "\(unknown.error)")
+    // The walk of the whole filesystem finds it there, and says it is in the Trash.
+    let walked = run(docbm, ["resolve", document.description, bookmark], environment: environment)
+    #expect(walked.status == 0, "\(walked.error)")
+    #expect(walked.output.trimmingCharacters(in: .newlines) == trashed.appending("cat.png").description)
+    #expect(walked.error.contains("stale: targetMoved, inTrash"), "\(walked.error)")
     try scratch.move(trashed, project.appending("my photos"))
 
     // A decoy: the same original path trashed before, holding another file of that name;
@@ -55,7 +61,7 @@ struct TrashEndToEndTests {
     #expect(found.error.contains("stale: targetMoved, inTrash"), "\(found.error)")
     // With another Trash in the environment, nothing is found there.
     let elsewhere = run(
-      docbm, ["resolve", document.description, bookmark],
+      docbm, ["resolve", "--search", "nearby", document.description, bookmark],
       environment: ["XDG_DATA_HOME": scratch.path("other").description])
     #expect(elsewhere.status == 1, "\(elsewhere.output)")
   }

@@ -95,22 +95,35 @@ struct BatchResolutionTests {
     #expect(one > 5 * batch, "20 single resolves read \(one) entries, the batch \(batch)")
   }
 
-  @Test("a target not found says whether the search budget ran out")
+  @Test("a target not found says how far the search looked, and is missing only after every folder")
   func budgetSaid() throws {
     let target = try scratch.file("a/b/project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     for index in 0..<50 { _ = try scratch.file("a/b/project/images/filler\(index).png") }
     try scratch.remove(target)
-    let tight = BookmarkService(searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2))
-      .documents(anchoredOn: documentPath)
+    let tight = BookmarkService(
+      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby)
+    )
+    .documents(anchoredOn: documentPath)
     for result in tight.resolve([bookmark]) {
       #expect(throws: DocbmError.self) { try result.get() }
-      #expect(result.failure?.code == .missing)
-      #expect(result.failure?.message.contains("search budget ran out (10 folder entries read") == true)
+      #expect(result.failure?.code == .notFoundNearby)
+      #expect(result.failure?.message.contains("in the 10 folder entries the nearby search read") == true)
     }
+    let nearby = BookmarkService(searchBudget: .nearby).documents(anchoredOn: documentPath)
+    let near = #expect(throws: DocbmError.self) { try nearby.resolve(bookmark) }
+    #expect(near?.code == .notFoundNearby)
+    #expect(near?.message.contains("in the folders near its old place") == true)
+    // No time at all for the walk: it stops before its first folder.
+    let hurried = BookmarkService(searchBudget: SearchBudget(filesystemTimeLimit: .zero))
+      .documents(anchoredOn: documentPath)
+    let cut = #expect(throws: DocbmError.self) { try hurried.resolve(bookmark) }
+    #expect(cut?.code == .notFoundNearby)
+    #expect(cut?.message.contains("before the search's time limit") == true)
     let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
     #expect(error?.code == .missing)
-    #expect(error?.message.contains("in any folder the search budget covers") == true)
+    #expect(error?.recommendation == .forget)
+    #expect(error?.message.contains("in any folder you can read on its filesystem") == true)
   }
 
   @Test("a document without a key fails every bookmark with keyMissing; an empty batch reads nothing")

@@ -243,23 +243,28 @@ struct ResolutionTests {
     try scratch.symlink(
       scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
     let error = #expect(throws: DocbmError.self) {
-      try BookmarkService(searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0))
-        .documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
+      try BookmarkService(
+        searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0, reach: .nearby)
+      )
+      .documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
-    #expect(error?.code == .missing)
+    #expect(error?.code == .notFoundNearby)
+    #expect(error?.recommendation == .searchWider)
   }
 
-  @Test("past the search budget the target is missing, never a long walk")
+  @Test("past the nearby budget the target is notFoundNearby, never missing, never a long walk")
   func budget() throws {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     for index in 0..<50 { try scratch.file("project/images/filler\(index).png") }
     try scratch.move(target, scratch.path("project/images/zz/cat.png"))
-    let tight = BookmarkService(searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2))
+    let tight = BookmarkService(
+      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby))
     let error = #expect(throws: DocbmError.self) {
       try tight.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
-    #expect(error?.code == .missing)
+    #expect(error?.code == .notFoundNearby)
+    #expect(error?.message.contains("in the 10 folder entries the nearby search read") == true)
     let none = BookmarkService(searchBudget: .none)
     #expect(throws: DocbmError.self) {
       try none.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)

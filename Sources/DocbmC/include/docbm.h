@@ -67,7 +67,7 @@ typedef enum docbm_code {
   DOCBM_CORRUPT = 5,
   /** The bookmark (or key value) has a version this library does not know. */
   DOCBM_UNSUPPORTED_VERSION = 6,
-  /** The target no longer exists where it was, nor anywhere the search looked. */
+  /** The target is gone: not at its paths, nor anywhere the user can read on its filesystem. */
   DOCBM_MISSING = 7,
   /** The target's filesystem is not mounted. */
   DOCBM_VOLUME_UNAVAILABLE = 8,
@@ -115,6 +115,8 @@ typedef enum docbm_code {
   DOCBM_PORTAL_HOST_PATH_UNKNOWN = 29,
   /** Inside a sandbox, the target is not where the app can see it. */
   DOCBM_OUTSIDE_SANDBOX = 30,
+  /** Not found in the part of its filesystem searched; it may exist further away. */
+  DOCBM_NOT_FOUND_NEARBY = 31,
   /** A required argument was NULL or empty (libdocbm's own code; no Swift equivalent). */
   DOCBM_INVALID_ARGUMENT = 1000
 } docbm_code;
@@ -140,7 +142,9 @@ typedef enum docbm_recommendation {
   /** A save needs the file's immutable or append-only flag cleared. */
   DOCBM_RECOMMEND_CLEAR_FLAGS = 8,
   /** A save needs free space. */
-  DOCBM_RECOMMEND_FREE_SPACE = 9
+  DOCBM_RECOMMEND_FREE_SPACE = 9,
+  /** Not found where the search looked: resolve again with a wider search, keep the bookmark. */
+  DOCBM_RECOMMEND_SEARCH_WIDER = 10
 } docbm_recommendation;
 
 /** A failure: its code, what to do, the path it concerns and a message. */

@@ -12,6 +12,8 @@ struct CheckCommand {
   /// `--all`: list every document, also the fine ones, when walking folders.
   var listAll = false
   var progress = ProgressMode.automatic
+  /// How far the bookmarks' targets are looked for (`--search`, `--search-time`).
+  var search = SearchBudget.standard
 
   /// What a walk found: the counts for the summary and the documents with a problem.
   struct Tally {
@@ -40,8 +42,8 @@ struct CheckCommand {
     // each check, from the same reading of the escrow. JSON carries no hints.
     let tree =
       json
-      ? TreeChecker(checker: DocumentChecker(escrow: .default))
-      : TreeChecker(repairer: DocumentRepairer(escrow: .default))
+      ? TreeChecker(checker: DocumentChecker(escrow: .default, searchBudget: search))
+      : TreeChecker(repairer: DocumentRepairer(escrow: .default, searchBudget: search))
     let checker = tree.checker
     for problem in checker.escrowProblems {
       console.printError("warning: the escrow cannot be used: \(problem)")

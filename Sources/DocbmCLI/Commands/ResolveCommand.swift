@@ -14,6 +14,8 @@ import DocumentBookmarks
 struct ResolveCommand {
   let document: FilePath
   let bookmark: [UInt8]
+  /// How far a target that left its recorded paths is looked for.
+  let search: SearchBudget
   let json: Bool
 
   private struct Report: Encodable {
@@ -34,7 +36,7 @@ struct ResolveCommand {
 
   func run(_ console: Console) throws -> Int32 {
     if bookmark == [UInt8(ascii: "-")] { return try runLines(console) }
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(searchBudget: search).documents(anchoredOn: document)
     do {
       let bookmark = try Bookmark.operand(self.bookmark, console: console)
       let resolution = try anchored.resolve(bookmark)
@@ -105,7 +107,7 @@ struct ResolveCommand {
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
     let bookmarks = parsed.compactMap { try? $0.get() }
-    var resolved = BookmarkService().documents(anchoredOn: document).resolve(bookmarks)[...]
+    var resolved = BookmarkService(searchBudget: search).documents(anchoredOn: document).resolve(bookmarks)[...]
     let results = parsed.map { bookmark in
       bookmark.flatMap { _ in resolved.popFirst()! }
     }

@@ -16,9 +16,13 @@ package final class ResolutionBatch {
   private var origin: AnchoredDocument.SigningOrigin?
 
   /// A batch for bookmarks of `document`; `portal`, when the caller knows it already, is what
-  /// ``PortalDocument/of(_:)`` says of the document.
-  package init(for document: AnchoredDocument, portal: PortalDocument?? = nil) {
-    area = SearchArea(entryLimit: document.searchBudget.maximumEntries)
+  /// ``PortalDocument/of(_:)`` says of the document; `filesystem`, when given, the walks of
+  /// whole filesystems that this batch shares with others of the same call (a check's).
+  init(
+    for document: AnchoredDocument, portal: PortalDocument?? = nil, filesystem: FilesystemSearch? = nil,
+    cancellation: SearchCancellation? = nil
+  ) {
+    area = SearchArea(budget: document.searchBudget, filesystem: filesystem, cancellation: cancellation)
     portalsMounted = !PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge)
     self.portal = portal ?? (portalsMounted ? PortalDocument.of(document.path) : nil)
   }

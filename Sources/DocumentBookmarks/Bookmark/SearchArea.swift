@@ -8,9 +8,14 @@
 /// when a second search looks into it, so that a search costs a lookup per folder rather
 /// than a pass over its entries. The area is a snapshot: a file moved while the call runs
 /// is found where the listing saw it, or not at all.
+///
+/// The walks of whole filesystems (``SearchBudget/Reach/filesystem``) are the area's
+/// ``filesystem``, which several areas may share (a check's documents).
 final class SearchArea {
   /// How many entries of one folder are listed.
   let entryLimit: Int
+  /// The walks of whole filesystems of this call.
+  let filesystem: FilesystemSearch
 
   private var folders: [FilePath: Folder] = [:]
   private var statuses: [FilePath: FileStatus?] = [:]
@@ -24,8 +29,12 @@ final class SearchArea {
     case failed(SystemCallError)
   }
 
-  init(entryLimit: Int) {
-    self.entryLimit = entryLimit
+  /// An area for searches within `budget`; `filesystem`, when given, holds the walks of
+  /// whole filesystems shared with other areas of the same call.
+  init(budget: SearchBudget, filesystem: FilesystemSearch? = nil, cancellation: SearchCancellation? = nil) {
+    entryLimit = budget.maximumEntries
+    self.filesystem =
+      filesystem ?? FilesystemSearch(timeLimit: budget.filesystemTimeLimit, cancellation: cancellation)
   }
 
   /// The folder at `path`, listed when first asked for (`openat`, `fstat`, `readdir`).
@@ -48,6 +57,15 @@ final class SearchArea {
     statuses[path] = status
     return status
   }
+
+  /// The user's home folder (`HOME`, its folders resolved), when it is an absolute path;
+  /// read on first use.
+  private(set) lazy var homeFolder: FilePath? = {
+    guard let home = ProcessEnvironment.value("HOME").map({ FilePath($0) }), home.isAbsolute else {
+      return nil
+    }
+    return (try? TargetSnapshot.canonicalPath(home)) ?? home.lexicallyNormalized
+  }()
 
   /// The mount table, read on first use; `nil` when it cannot be read.
   var mountTable: MountTable? {

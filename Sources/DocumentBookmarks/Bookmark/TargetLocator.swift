@@ -19,17 +19,21 @@
 /// 4. Neither path holds the identity: a faithful copy at the relative path of a moved
 ///    document is the copy's target (`documentMoved`), without a search.
 /// 5. The recorded volume is not mounted → `volumeUnavailable`.
-/// 6. The identity search within the ``SearchBudget`` → `targetMoved`; unless a document
+/// 6. The nearby identity search (``SearchBudget``) → `targetMoved`; unless a document
 ///    with the same key stands beside the found target where the bookmark records its
 ///    document, the document at hand is not the very file the bookmark was made in, and
 ///    the document's own file stands at its relative path (a backup restored beside the
 ///    renamed original): that file when it is a faithful copy (`documentMoved`), otherwise
 ///    `ambiguous`.
 /// 7. A file of the right kind at the relative path (`documentMoved`, `identityChanged`)
-///    or at the absolute path (`identityChanged`): the original is gone, the path wins.
+///    or at the absolute path (`identityChanged`): the original is not nearby, the path
+///    wins (another program's atomic save; no walk of the filesystem for it).
 /// 8. The recorded identity in a Trash, by the Trash's info files (`targetMoved`,
 ///    `inTrash`; a search that finds it in a Trash says `inTrash` too).
-/// 9. Otherwise `missing`.
+/// 9. The walk of the target's whole filesystem (``SearchBudget/Reach/filesystem``),
+///    shared by the call's bookmarks → `targetMoved`, decided as in 6.
+/// 10. Otherwise `missing` when that walk read every folder the user can read, and
+///    `notFoundNearby` when the search stopped sooner.
 ///
 /// A bookmark that recorded no identity (inode 0: made through the Documents portal) is
 /// found by its paths only, in the same order, without a search.
@@ -42,6 +46,8 @@ struct TargetLocator {
   /// The folders already listed by this call (a batch resolve shares one); `nil` for a
   /// search of its own.
   var area: SearchArea? = nil
+  /// Whether the caller gave up: a walk of a whole filesystem stops (for a search of its own).
+  var cancellation: SearchCancellation? = nil
 
   struct Location {
     let path: FilePath
@@ -102,25 +108,13 @@ struct TargetLocator {
 
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
-    let area = self.area ?? SearchArea(entryLimit: budget.maximumEntries)
+    let area = self.area ?? SearchArea(budget: budget, cancellation: cancellation)
     let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots(area), in: area)
     if storageFailure == nil { storageFailure = search.storageFailure }
     if let found = search.found {
-      // The document's own file stands where the bookmark leads from it, and the recorded
-      // one was found elsewhere: a restored backup beside the renamed original, or a copy
-      // of a project whose original was moved away.
-      let own =
-        documentMoved
-        ? relativeStatus.map { (canonical(relativeCandidate), $0) } : absoluteStatus.map { (absolute, $0) }
-      if let (ownPath, ownStatus) = own, matcher.kindMatches(ownStatus),
-        let copy = copyLocation(own: ownPath, ownStatus, original: found)
-      {
-        return copy
-      }
-      var reasons: [StaleReason] = [.targetMoved]
-      if documentMoved { reasons.append(.documentMoved) }
-      if TrashInfo.contains(found) { reasons.append(.inTrash) }
-      return Location(path: found, reasons: reasons)
+      return located(
+        found, documentMoved: documentMoved, relative: relativeStatus.map { (canonical(relativeCandidate), $0) },
+        absolute: absoluteStatus)
     }
     if relativeStatus != nil {
       return Location(path: canonical(relativeCandidate), reasons: [.documentMoved, .identityChanged])
@@ -132,6 +126,18 @@ struct TargetLocator {
     if let trashed = trashed(matcher) {
       return Location(path: trashed, reasons: [.targetMoved, .inTrash])
     }
+    // Not nearby, and no other file stands at its paths: the whole filesystem, when the
+    // budget reaches that far.
+    var walk: FilesystemWalk.Outcome?
+    if budget.reach == .filesystem, let (mountRoot, home) = filesystemRoots(area) {
+      walk = area.filesystem.find(matcher, mountRoot: mountRoot, home: home)
+      if let found = walk?.found {
+        return located(
+          found, documentMoved: documentMoved,
+          relative: relativeStatus.map { (canonical(relativeCandidate), $0) }, absolute: absoluteStatus)
+      }
+      if storageFailure == nil { storageFailure = walk?.storageFailure }
+    }
     if let storageFailure {
       let place = storageFailure.path.map { " reading \($0)" } ?? ""
       throw DocbmError(
@@ -140,15 +146,73 @@ struct TargetLocator {
           "the \(contents.kind.rawValue) last seen at \(absolute) could not be looked for: \(storageFailure.errno)\(place); try again later",
         systemCall: storageFailure.call, errno: storageFailure.errno.rawValue, lastKnownPath: absolute)
     }
-    let searched =
-      search.budgetSpent
-      ? "not found by identity before the search budget ran out (\(budget.maximumEntries) folder entries read; a larger budget looks further)"
-      : "not found by identity in any folder the search budget covers"
-    throw DocbmError(
-      .missing, path: absolute,
-      message:
-        "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, and \(searched)",
-      lastKnownPath: absolute)
+    throw notFound(nearby: search, walk: walk)
+  }
+
+  /// The answer when the recorded object was found by its identity at `found`, away from
+  /// its recorded paths; `relative` and `absolute` are what stands at those paths.
+  private func located(
+    _ found: FilePath, documentMoved: Bool, relative: (FilePath, FileStatus)?, absolute: FileStatus?
+  ) -> Location {
+    let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
+    // The document's own file stands where the bookmark leads from it, and the recorded
+    // one was found elsewhere: a restored backup beside the renamed original, or a copy
+    // of a project whose original was moved away.
+    let own = documentMoved ? relative : absolute.map { (contents.absolutePath, $0) }
+    if let (ownPath, ownStatus) = own, matcher.kindMatches(ownStatus),
+      let copy = copyLocation(own: ownPath, ownStatus, original: found)
+    {
+      return copy
+    }
+    var reasons: [StaleReason] = [.targetMoved]
+    if documentMoved { reasons.append(.documentMoved) }
+    if TrashInfo.contains(found) { reasons.append(.inTrash) }
+    return Location(path: found, reasons: reasons)
+  }
+
+  /// The error for a target not found: `missing` when a walk read every folder the user
+  /// can read on its filesystem, `notFoundNearby` otherwise; the message says how far the
+  /// search looked.
+  private func notFound(nearby: IdentitySearch.Outcome, walk: FilesystemWalk.Outcome?) -> DocbmError {
+    let absolute = contents.absolutePath
+    let what = "the \(contents.kind.rawValue) last seen at \(absolute)"
+    guard let walk else {
+      let near =
+        nearby.budgetSpent
+        ? "in the \(budget.maximumEntries) folder entries the nearby search read"
+        : "in the folders near its old place"
+      let further =
+        budget.reach == .nearby
+        ? "a search of its whole filesystem may find it"
+        : "its filesystem could not be searched further (its mount was not found)"
+      return DocbmError(
+        .notFoundNearby, path: absolute,
+        message: "\(what) was not found: not at its recorded paths, nor by its identity \(near); \(further)",
+        lastKnownPath: absolute)
+    }
+    let extent = walk.extent
+    let roots = extent.roots.map(\.description).joined(separator: ", then ")
+    let unreadable =
+      extent.foldersUnreadable == 0
+      ? "" : "; \(extent.foldersUnreadable) folder\(extent.foldersUnreadable == 1 ? "" : "s") you cannot read passed over"
+    switch extent.ending {
+    case .complete:
+      return DocbmError(
+        .missing, path: absolute,
+        message:
+          "\(what) is gone: not at its recorded paths, nor found by its identity in any folder you can read on its filesystem (walked from \(roots)\(unreadable))",
+        lastKnownPath: absolute)
+    case .timeLimit, .cancelled, nil:
+      let stop =
+        extent.ending == .cancelled
+        ? "before the call was cancelled"
+        : "before the search's time limit (\(budget.filesystemTimeLimit.map { "\($0)" } ?? "none")) ran out"
+      return DocbmError(
+        .notFoundNearby, path: absolute,
+        message:
+          "\(what) was not found: not at its recorded paths, nor by its identity in the part of its filesystem searched \(stop) (\(extent.foldersListed) folders listed from \(roots)\(unreadable)); a search without a time limit may find it",
+        lastKnownPath: absolute)
+    }
   }
 
   /// The recorded object in a Trash, moved there itself or inside a trashed folder: found
@@ -349,25 +413,8 @@ struct TargetLocator {
   /// folder of a bind mount or a FUSE passthrough, whose files have the target's inode and
   /// birth time.
   private func searchRoots(_ area: SearchArea) -> [FilePath] {
-    let mountPoint = contents.volume.mountPoint?.lexicallyNormalized
-    func onRecordedFilesystem(_ folder: FilePath) -> Bool {
-      guard let mountPoint, mountPoint.bytes != [UInt8(ascii: "/")] else { return true }
-      let components = folder.lexicallyNormalized.components
-      let mountComponents = mountPoint.components
-      if components.count >= mountComponents.count
-        && Array(components.prefix(mountComponents.count)) == mountComponents
-      {
-        return true
-      }
-      // The same filesystem mounted somewhere else now (a disk at a new mount point).
-      guard let recorded = contents.volume.filesystemID, recorded != 0 else { return false }
-      return (try? FileSystemIdentity.of(path: folder))?.fsid == recorded
-    }
     var roots: [FilePath] = []
-    var folder = contents.absolutePath.removingLastComponent
-    while folder.bytes != [UInt8(ascii: "/")], area.status(of: folder)?.kind != .directory {
-      folder = folder.removingLastComponent
-    }
+    var folder = nearestExistingFolder(area)
     if onRecordedFilesystem(folder) { roots.append(folder) }
     for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
       folder = folder.removingLastComponent
@@ -376,6 +423,49 @@ struct TargetLocator {
     let documentRoot = documentFolder.lexicallyNormalized
     if !roots.contains(documentRoot), onRecordedFilesystem(documentRoot) { roots.append(documentRoot) }
     return roots
+  }
+
+  /// The recorded folder, or its nearest ancestor that is a folder now.
+  private func nearestExistingFolder(_ area: SearchArea) -> FilePath {
+    var folder = contents.absolutePath.removingLastComponent
+    while folder.bytes != [UInt8(ascii: "/")], area.status(of: folder)?.kind != .directory {
+      folder = folder.removingLastComponent
+    }
+    return folder
+  }
+
+  /// Whether `folder` is on the recorded filesystem: inside the recorded mount point, when
+  /// one was recorded, or on a filesystem with the recorded `f_fsid` (the same disk
+  /// mounted elsewhere).
+  private func onRecordedFilesystem(_ folder: FilePath) -> Bool {
+    guard let mountPoint = contents.volume.mountPoint?.lexicallyNormalized,
+      mountPoint.bytes != [UInt8(ascii: "/")]
+    else { return true }
+    let components = folder.lexicallyNormalized.components
+    let mountComponents = mountPoint.components
+    if components.count >= mountComponents.count
+      && Array(components.prefix(mountComponents.count)) == mountComponents
+    {
+      return true
+    }
+    guard let recorded = contents.volume.filesystemID, recorded != 0 else { return false }
+    return (try? FileSystemIdentity.of(path: folder))?.fsid == recorded
+  }
+
+  /// Where a walk of the target's whole filesystem starts: the root of the mount that holds
+  /// the nearest existing folder of its recorded path (on the recorded filesystem), and the
+  /// user's home folder first when the target was in it and it is on that mount. `nil`
+  /// when that mount cannot be told.
+  private func filesystemRoots(_ area: SearchArea) -> (mountRoot: FilePath, home: FilePath?)? {
+    let folder = nearestExistingFolder(area)
+    guard onRecordedFilesystem(folder), let canonicalFolder = try? TargetSnapshot.canonicalPath(folder),
+      let mount = area.mountTable?.mount(containing: canonicalFolder)
+    else { return nil }
+    let mountRoot = mount.mountPoint.lexicallyNormalized
+    guard let home = area.homeFolder, contents.absolutePath.isBelow(home),
+      home == mountRoot || home.isBelow(mountRoot), area.mountTable?.mount(containing: home) == mount
+    else { return (mountRoot, nil) }
+    return (mountRoot, home)
   }
 
   /// A `volumeUnavailable` error when the recorded mount point no longer holds the

@@ -55,17 +55,26 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
   /// few (those it prints). Equal when their sentences are.
   enum Summary: Hashable, Sendable {
     case text(String)
-    /// ``CheckVerdict/ok``: the document's key, and how many bookmarks no longer resolve.
-    case verified(key: KeyFingerprint, unresolved: Int)
+    /// ``CheckVerdict/ok``: the document's key, how many bookmarks no longer resolve, and
+    /// how many of those were not found only because the search stopped (`notFoundNearby`).
+    case verified(key: KeyFingerprint, unresolved: Int, notFoundNearby: Int)
 
     var text: String {
       switch self {
       case .text(let text): text
-      case .verified(let key, let unresolved):
+      case .verified(let key, let unresolved, let nearby):
         unresolved == 0
           ? "the document has key \(key); every bookmark in it verifies and resolves"
-          : "the document has key \(key); every bookmark in it verifies (\(unresolved) no longer resolve: their targets moved out of reach or are gone)"
+          : "the document has key \(key); every bookmark in it verifies (\(unresolved) no longer resolve\(Self.why(unresolved, nearby)))"
       }
+    }
+
+    /// Why `unresolved` bookmarks do not resolve, `nearby` of them not found where the
+    /// search looked.
+    private static func why(_ unresolved: Int, _ nearby: Int) -> String {
+      if nearby == 0 { return "" }
+      if nearby == unresolved { return ": their targets were not found where the search looked, and may be further away" }
+      return ": \(nearby) of their targets were not found where the search looked, and may be further away"
     }
 
     static func == (lhs: Summary, rhs: Summary) -> Bool { lhs.text == rhs.text }

@@ -18,6 +18,9 @@ public struct DocumentChecker: Sendable {
   /// (``DocumentCheck/escrowedKeyTally``) and, when it lost its key, the file as found
   /// (``DocumentCheck/sighting``).
   private let preparesProspects: Bool
+  /// The walks of whole filesystems that the documents of one tree check share; `nil` for
+  /// a checker whose every document check is a call of its own.
+  private let filesystem: FilesystemSearch?
 
   /// Makes a checker; with an escrow, its database is opened now (and a 0.1.0 escrow
   /// imported first), and each document's records are read when it is checked.
@@ -26,24 +29,28 @@ public struct DocumentChecker: Sendable {
   }
 
   private init(
-    escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex, preparesProspects: Bool = false
+    escrow: KeyEscrow?, searchBudget: SearchBudget, index: EscrowIndex, preparesProspects: Bool = false,
+    filesystem: FilesystemSearch? = nil
   ) {
     self.escrow = escrow
     self.searchBudget = searchBudget
     self.index = index
     self.escrowProblems = index.problem.map { [$0] } ?? []
     self.preparesProspects = preparesProspects
+    self.filesystem = filesystem
   }
 
   /// This checker with every escrow record read at once, in one query, for checking many
   /// documents (a tree). `preparingProspects`: a document without a key gets, from the
   /// check's own reading, what a repairer's prospect is decided from: its bookmarks counted
   /// against the escrowed keys they name (``DocumentCheck/escrowedKeyTally``) and, when it
-  /// lost its key, the file as found (``DocumentCheck/sighting``).
+  /// lost its key, the file as found (``DocumentCheck/sighting``). Its documents share the
+  /// walks of whole filesystems (one per filesystem, the budget's time limit for them all).
   package func loadingWholeEscrow(preparingProspects: Bool = false) -> DocumentChecker {
     DocumentChecker(
       escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything(),
-      preparesProspects: preparingProspects)
+      preparesProspects: preparingProspects,
+      filesystem: FilesystemSearch(timeLimit: searchBudget.filesystemTimeLimit, cancellation: nil))
   }
 
   /// The escrow's key and records of `fingerprint`: through the database this checker
@@ -178,7 +185,7 @@ public struct DocumentChecker: Sendable {
     if preparesProspects { escrowedKey = index.keysInMemory }
     var collector = EvidenceCollector(
       path: path, absolute: listed?.absolute, documentKey: documentKey, searchBudget: searchBudget,
-      portal: portal, listedIn: folder, escrowedKey: escrowedKey)
+      portal: portal, listedIn: folder, escrowedKey: escrowedKey, filesystem: filesystem)
     var statistics = BookmarkScanStatistics()
     do {
       try BookmarkScanner().scan(
@@ -330,7 +337,11 @@ public struct DocumentChecker: Sendable {
     }
     let verifying = evidence.count(where: \.verifies)
     if verifying == evidence.count {
-      return (.ok, .verified(key: key, unresolved: evidence.count(where: { !$0.resolves })))
+      return (
+        .ok,
+        .verified(
+          key: key, unresolved: evidence.count(where: { !$0.resolves }),
+          notFoundNearby: evidence.count(where: { $0.problem == .notFoundNearby })))
     }
     if verifying == 0 && evidence.allSatisfy({ $0.fingerprint != key }) {
       return (.keyMismatch, .text("the document carries key \(key), but its bookmarks name key \(named)"))

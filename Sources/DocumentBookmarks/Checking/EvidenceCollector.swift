@@ -26,6 +26,7 @@ struct EvidenceCollector {
   private var anchored: AnchoredDocument?
   /// What the document's full resolves share (one search area), made at the first.
   private var batch: ResolutionBatch?
+  private let filesystem: FilesystemSearch?
   /// The folder the document was listed in, open.
   private let listedIn: FileDescriptor?
   /// ``listedIn`` when it is the anchored document's folder (`path` is that folder's normal
@@ -63,11 +64,14 @@ struct EvidenceCollector {
   ///     with the document's name appended), or `nil`.
   ///   - escrowedKey: for a document without a key, the escrow's key of a fingerprint:
   ///     every bookmark found is then counted against the key it names (``tally``).
+  ///   - filesystem: the walks of whole filesystems shared with the other documents of
+  ///     the call (a tree check), or `nil` for the document's own.
   init(
     path: FilePath, absolute: FilePath? = nil, documentKey: DocumentKeyCache.Entry?,
     searchBudget: SearchBudget, portal: PortalDocument?, listedIn folder: FileDescriptor? = nil,
-    escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil
+    escrowedKey: ((KeyFingerprint) -> DocumentKey?)? = nil, filesystem: FilesystemSearch? = nil
   ) {
+    self.filesystem = filesystem
     self.path = path
     self.absolute = absolute
     self.documentKey = documentKey
@@ -159,7 +163,7 @@ struct EvidenceCollector {
         offset: item.offset, form: item.form, fingerprint: key, recordedTarget: unmoved.path,
         recordedDocument: nil, verifies: true, resolves: true, problem: nil)
     }
-    let batch = self.batch ?? ResolutionBatch(for: anchored, portal: .some(portal))
+    let batch = self.batch ?? ResolutionBatch(for: anchored, portal: .some(portal), filesystem: filesystem)
     self.batch = batch
     do throws(DocbmError) {
       let resolution = try anchored.resolve(

@@ -20,8 +20,9 @@ extension AnchoredDocument {
 /// suspend the calling task meanwhile.
 ///
 /// Cancellation: a call whose task is cancelled before it starts throws
-/// `CancellationError` and does nothing. Resolving and making a bookmark check again before
-/// they return, and throw `CancellationError` then (a key made meanwhile stays: the
+/// `CancellationError` and does nothing. A resolution's walk of a whole filesystem stops
+/// at the next folder once its task is cancelled. Resolving and making a bookmark check
+/// again before they return, and throw `CancellationError` then (a key made meanwhile stays: the
 /// document has a key, which is no half state). A save checks once more just before its new
 /// version is renamed into place: cancelled by then, it removes the new version, leaves the
 /// document byte for byte as it was, and throws `CancellationError`; after the rename, the
@@ -38,7 +39,9 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
   /// - Throws: `CancellationError`, or ``DocbmError`` as ``AnchoredDocument/resolve(_:)-(Bookmark)``.
   public func resolve(_ bookmark: Bookmark) async throws -> Resolution {
     let document = document
-    return try await AsyncAnchoredDocument.perform { () throws(DocbmError) in try document.resolve(bookmark) }
+    return try await AsyncAnchoredDocument.search { cancellation throws(DocbmError) in
+      try document.resolve(bookmark, cancellation: cancellation)
+    }
   }
 
   /// ``AnchoredDocument/resolve(_:)-([Bookmark])`` on docbm's threads: many bookmarks of
@@ -47,7 +50,9 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
   /// - Throws: `CancellationError` only; each bookmark's own failure is its result.
   public func resolve(_ bookmarks: [Bookmark]) async throws -> [Result<Resolution, DocbmError>] {
     let document = document
-    return try await AsyncAnchoredDocument.perform { () throws(DocbmError) in document.resolve(bookmarks) }
+    return try await AsyncAnchoredDocument.search { cancellation throws(DocbmError) in
+      document.resolve(bookmarks, cancellation: cancellation)
+    }
   }
 
   /// ``AnchoredDocument/makeBookmark(to:)-(FilePath)`` on docbm's threads.
@@ -151,6 +156,22 @@ public struct AsyncAnchoredDocument: Hashable, Sendable {
   ) async throws -> Value {
     try Task.checkCancellation()
     let value = try await DocbmThreads.run { try work() }
+    try Task.checkCancellation()
+    return value
+  }
+
+  /// Runs a resolution on docbm's threads, checking for cancellation before and after,
+  /// and telling its walks of filesystems to stop as soon as the task is cancelled.
+  static func search<Value: Sendable>(
+    _ work: @escaping @Sendable (SearchCancellation) throws(DocbmError) -> Value
+  ) async throws -> Value {
+    try Task.checkCancellation()
+    let cancellation = SearchCancellation()
+    let value = try await withTaskCancellationHandler {
+      try await DocbmThreads.run { try work(cancellation) }
+    } onCancel: {
+      cancellation.cancel()
+    }
     try Task.checkCancellation()
     return value
   }

@@ -40,8 +40,14 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case corrupt
     /// The bookmark (or key value) has a version this build does not know.
     case unsupportedVersion
-    /// The target no longer exists where it was, nor anywhere the search looked.
+    /// The target is gone: it is not at its recorded paths, and a search of every folder the
+    /// user can read on its filesystem did not find it by its identity.
     case missing
+    /// The target is not at its recorded paths, and the search did not find it in the part
+    /// of its filesystem it covered (the nearby folders, or as far as the time limit let it
+    /// walk, or until the call was cancelled): it may well exist further away. The message
+    /// says how far the search looked.
+    case notFoundNearby
     /// The target's filesystem is not mounted.
     case volumeUnavailable
     /// A path given to docbm (document or target) does not exist.
@@ -179,6 +185,7 @@ extension DocbmError.Code {
       .permissionDenied, .outsideSandbox:
       .pickAgain
     case .missing: .forget
+    case .notFoundNearby: .searchWider
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
     case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists: .useAnotherLocation
@@ -200,7 +207,7 @@ extension DocbmError.Code {
     case .noSpace: .freeSpace
     case .unsupportedFilesystem, .portalRefusesAttributes: .useAnotherLocation
     case .keyMissing, .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .missing,
-      .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted,
+      .notFoundNearby, .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted,
       .escrowDamaged, .documentUnproven, .portalHostPathUnknown, .outsideSandbox:
       defaultRecommendation
     }

@@ -10,6 +10,11 @@ public enum Recommendation: String, Hashable, Sendable, Codable, CaseIterable {
   case pickAgain
   /// The target is gone for good: remove the bookmark.
   case forget
+  /// The target was not found in the part of its filesystem searched, and may exist
+  /// further away: resolve again with a wider search (``SearchBudget/wholeFilesystem``,
+  /// `docbm resolve --search filesystem --search-time none`), or ask the user to pick it
+  /// again. Keep the bookmark meanwhile.
+  case searchWider
   /// The document lost its key: restore it from the escrow (`docbm repair`), or ask the user
   /// to pick the targets again. (A document that carries another key cannot be repaired:
   /// that is `pickAgain`.)
