@@ -174,6 +174,15 @@ if CommandLine.arguments.dropFirst().first == "hostile" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks find [ENTRIES]`: targets moved anywhere in a home of 1,000,000 entries,
+// against `find -xdev -inum`.
+if CommandLine.arguments.dropFirst().first == "find" {
+  let entries = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000_000
+  let met = runFindAnywhereBenchmark(root: root, entries: entries)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 // `DocbmBenchmarks watch`: lossy saves repaired while watching, and 10,000 folders watched.
 if CommandLine.arguments.dropFirst().first == "watch" {
   let met = try runWatchBenchmark(root: root)

@@ -1,0 +1,120 @@
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// A target moved far from its old place, in a home of `entries` entries that is a
+/// filesystem of its own (a tmpfs mounted on the home folder, so that its whole filesystem
+/// is the home, as `find HOME -xdev` sees it): `docbm resolve` against
+/// `find HOME -xdev -inum N`, the command a user would reach for, both as child processes
+/// in alternating rounds, warm cache; and 100 such targets of one document resolved
+/// together against one.
+///
+/// **Goals: a target found at the far end, and one truly gone, each within 1.0x of
+/// `find`; 100 missing targets within 1.2x of one.**
+func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
+  guard geteuid() == 0 else {
+    print("the find rows need root (a tmpfs mounted as the home): skipped")
+    return true
+  }
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  let docbm = executable.appendingPathComponent("docbm").path
+  guard FileManager.default.isExecutableFile(atPath: docbm) else {
+    print("build docbm first: swift build -c release --product docbm")
+    return false
+  }
+  let home = "\(root)/home"
+  makeFolders(home)
+  guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=4g,nr_inodes=0", "none", home]) == 0 else {
+    print("cannot mount a tmpfs on \(home): skipped")
+    return true
+  }
+  defer { _ = run("/bin/umount", [home]) }
+  // 20 top folders of 50 folders of 10 folders of files: a home of about `entries` entries.
+  let leaves = 20 * 50 * 10
+  let filesPerLeaf = max(1, entries / leaves - 1)
+  for top in 0..<20 {
+    for middle in 0..<50 {
+      for leaf in 0..<10 {
+        let folder = "\(home)/top\(top)/m\(middle)/leaf\(leaf)"
+        makeFolders(folder)
+        for file in 0..<filesPerLeaf {
+          let fd = open("\(folder)/file\(file).jpg", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+          if fd >= 0 { close(fd) }
+        }
+      }
+    }
+  }
+  makeFolders("\(home)/Documents/board/img")
+  makeFile("\(home)/Documents/board/board.json", "{}")
+  let environment = ["HOME=\(home)"]
+  setenv("HOME", home, 1)
+  let document = BookmarkService().documents(anchoredOn: FilePath("\(home)/Documents/board/board.json"))
+  var bookmarks: [Bookmark] = []
+  for index in 0..<101 {
+    let path = "\(home)/Documents/board/img/\(index).png"
+    makeFile(path, "\(index)")
+    guard let bookmark = try? document.makeBookmark(to: FilePath(path)) else {
+      print("cannot make the bookmarks")
+      return false
+    }
+    bookmarks.append(bookmark)
+  }
+  // The first target to the far end (the folder made first: a tmpfs lists the newest
+  // entries first, so the walk, breadth-first, lists it last), the others to folders all
+  // over the home; the last one deleted.
+  _ = rename("\(home)/Documents/board/img/0.png", "\(home)/top0/m0/leaf0/far.png")
+  for index in 1..<100 {
+    _ = rename(
+      "\(home)/Documents/board/img/\(index).png", "\(home)/top\(index % 20)/m\(index % 50)/leaf\(index % 10)/\(index).png")
+  }
+  unlink("\(home)/Documents/board/img/100.png")
+  var status = stat()
+  stat("\(home)/top0/m0/leaf0/far.png", &status)
+  let farInode = String(status.st_ino)
+  let documentPath = "\(home)/Documents/board/board.json"
+
+  /// `docbm resolve` of `bookmark` against `find`, alternating, 9 rounds after one to warm.
+  func paired(_ bookmark: Bookmark) -> (operation: Timings, baseline: Timings, status: Int32) {
+    var ours: [Double] = []
+    var theirs: [Double] = []
+    var lastStatus: Int32 = 0
+    for round in 0..<10 {
+      let resolve = { measureChild([docbm, "resolve", documentPath, bookmark.text], environment: environment) }
+      let find = { measureChild(["/usr/bin/find", home, "-xdev", "-inum", farInode]) }
+      let (first, second) = round % 2 == 0 ? (resolve(), find()) : (find(), resolve())
+      let (mine, floor) = round % 2 == 0 ? (first, second) : (second, first)
+      lastStatus = mine.status
+      guard round > 0 else { continue }
+      ours.append(mine.seconds * 1e9)
+      theirs.append(floor.seconds * 1e9)
+    }
+    return (Timings(values: ours), Timings(values: theirs), lastStatus)
+  }
+  let far = paired(bookmarks[0])
+  let gone = paired(bookmarks[100])
+  guard far.status == 0, gone.status == 1 else {
+    print("unexpected exit status: far \(far.status), gone \(gone.status)")
+    return false
+  }
+  // 100 targets moved all over the home, resolved together, against the one at the far end.
+  let batch = Array(bookmarks[0..<100])
+  let hundred = measurePaired(
+    iterations: 1, rounds: 7,
+    {
+      let results = document.resolve(batch)
+      precondition(results.allSatisfy { (try? $0.get()) != nil }, "a moved target was not found")
+    },
+    against: { _ = document.resolve([bookmarks[0]]) })
+  let count = entries.formatted()
+  return printTable([
+    Row(
+      operation: "docbm resolve, the target moved to the far end of a home of \(count) entries",
+      (far.operation, far.baseline), baselineName: "find HOME -xdev -inum N", goal: 1.0),
+    Row(
+      operation: "docbm resolve, the target deleted (missing after the whole home)",
+      (gone.operation, gone.baseline), baselineName: "find HOME -xdev -inum N", goal: 1.0),
+    Row(
+      operation: "100 targets moved all over the home, resolved together", hundred,
+      baselineName: "the one at the far end", goal: 1.2),
+  ])
+}

@@ -1,0 +1,173 @@
+import DocbmTestSupport
+import Foundation
+import Testing
+
+/// Targets moved the ways users reorganise a home folder, resolved on a filesystem of their
+/// own (a tmpfs in a private mount namespace, so that "the whole filesystem" is the test's
+/// alone): every target that still exists on its filesystem is found, never by name; only
+/// a deleted one is `missing`; a search that stopped sooner says `notFoundNearby`.
+@Suite("Finding a moved target anywhere on its filesystem")
+struct FindAnywhereTests {
+  let docbm = Capabilities.docbmExecutable
+
+  /// Where each target goes, relative to the mount (`$m`): `nil` deletes it.
+  static let moves: [(name: String, to: String?)] = [
+    ("renamed in place", "home/Documents/Projects/board/img/renamed.png"),
+    ("a sibling folder", "home/Documents/Projects/board/thumbs/t.png"),
+    ("Pictures", "home/Pictures/2025/07/t.png"),
+    ("Downloads", "home/Downloads/t.png"),
+    ("Music", "home/Music/Artist/Album/t.png"),
+    ("the home itself", "home/t.png"),
+    ("a deep archive", "home/Archive/2019/a/b/c/d/e/f/t.png"),
+    ("a new folder tree", "home/new/x/y/z/t.png"),
+    ("a hidden folder", "home/.cache/stash/t.png"),
+    ("renamed, then moved", "home/Archive/renamed-then-moved.png"),
+    ("another project", "home/Documents/Projects/other/t.png"),
+    ("the Desktop", "home/Desktop/t.png"),
+    ("deep in the filler", "home/stuff/s3/d33/t.png"),
+    ("another user's shared folder", "srv/shared/t.png"),
+    ("behind a planted link", "elsewhere/deep/t.png"),
+    ("a folder only root reads", "private/t.png"),
+    ("the Trash", "home/.local/share/Trash/files/t.png"),
+    ("another filesystem", "other/t.png"),
+    ("deleted", nil),
+  ]
+
+  /// The shell script that makes the home on a tmpfs at `$m`, bookmarks 22 targets (the
+  /// last three inside `img/sub`), makes the moves, then resolves every bookmark together
+  /// as root, as `nobody`, and with the narrower searches.
+  private func script(mount: String) -> String {
+    var lines = [
+      "m='\(mount)'", "docbm='\(docbm)'",
+      "mount -t tmpfs none \"$m\" || exit 77",
+      "set -e",
+      "H=\"$m/home\"; P=\"$H/Documents/Projects/board\"",
+      "mkdir -p \"$P/img/sub\" \"$m/escrow\" \"$m/escrow-nobody\" \"$H/links\"",
+      "chown 65534:65534 \"$m/escrow-nobody\"",
+      "export HOME=\"$H\" DOCBM_ESCROW_DIR=\"$m/escrow\" XDG_DATA_HOME=\"$H/.local/share\"",
+      // A home of 3,000 filler files in 300 folders.
+      "i=0; while [ $i -lt 300 ]; do d=\"$H/stuff/s$((i % 10))/d$i\"; mkdir -p \"$d\"",
+      "  for f in 0 1 2 3 4 5 6 7 8 9; do : > \"$d/f$f.jpg\"; done; i=$((i + 1)); done",
+      "echo board > \"$P/board.txt\"",
+    ]
+    let count = Self.moves.count
+    for index in 0..<count {
+      lines.append("echo 't\(index)' > \"$P/img/t\(index).png\"")
+      lines.append("\"$docbm\" bookmark \"$P/board.txt\" \"$P/img/t\(index).png\" >> \"$m/bookmarks\"")
+    }
+    // Three more, moved with their folder.
+    for index in count..<(count + 3) {
+      lines.append("echo 't\(index)' > \"$P/img/sub/t\(index).png\"")
+      lines.append("\"$docbm\" bookmark \"$P/board.txt\" \"$P/img/sub/t\(index).png\" >> \"$m/bookmarks\"")
+    }
+    lines += [
+      // Another filesystem inside, and a folder only root reads.
+      "mkdir -p \"$m/other\" \"$m/private\" \"$m/srv/shared\" \"$m/elsewhere\"",
+      "mount -t tmpfs none \"$m/other\"",
+      "chmod 700 \"$m/private\"",
+      // Links planted in the walk: a loop, and a link to the folder the target goes to.
+      "ln -s \"$H\" \"$H/links/loop\"", "ln -s \"$m/elsewhere\" \"$H/aaa-link\"",
+      "mkdir -p \"$H/Archive\"",
+      "mv \"$P/img/sub\" \"$H/Archive/old-img\"",
+    ]
+    for (index, move) in Self.moves.enumerated() {
+      guard let destination = move.to else {
+        lines.append("rm \"$P/img/t\(index).png\"")
+        continue
+      }
+      if move.name == "renamed, then moved" {
+        lines.append("mv \"$P/img/t\(index).png\" \"$P/img/old-name.png\"")
+        lines.append("mkdir -p \"$(dirname \"$m/\(destination)\")\"")
+        lines.append("mv \"$P/img/old-name.png\" \"$m/\(destination)\"")
+        continue
+      }
+      lines.append("mkdir -p \"$(dirname \"$m/\(destination)\")\"")
+      lines.append("mv \"$P/img/t\(index).png\" \"$m/\(destination)\"")
+    }
+    lines += [
+      "set +e",
+      "echo '== root'", "\"$docbm\" resolve --json \"$P/board.txt\" - < \"$m/bookmarks\"",
+      "echo '== nobody'",
+      "setpriv --reuid=65534 --regid=65534 --clear-groups env DOCBM_ESCROW_DIR=\"$m/escrow-nobody\" \"$docbm\" resolve --json \"$P/board.txt\" - < \"$m/bookmarks\"",
+      "echo '== nearby'",
+      "\"$docbm\" resolve --json --search nearby \"$P/board.txt\" - < \"$m/bookmarks\"",
+      "echo '== no time'",
+      "\"$docbm\" resolve --json --search-time 0 \"$P/board.txt\" - < \"$m/bookmarks\"",
+      "echo '== end'",
+    ]
+    return lines.joined(separator: "\n")
+  }
+
+  /// The JSON objects printed after `== section`, one per bookmark.
+  private func section(_ name: String, of output: String) -> [[String: Any]] {
+    guard let start = output.range(of: "== \(name)\n") else { return [] }
+    let rest = output[start.upperBound...]
+    let end = rest.range(of: "\n== ")?.lowerBound ?? rest.endIndex
+    return rest[..<end].split(separator: "\n").compactMap { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+  }
+
+  private func code(_ object: [String: Any]) -> String? {
+    (object["error"] as? [String: Any])?["code"] as? String
+  }
+
+  @Test("22 targets moved across a home: all that exist are found, the deleted one is missing, no other")
+  func reorganisedHome() throws {
+    guard Capabilities.canMountPrivately, Capabilities.canDropPrivileges else {
+      print("skipped: mounting test filesystems needs root and unshare -m")
+      return
+    }
+    let scratch = try Scratch()
+    let mount = try scratch.folder("disk")
+    chmod(scratch.root.description, 0o755)
+    let result = run(
+      "/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script(mount: mount.description)])
+    if result.status == 77 {
+      print("skipped: tmpfs cannot be mounted here (\(result.error))")
+      return
+    }
+    let root = section("root", of: result.output)
+    let count = Self.moves.count
+    try #require(root.count == count + 3, "\(result.output)\n\(result.error)")
+    for (index, move) in Self.moves.enumerated() {
+      let object = root[index]
+      switch move.name {
+      case "deleted":
+        #expect(code(object) == "missing", "\(move.name): \(object)")
+        #expect((object["error"] as? [String: Any])?["recommendation"] as? String == "forget")
+      case "another filesystem":
+        // A move to another filesystem is a copy: a new file there, never taken.
+        #expect(code(object) == "missing", "\(move.name): \(object)")
+      default:
+        let expected = "\(mount)/\(move.to!)"
+        #expect(object["path"] as? String == expected, "\(move.name): \(object)")
+      }
+    }
+    for index in count..<(count + 3) {
+      #expect(root[index]["path"] as? String == "\(mount)/home/Archive/old-img/t\(index).png", "\(root[index])")
+    }
+    #expect(root.contains { ($0["staleReasons"] as? [String])?.contains("inTrash") == true })
+
+    // As another user: the folder only root reads is passed over, and said so.
+    let nobody = section("nobody", of: result.output)
+    try #require(nobody.count == count + 3, "\(result.output)\n\(result.error)")
+    let privateIndex = try #require(Self.moves.firstIndex { $0.name == "a folder only root reads" })
+    #expect(code(nobody[privateIndex]) == "missing")
+    let message = (nobody[privateIndex]["error"] as? [String: Any])?["message"] as? String ?? ""
+    #expect(message.contains("1 folder you cannot read passed over"), "\(message)")
+    let sharedIndex = try #require(Self.moves.firstIndex { $0.name == "another user's shared folder" })
+    #expect(nobody[sharedIndex]["path"] as? String == "\(mount)/srv/shared/t.png")
+
+    // The narrower searches never say missing of a file that exists.
+    for name in ["nearby", "no time"] {
+      let narrow = section(name, of: result.output)
+      try #require(narrow.count == count + 3, "\(name): \(result.output)")
+      let picturesIndex = try #require(Self.moves.firstIndex { $0.name == "Pictures" })
+      #expect(code(narrow[picturesIndex]) == "notFoundNearby", "\(name): \(narrow[picturesIndex])")
+      #expect(
+        (narrow[picturesIndex]["error"] as? [String: Any])?["recommendation"] as? String == "searchWider")
+      #expect(!narrow.contains { code($0) == "missing" }, "\(name)")
+    }
+  }
+}
