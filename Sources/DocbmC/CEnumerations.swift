@@ -64,6 +64,22 @@ extension Recommendation {
   }
 }
 
+extension SearchBudget.Reach {
+  /// The `docbm_search_reach` value.
+  var cValue: UInt32 {
+    switch self {
+    case .nearby: 1
+    case .filesystem: 2
+    }
+  }
+
+  /// The reach whose `docbm_search_reach` value is `value`, if one has it.
+  init?(cValue value: UInt32) {
+    guard let reach = Self.allCases.first(where: { $0.cValue == value }) else { return nil }
+    self = reach
+  }
+}
+
 extension StaleReason {
   /// The reason's `docbm_stale_reason` bit.
   var cBit: UInt32 {
@@ -143,4 +159,5 @@ struct CNames: Sendable {
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
   static let repairActions = CNames(DocumentRepairer.Report.Action.self, cValue: \.cValue)
   static let lintVerdicts = CNames(SaveProbeReport.Verdict.self, cValue: \.cValue)
+  static let searchReaches = CNames(SearchBudget.Reach.self, cValue: \.cValue)
 }

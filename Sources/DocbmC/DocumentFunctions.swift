@@ -12,6 +12,25 @@ import DocumentBookmarks
   return DocumentHandle(path: path).retainedPointer()
 }
 
+/// `docbm_document *docbm_document_open_searching(const char *path, docbm_search_reach reach,
+/// double time_limit_seconds, docbm_error **error)`
+@c public func docbm_document_open_searching(
+  _ path: UnsafePointer<CChar>?, _ reach: UInt32, _ timeLimit: Double,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  let function = "docbm_document_open_searching"
+  guard let path = CallOutcome.path(path, named: "a path", of: function, reportingTo: error) else { return nil }
+  var budget = SearchBudget.standard
+  guard let chosen = SearchBudget.Reach(cValue: reach) else {
+    ErrorHandle.report(ErrorHandle(invalid: "\(function) got reach \(reach), not a docbm_search_reach"), to: error)
+    return nil
+  }
+  budget.reach = chosen
+  budget.filesystemTimeLimit =
+    timeLimit.isNaN || timeLimit < 0 || timeLimit > 1e9 ? nil : .milliseconds(Int64((timeLimit * 1000).rounded()))
+  return DocumentHandle(path: path, searchBudget: budget).retainedPointer()
+}
+
 /// `void docbm_document_close(docbm_document *document)`
 @c public func docbm_document_close(_ document: OpaquePointer?) {
   DocumentHandle.release(document)

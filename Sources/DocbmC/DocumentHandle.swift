@@ -5,8 +5,8 @@ import DocumentBookmarks
 final class DocumentHandle: CHandle {
   let document: AnchoredDocument
 
-  init(path: FilePath) {
-    document = BookmarkService(escrow: .default).documents(anchoredOn: path)
+  init(path: FilePath, searchBudget: SearchBudget = .standard) {
+    document = BookmarkService(searchBudget: searchBudget, escrow: .default).documents(anchoredOn: path)
   }
 }
 

@@ -23,10 +23,15 @@ final class ErrorHandle: CHandle {
   }
 
   /// An invalid-argument error: `argument` of `function` was NULL or empty.
-  init(invalidArgument argument: String, of function: String) {
+  convenience init(invalidArgument argument: String, of function: String) {
+    self.init(invalid: "\(function) needs \(argument), and it was NULL or empty")
+  }
+
+  /// `DOCBM_INVALID_ARGUMENT`, saying what was wrong with the argument.
+  init(invalid sentence: String) {
     code = DocbmError.Code.invalidArgumentCValue
     recommendation = 0  // DOCBM_RECOMMEND_NONE: the call itself was wrong
-    message = CStringCopy("invalidArgument: \(function) needs \(argument), and it was NULL or empty")
+    message = CStringCopy("invalidArgument: \(sentence)")
     path = nil
     errno = 0
   }

@@ -45,3 +45,8 @@ private let versionString = StaticCString(DocbmRelease.version)
 @c public func docbm_lint_verdict_name(_ verdict: UInt32) -> UnsafePointer<CChar>? {
   CNames.lintVerdicts[verdict]
 }
+
+/// `const char *docbm_search_reach_name(docbm_search_reach reach)`
+@c public func docbm_search_reach_name(_ reach: UInt32) -> UnsafePointer<CChar>? {
+  CNames.searchReaches[reach]
+}

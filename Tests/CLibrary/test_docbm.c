@@ -101,6 +101,8 @@ static void test_names(void) {
   EXPECT(strcmp(docbm_code_name(DOCBM_KEY_MISSING), "keyMissing") == 0);
   EXPECT(strcmp(docbm_code_name(DOCBM_MISSING), "missing") == 0);
   EXPECT(strcmp(docbm_code_name(DOCBM_OUTSIDE_SANDBOX), "outsideSandbox") == 0);
+  EXPECT(strcmp(docbm_code_name(DOCBM_NOT_FOUND_NEARBY), "notFoundNearby") == 0);
+  EXPECT(strcmp(docbm_recommendation_name(DOCBM_RECOMMEND_SEARCH_WIDER), "searchWider") == 0);
   EXPECT(docbm_code_name(DOCBM_INVALID_ARGUMENT) == NULL);
   EXPECT(docbm_code_name((docbm_code)999) == NULL);
   EXPECT(strcmp(docbm_recommendation_name(DOCBM_RECOMMEND_REPAIR_KEY), "repairKey") == 0);
@@ -484,6 +486,36 @@ static void test_names_that_are_not_utf8(void) {
   EXPECT(unlink(document_path) == 0 && rmdir(folder) == 0);
 }
 
+static void test_search_reach(void) {
+  docbm_error *error = NULL;
+  const char *document_path = path_in(0, "reach.txt");
+  const char *target = path_in(1, "reach-target.png");
+  write_file(document_path, "board\n");
+  write_file(target, "target\n");
+  docbm_document *document = docbm_document_open(document_path, &error);
+  char *bookmark = docbm_make_bookmark(document, target, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+  docbm_document_close(document);
+  EXPECT(unlink(target) == 0);
+  /* Nearby only, or no time for the walk: not found where it looked, never missing. */
+  docbm_document *nearby = docbm_document_open_searching(document_path, DOCBM_SEARCH_NEARBY, -1, &error);
+  EXPECT(nearby != NULL && error == NULL);
+  EXPECT(docbm_resolve(nearby, bookmark, &error) == NULL);
+  EXPECT(error && docbm_error_recommendation(error) == DOCBM_RECOMMEND_SEARCH_WIDER);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND_NEARBY);
+  docbm_document_close(nearby);
+  error = NULL;
+  docbm_document *hurried = docbm_document_open_searching(document_path, DOCBM_SEARCH_FILESYSTEM, 0, &error);
+  EXPECT(docbm_resolve(hurried, bookmark, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND_NEARBY);
+  docbm_document_close(hurried);
+  error = NULL;
+  EXPECT(docbm_document_open_searching(document_path, (docbm_search_reach)7, 1, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  docbm_free(bookmark);
+  EXPECT(unlink(document_path) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -502,6 +534,7 @@ int main(int argc, char **argv) {
   test_escrow_refusals();
   test_lint();
   test_names_that_are_not_utf8();
+  test_search_reach();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -26,7 +26,7 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from ._library import SAVE_FUNCTION, lib
 
@@ -180,15 +180,33 @@ class Document:
     are escrowed in the user's escrow (``$DOCBM_ESCROW_DIR``, else
     ``$XDG_STATE_HOME/docbm``, else ``~/.local/state/docbm``), as the ``docbm`` command
     does. A document may be used from several threads; close it (or use ``with``) when done.
+
+    ``search`` says how far its resolutions look for a target that left its recorded
+    paths: ``"filesystem"`` (the default: near its old place, then every folder the user
+    can read on its filesystem, the home folder first) or ``"nearby"``; ``search_time``,
+    the most seconds one call walks whole filesystems (``None`` for no limit). A target is
+    ``missing`` only after every readable folder of its filesystem was searched; a search
+    that stopped sooner raises ``notFoundNearby`` (recommendation ``searchWider``).
     """
 
-    def __init__(self, path: PathLike) -> None:
+    def __init__(
+        self,
+        path: PathLike,
+        search: Literal["nearby", "filesystem"] = "filesystem",
+        search_time: Optional[float] = 10.0,
+    ) -> None:
         self._handle: Optional[int] = None
         # Calls in flight on the handle (run without the GIL): close() waits for them.
         self._users = 0
         self._idle = threading.Condition()
         self.path = os.fsdecode(path)
-        self._handle = _call(lib.docbm_document_open, _path(path))
+        reaches = {"nearby": 1, "filesystem": 2}
+        if search not in reaches:
+            raise ValueError(f"search must be 'nearby' or 'filesystem', not {search!r}")
+        limit = -1.0 if search_time is None else float(search_time)
+        if search_time is not None and not limit >= 0:
+            raise ValueError(f"search_time must be a number of seconds at least 0, or None, not {search_time!r}")
+        self._handle = _call(lib.docbm_document_open_searching, _path(path), reaches[search], limit)
 
     def close(self) -> None:
         """Releases the document once the calls other threads are making on it have

@@ -208,6 +208,25 @@ def test_resolve_all(notes: Path, picture: Path, folder: Path) -> None:
     assert isinstance(results[2], docbm.DocbmError) and results[2].code == "missing"
 
 
+def test_search_reach(notes: Path, picture: Path, folder: Path) -> None:
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+    picture.unlink()
+    with docbm.Document(notes, search="nearby") as nearby:
+        with pytest.raises(docbm.DocbmError) as raised:
+            nearby.resolve(bookmark)
+    assert raised.value.code == "notFoundNearby"
+    assert raised.value.recommendation == "searchWider"
+    with docbm.Document(notes, search_time=0) as hurried:
+        with pytest.raises(docbm.DocbmError) as raised:
+            hurried.resolve(bookmark)
+    assert raised.value.code == "notFoundNearby"
+    assert "time limit" in raised.value.message
+    for wrong in ({"search": "everywhere"}, {"search_time": -1}):
+        with pytest.raises(ValueError):
+            docbm.Document(notes, **wrong)  # type: ignore[arg-type]
+
+
 def test_threads_share_a_document(notes: Path, folder: Path) -> None:
     targets = []
     for index in range(8):
@@ -313,6 +332,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_verdict": ("DOCBM_VERDICT_", lib.docbm_verdict_name),
         "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name),
         "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name),
+        "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
@@ -326,7 +346,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 30 + 9 + 6 + 9 + 3 + 4
+    assert checked == 31 + 10 + 6 + 9 + 3 + 4 + 2
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

@@ -187,6 +187,31 @@ typedef struct docbm_document docbm_document;
  */
 docbm_document *docbm_document_open(const char *path, docbm_error **error);
 
+/** How far resolution looks for a target that left its recorded paths. Mirrors `SearchBudget.Reach`. */
+typedef enum docbm_search_reach {
+  /** The folders near its old place and the document's only: a target not found there is
+      DOCBM_NOT_FOUND_NEARBY. */
+  DOCBM_SEARCH_NEARBY = 1,
+  /** Near it, then every folder the user can read on its filesystem, the home folder first
+      (what docbm_document_open() does). */
+  DOCBM_SEARCH_FILESYSTEM = 2
+} docbm_search_reach;
+
+/** A reach's name ("nearby", "filesystem"), or NULL for a value that is not one. */
+const char *docbm_search_reach_name(docbm_search_reach reach);
+
+/**
+ * docbm_document_open(), with the search of its resolutions set: `reach`, and
+ * `time_limit_seconds`, the longest one call (docbm_resolve(), docbm_resolve_all()) walks
+ * whole filesystems, over all its bookmarks; a negative value for no limit (the default is
+ * 10 seconds). A target is DOCBM_MISSING only when every folder the user can read on its
+ * filesystem was searched; a search that stopped sooner says DOCBM_NOT_FOUND_NEARBY.
+ *
+ * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path, or a reach not listed above.
+ */
+docbm_document *docbm_document_open_searching(
+  const char *path, docbm_search_reach reach, double time_limit_seconds, docbm_error **error);
+
 /** Releases a document. NULL is allowed. */
 void docbm_document_close(docbm_document *document);
 
