@@ -65,7 +65,8 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
   _ = rename("\(home)/Documents/board/img/0.png", "\(home)/top0/m0/leaf0/far.png")
   for index in 1..<100 {
     _ = rename(
-      "\(home)/Documents/board/img/\(index).png", "\(home)/top\(index % 20)/m\(index % 50)/leaf\(index % 10)/\(index).png")
+      "\(home)/Documents/board/img/\(index).png",
+      "\(home)/top\(index % 20)/m\(index % 50)/leaf\(index % 10)/\(index).png")
   }
   unlink("\(home)/Documents/board/img/100.png")
   var status = stat()
@@ -79,7 +80,9 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
     var theirs: [Double] = []
     var lastStatus: Int32 = 0
     for round in 0..<10 {
-      let resolve = { measureChild([docbm, "resolve", documentPath, bookmark.text], environment: environment) }
+      let resolve = {
+        measureChild([docbm, "resolve", documentPath, bookmark.text], environment: environment)
+      }
       let find = { measureChild(["/usr/bin/find", home, "-xdev", "-inum", farInode]) }
       let (first, second) = round % 2 == 0 ? (resolve(), find()) : (find(), resolve())
       let (mine, floor) = round % 2 == 0 ? (first, second) : (second, first)

@@ -19,15 +19,19 @@ import DocumentBookmarks
   _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> OpaquePointer? {
   let function = "docbm_document_open_searching"
-  guard let path = CallOutcome.path(path, named: "a path", of: function, reportingTo: error) else { return nil }
+  guard let path = CallOutcome.path(path, named: "a path", of: function, reportingTo: error) else {
+    return nil
+  }
   var budget = SearchBudget.standard
   guard let chosen = SearchBudget.Reach(cValue: reach) else {
-    ErrorHandle.report(ErrorHandle(invalid: "\(function) got reach \(reach), not a docbm_search_reach"), to: error)
+    ErrorHandle.report(
+      ErrorHandle(invalid: "\(function) got reach \(reach), not a docbm_search_reach"), to: error)
     return nil
   }
   budget.reach = chosen
   budget.filesystemTimeLimit =
-    timeLimit.isNaN || timeLimit < 0 || timeLimit > 1e9 ? nil : .milliseconds(Int64((timeLimit * 1000).rounded()))
+    timeLimit.isNaN || timeLimit < 0 || timeLimit > 1e9
+    ? nil : .milliseconds(Int64((timeLimit * 1000).rounded()))
   return DocumentHandle(path: path, searchBudget: budget).retainedPointer()
 }
 

@@ -27,7 +27,8 @@ enum SearchSettings {
       let text = String(decoding: value, as: UTF8.self)
       guard let reach = SearchBudget.Reach(rawValue: text) else {
         throw UsageError(
-          message: "The value '\(text)' is invalid for '--search': expected nearby or filesystem", command: command)
+          message: "The value '\(text)' is invalid for '--search': expected nearby or filesystem",
+          command: command)
       }
       budget.reach = reach
     }
@@ -39,7 +40,8 @@ enum SearchSettings {
         budget.filesystemTimeLimit = .milliseconds(Int64((seconds * 1000).rounded()))
       } else {
         throw UsageError(
-          message: "The value '\(text)' is invalid for '--search-time': expected a number of seconds, or none",
+          message:
+            "The value '\(text)' is invalid for '--search-time': expected a number of seconds, or none",
           command: command)
       }
     }

@@ -21,7 +21,8 @@ extension AnchoredDocument {
 
   /// ``resolve(_:)-([Bookmark])``, whose walks of filesystems stop when `cancellation`
   /// says so.
-  func resolve(_ bookmarks: [Bookmark], cancellation: SearchCancellation?) -> [Result<Resolution, DocbmError>] {
+  func resolve(_ bookmarks: [Bookmark], cancellation: SearchCancellation?) -> [Result<Resolution, DocbmError>]
+  {
     guard !bookmarks.isEmpty else { return [] }
     // The key with its MAC schedule, made once for the whole batch.
     let key = Result { () throws(DocbmError) in try readKey().map(DocumentKeyCache.Entry.init) }

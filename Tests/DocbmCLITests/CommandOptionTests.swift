@@ -53,7 +53,8 @@ struct CommandOptionTests {
     budget.reach = .nearby
     budget.filesystemTimeLimit = nil
     #expect(
-      try ParsedCommand.parse(["resolve", "--search=nearby", "--search-time", "none", "d", "b"].map { Array($0.utf8) })
+      try ParsedCommand.parse(
+        ["resolve", "--search=nearby", "--search-time", "none", "d", "b"].map { Array($0.utf8) })
         == .resolve(document: Array("d".utf8), bookmark: Array("b".utf8), search: budget, json: false))
     budget = .standard
     budget.filesystemTimeLimit = .milliseconds(2500)

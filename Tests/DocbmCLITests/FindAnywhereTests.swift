@@ -123,7 +123,8 @@ struct FindAnywhereTests {
     let mount = try scratch.folder("disk")
     chmod(scratch.root.description, 0o755)
     let result = run(
-      "/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script(mount: mount.description)])
+      "/usr/bin/unshare",
+      ["-m", "--propagation", "private", "/bin/sh", "-c", script(mount: mount.description)])
     if result.status == 77 {
       print("skipped: tmpfs cannot be mounted here (\(result.error))")
       return
@@ -146,7 +147,8 @@ struct FindAnywhereTests {
       }
     }
     for index in count..<(count + 3) {
-      #expect(root[index]["path"] as? String == "\(mount)/home/Archive/old-img/t\(index).png", "\(root[index])")
+      #expect(
+        root[index]["path"] as? String == "\(mount)/home/Archive/old-img/t\(index).png", "\(root[index])")
     }
     #expect(root.contains { ($0["staleReasons"] as? [String])?.contains("inTrash") == true })
 

@@ -28,7 +28,9 @@ struct FilesystemSearchTests {
     }
   }
 
-  @Test("a target anywhere below the roots is found by identity, hidden folders too; another file of its name is not")
+  @Test(
+    "a target anywhere below the roots is found by identity, hidden folders too; another file of its name is not"
+  )
   func findsAnywhere() throws {
     try fill("home/stuff", folders: 60)
     let target = try scratch.file("home/Documents/Projects/board/img/cat.png", "cat")
@@ -59,7 +61,8 @@ struct FilesystemSearchTests {
     let folders = try FileManager.default.subpathsOfDirectory(atPath: scratch.root.description)
       .filter { path in
         var isFolder: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: scratch.root.appending(path).description, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(
+          atPath: scratch.root.appending(path).description, isDirectory: &isFolder)
         return isFolder.boolValue
       }
     #expect(outcome.extent.foldersListed == folders.count + 1)
@@ -89,7 +92,9 @@ struct FilesystemSearchTests {
     }
   }
 
-  @Test("links planted in the walk are never followed: a loop ends, and a linked folder is reached by its own path")
+  @Test(
+    "links planted in the walk are never followed: a loop ends, and a linked folder is reached by its own path"
+  )
   func linksNotFollowed() throws {
     try fill("home/stuff", folders: 10)
     try scratch.symlink(scratch.path("home").description, at: scratch.path("home/stuff/loop"))

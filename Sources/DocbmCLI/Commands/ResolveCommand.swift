@@ -107,7 +107,8 @@ struct ResolveCommand {
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
     let bookmarks = parsed.compactMap { try? $0.get() }
-    var resolved = BookmarkService(searchBudget: search).documents(anchoredOn: document).resolve(bookmarks)[...]
+    var resolved = BookmarkService(searchBudget: search).documents(anchoredOn: document).resolve(bookmarks)[
+      ...]
     let results = parsed.map { bookmark in
       bookmark.flatMap { _ in resolved.popFirst()! }
     }

@@ -24,10 +24,12 @@ final class FilesystemSearch: Sendable {
   func find(_ matcher: IdentityMatcher, mountRoot: FilePath, home: FilePath?) -> FilesystemWalk.Outcome? {
     let walk: FilesystemWalk? = walks.withLock { walks in
       if let walk = walks[mountRoot] { return walk }
-      guard let status = try? FileStatus.of(mountRoot, followSymlinks: false), status.kind == .directory else {
+      guard let status = try? FileStatus.of(mountRoot, followSymlinks: false), status.kind == .directory
+      else {
         return nil
       }
-      let made = FilesystemWalk(mountRoot: mountRoot, rootStatus: status, roots: (home.map { [$0] } ?? []) + [mountRoot])
+      let made = FilesystemWalk(
+        mountRoot: mountRoot, rootStatus: status, roots: (home.map { [$0] } ?? []) + [mountRoot])
       walks[mountRoot] = made
       return made
     }

@@ -123,7 +123,8 @@ final class FilesystemWalk: Sendable {
         return state.hits
       }
       for hit in hits {
-        if let status = try? FileStatus.of(hit, followSymlinks: false), matcher.isSameObject(status, at: hit) {
+        if let status = try? FileStatus.of(hit, followSymlinks: false), matcher.isSameObject(status, at: hit)
+        {
           return outcome(hit)
         }
       }
@@ -148,7 +149,8 @@ final class FilesystemWalk: Sendable {
     }
     for name in names {
       let path = folder.appending(name)
-      if let status = try? FileStatus.of(path, followSymlinks: false), matcher.isSameObject(status, at: path) {
+      if let status = try? FileStatus.of(path, followSymlinks: false), matcher.isSameObject(status, at: path)
+      {
         return path
       }
     }
@@ -191,7 +193,8 @@ final class FilesystemWalk: Sendable {
     state.withLock(
       waitingOn: progress,
       until: { state in
-        state.head < state.queue.count || state.active == 0 || !state.hits.isEmpty || state.extent.ending != nil
+        state.head < state.queue.count || state.active == 0 || !state.hits.isEmpty
+          || state.extent.ending != nil
       }
     ) { state -> (FilePath, UInt64)? in
       guard state.hits.isEmpty, state.extent.ending == nil else { return nil }

@@ -113,7 +113,8 @@ struct TargetLocator {
     if storageFailure == nil { storageFailure = search.storageFailure }
     if let found = search.found {
       return located(
-        found, documentMoved: documentMoved, relative: relativeStatus.map { (canonical(relativeCandidate), $0) },
+        found, documentMoved: documentMoved,
+        relative: relativeStatus.map { (canonical(relativeCandidate), $0) },
         absolute: absoluteStatus)
     }
     if relativeStatus != nil {
@@ -194,7 +195,8 @@ struct TargetLocator {
     let roots = extent.roots.map(\.description).joined(separator: ", then ")
     let unreadable =
       extent.foldersUnreadable == 0
-      ? "" : "; \(extent.foldersUnreadable) folder\(extent.foldersUnreadable == 1 ? "" : "s") you cannot read passed over"
+      ? ""
+      : "; \(extent.foldersUnreadable) folder\(extent.foldersUnreadable == 1 ? "" : "s") you cannot read passed over"
     switch extent.ending {
     case .complete:
       return DocbmError(
@@ -244,10 +246,10 @@ struct TargetLocator {
     if absoluteFits { return Location(path: contents.absolutePath, reasons: [.relativePathChanged]) }
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
     throw DocbmError(
-      .missing, path: contents.absolutePath,
+      .notFoundNearby, path: contents.absolutePath,
       message:
-        "the \(contents.kind.rawValue) last seen at \(contents.absolutePath) is gone: not at its recorded paths (the bookmark, made through the Documents portal, records no identity to search for)",
-      lastKnownPath: contents.absolutePath)
+        "the \(contents.kind.rawValue) last seen at \(contents.absolutePath) was not found: not at its recorded paths, and the bookmark, made through the Documents portal, records no identity to search for; ask the user to pick it again",
+      recommendation: .pickAgain, lastKnownPath: contents.absolutePath)
   }
 
   /// The recorded file is at its absolute path and another file stands at the relative

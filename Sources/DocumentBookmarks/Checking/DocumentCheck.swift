@@ -73,7 +73,9 @@ public struct DocumentCheck: Hashable, Sendable, Codable {
     /// search looked.
     private static func why(_ unresolved: Int, _ nearby: Int) -> String {
       if nearby == 0 { return "" }
-      if nearby == unresolved { return ": their targets were not found where the search looked, and may be further away" }
+      if nearby == unresolved {
+        return ": their targets were not found where the search looked, and may be further away"
+      }
       return ": \(nearby) of their targets were not found where the search looked, and may be further away"
     }
 

@@ -341,7 +341,8 @@ public struct DocumentChecker: Sendable {
         .ok,
         .verified(
           key: key, unresolved: evidence.count(where: { !$0.resolves }),
-          notFoundNearby: evidence.count(where: { $0.problem == .notFoundNearby })))
+          notFoundNearby: evidence.count(where: { $0.problem == .notFoundNearby }))
+      )
     }
     if verifying == 0 && evidence.allSatisfy({ $0.fingerprint != key }) {
       return (.keyMismatch, .text("the document carries key \(key), but its bookmarks name key \(named)"))

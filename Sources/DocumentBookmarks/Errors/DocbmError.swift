@@ -207,7 +207,8 @@ extension DocbmError.Code {
     case .noSpace: .freeSpace
     case .unsupportedFilesystem, .portalRefusesAttributes: .useAnotherLocation
     case .keyMissing, .keyMismatch, .keyMalformed, .tampered, .corrupt, .unsupportedVersion, .missing,
-      .notFoundNearby, .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten, .escrowUntrusted,
+      .notFoundNearby, .volumeUnavailable, .ioError, .systemFailure, .writerFailed, .nothingWritten,
+      .escrowUntrusted,
       .escrowDamaged, .documentUnproven, .portalHostPathUnknown, .outsideSandbox:
       defaultRecommendation
     }

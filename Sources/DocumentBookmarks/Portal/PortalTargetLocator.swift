@@ -82,9 +82,9 @@ struct PortalTargetLocator {
         lastKnownPath: absolute)
     }
     return DocbmError(
-      .missing, path: absolute,
+      .notFoundNearby, path: absolute,
       message:
-        "the \(contents.kind.rawValue) last seen at \(absolute) is gone: not at its recorded paths, seen from the document's place through the Documents portal",
-      lastKnownPath: absolute)
+        "the \(contents.kind.rawValue) last seen at \(absolute) was not found: not at its recorded paths, seen from the document's place through the Documents portal, where it cannot be searched for; ask the user to pick it again",
+      recommendation: .pickAgain, lastKnownPath: absolute)
   }
 }
