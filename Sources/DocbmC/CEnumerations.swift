@@ -90,6 +90,7 @@ extension StaleReason {
     case .identityChanged: 1 << 3
     case .ambiguous: 1 << 4
     case .inTrash: 1 << 5
+    case .relinked: 1 << 6
     }
   }
 }

@@ -46,6 +46,7 @@ extension CommandName {
         ),
         .json(),
       ]
+    case .relink: [.json()]
     case .save:
       [
         CommandOption(
@@ -128,6 +129,7 @@ extension CommandName {
     case .inspect: "DOCUMENT"
     case .check, .repair: "PATH..."
     case .save, .adopt: "DOCUMENT"
+    case .relink: "DOCUMENT FROM TO"
     case .probe: "[--] COMMAND [ARG...]"
     case .store: "STORE [PATH|KEY...]"
     case .watch: "FOLDER..."

@@ -1,7 +1,7 @@
 /// The subcommands of `docbm`.
 enum CommandName: String, CaseIterable, Sendable {
-  case bookmark, resolve, decode, inspect, check, repair, adopt, save, probe, store, watch, escrow, demo,
-    completions, help
+  case bookmark, resolve, decode, inspect, check, repair, adopt, relink, save, probe, store, watch, escrow,
+    demo, completions, help
 
   /// One line for the command list.
   var abstract: String {
@@ -13,6 +13,7 @@ enum CommandName: String, CaseIterable, Sendable {
     case .check: "Check whether the bookmarks in documents still work."
     case .repair: "Put escrowed keys back on documents that lost them."
     case .adopt: "Make a copy's unverifiable bookmarks its own, once you confirm."
+    case .relink: "Find the targets of a folder tree that moved, and save the new bookmarks."
     case .save: "Replace a document with new contents, keeping its key and attributes."
     case .probe: "Run a program's save on a scratch document and report what it broke."
     case .store: "List and fix an app's store of remembered files and folders."
@@ -188,6 +189,21 @@ enum CommandName: String, CaseIterable, Sendable {
       Exit status: 0 adopted (or nothing to adopt), 1 not confirmed, no target found, or
       an error.
       """
+    case .relink:
+      """
+      ARGUMENTS:
+        DOCUMENT    The document whose bookmarks to relink.
+        FROM        The folder the targets were in (their recorded paths start with it).
+        TO          The folder that tree is now: each target is looked for at the same
+                    place under it.
+
+      On the targets' own filesystem the file there must be the very one recorded; on
+      another (a project copied to a new disk) it must have the recorded kind, size and
+      modification time. Anything else is listed, never taken. The document is saved
+      with each relinked text form replaced by its new bookmark (a binary or base64
+      form is not rewritten: its new text form is printed).
+      Exit status: 0 when every bookmark under FROM was relinked, 1 otherwise.
+      """
     case .escrow:
       """
       The escrow keeps every key docbm made on this account and the documents each
@@ -262,7 +278,7 @@ enum CommandName: String, CaseIterable, Sendable {
   /// Whether the subcommand's operands are paths (for completion scripts).
   var takesPaths: Bool {
     switch self {
-    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .save, .store, .watch, .escrow: true
+    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .relink, .save, .store, .watch, .escrow: true
     case .decode, .probe, .demo, .completions, .help: false
     }
   }

@@ -102,7 +102,7 @@ public enum DocbmCommandLine {
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
     switch command {
-    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .save, .store, .watch, .escrow:
+    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .relink, .save, .store, .watch, .escrow:
       announceEscrowUpgrade(console)
     case .decode, .probe, .demo, .completions, .help, .version:
       break
@@ -136,6 +136,9 @@ public enum DocbmCommandLine {
         recursive: settings.recursive, json: settings.json, listAll: settings.listAll,
         progress: settings.progress
       ).run(console)
+    case .relink(let document, let from, let to, let json):
+      return try RelinkCommand(document: path(document), from: path(from), to: path(to), json: json).run(
+        console)
     case .adopt(let document, let yes, let json):
       return try AdoptCommand(document: path(document), yes: yes, json: json).run(console)
     case .save(let settings):

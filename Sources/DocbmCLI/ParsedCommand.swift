@@ -9,6 +9,7 @@ enum ParsedCommand: Equatable {
   case check(CheckSettings)
   case repair(RepairSettings)
   case adopt(document: [UInt8], yes: Bool, json: Bool)
+  case relink(document: [UInt8], from: [UInt8], to: [UInt8], json: Bool)
   case save(SaveSettings)
   case probe(ProbeSettings)
   case store(StoreSettings)
@@ -140,6 +141,9 @@ enum ParsedCommand: Equatable {
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .escrow)
     case .watch:
       return try WatchSettings.parse(operands[...], json: json)
+    case .relink:
+      try expect("DOCUMENT", "FROM", "TO")
+      return .relink(document: operands[0], from: operands[1], to: operands[2], json: json)
     case .adopt:
       try expect("DOCUMENT")
       return .adopt(document: operands[0], yes: scan.has("--yes"), json: json)

@@ -15,6 +15,7 @@ struct CommandOptionTests {
     case .resolve: ["doc", "bookmark"]
     case .decode: ["bookmark"]
     case .inspect, .save, .adopt: ["doc"]
+    case .relink: ["doc", "from", "to"]
     case .check, .repair: ["path"]
     case .probe: ["true"]
     case .store:

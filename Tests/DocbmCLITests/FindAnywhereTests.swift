@@ -174,4 +174,53 @@ struct FindAnywhereTests {
       #expect(!narrow.contains { code($0) == "missing" }, "\(name)")
     }
   }
+
+  @Test("docbm relink takes a tree copied to another filesystem when kinds, sizes and times match, and saves")
+  func relinkAcrossFilesystems() throws {
+    guard Capabilities.canMountPrivately else {
+      print("skipped: mounting test filesystems needs root and unshare -m")
+      return
+    }
+    let scratch = try Scratch()
+    let project = try scratch.folder("project")
+    let disk = try scratch.folder("disk")
+    let script = """
+      set -e
+      p='\(project)'; d='\(disk)'; docbm='\(docbm)'
+      export DOCBM_ESCROW_DIR="$p/../escrow"
+      mount -t tmpfs none "$d" || exit 77
+      mkdir -p "$p/img/sub"
+      echo a > "$p/img/a.png"; echo bb > "$p/img/sub/b.png"; echo c > "$p/img/c.png"
+      echo board > "$p/board.txt"
+      "$docbm" bookmark "$p/board.txt" "$p/img/a.png" "$p/img/sub/b.png" "$p/img/c.png" > "$p/../bookmarks"
+      { echo board; cat "$p/../bookmarks"; } | "$docbm" save --from - "$p/board.txt"
+      cp -a "$p/img" "$d/img"
+      echo edited > "$d/img/c.png"
+      rm -rf "$p/img"
+      set +e
+      echo '== relink'
+      "$docbm" relink --json "$p/board.txt" "$p/img" "$d/img"
+      echo "status $?"
+      echo '== resolve'
+      tail -n +2 "$p/board.txt" | "$docbm" resolve --search nearby "$p/board.txt" -
+      echo '== end'
+      """
+    let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
+    if result.status == 77 {
+      print("skipped: tmpfs cannot be mounted here (\(result.error))")
+      return
+    }
+    let output = result.output
+    #expect(output.contains("status 1\n"), "\(output)\n\(result.error)")
+    let start = try #require(output.range(of: "== relink\n")?.upperBound)
+    let end = try #require(output.range(of: "status ")?.lowerBound)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(output[start..<end].utf8)) as? [String: Any])
+    #expect(report["saved"] as? Bool == true)
+    let items = try #require(report["bookmarks"] as? [[String: Any]])
+    #expect(items.map { $0["outcome"] as? String } == ["relinked", "relinked", "notTheTarget"])
+    #expect(items.map { $0["rewritten"] as? Bool } == [true, true, false])
+    // The saved document's bookmarks lead to the copies; the edited one is not taken.
+    #expect(output.contains("== resolve\n\(disk)/img/a.png\n\(disk)/img/sub/b.png\n\n== end"), "\(output)")
+  }
 }

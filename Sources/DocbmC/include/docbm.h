@@ -241,7 +241,9 @@ typedef enum docbm_stale_reason {
   /** Two files could be the target; the recorded one is returned, no refreshed bookmark. */
   DOCBM_STALE_AMBIGUOUS = 1 << 4,
   /** The target is in a Trash (with DOCBM_STALE_TARGET_MOVED): the user threw it away. */
-  DOCBM_STALE_IN_TRASH = 1 << 5
+  DOCBM_STALE_IN_TRASH = 1 << 5,
+  /** Found by a relink under the folder its tree moved to. */
+  DOCBM_STALE_RELINKED = 1 << 6
 } docbm_stale_reason;
 
 /** A stale reason's name ("targetMoved"), or NULL for a value that is not one reason. */

@@ -95,7 +95,8 @@ struct AdoptCommand {
     let adopted = candidates.map { candidate in
       chosen.contains(candidate) ? candidate.target.flatMap { byTarget[$0] } : nil
     }
-    let (bytes, rewritten) = try rewrite(candidates, adopted)
+    let (bytes, rewritten) = try TextFormRewrite.rewrite(
+      document, replacing: zip(candidates, adopted).map { ($0.found, $1) })
     if rewritten.contains(true) {
       try anchored.replaceDocument(with: Data(bytes))
     }
@@ -169,48 +170,6 @@ struct AdoptCommand {
     let answer = console.readLine().map { String(decoding: $0, as: UTF8.self) } ?? ""
     let word = answer.split(separator: " ", omittingEmptySubsequences: true).first.map { $0.lowercased() }
     return word == "y" || word == "yes"
-  }
-
-  /// The document's bytes with each adopted text form in place of the old one, and, for
-  /// each candidate, whether it was rewritten (a binary or base64 form is not).
-  private func rewrite(_ candidates: [AdoptionCandidate], _ adopted: [Bookmark?]) throws -> ([UInt8], [Bool])
-  {
-    var bytes = try readWholeDocument()
-    var rewritten = [Bool](repeating: false, count: candidates.count)
-    // From the end, so that earlier offsets stay where they were.
-    for index in candidates.indices.reversed() {
-      guard let new = adopted[index], candidates[index].found.form == .text else { continue }
-      let old = Array(candidates[index].found.bookmark.text.utf8)
-      let start = Int(candidates[index].found.offset)
-      guard start + old.count <= bytes.count, bytes[start..<(start + old.count)].elementsEqual(old) else {
-        continue
-      }
-      bytes.replaceSubrange(start..<(start + old.count), with: Array(new.text.utf8))
-      rewritten[index] = true
-    }
-    return (bytes, rewritten)
-  }
-
-  /// The document's bytes, read again to be rewritten (as much as a save writes). Opened
-  /// without blocking and read only when it is still a regular file: what was scanned may
-  /// have been replaced meanwhile (a FIFO would block the read for good).
-  private func readWholeDocument() throws -> [UInt8] {
-    let read = Result { () throws(SystemCallError) -> (FileStatus, [UInt8]?) in
-      let fd = try FileDescriptor.open(document, [.readOnly, .nonBlocking])
-      return try fd.closeAfter { fd throws(SystemCallError) in
-        let status = try FileStatus.of(fd)
-        return (status, status.kind == .regular ? try fd.readWhole(limit: Int.max) : nil)
-      }
-    }
-    switch read {
-    case .failure(let error): throw DocbmError(error, operation: .openDocument, path: document)
-    case .success((_, let bytes?)): return bytes
-    case .success((let status, nil)):
-      throw DocbmError(
-        .unsupportedFileType, path: document,
-        message:
-          "\(document) is now a \(status.kindDescription), not the document that was read; nothing was saved")
-    }
   }
 
   private func report(_ candidates: [AdoptionCandidate], adopted: [Bookmark?]?, rewritten: [Bool]) -> Report {

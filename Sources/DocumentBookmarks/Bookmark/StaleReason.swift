@@ -23,4 +23,8 @@ public enum StaleReason: String, Hashable, Sendable, Codable, CaseIterable {
   /// through the Trash's info files, always with ``targetMoved``. The user threw it away:
   /// an app shows it as such and does not open it as if nothing happened.
   case inTrash
+  /// The target was found by ``AnchoredDocument/relink(_:from:to:)`` at its recorded path's
+  /// place under the folder its tree moved to (on its own filesystem the very file; on
+  /// another, a file of its kind, size and modification time).
+  case relinked
 }

@@ -202,7 +202,7 @@ struct TargetLocator {
       return DocbmError(
         .missing, path: absolute,
         message:
-          "\(what) is gone: not at its recorded paths, nor found by its identity in any folder you can read on its filesystem (walked from \(roots)\(unreadable))",
+          "\(what) is gone: not at its recorded paths, nor found by its identity in any folder you can read on its filesystem (walked from \(roots)\(unreadable)); moved to another filesystem, it is a new file there, which a relink of its folder finds",
         lastKnownPath: absolute)
     case .timeLimit, .cancelled, nil:
       let stop =
