@@ -151,6 +151,12 @@ struct CNames: Sendable {
     self.names = names
   }
 
+  /// Names given by C value, for an enumeration whose cases carry values (and so have no
+  /// raw value of their own).
+  init(_ names: [UInt32: String]) {
+    self.names = names.mapValues(StaticCString.init)
+  }
+
   /// The name for `value`, or `nil` when no case has it.
   subscript(value: UInt32) -> UnsafePointer<CChar>? { names[value]?.pointer }
 
@@ -161,4 +167,8 @@ struct CNames: Sendable {
   static let repairActions = CNames(DocumentRepairer.Report.Action.self, cValue: \.cValue)
   static let lintVerdicts = CNames(SaveProbeReport.Verdict.self, cValue: \.cValue)
   static let searchReaches = CNames(SearchBudget.Reach.self, cValue: \.cValue)
+  /// `docbm_relink_outcome`, as ``Relink/Outcome``'s cases are named.
+  static let relinkOutcomes = CNames([
+    1: "relinked", 2: "notUnderSource", 3: "nothingThere", 4: "notTheTarget", 5: "failed",
+  ])
 }

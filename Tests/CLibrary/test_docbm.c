@@ -516,6 +516,45 @@ static void test_search_reach(void) {
   EXPECT(unlink(document_path) == 0);
 }
 
+static void test_relink(void) {
+  docbm_error *error = NULL;
+  const char *document_path = path_in(0, "relink.txt");
+  const char *old_folder = path_in(1, "relink-old");
+  const char *new_folder = path_in(2, "relink-new");
+  const char *target = path_in(3, "relink-old/a.png");
+  const char *moved = path_in(4, "relink-new/a.png");
+  EXPECT(mkdir(old_folder, 0755) == 0);
+  write_file(document_path, "board\n");
+  write_file(target, "a\n");
+  docbm_document *document = docbm_document_open(document_path, &error);
+  char *bookmark = docbm_make_bookmark(document, target, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+  EXPECT(rename(old_folder, new_folder) == 0);
+  const char *bookmarks[] = {bookmark, "garbage"};
+  docbm_relink_result *results[2] = {NULL, NULL};
+  EXPECT(docbm_relink(document, bookmarks, 2, old_folder, new_folder, results, &error) == 1);
+  EXPECT(results[0] && docbm_relink_result_outcome(results[0]) == DOCBM_RELINK_RELINKED);
+  EXPECT(results[0] && strcmp(docbm_relink_result_candidate(results[0]), moved) == 0);
+  const char *refreshed = results[0] ? docbm_relink_result_refreshed(results[0]) : NULL;
+  EXPECT(refreshed != NULL);
+  if (refreshed) {
+    docbm_resolution *resolution = docbm_resolve(document, refreshed, &error);
+    EXPECT(resolution && strcmp(docbm_resolution_path(resolution), moved) == 0);
+    EXPECT(resolution && docbm_resolution_is_stale(resolution) == 0);
+    docbm_resolution_free(resolution);
+  }
+  EXPECT(results[1] && docbm_relink_result_outcome(results[1]) == DOCBM_RELINK_FAILED);
+  EXPECT(results[1] && docbm_relink_result_code(results[1]) == DOCBM_CORRUPT);
+  EXPECT(strcmp(docbm_relink_outcome_name(DOCBM_RELINK_NOT_THE_TARGET), "notTheTarget") == 0);
+  docbm_relink_result_free(results[0]);
+  docbm_relink_result_free(results[1]);
+  EXPECT(docbm_relink(document, bookmarks, 1, NULL, new_folder, results, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  docbm_free(bookmark);
+  docbm_document_close(document);
+  EXPECT(unlink(moved) == 0 && rmdir(new_folder) == 0 && unlink(document_path) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -535,6 +574,7 @@ int main(int argc, char **argv) {
   test_lint();
   test_names_that_are_not_utf8();
   test_search_reach();
+  test_relink();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -36,6 +36,7 @@ __all__ = [
     "Document",
     "LintFinding",
     "LintReport",
+    "Relink",
     "RepairReport",
     "Resolution",
     "check",
@@ -173,6 +174,40 @@ class Resolution:
             lib.docbm_resolution_free(handle)
 
 
+@dataclass(frozen=True)
+class Relink:
+    """What :meth:`Document.relink` did with one bookmark: ``outcome`` as Swift spells it
+    (``"relinked"``, ``"notUnderSource"``, ``"nothingThere"``, ``"notTheTarget"``,
+    ``"failed"``); ``candidate``, where its target was looked for; ``refreshed``, the new
+    bookmark's text to store in its place when relinked; ``reason``, why the file there is
+    not the target or why it failed; ``code``, the failure's code."""
+
+    outcome: str
+    candidate: Optional[str]
+    refreshed: Optional[str]
+    reason: Optional[str]
+    code: Optional[str]
+
+    @classmethod
+    def _take(cls, handle: int) -> "Relink":
+        """Copies a ``docbm_relink_result`` out and releases it."""
+        try:
+            candidate = lib.docbm_relink_result_candidate(handle)
+            refreshed = lib.docbm_relink_result_refreshed(handle)
+            reason = lib.docbm_relink_result_reason(handle)
+            code = lib.docbm_relink_result_code(handle)
+            outcome = lib.docbm_relink_result_outcome(handle)
+            return cls(
+                outcome=_name(lib.docbm_relink_outcome_name, outcome) or f"unknown({outcome})",
+                candidate=os.fsdecode(candidate) if candidate is not None else None,
+                refreshed=refreshed.decode() if refreshed is not None else None,
+                reason=reason.decode() if reason is not None else None,
+                code=_name(lib.docbm_code_name, code) if code else None,
+            )
+        finally:
+            lib.docbm_relink_result_free(handle)
+
+
 class Document:
     """A document that bookmarks are anchored on (a regular file or a folder).
 
@@ -274,6 +309,19 @@ class Document:
             Resolution._take(resolutions[index]) if resolutions[index] else DocbmError._take(errors[index])
             for index in range(count)
         ]
+
+    def relink(self, bookmarks: Sequence[str], old_folder: PathLike, new_folder: PathLike) -> List[Relink]:
+        """Relinks bookmarks whose targets moved with a folder tree: each whose recorded path
+        lies under ``old_folder`` is looked for at the same place under ``new_folder`` (the
+        very file on its own filesystem; the recorded kind, size and modification time on
+        another; never a symbolic link). A :class:`Relink` for each, in order; nothing is
+        written: store each ``refreshed`` bookmark in place of the old one."""
+        count = len(bookmarks)
+        texts = (ctypes.c_char_p * max(count, 1))(*(_text(text) for text in bookmarks))
+        results = (ctypes.c_void_p * max(count, 1))()
+        with self._using() as handle:
+            _call(lib.docbm_relink, handle, texts, count, _path(old_folder), _path(new_folder), results)
+        return [Relink._take(results[index]) for index in range(count)]
 
     def replace(self, data: bytes) -> None:
         """Saves ``data`` as the document's new contents, safely: a new file beside it gets

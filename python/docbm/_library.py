@@ -56,6 +56,7 @@ _declare("docbm_stale_reason_name", _s, _u)
 _declare("docbm_verdict_name", _s, _u)
 _declare("docbm_repair_action_name", _s, _u)
 _declare("docbm_search_reach_name", _s, _u)
+_declare("docbm_relink_outcome_name", _s, _u)
 _declare("docbm_document_open", _p, _s, _error_out)
 _declare("docbm_document_open_searching", _p, _s, _u, ctypes.c_double, _error_out)
 _declare("docbm_document_close", None, _p)
@@ -77,6 +78,23 @@ _declare("docbm_resolution_refreshed", _s, _p)
 _declare("docbm_resolution_stale_reasons", _u, _p)
 _declare("docbm_resolution_is_folder", _i, _p)
 _declare("docbm_resolution_free", None, _p)
+_declare(
+    "docbm_relink",
+    ctypes.c_long,
+    _p,
+    ctypes.POINTER(_s),
+    ctypes.c_size_t,
+    _s,
+    _s,
+    ctypes.POINTER(_p),
+    _error_out,
+)
+_declare("docbm_relink_result_outcome", _u, _p)
+_declare("docbm_relink_result_candidate", _s, _p)
+_declare("docbm_relink_result_reason", _s, _p)
+_declare("docbm_relink_result_refreshed", _s, _p)
+_declare("docbm_relink_result_code", _u, _p)
+_declare("docbm_relink_result_free", None, _p)
 _declare("docbm_replace_document", _i, _p, _p, ctypes.c_size_t, _error_out)
 _declare("docbm_check", _p, _s, _error_out)
 _declare("docbm_check_result_verdict", _u, _p)

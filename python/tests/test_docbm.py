@@ -227,6 +227,28 @@ def test_search_reach(notes: Path, picture: Path, folder: Path) -> None:
             docbm.Document(notes, **wrong)  # type: ignore[arg-type]
 
 
+def test_relink(notes: Path, folder: Path) -> None:
+    old = folder / "photos"
+    old.mkdir()
+    target = old / "a.png"
+    target.write_bytes(b"a")
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(target)
+        new = folder / "archive"
+        old.rename(new)
+        relinked, broken = document.relink([bookmark, "garbage"], old, new)
+        assert document.relink([], old, new) == []
+        assert relinked.outcome == "relinked"
+        assert relinked.candidate == str(new / "a.png")
+        assert relinked.refreshed is not None
+        assert document.resolve(relinked.refreshed).path == str(new / "a.png")
+        assert broken.outcome == "failed" and broken.code == "corrupt"
+        (new / "a.png").unlink()
+        (new / "a.png").write_bytes(b"another")
+        (replaced,) = document.relink([bookmark], old, new)
+        assert replaced.outcome == "notTheTarget" and replaced.reason
+
+
 def test_threads_share_a_document(notes: Path, folder: Path) -> None:
     targets = []
     for index in range(8):
@@ -333,6 +355,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name),
         "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name),
         "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
+        "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
@@ -346,7 +369,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 31 + 10 + 7 + 9 + 3 + 4 + 2
+    assert checked == 31 + 10 + 7 + 9 + 3 + 4 + 2 + 5
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

@@ -289,6 +289,55 @@ int docbm_resolution_is_folder(const docbm_resolution *resolution);
 /** Releases a resolution. NULL is allowed. */
 void docbm_resolution_free(docbm_resolution *resolution);
 
+/** What a relink did with one bookmark. Mirrors `Relink.Outcome`. */
+typedef enum docbm_relink_outcome {
+  /** Found under the new folder: store docbm_relink_result_refreshed() in its place. */
+  DOCBM_RELINK_RELINKED = 1,
+  /** Its recorded path is not under the old folder: nothing was looked for. */
+  DOCBM_RELINK_NOT_UNDER_SOURCE = 2,
+  /** Nothing of the target's kind at its place under the new folder. */
+  DOCBM_RELINK_NOTHING_THERE = 3,
+  /** A file is there, but not the target; docbm_relink_result_reason() says why. */
+  DOCBM_RELINK_NOT_THE_TARGET = 4,
+  /** The bookmark could not be verified or read; see docbm_relink_result_code(). */
+  DOCBM_RELINK_FAILED = 5
+} docbm_relink_outcome;
+
+/** An outcome's name ("relinked", "notTheTarget"), or NULL for a value that is not one. */
+const char *docbm_relink_outcome_name(docbm_relink_outcome outcome);
+
+/** One bookmark's relink. */
+typedef struct docbm_relink_result docbm_relink_result;
+
+/**
+ * Relinks bookmarks whose targets moved with a whole folder tree: each bookmark whose
+ * recorded path lies under `from` is looked for at the same place under `to`. On the
+ * target's own filesystem the file there must be the very one recorded; on another, it
+ * must have the recorded kind, size and modification time; a symbolic link is never taken.
+ * Stores a result in `results[i]` for each of the `count` bookmarks (the caller releases
+ * each with docbm_relink_result_free()). Nothing is written: save the refreshed
+ * bookmarks with the document. Returns how many were relinked, or -1 (with `*error` set,
+ * nothing stored) when an argument is NULL or empty.
+ */
+long docbm_relink(
+  const docbm_document *document, const char *const *bookmarks, size_t count, const char *from,
+  const char *to, docbm_relink_result **results, docbm_error **error);
+
+/** The outcome. */
+docbm_relink_outcome docbm_relink_result_outcome(const docbm_relink_result *result);
+/** Where the target was looked for, or NULL when it was not under the old folder (or the
+ *  bookmark failed). Owned by `result`. */
+const char *docbm_relink_result_candidate(const docbm_relink_result *result);
+/** Why the file there is not the target, or the failure's message; else NULL. Owned by `result`. */
+const char *docbm_relink_result_reason(const docbm_relink_result *result);
+/** The refreshed bookmark's text form when relinked (stale reason DOCBM_STALE_RELINKED),
+ *  else NULL. Owned by `result`. */
+const char *docbm_relink_result_refreshed(const docbm_relink_result *result);
+/** The failure's code for DOCBM_RELINK_FAILED, else 0. */
+docbm_code docbm_relink_result_code(const docbm_relink_result *result);
+/** Releases a result. NULL is allowed. */
+void docbm_relink_result_free(docbm_relink_result *result);
+
 /* ---------------------------------------------------------------------------------- */
 /* Saving                                                                               */
 /* ---------------------------------------------------------------------------------- */
