@@ -121,3 +121,60 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
       baselineName: "the one at the far end", goal: 1.2),
   ])
 }
+
+/// A target a watcher saw renamed far away, found through the renames it recorded
+/// (`moves` in the escrow's folder, here with 1,000 other renames before the target's),
+/// against the resolve of a target that did not move, in process.
+///
+/// **Goal: within 2x of the unmoved resolve.**
+func runMoveJournalBenchmark(root: String) -> Bool {
+  let folder = "\(root)/journal"
+  makeFolders("\(folder)/project/img")
+  makeFolders("\(folder)/archive/a/b/c/d/e/f")
+  makeFolders("\(folder)/state")
+  chmod("\(folder)/state", 0o700)
+  makeFile("\(folder)/project/board.json", "{}")
+  makeFile("\(folder)/project/img/moved.png", "moved")
+  makeFile("\(folder)/project/img/still.png", "still")
+  makeFile("\(folder)/project/img/renamed.png", "renamed")
+  let escrow = KeyEscrow(folder: FilePath("\(folder)/state"))
+  let document = BookmarkService(searchBudget: .nearby, escrow: escrow)
+    .documents(anchoredOn: FilePath("\(folder)/project/board.json"))
+  guard let moved = try? document.makeBookmark(to: FilePath("\(folder)/project/img/moved.png")),
+    let still = try? document.makeBookmark(to: FilePath("\(folder)/project/img/still.png")),
+    let renamed = try? document.makeBookmark(to: FilePath("\(folder)/project/img/renamed.png"))
+  else {
+    print("cannot make the bookmarks")
+    return false
+  }
+  _ = rename("\(folder)/project/img/renamed.png", "\(folder)/project/img/renamed-again.png")
+  let far = "\(folder)/archive/a/b/c/d/e/f/moved.png"
+  _ = rename("\(folder)/project/img/moved.png", far)
+  var status = stat()
+  stat(far, &status)
+  var lines = ""
+  for index in 0..<1_000 {
+    lines += "\(100_000 + index) - /home/ana/Pictures/2025/\(index).jpg /home/ana/Archive/2025/\(index).jpg\n"
+  }
+  lines += "\(status.st_ino) - \(folder)/project/img/moved.png \(far)\n"
+  makeFile("\(folder)/state/moves", lines)
+  chmod("\(folder)/state/moves", 0o600)
+  let timings = measurePaired(
+    iterations: 200, rounds: 15,
+    {
+      let resolution = try? document.resolve(moved)
+      precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
+    },
+    against: { _ = try? document.resolve(still) })
+  let nearby = measurePaired(
+    iterations: 200, rounds: 15, { _ = try? document.resolve(renamed) },
+    against: { _ = try? document.resolve(still) })
+  return printTable([
+    Row(
+      operation: "resolve a target a watcher saw moved far (journal of 1,001 renames)", timings,
+      baselineName: "unmoved resolve", goal: 2.0),
+    Row(
+      operation: "resolve a target renamed in its folder (found nearby, for comparison)", nearby,
+      baselineName: "unmoved resolve", goal: nil),
+  ])
+}

@@ -43,6 +43,7 @@ package struct FileDescriptor: Hashable, Sendable {
     package static let noFollow = Options(rawValue: O_NOFOLLOW)
     package static let path = Options(rawValue: CDOCBM_O_PATH)
     package static let nonBlocking = Options(rawValue: O_NONBLOCK)
+    package static let append = Options(rawValue: O_APPEND)
     /// Reads do not update the access time (only for the owner, or with CAP_FOWNER).
     package static let noAccessTime = Options(rawValue: CDOCBM_O_NOATIME)
   }

@@ -237,6 +237,10 @@ public struct AnchoredDocument: Hashable, Sendable {
       batch: batch)
   }
 
+  /// Where watchers record the renames they see: the escrow's folder (the user's, unless
+  /// the document was given another escrow).
+  var moveJournal: MoveJournal { MoveJournal(folder: (escrow ?? .default).folder) }
+
   /// The document's key, or `nil` when it has none.
   package func readKey() throws(DocbmError) -> DocumentKey? {
     try KeyAttribute.read(atPath: path).key(of: path)
@@ -263,7 +267,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     } else {
       location = try TargetLocator(
         contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget,
-        area: batch?.area, cancellation: cancellation
+        area: batch?.area, cancellation: cancellation, journal: moveJournal
       ).locate()
     }
     // The escrow follows documents: one that moved (with its targets, or alone) is

@@ -7,7 +7,14 @@ extension WatchEngine {
   func handle(_ raw: [Inotify.Event], now: ContinuousClock.Instant) -> [DocumentEvent] {
     var events: [DocumentEvent] = []
     batchTime = now
-    for event in raw { handle(event, now: now, &events) }
+    for event in raw {
+      noteRename(event)
+      handle(event, now: now, &events)
+    }
+    if !renamesSeen.isEmpty, let escrow = options.escrow {
+      MoveJournal(folder: escrow.folder).record(renamesSeen)
+    }
+    renamesSeen = []
     settle(now: now, &events)
     refreshCounts()
     for event in events { summary.events[event.kind, default: 0] += 1 }
@@ -26,6 +33,28 @@ extension WatchEngine {
       vacancies.values.filter(\.deleted).map(\.deadline) + documentMoves.values.map(\.deadline)
       + folderMoves.values.map(\.deadline)
     return all.min()
+  }
+
+  /// Notes a rename within the watched folders, of any file or folder, for the journal of
+  /// renames that resolution reads (``MoveJournal``): its source by cookie, then, with its
+  /// other half, its identity at the new path.
+  func noteRename(_ event: Inotify.Event) {
+    guard options.escrow != nil, !event.name.isEmpty, let folderPath = path(ofFolder: event.watch) else {
+      return
+    }
+    let path = folderPath.appending(event.name)
+    if event.events.contains(.movedFrom) {
+      if renameSources.count >= Self.renameSourceLimit { renameSources.removeAll() }
+      renameSources[event.cookie] = path
+    } else if event.events.contains(.movedTo), let old = renameSources.removeValue(forKey: event.cookie),
+      old != path
+    {
+      // Renamed on again before this event was read: the paths still chain (inode 0).
+      let status = try? FileStatus.of(path, followSymlinks: false)
+      renamesSeen.append(
+        MoveJournal.Move(
+          inode: status?.inode ?? 0, birthTime: status?.birthTime, oldPath: old, newPath: path))
+    }
   }
 
   func handle(_ event: Inotify.Event, now: ContinuousClock.Instant, _ events: inout [DocumentEvent]) {

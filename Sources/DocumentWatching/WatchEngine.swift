@@ -87,6 +87,12 @@ final class WatchEngine {
   var vacancies: [Entry: Vacancy] = [:]
   var documentMoves: [UInt32: PendingMove] = [:]
   var folderMoves: [UInt32: PendingMove] = [:]
+  /// Where each entry renamed from a watched folder was, by the rename's cookie, until its
+  /// other half comes (for the journal of renames; at most ``renameSourceLimit``).
+  var renameSources: [UInt32: FilePath] = [:]
+  /// The renames seen in this batch of events, for ``MoveJournal``.
+  var renamesSeen: [MoveJournal.Move] = []
+  static let renameSourceLimit = 4_096
   var rootPaths: [FilePath] = []
   /// The folders whose filesystem was unmounted, until their watch is removed.
   var unmountedFolders: Set<Int32> = []

@@ -4,6 +4,9 @@ public import DocumentBookmarks
 public struct WatchOptions: Sendable {
   /// The escrow that repair takes keys from and where documents seen at new paths are
   /// recorded (as `docbm check` records them), so that a later repair still knows them.
+  /// Every rename the watcher sees under its folders (of any file or folder) is kept in its
+  /// folder too, in the file `moves`, so that resolution finds a target moved there without
+  /// a search, even after the watcher stopped (docs/design.md, "Search").
   /// `nil`: no escrow, no repair, nothing recorded.
   public var escrow: KeyEscrow?
   /// Put back a key that a save dropped, with `DocumentRepairer` and only under its rules:

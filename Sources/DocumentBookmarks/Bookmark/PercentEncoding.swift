@@ -22,6 +22,21 @@ package enum PercentEncoding {
     return bytes.contains(0) ? nil : bytes
   }
 
+  /// `bytes` with `%`, spaces, control bytes and DEL written as `%XX`: a path as one word
+  /// of a line.
+  package static func encode(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    let digits = Array("0123456789ABCDEF".utf8)
+    var text: [UInt8] = []
+    for byte in bytes {
+      if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") {
+        text += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+      } else {
+        text.append(byte)
+      }
+    }
+    return text
+  }
+
   private static func hexValue(_ byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -22,7 +22,9 @@ package final class ResolutionBatch {
     for document: AnchoredDocument, portal: PortalDocument?? = nil, filesystem: FilesystemSearch? = nil,
     cancellation: SearchCancellation? = nil
   ) {
-    area = SearchArea(budget: document.searchBudget, filesystem: filesystem, cancellation: cancellation)
+    area = SearchArea(
+      budget: document.searchBudget, filesystem: filesystem, cancellation: cancellation,
+      journal: document.moveJournal)
     portalsMounted = !PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge)
     self.portal = portal ?? (portalsMounted ? PortalDocument.of(document.path) : nil)
   }

@@ -16,6 +16,8 @@ final class SearchArea {
   let entryLimit: Int
   /// The walks of whole filesystems of this call.
   let filesystem: FilesystemSearch
+  /// Where watchers recorded the renames they saw, if anywhere.
+  let journal: MoveJournal?
 
   private var folders: [FilePath: Folder] = [:]
   private var statuses: [FilePath: FileStatus?] = [:]
@@ -31,8 +33,12 @@ final class SearchArea {
 
   /// An area for searches within `budget`; `filesystem`, when given, holds the walks of
   /// whole filesystems shared with other areas of the same call.
-  init(budget: SearchBudget, filesystem: FilesystemSearch? = nil, cancellation: SearchCancellation? = nil) {
+  init(
+    budget: SearchBudget, filesystem: FilesystemSearch? = nil, cancellation: SearchCancellation? = nil,
+    journal: MoveJournal? = nil
+  ) {
     entryLimit = budget.maximumEntries
+    self.journal = journal
     self.filesystem =
       filesystem ?? FilesystemSearch(timeLimit: budget.filesystemTimeLimit, cancellation: cancellation)
   }
@@ -66,6 +72,9 @@ final class SearchArea {
     }
     return (try? TargetSnapshot.canonicalPath(home)) ?? home.lexicallyNormalized
   }()
+
+  /// The renames watchers recorded (``MoveJournal``), read on first use.
+  private(set) lazy var recordedMoves: MoveJournal.Lines = journal?.lines() ?? MoveJournal.Lines(bytes: [])
 
   /// The mount table, read on first use; `nil` when it cannot be read.
   var mountTable: MountTable? {

@@ -19,6 +19,8 @@
 /// 4. Neither path holds the identity: a faithful copy at the relative path of a moved
 ///    document is the copy's target (`documentMoved`), without a search.
 /// 5. The recorded volume is not mounted → `volumeUnavailable`.
+///    Then the renames a watcher recorded (``MoveJournal``): a path they lead to that holds
+///    the very object → `targetMoved`, decided as in 6, with no folder listed.
 /// 6. The nearby identity search (``SearchBudget``) → `targetMoved`; unless a document
 ///    with the same key stands beside the found target where the bookmark records its
 ///    document, the document at hand is not the very file the bookmark was made in, and
@@ -48,6 +50,8 @@ struct TargetLocator {
   var area: SearchArea? = nil
   /// Whether the caller gave up: a walk of a whole filesystem stops (for a search of its own).
   var cancellation: SearchCancellation? = nil
+  /// Where watchers recorded the renames they saw (for a search of its own).
+  var journal: MoveJournal? = nil
 
   struct Location {
     let path: FilePath
@@ -108,7 +112,19 @@ struct TargetLocator {
 
     if absoluteStatus == nil, let volumeError = unavailableVolume() { throw volumeError }
 
-    let area = self.area ?? SearchArea(budget: budget, cancellation: cancellation)
+    let area = self.area ?? SearchArea(budget: budget, cancellation: cancellation, journal: journal)
+    // A watcher saw it renamed: found where it went, without a search.
+    for candidate in MoveJournal.candidates(
+      for: absolute, inode: matcher.identity.inode, in: area.recordedMoves)
+    {
+      if let status = try? FileStatus.of(candidate, followSymlinks: false),
+        matcher.isSameObject(status, at: candidate)
+      {
+        return located(
+          candidate, documentMoved: documentMoved,
+          relative: relativeStatus.map { (canonical(relativeCandidate), $0) }, absolute: absoluteStatus)
+      }
+    }
     let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots(area), in: area)
     if storageFailure == nil { storageFailure = search.storageFailure }
     if let found = search.found {

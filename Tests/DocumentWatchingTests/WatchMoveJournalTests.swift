@@ -1,0 +1,78 @@
+import DocbmTestSupport
+import DocumentBookmarks
+import DocumentWatching
+import Foundation
+import Glibc
+import Testing
+
+/// The renames a watcher sees are kept in the escrow's folder, and resolution finds a
+/// target moved anywhere under a watched folder there, without listing a folder, even after
+/// the watcher stopped.
+@Suite("Watching documents: the renames it saw")
+struct WatchMoveJournalTests {
+  @Test("a target moved far under a watched folder resolves with no folder listed, after the watcher stopped")
+  func movedFarResolvesWithoutSearch() throws {
+    let setting = try WatchScratch()
+    let document = try setting.scratch.file("docs/project/board.json", "{}")
+    let target = try setting.scratch.file("docs/project/img/cat.png", "cat")
+    let inFolder = try setting.scratch.file("docs/project/img/sub/dog.png", "dog")
+    // Only the nearby search, which cannot reach where the targets go: what finds them is
+    // the journal alone.
+    let service = BookmarkService(searchBudget: .nearby, escrow: setting.escrow)
+    let anchored = service.documents(anchoredOn: document)
+    let bookmark = try anchored.makeBookmark(to: target)
+    let inFolderBookmark = try anchored.makeBookmark(to: inFolder)
+    // The folders they go to exist before the watcher starts: a folder made just before a
+    // rename into it may not be watched yet (inotify watches each folder on its own).
+    _ = try setting.scratch.folder("docs/archive/2019/a/b/c/d/e/f")
+    _ = try setting.scratch.folder("docs/other/x/y/z/w/v")
+    let recorder = WatchRecorder(
+      try DocumentWatcher(
+        watching: [setting.folder], options: WatchOptions(escrow: setting.escrow, repairs: false)))
+    try recorder.start()
+    let far = setting.scratch.path("docs/archive/2019/a/b/c/d/e/f/kitten.png")
+    let folderMoved = setting.scratch.path("docs/other/x/y/z/w/v/old-sub")
+    // Renamed in two steps: the journal follows the chain.
+    #expect(rename(target.description, setting.scratch.path("docs/project/img/renamed.png").description) == 0)
+    #expect(rename(setting.scratch.path("docs/project/img/renamed.png").description, far.description) == 0)
+    #expect(rename(setting.scratch.path("docs/project/img/sub").description, folderMoved.description) == 0)
+    let journal = setting.escrow.folder.appending("moves").description
+    #expect(
+      waitUntil {
+        let text = (try? String(contentsOfFile: journal, encoding: .utf8)) ?? ""
+        return text.contains("kitten.png") && text.contains("old-sub")
+      })
+    recorder.watcher.stop()
+    var mode = stat()
+    #expect(stat(journal, &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+
+    let counter = DirectoryStream.ReadCounter()
+    let (first, second) = try DirectoryStream.$readCounter.withValue(counter) {
+      (try anchored.resolve(bookmark), try anchored.resolve(inFolderBookmark))
+    }
+    #expect(first.path == far)
+    #expect(first.staleReasons == [.targetMoved])
+    #expect(second.path == folderMoved.appending("dog.png"))
+    #expect(counter.count == 0, "folders listed: \(counter.count)")
+  }
+
+  @Test("a planted line never leads to another file: the identity decides")
+  func plantedLine() throws {
+    let setting = try WatchScratch()
+    let document = try setting.scratch.file("docs/board.json", "{}")
+    let target = try setting.scratch.file("docs/img/cat.png", "cat")
+    let anchored = BookmarkService(searchBudget: .nearby, escrow: setting.escrow).documents(
+      anchoredOn: document)
+    let bookmark = try anchored.makeBookmark(to: target)
+    let decoy = try setting.scratch.file("elsewhere/far/decoy.png", "cat")
+    try setting.scratch.remove(target)
+    var status = stat()
+    stat(decoy.description, &status)
+    // A line naming the target's inode number and old path, leading to another file.
+    try "\(status.st_ino) - \(target) \(decoy)\n".write(
+      toFile: setting.escrow.folder.appending("moves").description, atomically: false, encoding: .utf8)
+    chmod(setting.escrow.folder.appending("moves").description, 0o600)
+    let error = #expect(throws: DocbmError.self) { try anchored.resolve(bookmark) }
+    #expect(error?.code == .notFoundNearby)
+  }
+}
