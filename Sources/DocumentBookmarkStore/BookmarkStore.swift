@@ -292,6 +292,17 @@ public final class BookmarkStore<
     }
   }
 
+  /// Relinks the records whose targets moved with a folder tree: each record whose
+  /// recorded path lies under `from` is looked for at the same place under `to`
+  /// (``AnchoredDocument/relink(_:from:to:)``: the very file on its own filesystem; the
+  /// recorded kind, size and modification time on another; never a symbolic link), and the
+  /// relinked records get their new bookmark and path, in one save. Returns what became of
+  /// each record under `from`, by key; the others are left as they are.
+  public func relink(from: FilePath, to: FilePath) async throws(Failure) -> [Key: Relink] {
+    let core = core
+    return try await run { () throws(Failure) in try core.relink(from: from, to: to) }
+  }
+
   /// Removes the record with `key` (here and, through the file, for every process); it
   /// stays removed. Returns whether there was one. Not an eviction.
   @discardableResult

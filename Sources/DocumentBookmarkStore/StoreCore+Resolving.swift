@@ -84,6 +84,16 @@ extension StoreCore {
     } else {
       found = find(records[...], on: document)
     }
+    try commit(found)
+    var failures: [Key: DocbmError] = [:]
+    for outcome in found {
+      if case .failure(let error) = outcome.result { failures[outcome.key] = error }
+    }
+    return failures
+  }
+
+  /// Commits many outcomes in one save, each to its record as the file holds it now.
+  func commit(_ found: [Outcome]) throws(Failure) {
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
       // One lookup table for the whole batch, and removals at the end, so that committing
       // many outcomes costs a pass, not a search per outcome.
@@ -101,11 +111,25 @@ extension StoreCore {
         evicted.append(StoreEviction(record: contents.records.remove(at: index), reason: .failure(code)))
       }
     }
-    var failures: [Key: DocbmError] = [:]
-    for outcome in found {
-      if case .failure(let error) = outcome.result { failures[outcome.key] = error }
+  }
+
+  /// Relinks the records whose targets lay under `from` (``AnchoredDocument/relink(_:from:to:)``
+  /// against the store file) and commits the relinked ones in one save; the relinks of the
+  /// records under `from`, by key.
+  package func relink(from: FilePath, to: FilePath) throws(Failure) -> [Key: Relink] {
+    let records = try file.read().records.elements.filter { $0.bookmark != nil }
+    let relinks = file.document.relink(records.compactMap(\.bookmark), from: from, to: to)
+    var outcomes: [Outcome] = []
+    var results: [Key: Relink] = [:]
+    for (record, relink) in zip(records, relinks) where relink.outcome != .notUnderSource {
+      results[record.key] = relink
+      if case .relinked(let resolution) = relink.outcome {
+        outcomes.append(
+          Outcome(key: record.key, resolved: record.bookmark, result: .success(.resolution(resolution))))
+      }
     }
-    return failures
+    if !outcomes.isEmpty { try commit(outcomes) }
+    return results
   }
 
   /// Resolves `record`'s bookmark against the store file, or makes the first bookmark of a

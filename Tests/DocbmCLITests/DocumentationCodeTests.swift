@@ -208,6 +208,7 @@ enum DocumentationCode {
     func open(_ path: FilePath) {}
     func markDocumentEdited() {}
     func showOffline(_ path: FilePath?) {}
+    func offerWiderSearch(_ path: FilePath?) {}
     func removeFromBoard() {}
     func offerRepair(_ error: DocbmError) {}
     func askUserToPickAgain() {}

@@ -11,6 +11,33 @@ struct StoreRecordTests {
 
   init() throws { files = try StoreScratch() }
 
+  @Test("relink takes the records under the old folder to the same place under the new, in one save")
+  func relink() async throws {
+    let store = files.store()
+    let inside = try files.scratch.file("photos/2025/a.jpg", "a")
+    let replaced = try files.scratch.file("photos/2025/b.jpg", "b")
+    let outside = try files.scratch.file("notes/plan.md", "plan")
+    try await store.add(target: inside, key: "a")
+    try await store.add(target: replaced, key: "b")
+    let kept = try await store.add(target: outside, key: "plan")
+    try files.scratch.move(files.scratch.path("photos"), files.scratch.path("archive/photos"))
+    try files.scratch.replaceAtomically(files.scratch.path("archive/photos/2025/b.jpg"), with: "another b")
+    let results = try await store.relink(
+      from: files.scratch.path("photos"), to: files.scratch.path("archive/photos"))
+    #expect(Set(results.keys) == ["a", "b"])
+    #expect(results["a"]?.refreshed != nil)
+    guard case .notTheTarget = results["b"]?.outcome else {
+      Issue.record("\(String(describing: results["b"]))")
+      return
+    }
+    let reread = BookmarkStore<String, NoMetadata>(file: files.storePath, followsOtherProcesses: false)
+    let records = Dictionary(uniqueKeysWithValues: try await reread.load().map { ($0.key, $0) })
+    #expect(records["a"]?.lastKnownPath == files.scratch.path("archive/photos/2025/a.jpg"))
+    #expect(records["a"]?.bookmark == results["a"]?.refreshed)
+    #expect(records["b"]?.lastKnownPath == replaced)
+    #expect(records["plan"]?.bookmark == kept.bookmark)
+  }
+
   @Test("a moved target resolves by key, and the record keeps the refreshed bookmark")
   func moved() async throws {
     let store = files.store()
