@@ -294,7 +294,7 @@ public final class BookmarkStore<
 
   /// Relinks the records whose targets moved with a folder tree: each record whose
   /// recorded path lies under `from` is looked for at the same place under `to`
-  /// (``AnchoredDocument/relink(_:from:to:)``: the very file on its own filesystem; the
+  /// (`AnchoredDocument.relink(_:from:to:)`: the very file on its own filesystem; the
   /// recorded kind, size and modification time on another; never a symbolic link), and the
   /// relinked records get their new bookmark and path, in one save. Returns what became of
   /// each record under `from`, by key; the others are left as they are.
