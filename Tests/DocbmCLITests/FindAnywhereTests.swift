@@ -46,9 +46,10 @@ struct FindAnywhereTests {
       "mkdir -p \"$P/img/sub\" \"$m/escrow\" \"$m/escrow-nobody\" \"$H/links\"",
       "chown 65534:65534 \"$m/escrow-nobody\"",
       "export HOME=\"$H\" DOCBM_ESCROW_DIR=\"$m/escrow\" XDG_DATA_HOME=\"$H/.local/share\"",
-      // A home of 3,000 filler files in 300 folders.
-      "i=0; while [ $i -lt 300 ]; do d=\"$H/stuff/s$((i % 10))/d$i\"; mkdir -p \"$d\"",
-      "  for f in 0 1 2 3 4 5 6 7 8 9; do : > \"$d/f$f.jpg\"; done; i=$((i + 1)); done",
+      // A home of 50,000 filler files in 500 folders.
+      "i=0; while [ $i -lt 500 ]; do d=\"$H/stuff/s$((i % 10))/d$i\"; mkdir -p \"$d\"",
+      "  f=0; while [ $f -lt 100 ]; do : > \"$d/f$f.jpg\"; f=$((f + 1)); done",
+      "  i=$((i + 1)); done",
       "echo board > \"$P/board.txt\"",
     ]
     let count = Self.moves.count
