@@ -169,12 +169,27 @@ func runMoveJournalBenchmark(root: String) -> Bool {
   let nearby = measurePaired(
     iterations: 200, rounds: 15, { _ = try? document.resolve(renamed) },
     against: { _ = try? document.resolve(still) })
+  // The same moved target located only, as the checker does: no refreshed bookmark made.
+  guard let key = try? document.readKey() else {
+    print("cannot read the document's key")
+    return false
+  }
+  let located = measurePaired(
+    iterations: 200, rounds: 15,
+    {
+      let resolution = try? document.resolve(moved, key: key, refreshing: false)
+      precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
+    },
+    against: { _ = try? document.resolve(still) })
   return printTable([
     Row(
       operation: "resolve a target a watcher saw moved far (journal of 1,001 renames)", timings,
       baselineName: "unmoved resolve", goal: 2.0),
     Row(
       operation: "resolve a target renamed in its folder (found nearby, for comparison)", nearby,
+      baselineName: "unmoved resolve", goal: nil),
+    Row(
+      operation: "the target the watcher saw moved, located only (no refreshed bookmark)", located,
       baselineName: "unmoved resolve", goal: nil),
   ])
 }

@@ -178,3 +178,23 @@ extension FileStatus {
     }
   }
 }
+
+extension FileStatus {
+  /// One version of a file's contents, as `statx` tells versions apart: the same device,
+  /// inode, size, and modification and change times. A file replaced by rename has another
+  /// inode, and a write in place changes its times, so a file whose version is unchanged
+  /// need not be read again.
+  package struct Version: Hashable, Sendable {
+    package let device: Device
+    package let inode: UInt64
+    package let size: UInt64
+    package let modificationTime: Timestamp
+    package let changeTime: Timestamp
+  }
+
+  /// The version of the file's contents this status describes.
+  package var version: Version {
+    Version(
+      device: device, inode: inode, size: size, modificationTime: modificationTime, changeTime: changeTime)
+  }
+}

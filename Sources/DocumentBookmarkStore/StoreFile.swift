@@ -100,7 +100,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
 
   /// The store file's signature now, or `nil` when it cannot be looked at.
   private func currentSignature() -> StoreFileCache<Key, Metadata>.Signature? {
-    (try? FileStatus.of(path, followSymlinks: true)).map(StoreFileCache<Key, Metadata>.Signature.init)
+    (try? FileStatus.of(path, followSymlinks: true)).map(\.version)
   }
 
   private func decode(_ bytes: [UInt8], at path: FilePath) throws(Failure) -> Contents {
@@ -130,7 +130,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         try StoreFaults.checkRead(of: path)
         return try StoreFileOpener.open(path) {
           (fd, status) throws(SystemCallError) -> FoundFile<Key, Metadata> in
-          let signature = StoreFileCache<Key, Metadata>.Signature(status)
+          let signature = status.version
           if let seen = cache?.contents(for: signature) {
             return .cached(seen.contents, signature, seen.journal)
           }

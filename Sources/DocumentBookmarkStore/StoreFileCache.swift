@@ -17,22 +17,8 @@ final class StoreFileCache<Key: Hashable & Sendable & Codable, Metadata: Sendabl
   typealias Contents = StoreContents<Key, Metadata>
   typealias Record = StoreRecord<Key, Metadata>
 
-  /// A version of the file, as `statx` tells it apart.
-  struct Signature: Hashable, Sendable {
-    let device: FileStatus.Device
-    let inode: UInt64
-    let size: UInt64
-    let modificationTime: Timestamp
-    let changeTime: Timestamp
-
-    init(_ status: FileStatus) {
-      device = status.device
-      inode = status.inode
-      size = status.size
-      modificationTime = status.modificationTime
-      changeTime = status.changeTime
-    }
-  }
+  /// A version of the file (device, inode, size, modification and change times).
+  typealias Signature = FileStatus.Version
 
   typealias JournalPosition = StoreJournal<Key, Metadata>.Position
 

@@ -12,7 +12,7 @@ struct StoreFileCacheTests {
   init() throws { files = try StoreScratch() }
 
   private func signature() throws -> StoreFileCache<String, NoMetadata>.Signature {
-    StoreFileCache<String, NoMetadata>.Signature(try FileStatus.of(files.storePath, followSymlinks: true))
+    try FileStatus.of(files.storePath, followSymlinks: true).version
   }
 
   @Test(

@@ -75,4 +75,45 @@ struct WatchMoveJournalTests {
     let error = #expect(throws: DocbmError.self) { try anchored.resolve(bookmark) }
     #expect(error?.code == .notFoundNearby)
   }
+
+  @Test("a journal that changed since the last resolve is read again: appended to, or replaced")
+  func changedJournalIsReadAgain() throws {
+    let setting = try WatchScratch()
+    let document = try setting.scratch.file("docs/board.json", "{}")
+    let target = try setting.scratch.file("docs/img/cat.png", "cat")
+    let anchored = BookmarkService(searchBudget: .nearby, escrow: setting.escrow).documents(
+      anchoredOn: document)
+    let bookmark = try anchored.makeBookmark(to: target)
+    var status = stat()
+    stat(target.description, &status)
+    let journal = setting.escrow.folder.appending("moves").description
+    let first = try setting.scratch.folder("far/one")
+    let second = try setting.scratch.folder("far/two")
+    let third = try setting.scratch.folder("far/three")
+
+    // Each step moves the target out of the nearby reach and records only that rename.
+    #expect(rename(target.description, first.appending("cat.png").description) == 0)
+    try "\(status.st_ino) - \(target) \(first.appending("cat.png"))\n".write(
+      toFile: journal, atomically: false, encoding: .utf8)
+    chmod(journal, 0o600)
+    #expect(try anchored.resolve(bookmark).path == first.appending("cat.png"))
+
+    // Appended to in place (as a watcher does).
+    #expect(rename(first.appending("cat.png").description, second.appending("cat.png").description) == 0)
+    let handle = try #require(FileHandle(forWritingAtPath: journal))
+    handle.seekToEndOfFile()
+    handle.write(
+      Data("\(status.st_ino) - \(first.appending("cat.png")) \(second.appending("cat.png"))\n".utf8))
+    try handle.close()
+    #expect(try anchored.resolve(bookmark).path == second.appending("cat.png"))
+
+    // Replaced by rename (as a compaction does).
+    #expect(rename(second.appending("cat.png").description, third.appending("cat.png").description) == 0)
+    let replacement = journal + ".new"
+    try "\(status.st_ino) - \(target) \(third.appending("cat.png"))\n".write(
+      toFile: replacement, atomically: false, encoding: .utf8)
+    chmod(replacement, 0o600)
+    #expect(rename(replacement, journal) == 0)
+    #expect(try anchored.resolve(bookmark).path == third.appending("cat.png"))
+  }
 }

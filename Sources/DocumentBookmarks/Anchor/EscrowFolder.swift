@@ -59,6 +59,26 @@ struct EscrowFolder {
   /// - Throws: ``EscrowProblem`` when the file is not a regular file owned by the user and
   ///   writable by nobody else, when it is larger than `limit` bytes, or cannot be read.
   func read(_ name: [UInt8], limit: Int) -> Result<[UInt8]?, EscrowProblem> {
+    read(name, limit: limit, unlessVersion: nil).map { read in
+      guard case .read(let bytes, _)? = read else { return nil }
+      return bytes
+    }
+  }
+
+  /// What ``read(_:limit:unlessVersion:)`` found of a file that exists.
+  enum FileRead {
+    /// The file is still the version the caller has.
+    case unchanged
+    /// The file's bytes, and the version they are.
+    case read([UInt8], FileStatus.Version)
+  }
+
+  /// The file `name` in the folder, under the rules of ``read(_:limit:)``, read only when it
+  /// is not the version `seen` (the caller keeps what it read of that one); `nil` when
+  /// there is no such file.
+  func read(_ name: [UInt8], limit: Int, unlessVersion seen: FileStatus.Version?) -> Result<
+    FileRead?, EscrowProblem
+  > {
     let file = path.appending(name)
     let fd: FileDescriptor
     do {
@@ -76,6 +96,7 @@ struct EscrowFolder {
     }
     defer { fd.close() }
     let bytes: [UInt8]
+    let version: FileStatus.Version
     do {
       let status = try FileStatus.of(fd)
       guard status.kind == .regular else {
@@ -88,6 +109,8 @@ struct EscrowFolder {
       guard status.size <= UInt64(limit) else {
         return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))
       }
+      version = status.version
+      if version == seen { return .success(.unchanged) }
       bytes = try fd.readWhole(limit: limit + 1)
     } catch {
       return .failure(EscrowProblem(file: file, reason: "cannot be read: \(error.errno)"))
@@ -95,7 +118,7 @@ struct EscrowFolder {
     guard bytes.count <= limit else {
       return .failure(EscrowProblem(file: file, reason: "is larger than \(limit) bytes (damaged entry)"))
     }
-    return .success(bytes)
+    return .success(.read(bytes, version))
   }
 
   /// Makes sure the database file `name` is one the escrow can use: a regular file of the

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What watchers saw of renames: each file or folder renamed under a watched folder, by its
 /// identity (inode number and birth time), with its old and new paths, so that resolution
 /// finds a target moved there without a search, even after the watcher stopped.
@@ -64,53 +66,72 @@ package struct MoveJournal {
     }
   }
 
-  /// The journal's lines as read, unparsed; empty when there is no journal or it cannot
-  /// be trusted.
+  /// The journal's lines, parsed only as far as their old paths; empty when there is no
+  /// journal or it cannot be trusted. The folder and file are checked on every call, and
+  /// the file read again only when it is not the version read last in this process.
   func lines() -> Lines {
     guard let opened = try? EscrowFolder.open(folder) else { return Lines(bytes: []) }
     defer { opened.close() }
-    guard case .success(let bytes?) = opened.read(Self.fileName, limit: Self.maximumBytes) else {
+    let seen = Self.lastRead.withLock { $0 }
+    let key = opened.path.absolute
+    switch opened.read(
+      Self.fileName, limit: Self.maximumBytes, unlessVersion: seen?.folder == key ? seen?.version : nil)
+    {
+    case .success(.unchanged?):
+      if let seen { return seen.lines }
+      return Lines(bytes: [])
+    case .success(.read(let bytes, let version)?):
+      let lines = Lines(bytes: bytes)
+      Self.lastRead.withLock { $0 = (key, version, lines) }
+      return lines
+    case .success(nil), .failure:
       return Lines(bytes: [])
     }
-    return Lines(bytes: bytes)
   }
 
+  /// The journal read last in this process: its folder, its file's version and its lines.
+  private static let lastRead = Mutex<(folder: FilePath, version: FileStatus.Version, lines: Lines)?>(nil)
+
   /// A journal's bytes, parsed only where a line's old path may lead from a path asked for.
-  struct Lines {
+  struct Lines: Sendable {
     let bytes: [UInt8]
-    /// Each line's range, and its old path's (the third word), oldest first.
-    private let lines: [(line: Range<Int>, old: Range<Int>)]
+    /// Each line's range, oldest first.
+    private let lines: [Range<Int>]
+    /// The lines (indices in ``lines``) by their old path as written (percent-encoded).
+    private let byOldPath: [[UInt8]: [Int]]
 
     init(bytes: [UInt8]) {
       self.bytes = bytes
-      var lines: [(line: Range<Int>, old: Range<Int>)] = []
+      var lines: [Range<Int>] = []
+      var byOldPath: [[UInt8]: [Int]] = [:]
       var lineStart = 0
       var spaces: [Int] = []
       for (index, byte) in bytes.enumerated() {
         if byte == UInt8(ascii: " ") {
           spaces.append(index)
         } else if byte == UInt8(ascii: "\n") {
-          if spaces.count == 3 { lines.append((lineStart..<index, (spaces[1] + 1)..<spaces[2])) }
+          if spaces.count == 3 {
+            byOldPath[Array(bytes[(spaces[1] + 1)..<spaces[2]]), default: []].append(lines.count)
+            lines.append(lineStart..<index)
+          }
           lineStart = index + 1
           spaces.removeAll(keepingCapacity: true)
         }
       }
       self.lines = lines
+      self.byOldPath = byOldPath
     }
 
-    /// The moves, newest first, whose old path is `path` or a folder above it: the old
-    /// path's bytes compared with `path` encoded before anything is parsed.
+    /// The moves, newest first, whose old path is `path` or a folder above it: `path`
+    /// encoded, and looked up with each folder above it, before anything is parsed.
     func moves(from path: FilePath) -> [Move] {
+      guard !byOldPath.isEmpty else { return [] }
       let encoded = PercentEncoding.encode(path.bytes)
-      var found: [Move] = []
-      for (line, old) in lines.reversed() {
-        guard old.count <= encoded.count,
-          old.count == encoded.count || encoded[old.count] == UInt8(ascii: "/"),
-          encoded.prefix(old.count).elementsEqual(bytes[old])
-        else { continue }
-        if let move = MoveJournal.parse(bytes[line]) { found.append(move) }
+      var found: [Int] = byOldPath[encoded] ?? []
+      for (index, byte) in encoded.enumerated() where byte == UInt8(ascii: "/") && index > 0 {
+        found += byOldPath[Array(encoded[..<index])] ?? []
       }
-      return found
+      return found.sorted(by: >).compactMap { MoveJournal.parse(bytes[lines[$0]]) }
     }
   }
 
