@@ -167,7 +167,7 @@ test-asan: setup
 
 # Every section runs even when one misses a goal; the last line names those that did, and
 # the exit status is 1 when any did.
-BENCH_SECTIONS := main board store escrow checking-10000 hostile find
+BENCH_SECTIONS := main board store escrow escrow-tree checking-10000 hostile find
 bench: setup
 	$(call release_build,docbm)
 	$(call release_build,DocbmBenchmarks)

@@ -174,6 +174,21 @@ if CommandLine.arguments.dropFirst().first == "hostile" {
   exit(met ? 0 : 1)
 }
 
+// `DocbmBenchmarks escrow-tree [KEYS]`: a check of 100 documents with a large escrow,
+// against one of their own keys.
+if CommandLine.arguments.dropFirst().first == "escrow-tree" {
+  let docbm = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("docbm").path
+  guard FileManager.default.isExecutableFile(atPath: docbm) else {
+    print("build docbm first: swift build -c release --product docbm")
+    exit(1)
+  }
+  let keys = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
+  let met = try runEscrowTreeBenchmark(root: root, docbm: docbm, keys: keys)
+  _ = run("/bin/rm", ["-rf", root])
+  exit(met ? 0 : 1)
+}
+
 // `DocbmBenchmarks find [ENTRIES]`: targets moved anywhere in a home of 1,000,000 entries,
 // against `find -xdev -inum`.
 if CommandLine.arguments.dropFirst().first == "find" {

@@ -161,7 +161,7 @@ struct EscrowRuleTests {
     try scratch.move(path, backup)
     try scratch.write(try String(contentsOfFile: backup.description, encoding: .utf8), to: path)
     chmod(path.description, 0o600)  // an editor gives the new file the document's mode
-    let checker = DocumentChecker(escrow: escrow).loadingWholeEscrow()
+    let checker = DocumentChecker(escrow: escrow).loadingEscrow(inside: [folder])
     let checks = [checker.check(backup), checker.check(path)]
     #expect(checks[1].verdict == .keyLost, "\(checks[1].message)")
     #expect(checker.recordMoves(checks).isEmpty)

@@ -1,13 +1,15 @@
 import DocbmTestSupport
+import Glibc
 import Testing
 
 @testable import DocumentBookmarks
 
-/// A tree check reads the whole escrow once and looks keys up in memory: what it finds must
-/// be what the database gives one look-up at a time.
-@Suite("Escrow: the whole escrow read at once")
+/// A tree check reads the escrow's records of the tree's documents at once, and the keys its
+/// documents name once each: what it finds must be what the database gives one look-up at a
+/// time, and a document that came from elsewhere is still known.
+@Suite("Escrow: the records of a tree read at once")
 struct EscrowSnapshotTests {
-  @Test("every key's entry from memory is the database's: the same records, in the same order")
+  @Test("every key's entry through a tree's index is the database's: the same records, in the same order")
   func entriesAgree() throws {
     let (scratch, escrow, _) = try EscrowScratch.make()
     let keys = [DocumentKey.random(), DocumentKey.random()]
@@ -21,13 +23,60 @@ struct EscrowSnapshotTests {
       try escrow.deposit(keys[index % 2], record: record)
     }
     let checker = DocumentChecker(escrow: escrow)
-    let whole = checker.loadingWholeEscrow()
+    let tree = checker.loadingEscrow(inside: [scratch.path("documents/sub")])
     for key in keys {
       let fromDatabase = try #require(try checker.escrowEntry(key.fingerprint).get())
-      let fromMemory = try #require(try whole.escrowEntry(key.fingerprint).get())
-      #expect(fromMemory == fromDatabase)
-      #expect(fromMemory.documents.map(\.confirmed) == fromMemory.documents.map(\.confirmed).sorted())
+      let fromTree = try #require(try tree.escrowEntry(key.fingerprint).get())
+      #expect(fromTree == fromDatabase)
+      #expect(fromTree.documents.map(\.confirmed) == fromTree.documents.map(\.confirmed).sorted())
     }
-    #expect(try whole.escrowEntry(DocumentKey.random().fingerprint).get() == nil)
+    #expect(try tree.escrowEntry(DocumentKey.random().fingerprint).get() == nil)
+  }
+
+  @Test(
+    "only the records inside the tree's folders are read: a sibling folder whose name starts alike is not")
+  func onlyTheTreesRecords() throws {
+    let (scratch, escrow, _) = try EscrowScratch.make()
+    let key = DocumentKey.random()
+    let paths = ["work/a.json", "work/deep/b.json", "work-old/c.json", "workshop.json", "other/d.json"]
+    for (index, path) in paths.enumerated() {
+      try escrow.deposit(
+        key,
+        record: EscrowEntry.Document(
+          path: scratch.path(path), inode: UInt64(100 + index), fileHandle: nil, filesystemID: 7,
+          birthTime: nil,
+          permissions: 0o600, origin: .saved, recorded: .now))
+    }
+    let database = try #require(try escrow.open(create: false))
+    let inside = try database.records(inside: [scratch.path("work")]).map(\.document.path)
+    #expect(Set(inside) == [scratch.path("work/a.json"), scratch.path("work/deep/b.json")])
+    #expect(try database.records(inside: [FilePath("/")]).count == 5)
+  }
+
+  @Test("a recorded document moved into the tree from elsewhere is known by the keys it names")
+  func documentMovedIn() throws {
+    let (scratch, escrow, service) = try EscrowScratch.make()
+    let outside = try scratch.file("outside/board.json", "{}")
+    let target = try scratch.file("outside/cat.png", "cat")
+    let bookmark = try service.documents(anchoredOn: outside).makeBookmark(to: target)
+    try scratch.write("{\"image\": \"\(bookmark.text)\"}", to: outside)
+    let lost = try scratch.file("outside/lost.json", "{}")
+    let lostBookmark = try service.documents(anchoredOn: lost).makeBookmark(to: target)
+    try scratch.write("{\"image\": \"\(lostBookmark.text)\"}", to: lost)
+    let tree = try scratch.folder("tree")
+    // One renamed in with its key; one renamed in, then its key taken off in place.
+    try scratch.move(outside, tree.appending("board.json"))
+    try scratch.move(lost, tree.appending("lost.json"))
+    #expect(
+      run("/usr/bin/setfattr", ["-x", "user.docbm.key", tree.appending("lost.json").description]).status == 0)
+    var seen: [FilePath: DocumentCheck] = [:]
+    let checker = DocumentChecker(escrow: escrow)
+    _ = TreeChecker(checker: checker, concurrency: 1).check(tree) { seen[$0.document] = $0 }
+    let moved = try #require(seen[tree.appending("board.json")])
+    #expect(moved.escrowedFingerprint == bookmark.keyFingerprint)
+    #expect(checker.isUnrecordedMove(moved))
+    let keyless = try #require(seen[tree.appending("lost.json")])
+    #expect(keyless.verdict == .keyLost, "\(keyless.message)")
+    #expect(keyless.escrowedFingerprint == lostBookmark.keyFingerprint)
   }
 }

@@ -254,56 +254,35 @@ final class EscrowDatabase {
     }
   }
 
-  /// A key as the database holds it, before its fingerprint is checked (``entry(_:stored:documents:)``).
-  struct StoredKey: Sendable {
-    let bytes: [UInt8]
-    let created: Timestamp
-  }
-
-  /// Every document record, in the order they were made (``entry(_:)`` gives a key's in the
-  /// order of their confirmation, then of their making), and every key, read in one
-  /// transaction: one state of the escrow, for a tree check to look up in memory.
-  func snapshot() throws(DocbmError) -> (records: [EscrowRecord], keys: [(KeyFingerprint, StoredKey)]) {
+  /// The records of documents inside `folders` (absolute, normalized paths), in the order
+  /// they were made: one range of the path index per folder, read in one statement.
+  func records(inside folders: [FilePath]) throws(DocbmError) -> [EscrowRecord] {
+    guard !folders.isEmpty else { return [] }
+    var ranges: [String] = []
+    var values: [SQLiteValue] = []
+    for folder in folders {
+      // Every path below `folder/`: from `folder/` up to `folder0` ('0' follows '/').
+      let prefix = folder.bytes.last == UInt8(ascii: "/") ? Array(folder.bytes.dropLast()) : folder.bytes
+      ranges.append("(path >= ?\(values.count + 1) AND path < ?\(values.count + 2))")
+      values += [.blob(prefix + [UInt8(ascii: "/")]), .blob(prefix + [UInt8(ascii: "0")])]
+    }
     do {
-      return try connection.readTransaction { () throws(SQLiteError) in
-        let records = try documents("SELECT \(EscrowSchema.documentColumns) FROM documents ORDER BY id")
-        let statement = try connection.prepare("SELECT fingerprint, key, created FROM keys")
-        var keys: [(KeyFingerprint, StoredKey)] = []
-        while try statement.step() {
-          guard let fingerprint = statement.withBytes(0, KeyFingerprint.init(printed:)) else {
-            throw EscrowDatabase.damage("a key's fingerprint is not one")
-          }
-          keys.append(
-            (
-              fingerprint,
-              StoredKey(
-                bytes: statement.bytes(1), created: Timestamp(nanosecondsSince1970: statement.int64(2)))
-            ))
-        }
-        return (records, keys)
-      }
+      let sql =
+        "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE \(ranges.joined(separator: " OR ")) ORDER BY id"
+      return try documents(sql, values)
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "reading")
-    }
-  }
-
-  /// The entry of `stored`, a key of a ``snapshot()``, with its `documents`.
-  ///
-  /// - Throws: ``DocbmError`` `escrowDamaged` when the key's bytes are not a key of that
-  ///   fingerprint.
-  static func entry(
-    _ fingerprint: KeyFingerprint, stored: StoredKey, documents: [EscrowEntry.Document], file: FilePath
-  ) throws(DocbmError) -> EscrowEntry {
-    do {
-      return try makeEntry(fingerprint, key: stored.bytes, created: stored.created, documents, file: file)
-    } catch {
-      throw EscrowDatabase.error(error, path: file, doing: "reading")
     }
   }
 
   /// The records `sql` selects (``EscrowSchema/documentColumns``), given `values` as its
   /// parameters.
   func documents(_ sql: String, _ values: SQLiteValue...) throws(SQLiteError) -> [EscrowRecord] {
+    try documents(sql, values)
+  }
+
+  /// The records `sql` selects, given `values` as its parameters.
+  func documents(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) -> [EscrowRecord] {
     let statement = try connection.prepare(sql)
     try statement.bind(values)
     var records: [EscrowRecord] = []

@@ -40,24 +40,27 @@ public struct DocumentChecker: Sendable {
     self.filesystem = filesystem
   }
 
-  /// This checker with every escrow record read at once, in one query, for checking many
-  /// documents (a tree). `preparingProspects`: a document without a key gets, from the
-  /// check's own reading, what a repairer's prospect is decided from: its bookmarks counted
-  /// against the escrowed keys they name (``DocumentCheck/escrowedKeyTally``) and, when it
-  /// lost its key, the file as found (``DocumentCheck/sighting``). Its documents share the
-  /// walks of whole filesystems (one per filesystem, the budget's time limit for them all).
-  package func loadingWholeEscrow(preparingProspects: Bool = false) -> DocumentChecker {
+  /// This checker with the escrow's records of every document inside `folders` (absolute
+  /// and normalized) read at once, in one query, for checking the trees there; the keys
+  /// its documents name are read once each. `preparingProspects`: a document without a
+  /// key gets, from the check's own reading, what a repairer's prospect is decided from:
+  /// its bookmarks counted against the escrowed keys they name
+  /// (``DocumentCheck/escrowedKeyTally``) and, when it lost its key, the file as found
+  /// (``DocumentCheck/sighting``). Its documents share the walks of whole filesystems (one
+  /// per filesystem, the budget's time limit for them all).
+  package func loadingEscrow(inside folders: [FilePath], preparingProspects: Bool = false) -> DocumentChecker
+  {
     DocumentChecker(
-      escrow: escrow, searchBudget: searchBudget, index: index.loadingEverything(),
+      escrow: escrow, searchBudget: searchBudget, index: index.loading(inside: folders),
       preparesProspects: preparingProspects,
       filesystem: FilesystemSearch(timeLimit: searchBudget.filesystemTimeLimit, cancellation: nil))
   }
 
   /// The escrow's key and records of `fingerprint`: through the database this checker
   /// opened (none when there was none, the problem when it could not be used), so that
-  /// many look-ups (a repair of many documents) open it once; from memory for a checker
-  /// that read the whole escrow (``loadingWholeEscrow(preparingProspects:)``: the hints
-  /// of a tree check come from the state its verdicts come from).
+  /// many look-ups (a repair of many documents) open it once; once per key for a checker
+  /// of trees (``loadingEscrow(inside:preparingProspects:)``: the hints of a tree check
+  /// come from the reading its verdicts come from).
   func escrowEntry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     index.entry(fingerprint)
   }
@@ -159,8 +162,8 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, listed: ListedPaths?, descriptor fd: FileDescriptor, knownRegular: Bool,
     inode: UInt64?, folder: FileDescriptor?
   ) -> DocumentCheck {
-    let found = index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
-    let escrowed = found?.fingerprint
+    var found = index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
+    var escrowed = found?.fingerprint
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
 
@@ -182,7 +185,7 @@ public struct DocumentChecker: Sendable {
     // scan's closure captures the collector alone (by address).
     let key = documentKey?.key.fingerprint
     var escrowedKey: ((KeyFingerprint) -> DocumentKey?)?
-    if preparesProspects { escrowedKey = index.keysInMemory }
+    if preparesProspects { escrowedKey = index.escrowedKeys }
     var collector = EvidenceCollector(
       path: path, absolute: listed?.absolute, documentKey: documentKey, searchBudget: searchBudget,
       portal: portal, listedIn: folder, escrowedKey: escrowedKey, filesystem: filesystem)
@@ -196,6 +199,14 @@ public struct DocumentChecker: Sendable {
         .unreadable, path, key: key, escrowed: escrowed, error.message, portal: portal)
     }
     let evidence = collector.evidence
+    // Not recorded at its path nor by an identity in the tree: a tree's index looks among
+    // the records of the keys the document names (one moved in from elsewhere).
+    if found == nil, key != nil || !evidence.isEmpty {
+      found = index.lookUp(
+        listed?.absolute ?? path.absolute, descriptor: fd, inode: inode,
+        namedBy: (key.map { [$0] } ?? []) + evidence.map(\.fingerprint))
+      escrowed = found?.fingerprint
+    }
     var (verdict, summary) = DocumentChecker.verdict(
       key: key, escrowed: escrowed, evidence: evidence, document: path)
     if keyUnsupported {

@@ -114,13 +114,14 @@ public struct DocumentRepairer: Sendable {
     (self.escrow, self.policy, self.checker) = (escrow, policy, checker)
   }
 
-  /// This repairer with the whole escrow read into memory at once
-  /// (``DocumentChecker/loadingWholeEscrow(preparingProspects:)``), for the checks and
-  /// prospects of a tree: its prospects come from the state its checks' verdicts come from,
-  /// and from the same reading of each document.
-  package func loadingWholeEscrow() -> DocumentRepairer {
+  /// This repairer with the escrow's records of the documents inside `folders` read at
+  /// once (``DocumentChecker/loadingEscrow(inside:preparingProspects:)``), for the checks
+  /// and prospects of trees: its prospects come from the reading its checks' verdicts come
+  /// from, and from the same reading of each document.
+  package func loadingEscrow(inside folders: [FilePath]) -> DocumentRepairer {
     DocumentRepairer(
-      escrow: escrow, policy: policy, checker: checker.loadingWholeEscrow(preparingProspects: true))
+      escrow: escrow, policy: policy,
+      checker: checker.loadingEscrow(inside: folders, preparingProspects: true))
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the

@@ -4,12 +4,14 @@ import Synchronization
 /// (filesystem and file handle, or inode where there is no handle: inode numbers alone are
 /// reused).
 ///
-/// Either every record and key, read once (``loadingEverything()``, for a tree of
-/// documents), or the records of one file at a time, read from the database when it is
-/// checked (for a few documents: a lookup reads two rows, not the whole escrow).
+/// Either the records of the folders a tree check walks, read at once
+/// (``loading(inside:)``), with each key and its records read when a document names it;
+/// or the records of one file at a time, read from the database when it is checked (for a
+/// few documents: a lookup reads two rows, not the whole escrow). Neither reads the
+/// records of documents elsewhere that the files checked do not name, so a check's cost
+/// follows the tree, not the escrow.
 struct EscrowIndex: Sendable {
-  /// Records (and keys) looked up in memory; one instance shared by the threads of a tree
-  /// check.
+  /// Records looked up in memory; one instance shared by the threads of a tree check.
   final class Tables: Sendable {
     /// Each path's most recently confirmed record.
     let byPath: [FilePath: EscrowRecord]
@@ -19,22 +21,9 @@ struct EscrowIndex: Sendable {
     /// is not among them has no record of its path, so its path is not made absolute to be
     /// looked up. A hash that is there only leads to the lookup by path, which decides.
     let nameHashes: Set<Int>
-    /// The records, in the order they were made, and the keys as stored (none for tables
-    /// of one file's records), for ``entry(_:)``.
-    private let records: [EscrowRecord]
-    private let keys: [(KeyFingerprint, EscrowDatabase.StoredKey)]
-    /// The database the tables were read from.
-    private let file: FilePath?
-    /// Each key with its records, made at the first ``entry(_:)``: a tree whose documents
-    /// all hold their keys never asks for one.
-    private let entries = Mutex<[KeyFingerprint: (EscrowDatabase.StoredKey, [EscrowEntry.Document])]?>(nil)
 
-    /// Tables of `records` (in the order they were made), and of `keys` when given (with
-    /// `file`, the database they were read from).
-    init(
-      _ records: [EscrowRecord], keys: [(KeyFingerprint, EscrowDatabase.StoredKey)] = [],
-      file: FilePath? = nil
-    ) {
+    /// Tables of `records`, in the order they were made.
+    init(_ records: [EscrowRecord]) {
       var byPath: [FilePath: EscrowRecord] = [:]
       var byInode: [UInt64: [EscrowRecord]] = [:]
       var nameHashes: Set<Int> = []
@@ -50,31 +39,6 @@ struct EscrowIndex: Sendable {
         byInode[record.document.inode, default: []].append(record)
       }
       (self.byPath, self.byInode, self.nameHashes) = (byPath, byInode, nameHashes)
-      (self.records, self.keys, self.file) = (records, keys, file)
-    }
-
-    /// The entry of `fingerprint` as ``EscrowDatabase/entry(_:)`` reads it, `nil` when the
-    /// escrow has no such key; the problem when its key is damaged.
-    func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
-      guard let file else { return .success(nil) }
-      let found = entries.withLock { entries in
-        if entries == nil {
-          var made = Dictionary(keys.map { ($0, ($1, [EscrowEntry.Document]())) }, uniquingKeysWith: { $1 })
-          for record in records { made[record.fingerprint]?.1.append(record.document) }
-          entries = made
-        }
-        return entries?[fingerprint]
-      }
-      guard let (stored, documents) = found else { return .success(nil) }
-      // In the order of their confirmation, then of their making.
-      let ordered = documents.enumerated().sorted {
-        ($0.element.confirmed, $0.offset) < ($1.element.confirmed, $1.offset)
-      }.map(\.element)
-      do {
-        return .success(try EscrowDatabase.entry(fingerprint, stored: stored, documents: ordered, file: file))
-      } catch {
-        return .failure(EscrowProblem(file: file, reason: error.message))
-      }
     }
 
     var isEmpty: Bool { byPath.isEmpty }
@@ -106,9 +70,31 @@ struct EscrowIndex: Sendable {
     let elsewhere: EscrowRecord?
   }
 
+  /// The records of the folders a tree check walks, and the keys its documents name.
+  final class Tree: Sendable {
+    let tables: Tables
+    let connection: EscrowConnection
+    /// Each key asked for, with all its records, as the database gave it.
+    private let entries = Mutex<[KeyFingerprint: Result<EscrowEntry?, EscrowProblem>]>([:])
+
+    init(_ tables: Tables, connection: EscrowConnection) {
+      (self.tables, self.connection) = (tables, connection)
+    }
+
+    /// The entry of `fingerprint`, read from the database the first time it is asked for
+    /// (each key's fingerprint is derived and checked once per check).
+    func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
+      if let known = entries.withLock({ $0[fingerprint] }) { return known }
+      let read = connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
+        .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
+      entries.withLock { $0[fingerprint] = read }
+      return read
+    }
+  }
+
   private enum Source: Sendable {
     case none
-    case everything(Tables)
+    case tree(Tree)
     case perFile(EscrowConnection)
   }
 
@@ -145,15 +131,18 @@ struct EscrowIndex: Sendable {
     self.migration = migration
   }
 
-  /// This index with every record and key read into memory (one read transaction), for
-  /// checking many documents; itself when that is done already or there is no escrow.
-  func loadingEverything() -> EscrowIndex {
+  /// This index with the records of every document inside `folders` (absolute and
+  /// normalized) read into memory at once, for checking the trees there; keys, and the
+  /// records of documents elsewhere, are read when a document checked names them
+  /// (``lookUp(_:descriptor:inode:namedBy:)``, ``entry(_:)``). Itself when that is done
+  /// already or there is no escrow.
+  func loading(inside folders: [FilePath]) -> EscrowIndex {
     guard case .perFile(let connection) = source else { return self }
-    switch connection.withDatabase({ (database) throws(DocbmError) in try database.snapshot() }) {
-    case .success(let (records, keys)):
+    switch connection.withDatabase({ (database) throws(DocbmError) in try database.records(inside: folders) })
+    {
+    case .success(let records):
       return EscrowIndex(
-        source: .everything(Tables(records, keys: keys, file: connection.path)), problem: problem,
-        migration: migration)
+        source: .tree(Tree(Tables(records), connection: connection)), problem: problem, migration: migration)
     case .failure(let error):
       return EscrowIndex(
         source: .none, problem: EscrowProblem(file: error.path ?? connection.path, reason: error.message),
@@ -161,27 +150,26 @@ struct EscrowIndex: Sendable {
     }
   }
 
-  /// The key and records of `fingerprint`: from memory when every record was read
-  /// (``loadingEverything()``), else through the database this index holds open; none
-  /// when the escrow had no database when the index was made, and its problem when it
-  /// could not be used.
+  /// The key and records of `fingerprint`, through the database this index holds open
+  /// (for a tree, read once per check); none when the escrow had no database when the
+  /// index was made, and its problem when it could not be used.
   func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
     switch source {
     case .none: problem.map { .failure($0) } ?? .success(nil)
-    case .everything(let tables): tables.entry(fingerprint)
+    case .tree(let tree): tree.entry(fingerprint)
     case .perFile(let connection):
       connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
         .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
     }
   }
 
-  /// The escrow's key of a fingerprint, read from memory, when every key is there
-  /// (``loadingEverything()``); `nil` for an index that reads the database per document or
+  /// The escrow's key of a fingerprint, for a tree's index (``loading(inside:)``): each
+  /// key read once per check; `nil` for an index that reads the database per document or
   /// has no escrow. A key whose entry is damaged is not given.
-  var keysInMemory: (@Sendable (KeyFingerprint) -> DocumentKey?)? {
-    guard case .everything(let tables) = source else { return nil }
+  var escrowedKeys: (@Sendable (KeyFingerprint) -> DocumentKey?)? {
+    guard case .tree(let tree) = source else { return nil }
     return { fingerprint in
-      guard case .success(let entry?) = tables.entry(fingerprint) else { return nil }
+      guard case .success(let entry?) = tree.entry(fingerprint) else { return nil }
       return entry.key
     }
   }
@@ -190,8 +178,7 @@ struct EscrowIndex: Sendable {
   var isEmpty: Bool {
     switch source {
     case .none: true
-    case .everything(let tables): tables.isEmpty
-    case .perFile: false
+    case .tree, .perFile: false
     }
   }
 
@@ -207,8 +194,8 @@ struct EscrowIndex: Sendable {
     switch source {
     case .none:
       return nil
-    case .everything(let tables):
-      return EscrowIndex.lookUp(path, absolute: absolute, in: tables, descriptor: fd, inode: inode)
+    case .tree(let tree):
+      return EscrowIndex.lookUp(path, absolute: absolute, in: tree.tables, descriptor: fd, inode: inode)
     case .perFile(let connection):
       let absolute = absolute ?? path.absolute
       guard let inode = inode ?? (try? FileStatus.of(fd))?.inode,
@@ -219,6 +206,26 @@ struct EscrowIndex: Sendable {
       return EscrowIndex.lookUp(
         absolute, absolute: absolute, in: Tables(records), descriptor: fd, inode: inode)
     }
+  }
+
+  /// For a tree's index, the record of the document open as `fd` (at `absolute`) among
+  /// those of the keys `fingerprints` (its own key, the keys its bookmarks name), when
+  /// ``lookUp(_:absolute:descriptor:inode:)`` found none: a document moved into the tree
+  /// from elsewhere. Only a document whose inode number such a record names costs more
+  /// system calls. `nil` for the other indexes, whose first look-up asked the database by
+  /// inode already.
+  func lookUp(
+    _ absolute: FilePath, descriptor fd: FileDescriptor, inode: UInt64?,
+    namedBy fingerprints: [KeyFingerprint]
+  ) -> Found? {
+    guard case .tree(let tree) = source, !fingerprints.isEmpty else { return nil }
+    var records: [EscrowRecord] = []
+    for fingerprint in Set(fingerprints) {
+      guard case .success(let entry?) = tree.entry(fingerprint) else { continue }
+      records += entry.documents.map { EscrowRecord(fingerprint: fingerprint, document: $0) }
+    }
+    guard !records.isEmpty else { return nil }
+    return EscrowIndex.lookUp(absolute, absolute: absolute, in: Tables(records), descriptor: fd, inode: inode)
   }
 
   private static func lookUp(

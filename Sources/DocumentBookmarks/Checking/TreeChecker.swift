@@ -72,10 +72,13 @@ public struct TreeChecker: Sendable {
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck, DocumentRepairer.Report?) -> Void
   ) -> [Unreadable] {
-    // A tree reads the escrow's records and keys once; a single file, its own.
+    // A tree reads the escrow's records of its documents once (by the path it is given and
+    // by its real path), and each key its documents name once; a single file, its own.
     let isTree = (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
-    let repairer = isTree ? self.repairer?.loadingWholeEscrow() : self.repairer
-    let checker = repairer?.checker ?? (isTree ? self.checker.loadingWholeEscrow() : self.checker)
+    let treeFolders = isTree ? TreeChecker.escrowFolders(of: root) : []
+    let repairer = isTree ? self.repairer?.loadingEscrow(inside: treeFolders) : self.repairer
+    let checker =
+      repairer?.checker ?? (isTree ? self.checker.loadingEscrow(inside: treeFolders) : self.checker)
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
     // Each entry carries the type `readdir` gave, so regular files need no `statx`, and its
@@ -214,6 +217,14 @@ public struct TreeChecker: Sendable {
       }
     }
     return unreadable
+  }
+
+  /// The folders whose escrow records a check of the tree at `root` reads: the root made
+  /// absolute, and its real path when links lead there.
+  private static func escrowFolders(of root: FilePath) -> [FilePath] {
+    let absolute = root.absolute
+    guard let real = try? TargetSnapshot.canonicalPath(absolute), real != absolute else { return [absolute] }
+    return [absolute, real]
   }
 
   /// Documents in flight per worker thread: enough that no worker waits for the walk, few

@@ -1,0 +1,68 @@
+import DocumentBookmarks
+import Foundation
+import Glibc
+
+/// `DocbmBenchmarks escrow-tree [KEYS]`: a check of a folder of 100 documents (each with a
+/// key and a bookmark) with an escrow of `KEYS` keys (default 100,000: the folder's 100 and
+/// others recorded for documents elsewhere), against the same check with an escrow of the
+/// folder's own 100 keys; `docbm check -r` as a child process, 20 runs a batch, in 11
+/// interleaved rounds (the first only warms the caches).
+///
+/// **Goal: within 1.2x: a check's cost follows the tree, not the escrow.**
+func runEscrowTreeBenchmark(root: String, docbm: String, keys: Int) throws -> Bool {
+  let folder = "\(root)/escrow-tree"
+  let tree = "\(folder)/tree"
+  makeFolders(tree)
+  makeFolders("\(folder)/elsewhere")
+  let own = KeyEscrow(folder: FilePath("\(folder)/own-escrow"))
+  let large = KeyEscrow(folder: FilePath("\(folder)/large-escrow"))
+  makeFile("\(tree)/target.png", "png")
+  let service = BookmarkService(escrow: own)
+  for index in 0..<100 {
+    let path = "\(tree)/doc\(index).json"
+    makeFile(path, "{}")
+    let document = service.documents(anchoredOn: FilePath(path))
+    let bookmark = try document.makeBookmark(to: FilePath("\(tree)/target.png"))
+    makeFile(path, "{\"image\": \"\(bookmark.text)\"}\n")
+    guard let key = try document.readKey() else {
+      print("cannot read the key of \(path)")
+      return false
+    }
+    try large.deposit(key, document: FilePath(path))
+  }
+  // The other keys, each recorded for a document of its own elsewhere.
+  for index in 0..<max(0, keys - 100) {
+    let sub = "\(folder)/elsewhere/\(index / 1_000)"
+    if index % 1_000 == 0 { makeFolders(sub) }
+    let path = "\(sub)/\(index).json"
+    makeFile(path, "{}")
+    try large.deposit(DocumentKey.random(), document: FilePath(path))
+  }
+  var largeRuns = Timings()
+  var ownRuns = Timings()
+  let batch = { (escrow: KeyEscrow) -> Double in
+    var seconds = 0.0
+    for _ in 0..<20 {
+      let run = measureChild(
+        [docbm, "check", "-r", tree], environment: ["DOCBM_ESCROW_DIR=\(escrow.folder)"])
+      precondition(run.status == 0, "docbm check -r failed (exit \(run.status))")
+      seconds += run.seconds
+    }
+    return seconds / 20 * 1e9
+  }
+  for round in 0..<11 {
+    let first = round % 2 == 0
+    let a = first ? batch(large) : 0
+    let b = batch(own)
+    let c = first ? 0 : batch(large)
+    if round > 0 {
+      largeRuns.values.append(first ? a : c)
+      ownRuns.values.append(b)
+    }
+  }
+  return printTable([
+    Row(
+      operation: "check -r of 100 documents, an escrow of \(keys.formatted()) keys",
+      (largeRuns, ownRuns), baselineName: "an escrow of their 100 keys", goal: 1.2)
+  ])
+}
