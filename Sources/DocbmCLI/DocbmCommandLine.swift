@@ -56,11 +56,16 @@ public enum DocbmCommandLine {
   static func announceEscrowUpgrade(_ console: Console) {
     do {
       guard let migration = try KeyEscrow.default.upgrade() else { return }
-      console.printError("docbm: \(migration.summary)")
-      for problem in migration.problems { console.printError("warning: not imported: \(problem)") }
+      announce(migration, console)
     } catch {
       console.printError("warning: the escrow could not be upgraded: \(error)")
     }
+  }
+
+  /// Says what an import of a 0.1.0 escrow did.
+  static func announce(_ migration: EscrowMigration, _ console: Console) {
+    console.printError("docbm: \(migration.summary)")
+    for problem in migration.problems { console.printError("warning: not imported: \(problem)") }
   }
 
   /// What a person at a terminal can do next about `error`, as a command.
@@ -102,9 +107,11 @@ public enum DocbmCommandLine {
 
   private static func execute(_ command: ParsedCommand, console: Console) throws -> Int32 {
     switch command {
-    case .bookmark, .resolve, .inspect, .check, .repair, .adopt, .relink, .save, .store, .watch, .escrow:
+    case .bookmark, .resolve, .check, .repair, .adopt, .relink, .save, .store, .watch, .escrow:
       announceEscrowUpgrade(console)
-    case .decode, .probe, .demo, .completions, .help, .version:
+    // inspect opens the escrow only when its record can change the verdict, and says what
+    // that opening imported.
+    case .inspect, .decode, .probe, .demo, .completions, .help, .version:
       break
     }
     switch command {

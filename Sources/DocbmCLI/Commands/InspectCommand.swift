@@ -68,6 +68,7 @@ struct InspectCommand {
       let alone = DocumentChecker().check(document)
       if DocumentChecker.verdictDependsOnEscrow(alone) {
         let checker = DocumentChecker(escrow: .default)
+        if let migration = checker.escrowMigration { DocbmCommandLine.announce(migration, console) }
         let checked = checker.check(document)
         for failure in checker.recordMoves([checked]) {
           console.printError("warning: the escrow could not record the document: \(failure)")

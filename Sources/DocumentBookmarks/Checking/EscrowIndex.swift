@@ -41,8 +41,6 @@ struct EscrowIndex: Sendable {
       (self.byPath, self.byInode, self.nameHashes) = (byPath, byInode, nameHashes)
     }
 
-    var isEmpty: Bool { byPath.isEmpty }
-
     /// The hash of the bytes after the last slash of `path`.
     static func nameHash(of path: FilePath) -> Int {
       path.bytes.withUnsafeBufferPointer { bytes in
@@ -171,14 +169,6 @@ struct EscrowIndex: Sendable {
     return { fingerprint in
       guard case .success(let entry?) = tree.entry(fingerprint) else { return nil }
       return entry.key
-    }
-  }
-
-  /// Whether the index has nothing to look up.
-  var isEmpty: Bool {
-    switch source {
-    case .none: true
-    case .tree, .perFile: false
     }
   }
 
