@@ -3,6 +3,18 @@ import DocumentBookmarks
 import Foundation
 import Glibc
 
+/// The release `docbm` beside this benchmark's executable, or `nil` (saying how to build it)
+/// when there is none.
+func docbmBesideBenchmarks() -> String? {
+  let docbm = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("docbm").path
+  guard FileManager.default.isExecutableFile(atPath: docbm) else {
+    print("build docbm first: swift build -c release --product docbm")
+    return nil
+  }
+  return docbm
+}
+
 /// A finished child process: its exit status, wall time, CPU time (user and system) and
 /// peak resident memory.
 struct ChildRun {
@@ -78,12 +90,7 @@ func buildDocumentTree(_ root: String, count: Int, escrow: KeyEscrow? = nil) thr
 /// same trees, and docbm's peak memory as the tree grows.
 /// Returns whether every goal was met.
 func runCheckingBenchmark(root: String, counts: [Int]) throws -> Bool {
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  let docbm = executable.appendingPathComponent("docbm").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release")
-    return false
-  }
+  guard let docbm = docbmBesideBenchmarks() else { return false }
   let getfattr = ["/usr/bin/getfattr", "/bin/getfattr"].first {
     FileManager.default.isExecutableFile(atPath: $0)
   }

@@ -9,12 +9,7 @@ import Glibc
 /// length (10 240 bytes), so every one frames a record; and the base64 of such headers back
 /// to back. **Goal: within 2x the time of the random bytes, within 64 MiB of peak memory.**
 func runCraftedBenchmark(root: String, megabytes: Int = 64) -> Bool {
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  let docbm = executable.appendingPathComponent("docbm").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release --product docbm")
-    return false
-  }
+  guard let docbm = docbmBesideBenchmarks() else { return false }
   let size = megabytes << 20
   let header: [UInt8] =
     [0x76, 0x87, 0x1B, 0x99, 0x17, 0x9C, 1, 0, 0x28, 0x00] + [UInt8](repeating: 0xAB, count: 8)

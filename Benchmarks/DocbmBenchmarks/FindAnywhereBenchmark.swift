@@ -16,12 +16,7 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
     print("the find rows need root (a tmpfs mounted as the home): skipped")
     return true
   }
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  let docbm = executable.appendingPathComponent("docbm").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release --product docbm")
-    return false
-  }
+  guard let docbm = docbmBesideBenchmarks() else { return false }
   let home = "\(root)/home"
   makeFolders(home)
   guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=4g,nr_inodes=0", "none", home]) == 0 else {
@@ -170,17 +165,25 @@ func runMoveJournalBenchmark(root: String) -> Bool {
     iterations: 200, rounds: 15, { _ = try? document.resolve(renamed) },
     against: { _ = try? document.resolve(still) })
   // The same moved target located only, as the checker does: no refreshed bookmark made.
-  guard let key = try? document.readKey() else {
-    print("cannot read the document's key")
+  // Each call here must succeed: a failure stops the benchmark, naming it.
+  let key: DocumentKey
+  do {
+    guard let read = try document.readKey() else {
+      print("the document has no key")
+      return false
+    }
+    key = read
+  } catch {
+    print("cannot read the document's key: \(error)")
     return false
   }
   let located = measurePaired(
     iterations: 200, rounds: 15,
     {
-      let resolution = try? document.resolve(moved, key: key, refreshing: false)
-      precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
+      let resolution = try! document.resolve(moved, key: key, refreshing: false)
+      precondition(resolution.path == FilePath(far), "the journal did not lead to the target")
     },
-    against: { _ = try? document.resolve(still) })
+    against: { _ = try! document.resolve(still) })
   return printTable([
     Row(
       operation: "resolve a target a watcher saw moved far (journal of 1,001 renames)", timings,

@@ -19,14 +19,9 @@ func runHostileInputBenchmark(root: String) -> Bool {
 /// **Goal: each crafted export refused (exit 1) in under a second, and within 2x the time
 /// of importing the real one.**
 func runHostileImportBenchmark(root: String) -> Bool {
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  let docbm = executable.appendingPathComponent("docbm").path
+  guard let docbm = docbmBesideBenchmarks() else { return false }
   let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/hostile-export.py").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release --product docbm")
-    return false
-  }
   guard run("/usr/bin/python3", ["-c", "import sqlite3"]) == 0 else {
     print("python3 with sqlite3 is needed to craft the exports")
     return false

@@ -177,12 +177,7 @@ if CommandLine.arguments.dropFirst().first == "hostile" {
 // `DocbmBenchmarks escrow-tree [KEYS]`: a check of 100 documents with a large escrow,
 // against one of their own keys.
 if CommandLine.arguments.dropFirst().first == "escrow-tree" {
-  let docbm = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("docbm").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release --product docbm")
-    exit(1)
-  }
+  guard let docbm = docbmBesideBenchmarks() else { exit(1) }
   let keys = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
   let met = try runEscrowTreeBenchmark(root: root, docbm: docbm, keys: keys)
   _ = run("/bin/rm", ["-rf", root])
@@ -295,12 +290,7 @@ if CommandLine.arguments.dropFirst().first == "startup" {
 }
 
 if CommandLine.arguments.dropFirst().first == "escrow" {
-  let docbm = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("docbm").path
-  guard FileManager.default.isExecutableFile(atPath: docbm) else {
-    print("build docbm first: swift build -c release")
-    exit(1)
-  }
+  guard let docbm = docbmBesideBenchmarks() else { exit(1) }
   let met = try runEscrowBenchmark(root: root, docbm: docbm)
   _ = run("/bin/rm", ["-rf", root])
   exit(met ? 0 : 1)

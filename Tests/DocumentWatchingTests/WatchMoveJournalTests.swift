@@ -59,11 +59,7 @@ struct WatchMoveJournalTests {
   @Test("a planted line never leads to another file: the identity decides")
   func plantedLine() throws {
     let setting = try WatchScratch()
-    let document = try setting.scratch.file("docs/board.json", "{}")
-    let target = try setting.scratch.file("docs/img/cat.png", "cat")
-    let anchored = BookmarkService(searchBudget: .nearby, escrow: setting.escrow).documents(
-      anchoredOn: document)
-    let bookmark = try anchored.makeBookmark(to: target)
+    let (anchored, target, bookmark) = try WatchMoveJournalTests.bookmarkedTarget(in: setting)
     let decoy = try setting.scratch.file("elsewhere/far/decoy.png", "cat")
     try setting.scratch.remove(target)
     var status = stat()
@@ -79,11 +75,7 @@ struct WatchMoveJournalTests {
   @Test("a journal that changed since the last resolve is read again: appended to, or replaced")
   func changedJournalIsReadAgain() throws {
     let setting = try WatchScratch()
-    let document = try setting.scratch.file("docs/board.json", "{}")
-    let target = try setting.scratch.file("docs/img/cat.png", "cat")
-    let anchored = BookmarkService(searchBudget: .nearby, escrow: setting.escrow).documents(
-      anchoredOn: document)
-    let bookmark = try anchored.makeBookmark(to: target)
+    let (anchored, target, bookmark) = try WatchMoveJournalTests.bookmarkedTarget(in: setting)
     var status = stat()
     stat(target.description, &status)
     let journal = setting.escrow.folder.appending("moves").description
@@ -115,5 +107,17 @@ struct WatchMoveJournalTests {
     chmod(replacement, 0o600)
     #expect(rename(replacement, journal) == 0)
     #expect(try anchored.resolve(bookmark).path == third.appending("cat.png"))
+  }
+
+  /// A document with a bookmark to `docs/img/cat.png`, resolved with the nearby search only
+  /// (which cannot reach where these tests move it).
+  private static func bookmarkedTarget(in setting: WatchScratch) throws -> (
+    anchored: AnchoredDocument, target: FilePath, bookmark: Bookmark
+  ) {
+    let document = try setting.scratch.file("docs/board.json", "{}")
+    let target = try setting.scratch.file("docs/img/cat.png", "cat")
+    let anchored = BookmarkService(searchBudget: .nearby, escrow: setting.escrow).documents(
+      anchoredOn: document)
+    return (anchored, target, try anchored.makeBookmark(to: target))
   }
 }

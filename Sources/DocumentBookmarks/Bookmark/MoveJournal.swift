@@ -72,25 +72,22 @@ package struct MoveJournal {
   func lines() -> Lines {
     guard let opened = try? EscrowFolder.open(folder) else { return Lines(bytes: []) }
     defer { opened.close() }
+    // A version names one file (its device and inode), whichever escrow folder holds it.
     let seen = Self.lastRead.withLock { $0 }
-    let key = opened.path.absolute
-    switch opened.read(
-      Self.fileName, limit: Self.maximumBytes, unlessVersion: seen?.folder == key ? seen?.version : nil)
-    {
+    switch opened.read(Self.fileName, limit: Self.maximumBytes, unlessVersion: seen?.version) {
     case .success(.unchanged?):
-      if let seen { return seen.lines }
-      return Lines(bytes: [])
+      return seen?.lines ?? Lines(bytes: [])
     case .success(.read(let bytes, let version)?):
       let lines = Lines(bytes: bytes)
-      Self.lastRead.withLock { $0 = (key, version, lines) }
+      Self.lastRead.withLock { $0 = (version, lines) }
       return lines
     case .success(nil), .failure:
       return Lines(bytes: [])
     }
   }
 
-  /// The journal read last in this process: its folder, its file's version and its lines.
-  private static let lastRead = Mutex<(folder: FilePath, version: FileStatus.Version, lines: Lines)?>(nil)
+  /// The journal read last in this process: its file's version and its lines.
+  private static let lastRead = Mutex<(version: FileStatus.Version, lines: Lines)?>(nil)
 
   /// A journal's bytes, parsed only where a line's old path may lead from a path asked for.
   struct Lines: Sendable {

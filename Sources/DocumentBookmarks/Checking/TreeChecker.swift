@@ -223,6 +223,7 @@ public struct TreeChecker: Sendable {
   /// absolute, and its real path when links lead there.
   private static func escrowFolders(of root: FilePath) -> [FilePath] {
     let absolute = root.absolute
+    // A root whose real path cannot be made is walked, and looked up, by its given path.
     guard let real = try? TargetSnapshot.canonicalPath(absolute), real != absolute else { return [absolute] }
     return [absolute, real]
   }
