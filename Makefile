@@ -53,21 +53,20 @@ LIB_RELEASE := -c release -Xswiftc -static-stdlib --scratch-path .build/libdocbm
 # Without Foundation's notice about its use of mktemp, which docbm does not call.
 build_library = set -o pipefail; $(SWIFT) build $(LIB_RELEASE) --product DocbmC 2>&1 \
   | { grep -v "the use of .mktemp' is dangerous" || true; }
-# Release builds (make install, make bench) make docbm a static executable: the Swift
-# runtime, Foundation and the C libraries linked in, nothing to relocate at start-up; and
-# the metadata of concrete generic types is made by direct calls instead of by demangling
-# their names and searching the whole binary's protocol conformances at run time. Together
-# they take `docbm inspect` from about 5.8 ms to 1.3 ms (docs/performance.md, "Start-up"):
-# it matters for a command run once per file. The cost: docbm's own code and data sit at a
-# fixed address (stack, heap and mappings stay randomised), and glibc's user and host name
-# functions (which docbm does not call) would need this glibc at run time, as the link's
-# notices say; those notices are left out of the output. `make install PIE=1` builds a
-# position-independent docbm instead (start-up about 4.7 ms).
-ifeq ($(PIE),1)
-RELEASE := -c release --static-swift-stdlib
-else
-RELEASE := -c release --static-swift-stdlib -Xswiftc -static-executable
-endif
+# Release builds (make install, make bench) make docbm a static position-independent
+# executable (static-pie): the Swift runtime, Foundation and the C libraries linked in, its
+# code and data placed at a random address like the rest of the process, and nothing for a
+# dynamic loader to do at start-up but apply its own relative relocations. Only LLVM's
+# linker (lld, in the Swift toolchain) makes one of the Swift runtime; glibc refuses to
+# start a static-pie with a run path, so none is added. And the metadata of concrete
+# generic types is made by direct calls instead of by demangling their names and searching
+# the whole binary's protocol conformances at run time. Together they keep a command run
+# once per file (`docbm inspect`) within 1.3x of a C program doing the same (docs/
+# performance.md, "Start-up, position-independent"). glibc's user and host name functions
+# (which docbm does not call) would need this glibc at run time, as the link's notices say;
+# those notices are left out of the output.
+RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -static-executable \
+  -Xswiftc -no-toolchain-stdlib-rpath -Xswiftc -use-ld=lld -Xswiftc -Xclang-linker -Xswiftc -static-pie
 RELEASE += -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 SHELL := /bin/bash
 # A release build of product $(1), without glibc's notices about static linking.
@@ -171,6 +170,7 @@ BENCH_SECTIONS := main board store escrow escrow-tree checking-10000 hostile fin
 bench: setup
 	$(call release_build,docbm)
 	$(call release_build,DocbmBenchmarks)
+	cc -O2 -o .build/release/inspect-floor Benchmarks/floors/inspect.c $$(pkg-config --cflags --libs sqlite3 libsodium)
 	@missed=""; for section in $(BENCH_SECTIONS); do \
 	  case $$section in main) arguments="";; checking-10000) arguments="checking 10000";; \
 	    *) arguments=$$section;; esac; \

@@ -44,42 +44,27 @@ struct InspectCommand {
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    // One descriptor for the key, the attributes and the bytes; the escrow's database is
+    // opened only when its record can change the verdict (a document without a key or
+    // without bookmarks): a document with both is judged by them alone, as `check` judges
+    // it, without the cost of opening the database.
+    let inspection = try DocumentInspection.inspect(document, escrow: .default)
+    if let migration = inspection.checker.escrowMigration { DocbmCommandLine.announce(migration, console) }
+    let check = inspection.check
+    if let check {
+      for failure in inspection.checker.recordMoves([check]) {
+        console.printError("warning: the escrow could not record the document: \(failure)")
+      }
+    }
     let key: KeyReport
-    do {
-      if let fingerprint = try anchored.keyFingerprint() {
-        key = KeyReport(state: "present", fingerprint: fingerprint, problem: nil)
-      } else {
-        key = KeyReport(state: "absent", fingerprint: nil, problem: nil)
-      }
-    } catch {
-      guard error.code == .keyMalformed || error.code == .unsupportedVersion else { throw error }
-      key = KeyReport(state: "malformed", fingerprint: nil, problem: error.message)
+    switch inspection.key {
+    case .present(let fingerprint): key = KeyReport(state: "present", fingerprint: fingerprint, problem: nil)
+    case .absent: key = KeyReport(state: "absent", fingerprint: nil, problem: nil)
+    case .malformed(let problem): key = KeyReport(state: "malformed", fingerprint: nil, problem: problem)
     }
-    let attributes = try anchored.attributes()
-    // A folder can be a document (a package): it has a key and attributes, but no bytes of
-    // its own to find bookmarks in.
-    let isFolder = (try? FileStatus.of(document, followSymlinks: true))?.kind == .directory
-    var check: DocumentCheck?
-    if !isFolder {
-      // The escrow's database is opened only when its record can change the verdict (a
-      // document without a key or without bookmarks): a document with both is judged by
-      // them alone, as `check` judges it, without the cost of opening the database.
-      let alone = DocumentChecker().check(document)
-      if DocumentChecker.verdictDependsOnEscrow(alone) {
-        let checker = DocumentChecker(escrow: .default)
-        if let migration = checker.escrowMigration { DocbmCommandLine.announce(migration, console) }
-        let checked = checker.check(document)
-        for failure in checker.recordMoves([checked]) {
-          console.printError("warning: the escrow could not record the document: \(failure)")
-        }
-        check = checked
-      } else {
-        check = alone
-      }
-    }
-    let note = isFolder ? InspectCommand.folderNote(document) : nil
-    let portal = PortalDocument.of(document)
+    let attributes = inspection.attributes
+    let note = check == nil ? InspectCommand.folderNote(document) : nil
+    let portal = inspection.portal
     if json {
       console.print(
         JSONReport.render(

@@ -15,9 +15,20 @@ extension AnchoredDocument {
   /// - Throws: ``DocbmError`` (`notFound`, `permissionDenied`, …). A filesystem without
   ///   extended attributes gives an empty list.
   public func attributes() throws(DocbmError) -> [AttributeSummary] {
+    let fd = try mappingSystemErrors(.readKey, path: path) { () throws(SystemCallError) in
+      try FileDescriptor.open(path, [.readOnly, .nonBlocking])
+    }
+    defer { fd.close() }
+    return try AttributeSummary.of(fd, path: path)
+  }
+}
+
+extension AttributeSummary {
+  /// The attributes of the document at `path`, open as `fd`, sorted by name.
+  ///
+  /// - Throws: ``DocbmError`` (`permissionDenied`, `ioError`, …) naming `path`.
+  static func of(_ fd: FileDescriptor, path: FilePath) throws(DocbmError) -> [AttributeSummary] {
     try mappingSystemErrors(.readKey, path: path) { () throws(SystemCallError) in
-      let fd = try FileDescriptor.open(path, [.readOnly, .nonBlocking])
-      defer { fd.close() }
       var summaries: [AttributeSummary] = []
       for name in try ExtendedAttributes.names(of: .descriptor(fd)) {
         // An attribute removed between the listing and the read is skipped.

@@ -7,9 +7,10 @@ public struct DocumentChecker: Sendable {
   public let escrow: KeyEscrow?
   /// How far bookmarks' targets are searched for when checking that they resolve.
   public let searchBudget: SearchBudget
-  /// What could not be used of the escrow when the checker was made: its folder or database
-  /// could not be trusted or read (reported, not fatal: the checks stand without it).
-  public let escrowProblems: [EscrowProblem]
+  /// What could not be used of the escrow when the checker opened it: its folder or
+  /// database could not be trusted or read (reported, not fatal: the checks stand without
+  /// it).
+  public var escrowProblems: [EscrowProblem] { index.problem.map { [$0] } ?? [] }
   /// What opening the escrow imported from docbm 0.1.0's files, when it did.
   public var escrowMigration: EscrowMigration? { index.migration }
   private let index: EscrowIndex
@@ -35,9 +36,16 @@ public struct DocumentChecker: Sendable {
     self.escrow = escrow
     self.searchBudget = searchBudget
     self.index = index
-    self.escrowProblems = index.problem.map { [$0] } ?? []
     self.preparesProspects = preparesProspects
     self.filesystem = filesystem
+  }
+
+  /// A checker for one look at a document (`docbm inspect`): the escrow is opened only
+  /// when a document's verdict depends on its record (``verdictDependsOnEscrow(_:)``), after
+  /// the document's key and bytes are read, so that a document judged by its key and
+  /// bookmarks alone costs no database.
+  package init(deferringEscrow escrow: KeyEscrow?) {
+    self.init(escrow: escrow, searchBudget: .standard, index: .deferred(escrow))
   }
 
   /// This checker with the escrow's records of every document inside `folders` (absolute
@@ -85,6 +93,13 @@ public struct DocumentChecker: Sendable {
     } catch {
       return [error]
     }
+  }
+
+  /// ``check(_:)`` of the document at `path` open as `fd` (a regular file, read from its
+  /// current offset), for a caller that reads its key and attributes through the same
+  /// descriptor; `fd` stays open.
+  package func check(_ path: FilePath, descriptor fd: FileDescriptor) -> DocumentCheck {
+    check(path, listed: nil, descriptor: fd, knownRegular: false, inode: nil, folder: nil)
   }
 
   /// Checks the document (a regular file) at `path`.
@@ -162,7 +177,9 @@ public struct DocumentChecker: Sendable {
     _ path: FilePath, listed: ListedPaths?, descriptor fd: FileDescriptor, knownRegular: Bool,
     inode: UInt64?, folder: FileDescriptor?
   ) -> DocumentCheck {
-    var found = index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
+    // A deferred escrow is asked after the scan, and only when its record decides.
+    var found =
+      index.isDeferred ? nil : index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
     var escrowed = found?.fingerprint
     // Whether it is reached through the Documents portal: asked once, of the descriptor.
     let portal = PortalDocument.of(path, descriptor: fd)
@@ -199,6 +216,10 @@ public struct DocumentChecker: Sendable {
         .unreadable, path, key: key, escrowed: escrowed, error.message, portal: portal)
     }
     let evidence = collector.evidence
+    if index.isDeferred, DocumentChecker.verdictDependsOnEscrow(key: key, bookmarks: evidence) {
+      found = index.lookUp(path, absolute: listed?.absolute, descriptor: fd, inode: inode)
+      escrowed = found?.fingerprint
+    }
     // Not recorded at its path nor by an identity in the tree: a tree's index looks among
     // the records of the keys the document names (one moved in from elsewhere).
     if found == nil, key != nil || !evidence.isEmpty {
@@ -307,7 +328,12 @@ public struct DocumentChecker: Sendable {
   /// that has its key and bookmarks is judged by them alone, so a check of it made
   /// without the escrow gives the verdict a check with the escrow gives.
   public static func verdictDependsOnEscrow(_ check: DocumentCheck) -> Bool {
-    check.keyFingerprint == nil || check.bookmarks.isEmpty
+    verdictDependsOnEscrow(key: check.keyFingerprint, bookmarks: check.bookmarks)
+  }
+
+  /// ``verdictDependsOnEscrow(_:)`` of a document with key `key` and bookmarks `bookmarks`.
+  static func verdictDependsOnEscrow(key: KeyFingerprint?, bookmarks: [DocumentCheck.FoundEvidence]) -> Bool {
+    key == nil || bookmarks.isEmpty
   }
 
   /// The verdict from the evidence, and its sentence. `escrowed` is read only where

@@ -9,7 +9,8 @@ import Synchronization
 /// or the records of one file at a time, read from the database when it is checked (for a
 /// few documents: a lookup reads two rows, not the whole escrow). Neither reads the
 /// records of documents elsewhere that the files checked do not name, so a check's cost
-/// follows the tree, not the escrow.
+/// follows the tree, not the escrow. Or, for a look at one document (`docbm inspect`), an
+/// escrow opened only when that document's verdict depends on its record (``deferred(_:)``).
 struct EscrowIndex: Sendable {
   /// Records looked up in memory; one instance shared by the threads of a tree check.
   final class Tables: Sendable {
@@ -90,34 +91,76 @@ struct EscrowIndex: Sendable {
     }
   }
 
+  /// An escrow opened at its first look-up, at most once.
+  final class Deferred: Sendable {
+    let escrow: KeyEscrow
+    private let opened = Mutex<EscrowIndex?>(nil)
+
+    init(_ escrow: KeyEscrow) { self.escrow = escrow }
+
+    /// The escrow's index, opened now when it was not yet.
+    var index: EscrowIndex {
+      opened.withLock { opened in
+        if let opened { return opened }
+        let index = EscrowIndex(escrow)
+        opened = index
+        return index
+      }
+    }
+
+    /// The index when the escrow was opened; `nil` when nothing asked for it yet.
+    var openedIndex: EscrowIndex? { opened.withLock { $0 } }
+  }
+
   private enum Source: Sendable {
     case none
     case tree(Tree)
     case perFile(EscrowConnection)
+    case deferred(Deferred)
   }
 
   private let source: Source
+  private let ownProblem: EscrowProblem?
+  private let ownMigration: EscrowMigration?
+
   /// Why the escrow could not be used (reported as a warning: checks stand without it).
-  let problem: EscrowProblem?
+  var problem: EscrowProblem? {
+    if case .deferred(let deferred) = source { return deferred.openedIndex?.problem }
+    return ownProblem
+  }
   /// What opening the escrow imported from a 0.1.0 escrow.
-  let migration: EscrowMigration?
+  var migration: EscrowMigration? {
+    if case .deferred(let deferred) = source { return deferred.openedIndex?.migration }
+    return ownMigration
+  }
+  /// Whether the escrow is opened only when a document's verdict depends on its record.
+  var isDeferred: Bool {
+    if case .deferred = source { return true }
+    return false
+  }
+
+  /// The index of `escrow`, opened at its first look-up (none when `escrow` is `nil`).
+  static func deferred(_ escrow: KeyEscrow?) -> EscrowIndex {
+    guard let escrow else { return EscrowIndex(nil) }
+    return EscrowIndex(source: .deferred(Deferred(escrow)), problem: nil, migration: nil)
+  }
 
   /// The index of `escrow`, which is opened now (and migrated, when it holds 0.1.0's files).
   init(_ escrow: KeyEscrow?) {
     guard let escrow else {
-      (source, problem, migration) = (.none, nil, nil)
+      (source, ownProblem, ownMigration) = (.none, nil, nil)
       return
     }
     do {
       guard let database = try escrow.open(create: false) else {
-        (source, problem, migration) = (.none, nil, nil)
+        (source, ownProblem, ownMigration) = (.none, nil, nil)
         return
       }
-      migration = database.migration
+      ownMigration = database.migration
       source = .perFile(EscrowConnection(database))
-      problem = nil
+      ownProblem = nil
     } catch {
-      (source, problem, migration) = (
+      (source, ownProblem, ownMigration) = (
         .none, EscrowProblem(file: error.path ?? escrow.folder, reason: error.message), nil
       )
     }
@@ -125,8 +168,8 @@ struct EscrowIndex: Sendable {
 
   private init(source: Source, problem: EscrowProblem?, migration: EscrowMigration?) {
     self.source = source
-    self.problem = problem
-    self.migration = migration
+    ownProblem = problem
+    ownMigration = migration
   }
 
   /// This index with the records of every document inside `folders` (absolute and
@@ -135,6 +178,7 @@ struct EscrowIndex: Sendable {
   /// (``lookUp(_:descriptor:inode:namedBy:)``, ``entry(_:)``). Itself when that is done
   /// already or there is no escrow.
   func loading(inside folders: [FilePath]) -> EscrowIndex {
+    if case .deferred(let deferred) = source { return deferred.index.loading(inside: folders) }
     guard case .perFile(let connection) = source else { return self }
     switch connection.withDatabase({ (database) throws(DocbmError) in try database.records(inside: folders) })
     {
@@ -155,6 +199,7 @@ struct EscrowIndex: Sendable {
     switch source {
     case .none: problem.map { .failure($0) } ?? .success(nil)
     case .tree(let tree): tree.entry(fingerprint)
+    case .deferred(let deferred): deferred.index.entry(fingerprint)
     case .perFile(let connection):
       connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
         .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
@@ -184,6 +229,8 @@ struct EscrowIndex: Sendable {
     switch source {
     case .none:
       return nil
+    case .deferred(let deferred):
+      return deferred.index.lookUp(path, absolute: absolute, descriptor: fd, inode: inode)
     case .tree(let tree):
       return EscrowIndex.lookUp(path, absolute: absolute, in: tree.tables, descriptor: fd, inode: inode)
     case .perFile(let connection):
