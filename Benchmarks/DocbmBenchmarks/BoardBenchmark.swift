@@ -83,3 +83,44 @@ func makeBoard(at folder: String, count: Int, service: BookmarkService) throws -
   }
   return Board(folder: folder, document: document, bookmarks: bookmarks)
 }
+
+/// `DocbmBenchmarks board`, the scattered board: 100,000 bookmarks, a tenth of whose
+/// targets moved into 1,000 new folders (ten each, `archive/0` to `archive/999` beside the
+/// targets' folder), opened in one call with the standard search budget, against the same
+/// board with nothing moved, in paired rounds. Every moved target must be found where it
+/// went before timing. As root, the boards are on a tmpfs of their own, so that a search
+/// that goes on over the whole filesystem walks the boards, not the machine's disk.
+/// **Goal: ≤ 3x.**
+func runScatteredBoardBenchmark(root: String) throws -> [Row] {
+  let folder = "\(root)/board-scattered"
+  makeFolders(folder)
+  let mounted =
+    geteuid() == 0 && run("/bin/mount", ["-t", "tmpfs", "-o", "size=2g,nr_inodes=0", "none", folder]) == 0
+  if mounted { print("(the scattered board on a tmpfs of its own)") }
+  defer { if mounted { _ = run("/bin/umount", [folder]) } }
+  let count = 100_000
+  let service = BookmarkService()
+  let unmoved = try makeBoard(at: "\(folder)/unmoved", count: count, service: service)
+  let moved = try makeBoard(at: "\(folder)/moved", count: count, service: service)
+  for index in stride(from: 0, to: count, by: 10) {
+    let place = "\(moved.folder)/archive/\(index / 10 % 1_000)"
+    if index < 10_000 { makeFolders(place) }
+    _ = rename("\(moved.folder)/images/\(index).png", "\(place)/\(index).png")
+  }
+  for (index, result) in moved.document.resolve(moved.bookmarks).enumerated() {
+    let resolution = try result.get()
+    let isMoved = index % 10 == 0
+    precondition(resolution.isStale == isMoved, "bookmark \(index) of \(moved.folder)")
+    if isMoved {
+      let place = FilePath("\(moved.folder)/archive/\(index / 10 % 1_000)/\(index).png")
+      precondition(resolution.path == place, "bookmark \(index): \(resolution.path), not \(place)")
+    }
+  }
+  let open = { (board: Board) in { _ = board.document.resolve(board.bookmarks) } }
+  return [
+    Row(
+      operation: "open a board, 100,000 bookmarks, 10% moved across 1,000 folders",
+      measurePaired(iterations: 1, rounds: 7, open(moved), against: open(unmoved)),
+      baselineName: "the same board, nothing moved", goal: 3)
+  ]
+}

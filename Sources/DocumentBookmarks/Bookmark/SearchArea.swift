@@ -21,6 +21,9 @@ final class SearchArea {
 
   private var folders: [FilePath: Folder] = [:]
   private var statuses: [FilePath: FileStatus?] = [:]
+  private var folderMounts: [FilePath: MountTable.Mount?] = [:]
+  private var filesystemIDs: [FilePath: UInt64?] = [:]
+  private var trashEntries: [FilePath?: [TrashInfo.Entry]] = [:]
   /// The mount table, read once, after the first failure that needs it; `.some(nil)` when
   /// it cannot be read.
   private var mounts: MountTable??
@@ -62,6 +65,33 @@ final class SearchArea {
     let status = try? FileStatus.of(path, followSymlinks: false)
     statuses[path] = status
     return status
+  }
+
+  /// The mount that holds `folder` (its canonical path, ``TargetSnapshot/canonicalPath(_:)``,
+  /// looked up in ``mountTable``) when first asked; `nil` when it cannot be told.
+  func mount(holding folder: FilePath) -> MountTable.Mount? {
+    if let known = folderMounts[folder] { return known }
+    let mount = (try? TargetSnapshot.canonicalPath(folder)).flatMap { mountTable?.mount(containing: $0) }
+    folderMounts[folder] = mount
+    return mount
+  }
+
+  /// The `f_fsid` of the filesystem holding `folder` when first asked; `nil` when `statfs`
+  /// failed.
+  func filesystemID(of folder: FilePath) -> UInt64? {
+    if let known = filesystemIDs[folder] { return known }
+    let fsid = (try? FileSystemIdentity.of(path: folder))?.fsid
+    filesystemIDs[folder] = fsid
+    return fsid
+  }
+
+  /// The info files of the Trashes of the filesystem mounted at `mountPoint` (and of the
+  /// user's home Trash), read when first asked (``TrashInfo/entries(in:)``).
+  func trashEntries(mountPoint: FilePath?) -> [TrashInfo.Entry] {
+    if let known = trashEntries[mountPoint] { return known }
+    let entries = TrashInfo.entries(in: TrashInfo.trashes(mountPoint: mountPoint))
+    trashEntries[mountPoint] = entries
+    return entries
   }
 
   /// The user's home folder (`HOME`, its folders resolved), when it is an absolute path;

@@ -140,7 +140,7 @@ struct TargetLocator {
       let moved: [StaleReason] = documentMoved ? [.relativePathChanged] : []
       return Location(path: absolute, reasons: moved + [.identityChanged])
     }
-    if let trashed = trashed(matcher) {
+    if let trashed = trashed(matcher, area: area) {
       return Location(path: trashed, reasons: [.targetMoved, .inTrash])
     }
     // Not nearby, and no other file stands at its paths: the whole filesystem, when the
@@ -236,9 +236,9 @@ struct TargetLocator {
   /// The recorded object in a Trash, moved there itself or inside a trashed folder: found
   /// through the Trash's info files, and only when it is the very object (the search never
   /// reaches a Trash, which lies far from the target's old place).
-  private func trashed(_ matcher: IdentityMatcher) -> FilePath? {
-    let trashes = TrashInfo.trashes(mountPoint: contents.volume.mountPoint)
-    for candidate in TrashInfo.candidates(for: contents.absolutePath, in: trashes) {
+  private func trashed(_ matcher: IdentityMatcher, area: SearchArea) -> FilePath? {
+    let entries = area.trashEntries(mountPoint: contents.volume.mountPoint)
+    for candidate in TrashInfo.candidates(for: contents.absolutePath, among: entries) {
       if let status = try? FileStatus.of(candidate, followSymlinks: false),
         matcher.isSameObject(status, at: candidate)
       {
@@ -433,13 +433,15 @@ struct TargetLocator {
   private func searchRoots(_ area: SearchArea) -> [FilePath] {
     var roots: [FilePath] = []
     var folder = nearestExistingFolder(area)
-    if onRecordedFilesystem(folder) { roots.append(folder) }
+    if onRecordedFilesystem(folder, area: area) { roots.append(folder) }
     for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
       folder = folder.removingLastComponent
-      if onRecordedFilesystem(folder) { roots.append(folder) }
+      if onRecordedFilesystem(folder, area: area) { roots.append(folder) }
     }
     let documentRoot = documentFolder.lexicallyNormalized
-    if !roots.contains(documentRoot), onRecordedFilesystem(documentRoot) { roots.append(documentRoot) }
+    if !roots.contains(documentRoot), onRecordedFilesystem(documentRoot, area: area) {
+      roots.append(documentRoot)
+    }
     return roots
   }
 
@@ -455,19 +457,14 @@ struct TargetLocator {
   /// Whether `folder` is on the recorded filesystem: inside the recorded mount point, when
   /// one was recorded, or on a filesystem with the recorded `f_fsid` (the same disk
   /// mounted elsewhere).
-  private func onRecordedFilesystem(_ folder: FilePath) -> Bool {
+  private func onRecordedFilesystem(_ folder: FilePath, area: SearchArea) -> Bool {
     guard let mountPoint = contents.volume.mountPoint?.lexicallyNormalized,
       mountPoint.bytes != [UInt8(ascii: "/")]
     else { return true }
-    let components = folder.lexicallyNormalized.components
-    let mountComponents = mountPoint.components
-    if components.count >= mountComponents.count
-      && Array(components.prefix(mountComponents.count)) == mountComponents
-    {
-      return true
-    }
+    let normal = folder.lexicallyNormalized
+    if normal == mountPoint || normal.isBelow(mountPoint) { return true }
     guard let recorded = contents.volume.filesystemID, recorded != 0 else { return false }
-    return (try? FileSystemIdentity.of(path: folder))?.fsid == recorded
+    return area.filesystemID(of: folder) == recorded
   }
 
   /// Where a walk of the target's whole filesystem starts: the root of the mount that holds
@@ -476,9 +473,9 @@ struct TargetLocator {
   /// when that mount cannot be told.
   private func filesystemRoots(_ area: SearchArea) -> (mountRoot: FilePath, home: FilePath?)? {
     let folder = nearestExistingFolder(area)
-    guard onRecordedFilesystem(folder), let canonicalFolder = try? TargetSnapshot.canonicalPath(folder),
-      let mount = area.mountTable?.mount(containing: canonicalFolder)
-    else { return nil }
+    guard onRecordedFilesystem(folder, area: area), let mount = area.mount(holding: folder) else {
+      return nil
+    }
     let mountRoot = mount.mountPoint.lexicallyNormalized
     guard let home = area.homeFolder, contents.absolutePath.isBelow(home),
       home == mountRoot || home.isBelow(mountRoot), area.mountTable?.mount(containing: home) == mount

@@ -137,15 +137,22 @@ package enum TrashInfo {
     !bytes.isEmpty && bytes.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
   }
 
-  /// Where the item at `original` would be now if it, or a folder above it, was trashed:
-  /// one path in a Trash's `files` folder per info file naming `original` or a folder above
-  /// it (the same path may have been trashed more than once), reached through no symbolic
-  /// link below the Trash folder. Trashes that fail the rules (``open(_:)``) or cannot be
-  /// read, info files that are not regular files or are larger than ``maximumInfoSize``,
-  /// and info files past the first ``maximumInfoFiles`` of a Trash are passed over.
-  static func candidates(for original: FilePath, in trashes: [Trash]) -> [FilePath] {
-    let wanted = original.lexicallyNormalized.components
-    var found: [FilePath] = []
+  /// One info file of a Trash: the path it says was trashed, and the entry of the Trash's
+  /// `files` folder that holds it.
+  struct Entry {
+    let trash: Trash
+    /// The recorded original path's components.
+    let original: [[UInt8]]
+    /// The name of the item in the Trash's `files` folder.
+    let item: [UInt8]
+  }
+
+  /// The info files of `trashes`, read once: Trashes that fail the rules (``open(_:)``) or
+  /// cannot be read, info files that are not regular files or are larger than
+  /// ``maximumInfoSize``, and info files past the first ``maximumInfoFiles`` of a Trash are
+  /// passed over.
+  static func entries(in trashes: [Trash]) -> [Entry] {
+    var entries: [Entry] = []
     let suffix = Array(".trashinfo".utf8)
     for trash in trashes {
       guard let folder = open(trash) else { continue }
@@ -162,14 +169,31 @@ package enum TrashInfo {
           let recorded = originalPath(in: bytes, top: trash.top)
         else { continue }
         let components = recorded.lexicallyNormalized.components
-        guard !components.isEmpty, components.count <= wanted.count, wanted.starts(with: components) else {
-          continue
-        }
-        let below =
-          [Array("files".utf8), Array(name.dropLast(suffix.count))] + wanted.dropFirst(components.count)
-        guard reachesWithoutLinks(below, from: folder) else { continue }
-        found.append(below.reduce(trash.folder) { $0.appending($1) })
+        guard !components.isEmpty else { continue }
+        entries.append(Entry(trash: trash, original: components, item: Array(name.dropLast(suffix.count))))
       }
+    }
+    return entries
+  }
+
+  /// Where the item at `original` would be now if it, or a folder above it, was trashed:
+  /// one path in a Trash's `files` folder per info file naming `original` or a folder above
+  /// it (the same path may have been trashed more than once), reached through no symbolic
+  /// link below the Trash folder, which is opened again by the rules of ``open(_:)``.
+  static func candidates(for original: FilePath, in trashes: [Trash]) -> [FilePath] {
+    candidates(for: original, among: entries(in: trashes))
+  }
+
+  /// ``candidates(for:in:)`` among info files read already (``entries(in:)``).
+  static func candidates(for original: FilePath, among entries: [Entry]) -> [FilePath] {
+    let wanted = original.lexicallyNormalized.components
+    var found: [FilePath] = []
+    for entry in entries where entry.original.count <= wanted.count && wanted.starts(with: entry.original) {
+      guard let folder = open(entry.trash) else { continue }
+      defer { folder.close() }
+      let below = [Array("files".utf8), entry.item] + wanted.dropFirst(entry.original.count)
+      guard reachesWithoutLinks(below, from: folder) else { continue }
+      found.append(below.reduce(entry.trash.folder) { $0.appending($1) })
     }
     return found
   }

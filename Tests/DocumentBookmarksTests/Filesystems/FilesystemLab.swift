@@ -219,9 +219,14 @@ final class FilesystemLab: @unchecked Sendable {
     (try? FileStatus.of(path, followSymlinks: false))?.isMountRoot ?? false
   }
 
-  /// Unmounts `point`.
+  /// Unmounts `point`. A mount still in use (`EBUSY`) is detached lazily (`umount -l`): a
+  /// process another test spawns at that moment holds copies of this process's descriptors
+  /// until it runs its program, which may keep the mount busy for that instant; detached,
+  /// the mount point is gone from the namespace at once, as the cases expect.
   func unmount(_ point: FilePath) throws {
-    try sh("umount '\(point)'")
+    if run("/bin/umount", [point.description]).status != 0 {
+      try sh("umount -l '\(point)'")
+    }
     mounted.removeAll { $0 == point }
   }
 
