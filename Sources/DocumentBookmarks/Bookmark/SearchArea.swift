@@ -71,6 +71,7 @@ final class SearchArea {
   /// looked up in ``mountTable``) when first asked; `nil` when it cannot be told.
   func mount(holding folder: FilePath) -> MountTable.Mount? {
     if let known = folderMounts[folder] { return known }
+    // A folder that cannot be resolved has no mount to walk: the caller then walks none.
     let mount = (try? TargetSnapshot.canonicalPath(folder)).flatMap { mountTable?.mount(containing: $0) }
     folderMounts[folder] = mount
     return mount
@@ -80,6 +81,7 @@ final class SearchArea {
   /// failed.
   func filesystemID(of folder: FilePath) -> UInt64? {
     if let known = filesystemIDs[folder] { return known }
+    // Unknown counts as another filesystem: the folder is then not searched.
     let fsid = (try? FileSystemIdentity.of(path: folder))?.fsid
     filesystemIDs[folder] = fsid
     return fsid
