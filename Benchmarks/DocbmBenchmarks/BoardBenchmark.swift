@@ -93,9 +93,7 @@ func makeBoard(at folder: String, count: Int, service: BookmarkService) throws -
 /// **Goal: ≤ 3x.**
 func runScatteredBoardBenchmark(root: String) throws -> [Row] {
   let folder = "\(root)/board-scattered"
-  makeFolders(folder)
-  let mounted =
-    geteuid() == 0 && run("/bin/mount", ["-t", "tmpfs", "-o", "size=2g,nr_inodes=0", "none", folder]) == 0
+  let mounted = makeFolderOnOwnTmpfs(folder)
   if mounted { print("(the scattered board on a tmpfs of its own)") }
   defer { if mounted { _ = run("/bin/umount", [folder]) } }
   let count = 100_000

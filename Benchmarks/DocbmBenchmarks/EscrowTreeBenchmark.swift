@@ -17,9 +17,7 @@ import Glibc
 /// within 1.2x.**
 func runEscrowTreeBenchmark(root: String, docbm: String, keys: Int) throws -> Bool {
   let folder = "\(root)/escrow-tree"
-  makeFolders(folder)
-  let mounted =
-    geteuid() == 0 && run("/bin/mount", ["-t", "tmpfs", "-o", "size=2g,nr_inodes=0", "none", folder]) == 0
+  let mounted = makeFolderOnOwnTmpfs(folder)
   if mounted { print("(on a tmpfs of its own)") }
   defer { if mounted { _ = run("/bin/umount", [folder]) } }
   let tree = "\(folder)/tree"

@@ -100,6 +100,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
 
   /// The store file's signature now, or `nil` when it cannot be looked at.
   private func currentSignature() -> StoreFileCache<Key, Metadata>.Signature? {
+    // No signature only costs a read: the file is then read again, not taken from the cache.
     (try? FileStatus.of(path, followSymlinks: true)).map(\.version)
   }
 
