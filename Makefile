@@ -164,13 +164,20 @@ test-asan: setup
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
 	ASAN_OPTIONS=$(ASAN_OPTIONS) $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
 
+# The C floors the benchmarks compare docbm with (Benchmarks/floors), beside docbm.
+define build_floors
+	for floor in inspect check; do \
+	  cc -O2 -o .build/release/$$floor-floor Benchmarks/floors/$$floor.c $$(pkg-config --cflags --libs sqlite3 libsodium); \
+	done
+endef
+
 # Every section runs even when one misses a goal; the last line names those that did, and
 # the exit status is 1 when any did.
 BENCH_SECTIONS := main board store escrow escrow-tree checking-10000 hostile find
 bench: setup
 	$(call release_build,docbm)
 	$(call release_build,DocbmBenchmarks)
-	cc -O2 -o .build/release/inspect-floor Benchmarks/floors/inspect.c $$(pkg-config --cflags --libs sqlite3 libsodium)
+	$(call build_floors)
 	@missed=""; for section in $(BENCH_SECTIONS); do \
 	  case $$section in main) arguments="";; checking-10000) arguments="checking 10000";; \
 	    *) arguments=$$section;; esac; \
@@ -196,6 +203,7 @@ bench-libdocbm: setup
 bench-check: setup
 	$(call release_build,docbm)
 	$(call release_build,DocbmBenchmarks)
+	$(call build_floors)
 	.build/release/DocbmBenchmarks checking
 
 install: check-setup

@@ -68,6 +68,14 @@ package final class WorkerThreads: Sendable {
     }
   }
 
+  /// Runs the job queued first, if any, on the calling thread: a caller about to wait for
+  /// the threads works instead. Returns whether there was one.
+  package func runQueuedJob() -> Bool {
+    guard let job = queue.withLock({ $0.take() }) else { return false }
+    job()
+    return true
+  }
+
   /// Lets the threads end once every job queued has run. The pool takes no job after.
   package func close() {
     queue.withLock { queue in

@@ -66,14 +66,14 @@ extension StoreCore {
   func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
     guard !records.isEmpty else { return [:] }
     // In chunks, one per core, each resolved as one batch (its searches share the folders
-    // they list), on a thread of its own but the first.
+    // they list), on a thread of its own but the first, which this thread resolves.
     let chunks = min(records.count, Processors.usable)
     let document = file.document
     let ranges = (0..<chunks).map { (records.count * $0 / chunks)..<(records.count * ($0 + 1) / chunks) }
     var found: [Outcome] = []
     if chunks > 1 {
       let work = OrderedWork<Range<Int>, [Outcome]>(
-        workers: chunks - 1, window: chunks, named: "docbm-refresh"
+        workers: chunks, window: chunks, named: "docbm-refresh"
       ) {
         [self] range in find(records[range], on: document)
       }

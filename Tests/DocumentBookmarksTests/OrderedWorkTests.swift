@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -67,5 +68,57 @@ struct OrderedWorkTests {
     work.finish { sum += $0 }
     #expect(sum == (0..<40).reduce(0, +))
     #expect(Tracked.alive.load(ordering: .relaxed) == 0)
+  }
+}
+
+@Suite("Ordered work: batches, and the caller as a worker")
+struct OrderedWorkBatchTests {
+  @Test("inputs taken several at a time come back in order, within the window")
+  func batchesInOrder() {
+    let inFlight = Atomic(0)
+    let most = Atomic(0)
+    let work = OrderedWork<Int, Int>(workers: 3, window: 10, inputsPerJob: 4, named: "test-batches") {
+      input in
+      let now = inFlight.add(1, ordering: .relaxed).newValue
+      _ = most.max(now, ordering: .relaxed)
+      return input * 2
+    }
+    var delivered: [Int] = []
+    let deliver = { (output: Int) in
+      delivered.append(output)
+      inFlight.subtract(1, ordering: .relaxed)
+    }
+    // Submissions of several sizes, so that batches end both full and short.
+    work.submit(0..<7, deliver: deliver)
+    work.submit(7..<8, deliver: deliver)
+    work.submit(8..<301, deliver: deliver)
+    work.finish(deliver: deliver)
+    #expect(delivered == (0..<301).map { $0 * 2 })
+    #expect(most.load(ordering: .relaxed) <= 10)
+  }
+
+  @Test("a caller whose window is full transforms queued inputs itself")
+  func callerWorks() {
+    // Two workers: one thread and the caller. The thread's first input waits until the
+    // caller has transformed another, which it does only if it works instead of waiting.
+    let caller = pthread_self()
+    let byCaller = Atomic(0)
+    let work = OrderedWork<Int, Bool>(workers: 2, window: 4, named: "test-caller") { input in
+      if pthread_equal(pthread_self(), caller) != 0 {
+        byCaller.add(1, ordering: .releasing)
+        return true
+      }
+      if input == 0 {
+        // Bounded, so that a caller that never works fails the test instead of hanging it.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while byCaller.load(ordering: .acquiring) == 0, ContinuousClock.now < deadline { sched_yield() }
+      }
+      return false
+    }
+    var outputs: [Bool] = []
+    work.submit(0..<12) { outputs.append($0) }
+    work.finish { outputs.append($0) }
+    #expect(outputs.count == 12)
+    #expect(outputs.contains(true))
   }
 }

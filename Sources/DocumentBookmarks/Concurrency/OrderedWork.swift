@@ -3,10 +3,13 @@
 /// records.
 ///
 /// At most `window` inputs are in flight at once, so memory stays flat however many are
-/// submitted. The threads take inputs one at a time from one queue, so a slow one holds up
-/// no other thread, only its own delivery. The caller is woken once per batch of finished
-/// work, not once per input. Only the thread that made it calls ``submit(_:deliver:)`` and
-/// ``finish(deliver:)``.
+/// submitted. The threads take jobs (one input, or a run of consecutive ones) from one
+/// queue, so a slow input holds up no other thread, only its own job's delivery. The caller
+/// is one of the workers: when it would wait for outputs, it runs queued jobs itself, and
+/// sleeps only when every job is taken, to be woken once per batch of finished work, not
+/// once per input. So `workers` workers are `workers - 1` threads of docbm's and the
+/// caller, never more threads than there is work for. Only the thread that made it calls
+/// ``submit(_:deliver:)`` and ``finish(deliver:)``.
 package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
   private struct Ring {
     /// Inputs not yet taken by a thread, by submission number modulo the window.
@@ -21,6 +24,12 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
 
     /// Whether the next output in order is there.
     var nextIsReady: Bool { delivered < submitted && outputs[delivered % outputs.count] != nil }
+
+    /// Whether a waiting caller has enough to deliver: the next output in order, and a
+    /// batch of others completed too (or everything submitted).
+    var batchIsReady: Bool {
+      nextIsReady && completed >= min(submitted, delivered + OrderedWork.wakeBatch)
+    }
   }
 
   private let threads: WorkerThreads
@@ -28,29 +37,41 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
   private let ring: ConditionLock<Ring>
   private let outputReady: ConditionLock<Ring>.Condition
   private let window: Int
+  /// How many consecutive inputs one job transforms.
+  private let inputsPerJob: Int
 
   /// Outputs completed before a waiting caller is woken.
   private static var wakeBatch: Int { 32 }
 
-  /// Starts `workers` threads named `name` that apply `transform` to each input.
+  /// Starts `workers - 1` threads named `name` (at least one) that apply `transform` to
+  /// each input, the caller being the last worker. A thread takes `inputsPerJob`
+  /// consecutive inputs at a time (fewer at the end of a ``submit(_:deliver:)``): more
+  /// than one where each input is little work, so that the threads meet on the queue and
+  /// the ring once per batch, not once per input.
   package init(
-    workers: Int, window: Int, named name: String, _ transform: @escaping @Sendable (Input) -> Output
+    workers: Int, window: Int, inputsPerJob: Int = 1, named name: String,
+    _ transform: @escaping @Sendable (Input) -> Output
   ) {
     self.window = max(1, window)
+    self.inputsPerJob = min(max(1, inputsPerJob), self.window)
     self.transform = transform
     ring = ConditionLock(
       Ring(
         inputs: Array(repeating: nil, count: self.window), outputs: Array(repeating: nil, count: self.window))
     )
     outputReady = ring.makeCondition()
-    threads = WorkerThreads(named: name, count: workers)
+    threads = WorkerThreads(named: name, count: workers - 1)
   }
 
   /// Queues `inputs`, calling `deliver` on the calling thread with every output that is
   /// ready in order, and waiting for outputs while the window is full.
   package func submit(_ inputs: some Sequence<Input>, deliver: (Output) -> Void) {
+    // The inputs in the ring that no job has been queued for yet.
+    var unqueued: Range<Int>?
     for input in inputs {
       if ring.withLock({ $0.submitted - $0.delivered == window }) {
+        if let numbers = unqueued { queueJob(for: numbers) }
+        unqueued = nil
         waitForOutputs()
         deliverReady(deliver)
       }
@@ -59,26 +80,41 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
         ring.inputs[ring.submitted % window] = input
         return ring.submitted
       }
-      threads.submit { [self] in
-        // The input is let go of before its output is handed over: once the caller has
-        // every output, no thread holds an input (and what it keeps open).
-        var input = ring.withLock { ring in
+      let numbers = (unqueued?.lowerBound ?? number)..<(number + 1)
+      if numbers.count == inputsPerJob {
+        queueJob(for: numbers)
+        unqueued = nil
+      } else {
+        unqueued = numbers
+      }
+    }
+    if let numbers = unqueued { queueJob(for: numbers) }
+    deliverReady(deliver)
+  }
+
+  /// Queues the job that transforms the inputs `numbers` (submission numbers).
+  private func queueJob(for numbers: Range<Int>) {
+    threads.submit { [self] in
+      // The inputs are let go of before their outputs are handed over: once the caller has
+      // every output, no thread holds an input (and what it keeps open).
+      var inputs = ring.withLock { ring in
+        numbers.map { number in
           defer { ring.inputs[number % window] = nil }
-          return ring.inputs[number % window]
+          return ring.inputs[number % window]!
         }
-        let output = transform(input!)
-        input = nil
-        ring.withLock { ring in
-          ring.outputs[number % window] = output
-          ring.completed += 1
-          if let wake = ring.wakeAtCompleted, ring.completed >= wake, ring.nextIsReady, outputReady.hasWaiters
-          {
-            outputReady.signal()
-          }
+      }
+      var outputs: [Output] = []
+      outputs.reserveCapacity(inputs.count)
+      for input in inputs { outputs.append(transform(input)) }
+      inputs = []
+      ring.withLock { ring in
+        for (number, output) in zip(numbers, outputs) { ring.outputs[number % window] = output }
+        ring.completed += numbers.count
+        if let wake = ring.wakeAtCompleted, ring.completed >= wake, ring.nextIsReady, outputReady.hasWaiters {
+          outputReady.signal()
         }
       }
     }
-    deliverReady(deliver)
   }
 
   /// Waits for every submitted input, delivering the outputs in order, then lets the
@@ -106,14 +142,14 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
   }
 
   /// Waits until the next output in order is ready and a batch of others has completed
-  /// too (or everything submitted has).
+  /// too (or everything submitted has), transforming queued inputs meanwhile.
   private func waitForOutputs() {
+    while !ring.withLock({ $0.batchIsReady }), threads.runQueuedJob() {}
     ring.withLock(
       waitingOn: outputReady,
       until: { ring in
-        let target = min(ring.submitted, ring.delivered + OrderedWork.wakeBatch)
-        if ring.nextIsReady && ring.completed >= target { return true }
-        ring.wakeAtCompleted = target
+        if ring.batchIsReady { return true }
+        ring.wakeAtCompleted = min(ring.submitted, ring.delivered + OrderedWork.wakeBatch)
         return false
       },
       { $0.wakeAtCompleted = nil })
