@@ -22,6 +22,10 @@ public enum DocbmCommandLine {
     public static let ambiguous: Int32 = 4
     /// The command line was wrong (`EX_USAGE`).
     public static let usage: Int32 = 64
+
+    /// Every status above, as docs/cli.md and the man page list them (besides 128 + N,
+    /// `probe` stopped by signal N).
+    package static let all: [Int32] = [success, failure, problem, notTested, ambiguous, usage]
   }
 
   /// Runs the command line `arguments` (without the program name), given as raw bytes so

@@ -79,7 +79,8 @@ struct CheckEndToEndTests {
     // A path that does not exist is a failure of the command, not a result.
     let gone = asNobody(["check", "--recursive", scratch.path("gone").description])
     #expect(gone.status == 1, "\(gone.status): \(gone.output)\(gone.error)")
-    #expect(gone.error.hasPrefix("unreadable: "), "\(gone.error)")
+    #expect(gone.error.hasPrefix("unreadable  "), "\(gone.error)")
+    #expect(!gone.output.contains("gone"), "\(gone.output)")
     chmod(scratch.path("tree/secret").description, 0o755)
   }
 

@@ -91,9 +91,7 @@ struct CheckCommand {
       stream.finish(problems: problemCount, unreadable: walked.operandFailures + walked.unreadableFolders)
     } else {
       for entry in walked.unreadableFolders { console.print(CheckCommand.line(unreadable: entry)) }
-      for entry in walked.operandFailures {
-        console.printError("unreadable: \(entry.path): \(entry.message)")
-      }
+      for entry in walked.operandFailures { console.printError(CheckCommand.line(unreadable: entry)) }
       for line in CheckCommand.summary(tally, listedEveryDocument: listsEveryDocument, command: "check") {
         console.print(line)
       }
@@ -130,24 +128,51 @@ struct CheckCommand {
   ) -> Walk {
     var walk = Walk()
     for path in paths {
-      let kind = (try? FileStatus.of(path, followSymlinks: false))?.kind
-      if kind == .directory && !recursive {
-        walk.operandFailures.append(
-          .init(path: path, message: "\(path) is a folder; use --recursive (-r) to check the documents in it")
-        )
+      if let failure = Self.operandFailure(path, folders: recursive ? .walked : .refused, command: "check") {
+        walk.operandFailures.append(failure)
         continue
       }
-      let unreadable = tree.check(
+      walk.unreadableFolders += tree.check(
         path, progress: { progress.show("checked \(count($0.documentsChecked, "document"))…") }, found: found)
-      // An operand that could not be looked at, or a symbolic link, is all the walk
-      // reports for it.
-      if kind == nil || kind == .symbolicLink {
-        walk.operandFailures += unreadable
-      } else {
-        walk.unreadableFolders += unreadable
-      }
     }
     return walk
+  }
+
+  /// What a folder named on the command line is to a command.
+  enum NamedFolders {
+    /// Walked for its documents (`--recursive`).
+    case walked
+    /// A document itself (`repair` without `--recursive`: a folder can carry a key).
+    case documents
+    /// Refused: a folder needs `--recursive`.
+    case refused
+  }
+
+  /// Why the path named on the command line cannot be taken up by `command` at all (the
+  /// command fails for it: exit 1, said on standard error), or `nil` when it can: it cannot
+  /// be looked at (it does not exist, a folder above it cannot be searched), it is a
+  /// symbolic link (never followed), or it is a folder that `folders` refuses. A FIFO,
+  /// socket or device can be taken up: it is a document that is `unreadable` (exit 2).
+  /// `check` and `repair` decide with this one rule.
+  static func operandFailure(
+    _ path: FilePath, folders: NamedFolders, command: String
+  ) -> TreeChecker.Unreadable? {
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(path, followSymlinks: false)
+    } catch {
+      return .init(path: path, message: DocbmError(error, operation: .search, path: path).message)
+    }
+    switch status.kind {
+    case .symbolicLink:
+      return .init(
+        path: path, message: "\(path) is a symbolic link, which is never followed; \(command) its target")
+    case .directory where folders == .refused:
+      return .init(
+        path: path, message: "\(path) is a folder; use --recursive (-r) to \(command) the documents in it")
+    default:
+      return nil
+    }
   }
 
   /// A folder's line in the results, as an unreadable document's: the verdict, its path

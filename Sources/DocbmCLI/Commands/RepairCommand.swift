@@ -50,7 +50,13 @@ struct RepairCommand {
       progressLine.clear()
       for document in lost { report(repairer.repair(document)) }
     } else {
+      // Each path named is taken up as `check` takes it up (one rule for both); a folder
+      // named without --recursive is a document itself (a folder can carry a key).
       for document in documents {
+        if let failure = CheckCommand.operandFailure(document, folders: .documents, command: "repair") {
+          walked.operandFailures.append(failure)
+          continue
+        }
         examined += 1
         report(repairer.repair(document))
       }
@@ -64,7 +70,7 @@ struct RepairCommand {
         console.print(CheckCommand.line(unreadable: entry, column: 12))
       }
       for entry in walked.operandFailures {
-        console.printError("unreadable: \(entry.path): \(entry.message)")
+        console.printError(CheckCommand.line(unreadable: entry, column: 12))
       }
       if recursive {
         let restored = repairs.filter { $0.action == .restored }.count
