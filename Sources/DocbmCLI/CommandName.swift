@@ -57,11 +57,8 @@ enum CommandName: String, CaseIterable, Sendable {
     case .decode:
       """
       ARGUMENTS:
-        BOOKMARK    The bookmark's text form, or - to read bookmarks from standard
-                    input, one per line, resolved together: one line of output per line
-                    of input, in order (the path, or an empty line for a bookmark that
-                    failed or is ambiguous; its notes on standard error start with
-                    "line N:").
+        BOOKMARK    The bookmark's text form, or - to read one bookmark from standard
+                    input.
 
       Nothing is verified: the fields are shown as recorded, marked UNVERIFIED.
       """
@@ -78,11 +75,12 @@ enum CommandName: String, CaseIterable, Sendable {
         PATH        A document, or with --recursive a folder to walk (symbolic links are
                     never followed).
 
-      One verdict per document: ok, noBookmarks, keyLost, keyMismatch, mixed,
-      unsupportedFilesystem, unreadable, incomplete; then a summary. The escrow
+      One verdict per document: ok, noBookmarks, quotesBookmarks (not a problem),
+      keyLost, keyMismatch, mixed, unsupportedFilesystem, unreadable, incomplete; then a summary. The escrow
       (DOCBM_ESCROW_DIR, XDG_STATE_HOME/docbm or ~/.local/state/docbm) is used as evidence.
-      Exit status: 0 when every document is fine, 2 when any has a problem, 1 when the
-      check itself failed.
+      Exit status: 0 when every document is fine, 2 when any has a problem, 1 when a
+      path named cannot be checked (it does not exist, is a symbolic link, or is a folder
+      named without --recursive).
       """
     case .repair:
       """

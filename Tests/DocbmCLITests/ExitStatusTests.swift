@@ -75,3 +75,27 @@ struct ExitStatusTests {
     #expect(repair.output.hasPrefix("refused "), "\(repair.output)")
   }
 }
+
+/// What `check` says it can answer is what it can answer.
+@Suite("check's verdicts in its help and the man page")
+struct CheckVerdictDocumentationTests {
+  @Test("every verdict is named in check --help and in the man page's check entry")
+  func everyVerdictNamed() throws {
+    let help = run(Capabilities.docbmExecutable, ["check", "--help"]).output
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let manual = try String(contentsOf: root.appendingPathComponent("docs/docbm.1"), encoding: .utf8)
+    let lines = manual.split(separator: "\n").map(String.init)
+    let start = try #require(lines.firstIndex(of: ".BI \"check \" \"PATH...\""))
+    let entry = lines[(start + 1)...].prefix { !$0.hasPrefix(".BI ") }
+    let named = Set(
+      entry.filter { $0.hasPrefix(".B ") || $0.hasPrefix(".BR ") }.compactMap {
+        $0.split(separator: " ").dropFirst().first.map(String.init)
+      })
+    for verdict in CheckVerdict.allCases {
+      #expect(help.contains(verdict.rawValue), "check --help does not name \(verdict.rawValue)")
+      #expect(
+        named.contains(verdict.rawValue), "the man page's check entry does not name \(verdict.rawValue)")
+    }
+  }
+}
