@@ -24,6 +24,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "escrow.h"
+
 typedef struct {
   unsigned char key[32];
   unsigned char fingerprint[8];
@@ -63,41 +65,12 @@ static void print_fingerprint(const unsigned char fingerprint[8], char out[20]) 
            fingerprint[3], fingerprint[4], fingerprint[5], fingerprint[6], fingerprint[7]);
 }
 
-/* Whether `path` and each folder above it may be trusted by user `uid`. */
-static int trusted_ancestors(const char *path, uid_t uid) {
-  char real[PATH_MAX];
-  if (!realpath(path, real)) return 0;
-  char *slash = real + strlen(real);
-  for (;;) {
-    struct stat st;
-    if (lstat(real[0] ? real : "/", &st) != 0) return 0;
-    if (st.st_uid != uid && st.st_uid != 0) return 0;
-    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) return 0;
-    if (slash == real) return 1;
-    while (slash > real && *slash != '/') slash--;
-    *slash = '\0';
-  }
-}
-
 /* Opens the escrow read-only when its folder and file are trusted and reads the records of
  * the paths under `root` (a real path). No escrow is no records. */
 static void read_escrow(const char *root) {
   const char *folder = getenv("DOCBM_ESCROW_DIR");
-  if (!folder) return;
-  uid_t uid = geteuid();
-  struct stat st;
-  int dir = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir < 0) return;
-  int trusted = fstat(dir, &st) == 0 && st.st_uid == uid && !(st.st_mode & 022) && trusted_ancestors(folder, uid);
-  int file = trusted ? openat(dir, "escrow.sqlite", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-  close(dir);
-  if (file < 0) return;
-  trusted = fstat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == uid && !(st.st_mode & 022);
-  close(file);
-  if (!trusted) return;
-  char database[PATH_MAX];
-  snprintf(database, sizeof database, "%s/escrow.sqlite", folder);
-  if (sqlite3_open_v2(database, &escrow, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) return;
+  const char *problem = "";
+  if (!folder || !(escrow = open_trusted_escrow(folder, &problem))) return;
   sqlite3_exec(escrow, "BEGIN", NULL, NULL, NULL);
   /* Paths under `root/`: from "root/" up to (not including) "root0", '0' following '/'. */
   char low[PATH_MAX + 1], high[PATH_MAX + 1];

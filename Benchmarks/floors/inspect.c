@@ -5,8 +5,8 @@
  * raw or as its text form), then checks the escrow folder the way docbm trusts it (a
  * folder of the user's, not writable by others, nor any folder above it unless sticky),
  * opens its database read-only without following links, and looks the document up by
- * path or inode. It prints what it found. Build: cc -O2 inspect.c $(pkg-config --cflags
- * --libs sqlite3 libsodium). */
+ * path or inode (the escrow opened as escrow.h says). It prints what it found. Build:
+ * cc -O2 inspect.c $(pkg-config --cflags --libs sqlite3 libsodium). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -20,25 +20,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "escrow.h"
+
 static int fail(const char *what) {
   fprintf(stderr, "inspect-floor: %s: %s\n", what, strerror(errno));
   return 1;
-}
-
-/* Whether `path` and each folder above it may be trusted by user `uid`. */
-static int trusted_ancestors(const char *path, uid_t uid) {
-  char real[PATH_MAX];
-  if (!realpath(path, real)) return 0;
-  char *slash = real + strlen(real);
-  for (;;) {
-    struct stat st;
-    if (lstat(real[0] ? real : "/", &st) != 0) return 0;
-    if (st.st_uid != uid && st.st_uid != 0) return 0;
-    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) return 0;
-    if (slash == real) return 1;
-    while (slash > real && *slash != '/') slash--;
-    *slash = '\0';
-  }
 }
 
 int main(int argc, char **argv) {
@@ -91,27 +77,12 @@ int main(int argc, char **argv) {
 
   const char *folder = getenv("DOCBM_ESCROW_DIR");
   if (!folder) return 2;
-  int dir = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dir < 0) return fail(folder);
-  uid_t uid = geteuid();
-  if (fstat(dir, &st) != 0 || st.st_uid != uid || (st.st_mode & 022) || !trusted_ancestors(folder, uid)) {
-    fprintf(stderr, "inspect-floor: the escrow folder is not trusted\n");
+  const char *problem = "";
+  sqlite3 *db = open_trusted_escrow(folder, &problem);
+  if (!db) {
+    fprintf(stderr, "inspect-floor: %s\n", problem);
     return 1;
   }
-  int file = openat(dir, "escrow.sqlite", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (file < 0) return fail("escrow.sqlite");
-  if (fstat(file, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 022)) {
-    fprintf(stderr, "inspect-floor: the escrow database is not trusted\n");
-    return 1;
-  }
-  close(file);
-  close(dir);
-
-  char database_path[PATH_MAX];
-  snprintf(database_path, sizeof database_path, "%s/escrow.sqlite", folder);
-  sqlite3 *db;
-  if (sqlite3_open_v2(database_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK)
-    return 1;
   char absolute[PATH_MAX];
   if (!realpath(document, absolute)) return fail("realpath");
   sqlite3_stmt *statement;
