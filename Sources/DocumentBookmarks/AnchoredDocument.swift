@@ -194,9 +194,10 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///
   /// - Throws: ``DocbmError``: `keyMissing` (the document has no key), `keyMismatch`
   ///   (signed with another key), `keyMalformed`, `tampered` (the tag fails), `corrupt`,
-  ///   `unsupportedVersion`, `missing` (searched everywhere the ``searchBudget`` reaches
-  ///   and the user can read on its filesystem; with ``DocbmError/lastKnownPath``),
-  ///   `notFoundNearby` (the search stopped sooner: the nearby reach, its time limit),
+  ///   `unsupportedVersion`, `missing` (every folder of its filesystem searched; with
+  ///   ``DocbmError/lastKnownPath``), `notFoundNearby` (the search stopped sooner: the
+  ///   nearby reach, its time limit; or it passed over folders the user cannot read,
+  ///   recommending ``Recommendation/pickAgain``),
   ///   `volumeUnavailable`, `notFound` (the document itself); through the Documents portal
   ///   in a sandbox, `outsideSandbox` (not `missing`) for a target the app cannot see.
   public func resolve(_ bookmark: Bookmark) throws(DocbmError) -> Resolution {

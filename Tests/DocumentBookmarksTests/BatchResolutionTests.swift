@@ -123,7 +123,7 @@ struct BatchResolutionTests {
     let error = #expect(throws: DocbmError.self) { try document.resolve(bookmark) }
     #expect(error?.code == .missing)
     #expect(error?.recommendation == .forget)
-    #expect(error?.message.contains("in any folder you can read on its filesystem") == true)
+    #expect(error?.message.contains("in any folder of its filesystem") == true)
   }
 
   @Test("a document without a key fails every bookmark with keyMissing; an empty batch reads nothing")

@@ -220,8 +220,10 @@ class Document:
     paths: ``"filesystem"`` (the default: near its old place, then every folder the user
     can read on its filesystem, the home folder first) or ``"nearby"``; ``search_time``,
     the most seconds one call walks whole filesystems (``None`` for no limit). A target is
-    ``missing`` only after every readable folder of its filesystem was searched; a search
-    that stopped sooner raises ``notFoundNearby`` (recommendation ``searchWider``).
+    ``missing`` only after every folder of its filesystem was searched; a search that
+    stopped sooner raises ``notFoundNearby`` (recommendation ``searchWider``), and so does
+    one that passed over folders the user cannot read (recommendation ``pickAgain``: the
+    target may be in one of them).
     """
 
     def __init__(

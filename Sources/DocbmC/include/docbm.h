@@ -67,7 +67,7 @@ typedef enum docbm_code {
   DOCBM_CORRUPT = 5,
   /** The bookmark (or key value) has a version this library does not know. */
   DOCBM_UNSUPPORTED_VERSION = 6,
-  /** The target is gone: not at its paths, nor anywhere the user can read on its filesystem. */
+  /** The target is gone: not at its paths, nor anywhere on its filesystem. */
   DOCBM_MISSING = 7,
   /** The target's filesystem is not mounted. */
   DOCBM_VOLUME_UNAVAILABLE = 8,
@@ -204,8 +204,10 @@ const char *docbm_search_reach_name(docbm_search_reach reach);
  * docbm_document_open(), with the search of its resolutions set: `reach`, and
  * `time_limit_seconds`, the longest one call (docbm_resolve(), docbm_resolve_all()) walks
  * whole filesystems, over all its bookmarks; a negative value for no limit (the default is
- * 10 seconds). A target is DOCBM_MISSING only when every folder the user can read on its
- * filesystem was searched; a search that stopped sooner says DOCBM_NOT_FOUND_NEARBY.
+ * 10 seconds). A target is DOCBM_MISSING only when every folder on its filesystem was
+ * searched; a search that stopped sooner says DOCBM_NOT_FOUND_NEARBY (recommendation
+ * DOCBM_SEARCH_WIDER), and so does one that passed over folders the user cannot read
+ * (recommendation DOCBM_PICK_AGAIN: the target may be in one of them).
  *
  * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path, or a reach not listed above.
  */

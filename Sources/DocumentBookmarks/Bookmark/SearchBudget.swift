@@ -16,9 +16,10 @@
 ///    store's refresh) share that walk: each folder is listed once for all of them.
 ///
 /// A target that is not found is `missing` (recommendation `forget`) only when the second
-/// stage read every folder the user can read on its filesystem; a search that stopped
-/// sooner (the nearby reach, the time limit, a cancelled call) answers `notFoundNearby`
-/// (recommendation `searchWider`), its message saying how far it looked.
+/// stage read every folder of its filesystem; a search that stopped sooner (the nearby
+/// reach, the time limit, a cancelled call) answers `notFoundNearby` (recommendation
+/// `searchWider`), its message saying how far it looked, and one that passed over folders
+/// the user cannot read answers `notFoundNearby` with `pickAgain`.
 public struct SearchBudget: Hashable, Sendable, Codable {
   /// How far a search goes past the nearby folders.
   /// New reaches may be added in later versions: a `switch` over them needs a `default`.

@@ -34,8 +34,9 @@
 ///    `inTrash`; a search that finds it in a Trash says `inTrash` too).
 /// 9. The walk of the target's whole filesystem (``SearchBudget/Reach/filesystem``),
 ///    shared by the call's bookmarks → `targetMoved`, decided as in 6.
-/// 10. Otherwise `missing` when that walk read every folder the user can read, and
-///    `notFoundNearby` when the search stopped sooner.
+/// 10. Otherwise `missing` when that walk read every folder on the filesystem;
+///    `notFoundNearby` when the search stopped sooner (``Recommendation/searchWider``) or
+///    passed over folders the user cannot read (``Recommendation/pickAgain``).
 ///
 /// A bookmark that recorded no identity (inode 0: made through the Documents portal) is
 /// found by its paths only, in the same order, without a search.
@@ -187,9 +188,10 @@ struct TargetLocator {
     return Location(path: found, reasons: reasons)
   }
 
-  /// The error for a target not found: `missing` when a walk read every folder the user
-  /// can read on its filesystem, `notFoundNearby` otherwise; the message says how far the
-  /// search looked.
+  /// The error for a target not found: `missing` when a walk read every folder on its
+  /// filesystem, `notFoundNearby` otherwise (recommending ``Recommendation/pickAgain`` when
+  /// only folders the user cannot read were left); the message says how far the search
+  /// looked.
   private func notFound(nearby: IdentitySearch.Outcome, walk: FilesystemWalk.Outcome?) -> DocbmError {
     let absolute = contents.absolutePath
     let what = "the \(contents.kind.rawValue) last seen at \(absolute)"
@@ -214,11 +216,20 @@ struct TargetLocator {
       ? ""
       : "; \(extent.foldersUnreadable) folder\(extent.foldersUnreadable == 1 ? "" : "s") you cannot read passed over"
     switch extent.ending {
+    case .complete where extent.foldersUnreadable > 0:
+      // The target may lie in a folder the walk could not list: gone is not proven, and
+      // forgetting the bookmark would lose a file that may exist.
+      let folders = "\(extent.foldersUnreadable) folder\(extent.foldersUnreadable == 1 ? "" : "s")"
+      return DocbmError(
+        .notFoundNearby, path: absolute,
+        message:
+          "\(what) was not found: not at its recorded paths, nor by its identity in any folder you can read on its filesystem (walked from \(roots)); it may be in one of the \(folders) you cannot read, which the walk passed over: ask the user to pick it again",
+        recommendation: .pickAgain, lastKnownPath: absolute)
     case .complete:
       return DocbmError(
         .missing, path: absolute,
         message:
-          "\(what) is gone: not at its recorded paths, nor found by its identity in any folder you can read on its filesystem (walked from \(roots)\(unreadable)); moved to another filesystem, it is a new file there, which a relink of its folder finds",
+          "\(what) is gone: not at its recorded paths, nor found by its identity in any folder of its filesystem (walked from \(roots)); moved to another filesystem, it is a new file there, which a relink of its folder finds",
         lastKnownPath: absolute)
     case .timeLimit, .cancelled, nil:
       let stop =

@@ -40,13 +40,13 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     case corrupt
     /// The bookmark (or key value) has a version this build does not know.
     case unsupportedVersion
-    /// The target is gone: it is not at its recorded paths, and a search of every folder the
-    /// user can read on its filesystem did not find it by its identity.
+    /// The target is gone: it is not at its recorded paths, and a search of every folder on
+    /// its filesystem did not find it by its identity.
     case missing
     /// The target is not at its recorded paths, and the search did not find it in the part
     /// of its filesystem it covered (the nearby folders, or as far as the time limit let it
-    /// walk, or until the call was cancelled): it may well exist further away. The message
-    /// says how far the search looked.
+    /// walk, or until the call was cancelled, or every folder but those the user cannot
+    /// read): it may well exist elsewhere. The message says how far the search looked.
     case notFoundNearby
     /// The target's filesystem is not mounted.
     case volumeUnavailable
