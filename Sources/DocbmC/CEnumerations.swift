@@ -39,6 +39,7 @@ extension DocbmError.Code {
     case .portalHostPathUnknown: 29
     case .outsideSandbox: 30
     case .notFoundNearby: 31
+    case .readOnlyDocument: 32
     }
   }
 
@@ -171,4 +172,22 @@ struct CNames: Sendable {
   static let relinkOutcomes = CNames([
     1: "relinked", 2: "notUnderSource", 3: "nothingThere", 4: "notTheTarget", 5: "failed",
   ])
+}
+
+extension ReplaceOptions {
+  /// The `docbm_allowance` values.
+  private static let splitHardLinksCValue: UInt32 = 1
+  private static let ownerChangeCValue: UInt32 = 2
+  private static let readOnlyCValue: UInt32 = 4
+
+  /// The options a `docbm_allowance` combination allows, or `nil` when it holds a value the
+  /// header does not list.
+  init?(cAllowances value: UInt32) {
+    let known = Self.splitHardLinksCValue | Self.ownerChangeCValue | Self.readOnlyCValue
+    guard value & ~known == 0 else { return nil }
+    self.init(
+      hardLinks: value & Self.splitHardLinksCValue != 0 ? .split : .refuse,
+      ownerChange: value & Self.ownerChangeCValue != 0 ? .allow : .refuse,
+      readOnlyDocument: value & Self.readOnlyCValue != 0 ? .allow : .refuse)
+  }
 }

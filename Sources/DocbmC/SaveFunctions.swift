@@ -9,7 +9,31 @@ import FoundationEssentials
   _ document: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ length: UInt,
   _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-  let function = "docbm_replace_document"
+  replace(document, bytes, length, options: ReplaceOptions(), function: "docbm_replace_document", error)
+}
+
+/// `int docbm_replace_document_allowing(const docbm_document *document, const void *bytes,
+/// size_t length, unsigned allowances, docbm_error **error)`
+@c public func docbm_replace_document_allowing(
+  _ document: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ length: UInt, _ allowances: UInt32,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+  let function = "docbm_replace_document_allowing"
+  guard let options = ReplaceOptions(cAllowances: allowances) else {
+    ErrorHandle.report(
+      ErrorHandle(
+        invalid: "\(function) was given allowances \(allowances), which name a value docbm.h does not list"),
+      to: error)
+    return -1
+  }
+  return replace(document, bytes, length, options: options, function: function, error)
+}
+
+/// Saves `length` bytes at `bytes` over `document` with `options`, for the C entry points.
+private func replace(
+  _ document: OpaquePointer?, _ bytes: UnsafeRawPointer?, _ length: UInt, options: ReplaceOptions,
+  function: String, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
   guard CallOutcome.present(document, named: "a document", of: function, reportingTo: error),
     length == 0 || CallOutcome.present(bytes, named: "bytes", of: function, reportingTo: error),
     let document
@@ -17,7 +41,7 @@ import FoundationEssentials
   let data = bytes.map { Data(bytes: $0, count: Int(length)) } ?? Data()
   let anchored = DocumentHandle.borrow(document).document
   return CallOutcome.run(reportingTo: error, failure: -1) { () throws(DocbmError) in
-    try anchored.replaceDocument(with: data)
+    try anchored.replaceDocument(with: data, options: options)
     return 0
   }
 }

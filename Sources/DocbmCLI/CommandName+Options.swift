@@ -70,6 +70,11 @@ extension CommandName {
             "Save even when the new version cannot keep the document's owner or group (another user's document in a folder you may write): the document becomes yours, and its owner loses the owner's permissions and the right to change its mode. Without it such a save is refused before anything is written."
         ),
         CommandOption(
+          "--allow-read-only",
+          help:
+            "Save even when the document's permissions mark it read-only (no one may write it, or you may not): the new version keeps its mode. Without it such a save is refused before anything is written, as editors refuse it."
+        ),
+        CommandOption(
           "--in-place",
           help:
             "For a single file exported through the Documents portal (Flatpak), which refuses attributes: write the new contents over the document itself, keeping its key. Not crash-safe. Without it such a save is refused before anything is written."

@@ -84,6 +84,11 @@ public enum DocbmCommandLine {
         "To save anyway (the other names keep the old version): docbm save --split-hard-links \(document)"
     case .ownerChanged:
       return "To save anyway (the document becomes yours): docbm save --allow-owner-change \(document)"
+    case .readOnlyDocument:
+      if case .save = command {
+        return "To save anyway (it keeps its mode): docbm save --allow-read-only \(document)"
+      }
+      return "To change it anyway, make it writable first: chmod u+w \(document)"
     case .portalRefusesAttributes where error.step != nil:
       return "To save in place, keeping the key (not crash-safe): docbm save --in-place \(document)"
     default:
@@ -158,7 +163,8 @@ public enum DocbmCommandLine {
         document: path(settings.document), source: standardInput ? nil : try settings.from.map(path),
         inputNamed: settings.from != nil, allowEmpty: settings.allowEmpty,
         splitHardLinks: settings.splitHardLinks,
-        allowOwnerChange: settings.allowOwnerChange, inPlace: settings.inPlace, json: settings.json
+        allowOwnerChange: settings.allowOwnerChange, allowReadOnly: settings.allowReadOnly,
+        inPlace: settings.inPlace, json: settings.json
       ).run(console)
     case .probe(let settings):
       return try ProbeCommand(settings: settings).run(console)

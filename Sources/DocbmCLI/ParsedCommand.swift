@@ -153,7 +153,8 @@ enum ParsedCommand: Equatable {
         SaveSettings(
           document: operands[0], from: scan.value(of: "--from"),
           splitHardLinks: scan.has("--split-hard-links"),
-          allowOwnerChange: scan.has("--allow-owner-change"), inPlace: scan.has("--in-place"),
+          allowOwnerChange: scan.has("--allow-owner-change"), allowReadOnly: scan.has("--allow-read-only"),
+          inPlace: scan.has("--in-place"),
           allowEmpty: scan.has("--allow-empty"), json: json))
     case .demo:
       try expect()
@@ -219,6 +220,8 @@ struct SaveSettings: Equatable, Sendable {
   var from: [UInt8]?
   var splitHardLinks = false
   var allowOwnerChange = false
+  /// `--allow-read-only`: a document whose permissions mark it read-only is saved anyway.
+  var allowReadOnly = false
   /// `--in-place`: a single file exported through the Documents portal is saved in place.
   var inPlace = false
   /// `--allow-empty`: empty new contents are saved (otherwise refused).

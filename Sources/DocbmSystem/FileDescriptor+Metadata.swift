@@ -12,6 +12,25 @@ extension FileDescriptor {
     _ = try retryingOnInterrupt("fchmod") { fchmod(rawValue, mode_t(permissions & 0o7777)) }
   }
 
+  /// Whether the file's permissions (its mode bits and ACL) let the caller, by its effective
+  /// ids, write it. A read-only filesystem or an immutable flag is not a permission: other
+  /// checks report those, so this says `true` for them. The corresponding C function is
+  /// `faccessat` with `AT_EMPTY_PATH` and `AT_EACCESS`.
+  ///
+  /// - Throws: ``SystemCallError`` when the kernel cannot answer (not EACCES nor EROFS).
+  package func permitsWriting() throws(SystemCallError) -> Bool {
+    do {
+      _ = try retryingOnInterrupt("faccessat") {
+        faccessat(rawValue, "", W_OK, AT_EACCESS | CDOCBM_AT_EMPTY_PATH)
+      }
+      return true
+    } catch {
+      if error.errno == .permissionDenied { return false }
+      if error.errno.rawValue == EROFS { return true }
+      throw error
+    }
+  }
+
   /// Sets the access and modification times to the start of 1970 (the status change time
   /// is the kernel's). The corresponding C function is `futimens`.
   package func setTimesToEpoch() throws(SystemCallError) {

@@ -323,6 +323,49 @@ static void test_make_resolve_save_check_repair(void) {
   docbm_document_close(document);
 }
 
+/* A read-only document is not overwritten unless the caller allows it; the allowed save
+ * keeps its mode. */
+static void test_read_only_document(void) {
+  const char *document_path = path_in(0, "read-only.txt");
+  write_file(document_path, "old\n");
+  EXPECT(chmod(document_path, 0444) == 0);
+  docbm_error *error = NULL;
+  docbm_document *document = docbm_document_open(document_path, &error);
+  EXPECT(document != NULL && error == NULL);
+  if (!document) return;
+
+  EXPECT(docbm_replace_document(document, "new\n", 4, &error) == -1);
+  if (error) EXPECT(docbm_error_recommendation(error) == DOCBM_RECOMMEND_CONFIRM_SAVE);
+  EXPECT_ERROR(error, DOCBM_READ_ONLY_DOCUMENT);
+  error = NULL;
+  char contents[16] = {0};
+  FILE *file = fopen(document_path, "r");
+  EXPECT(file != NULL);
+  if (file) {
+    EXPECT(fread(contents, 1, sizeof contents - 1, file) == 4);
+    fclose(file);
+  }
+  EXPECT(strcmp(contents, "old\n") == 0);
+
+  EXPECT(docbm_replace_document_allowing(document, "new\n", 4, 8, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_replace_document_allowing(document, "new\n", 4, DOCBM_ALLOW_READ_ONLY, &error) == 0);
+  EXPECT(error == NULL);
+  struct stat status;
+  EXPECT(stat(document_path, &status) == 0 && (status.st_mode & 07777) == 0444);
+  memset(contents, 0, sizeof contents);
+  file = fopen(document_path, "r");
+  EXPECT(file != NULL);
+  if (file) {
+    EXPECT(fread(contents, 1, sizeof contents - 1, file) == 4);
+    fclose(file);
+  }
+  EXPECT(strcmp(contents, "new\n") == 0);
+  EXPECT(strcmp(docbm_code_name(DOCBM_READ_ONLY_DOCUMENT), "readOnlyDocument") == 0);
+  docbm_document_close(document);
+}
+
 /* The escrow's refusals reach C with their codes. */
 static void test_escrow_refusals(void) {
   docbm_error *error = NULL;
@@ -570,6 +613,7 @@ int main(int argc, char **argv) {
   test_names();
   test_invalid_arguments();
   test_make_resolve_save_check_repair();
+  test_read_only_document();
   test_escrow_refusals();
   test_lint();
   test_names_that_are_not_utf8();

@@ -264,7 +264,9 @@ struct CompletionAndManualTests {
       """
     let result = run("/bin/bash", ["-c", probe])
     #expect(result.status == 0, "\(result.error)")
-    #expect(result.output == "check\n--recursive\n--through-link\n--allow-empty --allow-owner-change\n")
+    #expect(
+      result.output
+        == "check\n--recursive\n--through-link\n--allow-empty --allow-owner-change --allow-read-only\n")
   }
 
   @Test("the zsh completion script parses")

@@ -262,6 +262,46 @@ struct SaveEndToEndTests {
     #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() != nil)
   }
 
+  @Test("a read-only document is refused before writing, unless allowed; the save keeps its mode")
+  func readOnlyDocument() throws {
+    let scratch = try Scratch()
+    let document = try scratch.file("ro.json", "original")
+    #expect(run(docbm, ["bookmark", document.description, try scratch.file("t").description]).status == 0)
+    chmod(document.description, 0o444)
+
+    let refused = run(docbm, ["save", document.description], input: "new")
+    #expect(refused.status == 1)
+    #expect(refused.error.hasPrefix("Error: readOnlyDocument:"), "\(refused.error)")
+    #expect(refused.error.contains("lets no one write it"), "\(refused.error)")
+    #expect(refused.error.contains("docbm save --allow-read-only"), "\(refused.error)")
+    #expect(contents(document) == "original")
+    let json = run(docbm, ["save", "--json", document.description], input: "new")
+    #expect(json.output.contains("\"recommendation\" : \"confirmSave\""), "\(json.output)")
+    #expect(json.output.contains("\"step\" : \"inspectDocument\""), "\(json.output)")
+
+    let allowed = run(docbm, ["save", "--allow-read-only", document.description], input: "new")
+    #expect(allowed.status == 0, "\(allowed.error)")
+    #expect(contents(document) == "new")
+    let status = try FileManager.default.attributesOfItem(atPath: document.description)
+    #expect((status[.posixPermissions] as? NSNumber)?.intValue == 0o444)
+    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() != nil)
+
+    // Another user's document that only its owner may write, in a folder anyone may write:
+    // read-only to the saver, which is said before the owner change.
+    guard Capabilities.canDropPrivileges else {
+      print(Capabilities.cannotDropPrivileges)
+      return
+    }
+    let (shared, _) = try sharedFolder()
+    let owned = try shared.file("shared/doc", "original")
+    chmod(owned.description, 0o644)
+    let other = asNobody(["save", owned.description], input: "new")
+    #expect(other.status == 1)
+    #expect(other.error.hasPrefix("Error: readOnlyDocument:"), "\(other.error)")
+    #expect(other.error.contains("does not let user 65534 write it"), "\(other.error)")
+    #expect(contents(owned) == "original")
+  }
+
   @Test("the group is kept only by a member of it, or through a set-group-ID folder")
   func groupChange() throws {
     guard Capabilities.canDropPrivileges else {

@@ -102,6 +102,37 @@ struct SaveRefusalTests {
     #expect(try contents(documentPath) == "old contents")
   }
 
+  // MARK: Read-only documents
+
+  @Test("a read-only document is refused before the writer runs, unless allowed; the save keeps its mode")
+  func readOnlyDocument() throws {
+    chmod(documentPath.description, 0o444)
+    let (error, wrote) = save(document)
+    #expect(error?.code == .readOnlyDocument)
+    #expect(error?.recommendation == .confirmSave)
+    #expect(error?.step == .inspectDocument)
+    #expect(error?.message.contains("ReplaceOptions.readOnlyDocument = .allow") == true)
+    #expect(!wrote)
+    #expect(try contents(documentPath) == "old contents")
+    #expect(try leftovers().isEmpty)
+
+    // A copy saved over a read-only file is refused alike.
+    let other = try scratch.file("project/other.json", "other")
+    chmod(other.description, 0o444)
+    let copy = #expect(throws: DocbmError.self) { try document.saveCopy(to: other, data: Data("new".utf8)) }
+    #expect(copy?.code == .readOnlyDocument)
+    #expect(try contents(other) == "other")
+
+    try document.replaceDocument(with: Data("new".utf8), options: ReplaceOptions(readOnlyDocument: .allow))
+    #expect(try contents(documentPath) == "new")
+    #expect(try FileStatus.of(documentPath, followSymlinks: false).permissions == 0o444)
+    #expect(try document.keyFingerprint() != nil)
+    // Writable by its owner only: the owner (root here, or the user running the tests) saves.
+    chmod(documentPath.description, 0o600)
+    try document.replaceDocument(with: Data("again".utf8))
+    #expect(try contents(documentPath) == "again")
+  }
+
   // MARK: A folder document saved with data
 
   @Test("a URL writer for a name that is not UTF-8 is never run; the bytes writer gets the name exactly")

@@ -49,6 +49,10 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # docbm.h's DOCBM_INVALID_ARGUMENT: libdocbm's own code, with no Swift name.
 _INVALID_ARGUMENT = 1000
+# docbm.h's docbm_allowance values.
+_ALLOW_SPLIT_HARD_LINKS = 1
+_ALLOW_OWNER_CHANGE = 2
+_ALLOW_READ_ONLY = 4
 
 
 def version() -> str:
@@ -325,15 +329,34 @@ class Document:
             _call(lib.docbm_relink, handle, texts, count, _path(old_folder), _path(new_folder), results)
         return [Relink._take(results[index]) for index in range(count)]
 
-    def replace(self, data: bytes) -> None:
+    def replace(
+        self,
+        data: bytes,
+        *,
+        split_hard_links: bool = False,
+        allow_owner_change: bool = False,
+        allow_read_only: bool = False,
+    ) -> None:
         """Saves ``data`` as the document's new contents, safely: a new file beside it gets
         the document's owner, mode, ACLs and attributes (its key among them), is flushed and
         renamed over it; a crash leaves the old or the new version whole. Raises
-        :class:`DocbmError` (``hardLinked``, ``noSpace``, ``permissionDenied``, ...); the
-        document is unchanged then."""
+        :class:`DocbmError` (``hardLinked``, ``ownerChanged``, ``readOnlyDocument``,
+        ``noSpace``, ``permissionDenied``, ...); the document is unchanged then.
+
+        The first three are refused before anything is written, with the recommendation
+        ``confirmSave``: ask the user, then save again allowing it. ``split_hard_links``
+        saves a document with other hard links (they keep the old version);
+        ``allow_owner_change`` one whose owner or group the new version cannot keep (it
+        becomes the saver's); ``allow_read_only`` one whose permissions mark it read-only
+        (no one, or not the caller, may write it; the new version keeps its mode)."""
         buffer = bytes(data)
+        allowances = (
+            (_ALLOW_SPLIT_HARD_LINKS if split_hard_links else 0)
+            | (_ALLOW_OWNER_CHANGE if allow_owner_change else 0)
+            | (_ALLOW_READ_ONLY if allow_read_only else 0)
+        )
         with self._using() as handle:
-            _call(lib.docbm_replace_document, handle, buffer, len(buffer))
+            _call(lib.docbm_replace_document_allowing, handle, buffer, len(buffer), allowances)
 
 
 @dataclass(frozen=True)

@@ -194,6 +194,19 @@ def test_a_hard_linked_document_is_not_split(notes: Path, picture: Path, folder:
     assert notes.read_bytes() == b"notes\n"
 
 
+def test_a_read_only_document_is_saved_only_when_allowed(notes: Path) -> None:
+    notes.chmod(0o444)
+    with docbm.Document(notes) as document:
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.replace(b"new")
+        assert raised.value.code == "readOnlyDocument"
+        assert raised.value.recommendation == "confirmSave"
+        assert notes.read_bytes() == b"notes\n"
+        document.replace(b"new", allow_read_only=True)
+    assert notes.read_bytes() == b"new"
+    assert notes.stat().st_mode & 0o7777 == 0o444
+
+
 def test_resolve_all(notes: Path, picture: Path, folder: Path) -> None:
     gone = folder / "gone.txt"
     gone.write_bytes(b"")
@@ -357,8 +370,18 @@ def test_the_header_names_match_swift() -> None:
         "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
         "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
     }
+    # A set of flags, not names: each value is the package's own constant.
+    allowances = {
+        "DOCBM_ALLOW_SPLIT_HARD_LINKS": docbm._ALLOW_SPLIT_HARD_LINKS,
+        "DOCBM_ALLOW_OWNER_CHANGE": docbm._ALLOW_OWNER_CHANGE,
+        "DOCBM_ALLOW_READ_ONLY": docbm._ALLOW_READ_ONLY,
+    }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
+        if body == "docbm_allowance":
+            found = {constant: eval(value) for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name)}
+            assert found == allowances
+            continue
         prefix, function = prefixes[body]
         for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name):
             number = eval(value)  # "1 << 3" and plain numbers only
@@ -369,7 +392,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 31 + 10 + 7 + 9 + 3 + 4 + 2 + 5
+    assert checked == 32 + 10 + 7 + 9 + 3 + 4 + 2 + 5
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

@@ -117,6 +117,9 @@ typedef enum docbm_code {
   DOCBM_OUTSIDE_SANDBOX = 30,
   /** Not found in the part of its filesystem searched; it may exist further away. */
   DOCBM_NOT_FOUND_NEARBY = 31,
+  /** A save would overwrite a document its permissions mark read-only (no one, or not the
+   *  caller, may write it); allowed with DOCBM_ALLOW_READ_ONLY. */
+  DOCBM_READ_ONLY_DOCUMENT = 32,
   /** A required argument was NULL or empty (libdocbm's own code; no Swift equivalent). */
   DOCBM_INVALID_ARGUMENT = 1000
 } docbm_code;
@@ -351,12 +354,34 @@ void docbm_relink_result_free(docbm_relink_result *result);
  * whole new version; a failure leaves the document as it was. A document that does not
  * exist yet is created. Returns 0, or -1 on failure.
  *
- * Fails with DOCBM_HARD_LINKED, DOCBM_OWNER_CHANGED, DOCBM_IMMUTABLE, DOCBM_NO_SPACE,
- * DOCBM_READ_ONLY_FILESYSTEM, DOCBM_PERMISSION_DENIED, DOCBM_ATTRIBUTE_COPY_FAILED,
- * DOCBM_UNSUPPORTED_FILE_TYPE (a folder document), among others; the recommendation says
- * what to do about the save.
+ * Fails with DOCBM_HARD_LINKED, DOCBM_OWNER_CHANGED, DOCBM_READ_ONLY_DOCUMENT (refused
+ * before anything is written; docbm_replace_document_allowing() saves anyway),
+ * DOCBM_IMMUTABLE, DOCBM_NO_SPACE, DOCBM_READ_ONLY_FILESYSTEM, DOCBM_PERMISSION_DENIED,
+ * DOCBM_ATTRIBUTE_COPY_FAILED, DOCBM_UNSUPPORTED_FILE_TYPE (a folder document), among
+ * others; the recommendation says what to do about the save.
  */
 int docbm_replace_document(const docbm_document *document, const void *bytes, size_t length, docbm_error **error);
+
+/** What a save may give up or override when the caller allows it, after asking the user
+ *  (the error's recommendation is then DOCBM_RECOMMEND_CONFIRM_SAVE). Combine with `|`. */
+typedef enum docbm_allowance {
+  /** Save a document with other hard links; they keep the old version (DOCBM_HARD_LINKED). */
+  DOCBM_ALLOW_SPLIT_HARD_LINKS = 1,
+  /** Save when the new version cannot keep the document's owner or group; it becomes the
+   *  saver's (DOCBM_OWNER_CHANGED). */
+  DOCBM_ALLOW_OWNER_CHANGE = 2,
+  /** Save a document whose permissions mark it read-only; the new version keeps its mode
+   *  (DOCBM_READ_ONLY_DOCUMENT). */
+  DOCBM_ALLOW_READ_ONLY = 4
+} docbm_allowance;
+
+/**
+ * docbm_replace_document(), allowing what `allowances` (docbm_allowance values combined
+ * with `|`, or 0) names. Fails as docbm_replace_document() does, and with
+ * DOCBM_INVALID_ARGUMENT for a value not listed.
+ */
+int docbm_replace_document_allowing(
+  const docbm_document *document, const void *bytes, size_t length, unsigned allowances, docbm_error **error);
 
 /**
  * Writes a new version of a document: called once with the path of a new file beside the

@@ -13,6 +13,8 @@ struct SaveCommand {
   let allowEmpty: Bool
   let splitHardLinks: Bool
   let allowOwnerChange: Bool
+  /// `--allow-read-only`: a document whose permissions mark it read-only is saved anyway.
+  let allowReadOnly: Bool
   /// `--in-place`: a single file exported through the Documents portal is written in place.
   let inPlace: Bool
   let json: Bool
@@ -30,7 +32,8 @@ struct SaveCommand {
     let anchored = BookmarkService(escrow: .default).documents(anchoredOn: document)
     let options = ReplaceOptions(
       hardLinks: splitHardLinks ? .split : .refuse, ownerChange: allowOwnerChange ? .allow : .refuse,
-      portalFileDocuments: inPlace ? .writeInPlace : .refuse)
+      portalFileDocuments: inPlace ? .writeInPlace : .refuse,
+      readOnlyDocument: allowReadOnly ? .allow : .refuse)
     do throws(DocbmError) {
       if source == nil, !inputNamed, console.inputIsTerminal {
         throw DocbmError(

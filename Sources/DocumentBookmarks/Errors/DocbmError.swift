@@ -15,7 +15,7 @@
 /// |---|---|---|
 /// | `notFound`, `pathTooLong`, `permissionDenied`, `readOnlyFilesystem`, `unsupportedFileType` | ``Recommendation/saveElsewhere`` | `pickAgain` (`pathTooLong`, `readOnlyFilesystem`: `useAnotherLocation`) |
 /// | `documentExists` | ``Recommendation/saveElsewhere`` | `useAnotherLocation` |
-/// | `hardLinked`, `ownerChanged`, `attributeCopyFailed` | ``Recommendation/confirmSave`` | `useAnotherLocation` |
+/// | `hardLinked`, `ownerChanged`, `attributeCopyFailed`, `readOnlyDocument` | ``Recommendation/confirmSave`` | `useAnotherLocation` |
 /// | `immutable` | ``Recommendation/clearFlags`` | `useAnotherLocation` |
 /// | `portalRefusesAttributes`, `portalHostPathUnknown` | `useAnotherLocation` | `useAnotherLocation` |
 /// | `outsideSandbox` | `pickAgain` | `pickAgain` |
@@ -48,6 +48,12 @@ public struct DocbmError: Error, Hashable, Sendable, CustomStringConvertible {
     /// walk, or until the call was cancelled, or every folder but those the user cannot
     /// read): it may well exist elsewhere. The message says how far the search looked.
     case notFoundNearby
+    /// A save would replace a document whose permissions keep it from being written: it has
+    /// no write permission for anyone (`chmod a-w`; refused even for root, as editors do),
+    /// or none for the saver. Refused before anything is written, unless the caller allows
+    /// it (``ReplaceOptions/readOnlyDocument``, `docbm save --allow-read-only`); a save that
+    /// is allowed keeps the document's mode.
+    case readOnlyDocument
     /// The target's filesystem is not mounted.
     case volumeUnavailable
     /// A path given to docbm (document or target) does not exist.
@@ -188,7 +194,8 @@ extension DocbmError.Code {
     case .notFoundNearby: .searchWider
     case .volumeUnavailable, .noSpace, .ioError, .systemFailure, .writerFailed, .nothingWritten:
       .retryLater
-    case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists: .useAnotherLocation
+    case .hardLinked, .attributeCopyFailed, .ownerChanged, .documentExists, .readOnlyDocument:
+      .useAnotherLocation
     case .unsupportedFilesystem, .readOnlyFilesystem, .immutable, .pathTooLong, .escrowUntrusted,
       .escrowDamaged, .portalRefusesAttributes, .portalHostPathUnknown:
       .useAnotherLocation
@@ -202,7 +209,7 @@ extension DocbmError.Code {
     case .notFound, .pathTooLong, .permissionDenied, .readOnlyFilesystem, .unsupportedFileType,
       .documentExists:
       .saveElsewhere
-    case .hardLinked, .ownerChanged, .attributeCopyFailed: .confirmSave
+    case .hardLinked, .ownerChanged, .attributeCopyFailed, .readOnlyDocument: .confirmSave
     case .immutable: .clearFlags
     case .noSpace: .freeSpace
     case .unsupportedFilesystem, .portalRefusesAttributes: .useAnotherLocation

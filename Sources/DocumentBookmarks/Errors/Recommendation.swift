@@ -33,9 +33,11 @@ public enum Recommendation: String, Hashable, Sendable, Codable, CaseIterable {
   case saveElsewhere
   /// The save would give something up that a save in place keeps: the document's other
   /// hard links (`hardLinked`), its owner or group (`ownerChanged`), extended attributes that
-  /// cannot be copied (`attributeCopyFailed`). Ask the user, then save again allowing it
-  /// (``ReplaceOptions/hardLinks``, ``ReplaceOptions/ownerChange``,
-  /// ``ReplaceOptions/requireEveryAttribute``), or save a copy elsewhere.
+  /// cannot be copied (`attributeCopyFailed`); or it would overwrite a document its
+  /// permissions mark read-only (`readOnlyDocument`). Ask the user, then save again allowing
+  /// it (``ReplaceOptions/hardLinks``, ``ReplaceOptions/ownerChange``,
+  /// ``ReplaceOptions/requireEveryAttribute``, ``ReplaceOptions/readOnlyDocument``), or save
+  /// a copy elsewhere.
   case confirmSave
   /// The document or its folder is immutable or append-only (`chattr +i`, `+a`): whoever
   /// set the flag (root) clears it with `chattr -i` (or `-a`) before the save is tried

@@ -83,7 +83,7 @@ extension AnchoredDocument {
     if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
       portal.refusesAttributes
     {
-      try InPlaceSave(destination: path).save(write)
+      try InPlaceSave(destination: path, readOnlyDocument: options.readOnlyDocument).save(write)
       recordInEscrow(path)
       return
     }
@@ -101,7 +101,7 @@ extension AnchoredDocument {
     if options.portalFileDocuments == .writeInPlace, let portal = PortalDocument.of(path),
       portal.refusesAttributes
     {
-      try InPlaceSave(destination: path).save(writing: data)
+      try InPlaceSave(destination: path, readOnlyDocument: options.readOnlyDocument).save(writing: data)
       recordInEscrow(path)
       return
     }

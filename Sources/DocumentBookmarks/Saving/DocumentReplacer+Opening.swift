@@ -59,6 +59,11 @@ extension DocumentReplacer {
       try checkFlags(of: existing.descriptor, path: existing.path, isFolder: false)
     }
     try checkFlags(of: folder, path: folderPath, isFolder: true)
+    if let existing, options.readOnlyDocument == .refuse,
+      WriteProtection.isReadOnly(existing.descriptor, status: existing.status)
+    {
+      throw WriteProtection.refusal(destination, status: existing.status)
+    }
     if copiesOwner, options.ownerChange == .refuse, let source {
       try checkOwner(source.status, folder: folder)
     }

@@ -11,15 +11,18 @@ import FoundationEssentials
 /// writer that fails leaves the document untouched; only the copy into place can be cut.
 struct InPlaceSave {
   let destination: FilePath
+  let readOnlyDocument: ReplaceOptions.ReadOnlyDocument
 
   /// Writes `data` over the document.
   func save(writing data: Data) throws(DocbmError) {
+    try checkWritable()
     try overwrite { fd throws(SystemCallError) in try fd.writeAll(data) }
   }
 
   /// Has `write` make the new version in a private temporary folder, then copies it over
   /// the document.
   func save(_ write: (FilePath) throws -> Void) throws(DocbmError) {
+    try checkWritable()
     let folder = try mappingSystemErrors(.save(.prepareTemporary), path: destination) {
       () throws(SystemCallError) in try TemporaryFolder.make(prefix: ".docbm-in-place-")
     }
@@ -61,6 +64,22 @@ struct InPlaceSave {
       () throws(SystemCallError) in try source.readWhole(limit: Int.max)
     }
     try overwrite { fd throws(SystemCallError) in try fd.writeAll(contents) }
+  }
+
+  /// Refuses with `readOnlyDocument`, before the writer runs, a document whose permissions
+  /// mark it read-only (``WriteProtection``), unless the caller allows it.
+  private func checkWritable() throws(DocbmError) {
+    guard readOnlyDocument == .refuse else { return }
+    let fd = try mappingSystemErrors(.save(.inspectDocument), path: destination) {
+      () throws(SystemCallError) in try FileDescriptor.open(destination, [.path])
+    }
+    defer { fd.close() }
+    let status = try mappingSystemErrors(.save(.inspectDocument), path: destination) {
+      () throws(SystemCallError) in try FileStatus.of(fd)
+    }
+    if WriteProtection.isReadOnly(fd, status: status) {
+      throw WriteProtection.refusal(destination, status: status)
+    }
   }
 
   /// Opens the document for writing (truncating it), writes, flushes.

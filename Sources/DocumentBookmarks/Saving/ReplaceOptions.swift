@@ -24,6 +24,18 @@ public struct ReplaceOptions: Hashable, Sendable {
     case allow
   }
 
+  /// What to do when the document's permissions mark it read-only: no write permission for
+  /// anyone (`chmod a-w`), or none for the saver. A rename-based save needs only the
+  /// folder's write permission, so without this check it would replace a document its owner
+  /// protected, where Vim, Emacs and `cp` stop or ask.
+  public enum ReadOnlyDocument: Hashable, Sendable {
+    /// Refuse with `readOnlyDocument`, before the writer runs: the document stays as it was.
+    case refuse
+    /// Save anyway (Vim's `:w!`); the new version keeps the document's mode, read-only
+    /// included.
+    case allow
+  }
+
   /// How to save a single file exported through the Documents portal (``PortalDocument``),
   /// which refuses to set extended attributes, so that a new version renamed over it
   /// would lose the key.
@@ -50,15 +62,19 @@ public struct ReplaceOptions: Hashable, Sendable {
   /// How to save a single file exported through the Documents portal. Default:
   /// ``PortalFileDocuments/refuse``.
   public var portalFileDocuments: PortalFileDocuments
+  /// What to do when the document's permissions mark it read-only. Default:
+  /// ``ReadOnlyDocument/refuse``.
+  public var readOnlyDocument: ReadOnlyDocument
 
   public init(
     hardLinks: HardLinks = .refuse, requireEveryAttribute: Bool = true, ownerChange: OwnerChange = .refuse,
-    portalFileDocuments: PortalFileDocuments = .refuse
+    portalFileDocuments: PortalFileDocuments = .refuse, readOnlyDocument: ReadOnlyDocument = .refuse
   ) {
     self.hardLinks = hardLinks
     self.requireEveryAttribute = requireEveryAttribute
     self.ownerChange = ownerChange
     self.portalFileDocuments = portalFileDocuments
+    self.readOnlyDocument = readOnlyDocument
   }
 }
 
