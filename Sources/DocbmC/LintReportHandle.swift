@@ -14,6 +14,9 @@ final class LintReportHandle: CHandle {
   let findings: [Finding]
 
   init(_ report: SaveProbeReport) {
+    // The fixes name docbm.h's calls, not Swift's.
+    var report = report
+    report.findings = report.findings.map { $0.naming(.c) }
     verdict = report.verdict
     summary = CStringCopy(report.summary)
     findings = report.findings.map { finding in

@@ -430,12 +430,13 @@ static int save_failing(const char *path, void *context) {
   return 5;
 }
 
-/* Whether the report has a finding of `kind`. */
+/* Whether the report has a finding of `kind` whose fix names docbm.h's save, not Swift's. */
 static int has_finding(const docbm_lint_report *report, const char *kind) {
   for (size_t index = 0; index < docbm_lint_report_finding_count(report); index++) {
     if (strcmp(docbm_lint_report_finding_kind(report, index), kind) == 0) {
-      return docbm_lint_report_finding_message(report, index) != NULL
-          && docbm_lint_report_finding_fix(report, index) != NULL;
+      const char *fix = docbm_lint_report_finding_fix(report, index);
+      return docbm_lint_report_finding_message(report, index) != NULL && fix != NULL
+          && strstr(fix, "docbm_replace_document") != NULL && strstr(fix, "replaceDocument") == NULL;
     }
   }
   return 0;

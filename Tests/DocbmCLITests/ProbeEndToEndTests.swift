@@ -11,7 +11,7 @@ struct ProbeEndToEndTests {
 
   /// Runs the probe with `--json` in a user's folder and returns its exit status and findings.
   private func probe(_ command: [String], options: [String] = []) throws -> (
-    status: Int32, kinds: Set<String>, notes: [String]
+    status: Int32, kinds: Set<String>, notes: [String], fixes: [String]
   ) {
     let folder = try #require(Scratch.inUserFolder(), "no folder outside /tmp to probe in")
     let result = run(
@@ -23,7 +23,8 @@ struct ProbeEndToEndTests {
       "probe-row | \(command.joined(separator: " ")) | \(result.status) | \(findings.compactMap { $0["kind"] as? String }.sorted())"
     )
     return (
-      result.status, Set(findings.compactMap { $0["kind"] as? String }), json["notes"] as? [String] ?? []
+      result.status, Set(findings.compactMap { $0["kind"] as? String }), json["notes"] as? [String] ?? [],
+      findings.compactMap { $0["fix"] as? String }
     )
   }
 
@@ -32,6 +33,12 @@ struct ProbeEndToEndTests {
     let seen = try probe(["/bin/sed", "-i", "s/sibling/other/", "{}"])
     #expect(seen.status == 2)
     #expect(seen.kinds == ["keyLost", "attributesLost", "bookmarkNoLongerResolves"])
+    // The fixes name the command line's save, not a library's.
+    #expect(seen.fixes.count == 3)
+    for fix in seen.fixes {
+      #expect(fix.contains("docbm save"), "\(fix)")
+      #expect(!fix.contains("replaceDocument") && !fix.contains("docbm_"), "\(fix)")
+    }
     let linked = try probe(["/bin/sed", "-i", "s/sibling/other/", "{}"], options: ["--with-hard-link"])
     #expect(linked.kinds == ["keyLost", "attributesLost", "hardLinkSplit", "bookmarkNoLongerResolves"])
     #expect(linked.notes.contains { $0.hasPrefix("the document had a second name") }, "\(linked.notes)")

@@ -440,6 +440,22 @@ class LintReport:
     save_error: Optional[BaseException] = None
 
 
+# The lint's fixes name libdocbm's save calls; a Python app makes them through Document.
+_PYTHON_CALLS = (
+    (
+        "docbm_replace_document_allowing() with DOCBM_ALLOW_SPLIT_HARD_LINKS",
+        "Document.replace(data, split_hard_links=True)",
+    ),
+    ("docbm_replace_document() or docbm_replace_document_with_writer()", "Document.replace(data)"),
+)
+
+
+def _naming_python_calls(text: str) -> str:
+    for c_call, python_call in _PYTHON_CALLS:
+        text = text.replace(c_call, python_call)
+    return text
+
+
 def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) -> LintReport:
     """Runs an app's ``save`` once on a new scratch document (a key, other attributes, mode
     0640 and a bookmark stored in it) made in ``folder`` (default: the working folder; not
@@ -476,11 +492,13 @@ def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) 
                 LintFinding(
                     kind=lib.docbm_lint_report_finding_kind(handle, index).decode(),
                     message=lib.docbm_lint_report_finding_message(handle, index).decode(errors="replace"),
-                    fix=lib.docbm_lint_report_finding_fix(handle, index).decode(errors="replace"),
+                    fix=_naming_python_calls(
+                        lib.docbm_lint_report_finding_fix(handle, index).decode(errors="replace")
+                    ),
                 )
                 for index in range(count)
             ),
-            summary=lib.docbm_lint_report_summary(handle).decode(errors="replace"),
+            summary=_naming_python_calls(lib.docbm_lint_report_summary(handle).decode(errors="replace")),
             save_error=raised[0] if raised else None,
         )
     finally:

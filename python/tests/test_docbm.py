@@ -404,6 +404,10 @@ def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:
     assert not report.is_safe
     assert "keyLost" in [finding.kind for finding in report.findings]
     assert "keyLost" in report.summary
+    # The advice names the Python call, never libdocbm's nor Swift's.
+    for text in [finding.fix for finding in report.findings] + [report.summary]:
+        assert "Document.replace(data)" in text
+        assert "docbm_" not in text and "replaceDocument" not in text, text
     assert list(folder.iterdir()) == [], "the scratch document is removed"
 
 

@@ -68,7 +68,9 @@ struct ProbeCommand {
     }
     let status = termination.status
     let failure = status == 0 ? nil : "\(printable(settings.command[0])) exited with status \(status)"
-    let report = SaveProbe.examine(scratch, failure: failure)
+    var report = SaveProbe.examine(scratch, failure: failure)
+    // The fixes name docbm save, the command line's own save.
+    report.findings = report.findings.map { $0.naming(.commandLine) }
     removed = true
     let left = scratch.remove()
     let verdict = report.verdict
@@ -152,7 +154,7 @@ struct ProbeCommand {
     }
     let shown = example ?? "PROGRAM … > new-contents && docbm save --from new-contents FILE"
     return
-      "save through docbm save, which keeps the key, the other attributes, the mode and the hard links: write the new contents to standard output and pipe them in (\(shown)); for an editor's own setting see docs/save-safety.md; in Swift, AnchoredDocument.replaceDocument(with:)"
+      "save through docbm save, which keeps the key, the other attributes, the mode and the hard links: write the new contents to standard output and pipe them in (\(shown)); for an editor's own setting see docs/save-safety.md"
   }
 
   /// Reports an interrupted probe: nothing was tested; the scratch folder was removed (or

@@ -50,21 +50,54 @@ extension SaveFinding.Kind {
   /// beside the document are reported but lose nothing.
   public var losesSomething: Bool { self != .temporaryFilesLeft }
 
-  var defaultFix: String {
-    switch self {
+  var defaultFix: String { fix(naming: .swift) }
+
+  /// How to fix the save, naming the calls of `interface`: the language the app is written
+  /// in, or the command line.
+  package func fix(naming interface: SaveInterface) -> String {
+    let save: String
+    let splitting: String
+    switch interface {
+    case .swift:
+      save = "AnchoredDocument.replaceDocument(with:) or replaceDocument { url in … }"
+      splitting = "ReplaceOptions(hardLinks: .split)"
+    case .c:
+      save = "docbm_replace_document() or docbm_replace_document_with_writer()"
+      splitting = "docbm_replace_document_allowing() with DOCBM_ALLOW_SPLIT_HARD_LINKS"
+    case .commandLine:
+      save = "docbm save (write the new contents to standard output and pipe them into docbm save FILE)"
+      splitting = "docbm save --split-hard-links"
+    }
+    return switch self {
     case .saveFailed:
-      "make the save succeed on an ordinary document; save through replaceDocument, which reports each failure with its step"
+      "make the save succeed on an ordinary document; save with \(save), which reports each failure with its step"
     case .documentMissing, .documentNotAFile, .keyLost, .keyChanged, .attributesLost, .modeChanged,
       .ownerChanged:
-      "save with AnchoredDocument.replaceDocument(with:) or replaceDocument { url in … }, which keeps the key, the other attributes, the mode and the owner"
+      "save with \(save), which keeps the key, the other attributes, the mode and the owner"
     case .hardLinkSplit:
-      "save with replaceDocument, which refuses to split hard links unless told to (ReplaceOptions(hardLinks: .split))"
+      "save with \(save), which refuses to split hard links unless told to (\(splitting))"
     case .symbolicLinkReplaced:
-      "save with replaceDocument, which replaces the file a link leads to and keeps the link"
+      "save with \(save), which replaces the file a link leads to and keeps the link"
     case .temporaryFilesLeft:
-      "remove temporary and backup files, or save with replaceDocument, which leaves none"
+      "remove temporary and backup files, or save with \(save), which leaves none"
     case .bookmarkNoLongerResolves:
-      "keep the document's key: save with replaceDocument"
+      "keep the document's key: save with \(save)"
     }
   }
+}
+
+extension SaveFinding {
+  /// This finding with its fix naming the calls of `interface`; a fix given in its place
+  /// stays as it is.
+  package func naming(_ interface: SaveInterface) -> SaveFinding {
+    guard fix == kind.defaultFix else { return self }
+    return SaveFinding(kind, message, fix: kind.fix(naming: interface))
+  }
+}
+
+/// Whose save call a fix names: the language of the app being linted, or the command line.
+package enum SaveInterface: Sendable {
+  case swift
+  case c
+  case commandLine
 }
