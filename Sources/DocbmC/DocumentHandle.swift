@@ -20,12 +20,15 @@ final class ResolutionHandle: CHandle {
   let staleReasons: UInt32
   /// Whether the target is a folder.
   let isFolder: Bool
+  /// Whether the target is in a Trash.
+  let isInTrash: Bool
 
   init(_ resolution: Resolution) {
     path = CStringCopy(resolution.path.bytes)
     refreshed = resolution.refreshed.map { CStringCopy($0.text) }
     staleReasons = resolution.staleReasons.reduce(0) { $0 | $1.cBit }
     isFolder = resolution.kind == .folder
+    isInTrash = resolution.isInTrash
   }
 
   deinit {

@@ -25,6 +25,11 @@
   ResolutionHandle.borrow(resolution).isFolder ? 1 : 0
 }
 
+/// `int docbm_resolution_is_in_trash(const docbm_resolution *resolution)`
+@c public func docbm_resolution_is_in_trash(_ resolution: OpaquePointer) -> Int32 {
+  ResolutionHandle.borrow(resolution).isInTrash ? 1 : 0
+}
+
 /// `void docbm_resolution_free(docbm_resolution *resolution)`
 @c public func docbm_resolution_free(_ resolution: OpaquePointer?) {
   ResolutionHandle.release(resolution)

@@ -173,6 +173,7 @@ static void test_make_resolve_save_check_repair(void) {
     EXPECT(docbm_resolution_stale_reasons(resolution) == 0);
     EXPECT(docbm_resolution_refreshed(resolution) == NULL);
     EXPECT(docbm_resolution_is_folder(resolution) == 0);
+    EXPECT(docbm_resolution_is_in_trash(resolution) == 0);
     docbm_resolution_free(resolution);
   }
 

@@ -80,6 +80,21 @@ struct TrashEndToEndTests {
       docbm, ["resolve", document.description, bookmark], environment: ["XDG_DATA_HOME": data.description])
     #expect(found.status == 0, "\(found.error)")
     #expect(found.error.contains("stale: targetMoved, inTrash"), "\(found.error)")
+
+    // The refreshed bookmark, stored as the app is told to, still says where its target is.
+    let refreshed = try #require(
+      found.error.split(separator: "\n").first { $0.hasPrefix("refreshed: ") }?.dropFirst(11))
+    let again = run(
+      docbm, ["resolve", document.description, String(refreshed)],
+      environment: ["XDG_DATA_HOME": data.description])
+    #expect(again.status == 0, "\(again.error)")
+    #expect(!again.error.contains("stale"), "\(again.error)")
+    #expect(again.error.contains("in the Trash"), "\(again.error)")
+    let json = run(
+      docbm, ["resolve", "--json", document.description, String(refreshed)],
+      environment: ["XDG_DATA_HOME": data.description])
+    #expect(json.output.contains("\"inTrash\" : true"), "\(json.output)")
+    #expect(json.output.contains("\"stale\" : false"), "\(json.output)")
   }
 
   @Test("a store's record of a trashed file follows it into the Trash and is gone")
@@ -96,6 +111,8 @@ struct TrashEndToEndTests {
     let listed = run(docbm, ["store", "list", "--json", store], environment: environment)
     #expect(listed.output.contains("\"isInTrash\" : true"), "\(listed.output)")
     #expect(listed.output.contains("\"isGone\" : true"), "\(listed.output)")
+    let text = run(docbm, ["store", "list", store], environment: environment)
+    #expect(text.output.contains("in the Trash, gone"), "\(text.output)")
     #expect(
       listed.output.contains(data.appending("Trash/files/notes/plan.md").description), "\(listed.output)")
   }

@@ -148,13 +148,15 @@ class Resolution:
     """Where a bookmark leads: ``path``; ``stale`` when it should be replaced by
     ``refreshed`` (a fresh bookmark's text, ``None`` when none is needed or, for an
     ambiguous bookmark, made); ``stale_reasons`` as Swift spells them
-    (``"targetMoved"``, ...)."""
+    (``"targetMoved"``, ...); ``is_in_trash`` when the target is in a Trash (deleted in a
+    file manager, and restorable), stale or not."""
 
     path: str
     stale: bool
     refreshed: Optional[str]
     stale_reasons: Tuple[str, ...]
     is_folder: bool
+    is_in_trash: bool
 
     @classmethod
     def _take(cls, handle: int) -> "Resolution":
@@ -173,6 +175,7 @@ class Resolution:
                 refreshed=refreshed.decode() if refreshed is not None else None,
                 stale_reasons=reasons,
                 is_folder=bool(lib.docbm_resolution_is_folder(handle)),
+                is_in_trash=bool(lib.docbm_resolution_is_in_trash(handle)),
             )
         finally:
             lib.docbm_resolution_free(handle)

@@ -76,6 +76,7 @@ _declare("docbm_resolution_path", _s, _p)
 _declare("docbm_resolution_is_stale", _i, _p)
 _declare("docbm_resolution_refreshed", _s, _p)
 _declare("docbm_resolution_stale_reasons", _u, _p)
+_declare("docbm_resolution_is_in_trash", _i, _p)
 _declare("docbm_resolution_is_folder", _i, _p)
 _declare("docbm_resolution_free", None, _p)
 _declare(

@@ -207,6 +207,24 @@ def test_a_read_only_document_is_saved_only_when_allowed(notes: Path) -> None:
     assert notes.stat().st_mode & 0o7777 == 0o444
 
 
+def test_a_target_in_the_trash_says_so_stale_or_not(
+    notes: Path, picture: Path, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = folder.parent / "data"
+    (data / "Trash" / "files").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        assert not document.resolve(bookmark).is_in_trash
+        picture.rename(data / "Trash" / "files" / picture.name)
+        moved = document.resolve(bookmark)
+        assert moved.is_in_trash and "inTrash" in moved.stale_reasons
+        assert moved.refreshed is not None
+        again = document.resolve(moved.refreshed)
+        assert not again.stale
+        assert again.is_in_trash
+
+
 def test_resolve_all(notes: Path, picture: Path, folder: Path) -> None:
     gone = folder / "gone.txt"
     gone.write_bytes(b"")

@@ -291,6 +291,9 @@ const char *docbm_resolution_refreshed(const docbm_resolution *resolution);
 unsigned docbm_resolution_stale_reasons(const docbm_resolution *resolution);
 /** 1 when the target is a folder, 0 when it is a regular file. */
 int docbm_resolution_is_folder(const docbm_resolution *resolution);
+/** 1 when the target is in a Trash (deleted in a file manager, and restorable), else 0;
+ *  said whether or not the bookmark is stale, so a refreshed bookmark still says it. */
+int docbm_resolution_is_in_trash(const docbm_resolution *resolution);
 /** Releases a resolution. NULL is allowed. */
 void docbm_resolution_free(docbm_resolution *resolution);
 

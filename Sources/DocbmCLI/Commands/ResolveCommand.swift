@@ -28,6 +28,8 @@ struct ResolveCommand {
     let kind: TargetKind?
     let stale: Bool
     let staleReasons: [StaleReason]
+    /// Whether the target is in a Trash, stale or not.
+    let inTrash: Bool
     let refreshed: String?
     /// For an ambiguous result, the files that may be the target.
     let candidates: [Resolution.Candidate]
@@ -68,13 +70,14 @@ struct ResolveCommand {
       document: document, resolved: !ambiguous, ambiguous: ambiguous,
       path: ambiguous ? nil : resolution.path, kind: ambiguous ? nil : resolution.kind,
       stale: resolution.isStale, staleReasons: resolution.staleReasons,
-      refreshed: resolution.refreshed?.text, candidates: resolution.candidates, error: nil)
+      inTrash: !ambiguous && resolution.isInTrash, refreshed: resolution.refreshed?.text,
+      candidates: resolution.candidates, error: nil)
   }
 
   private func report(_ error: DocbmError) -> Report {
     Report(
       document: document, resolved: false, ambiguous: false, path: nil, kind: nil, stale: false,
-      staleReasons: [], refreshed: nil, candidates: [], error: ErrorReport(error))
+      staleReasons: [], inTrash: false, refreshed: nil, candidates: [], error: ErrorReport(error))
   }
 
   /// What standard error says of a resolution besides its path: ambiguity and its
@@ -84,6 +87,9 @@ struct ResolveCommand {
       console.printError(
         "\(prefix)ambiguous: the bookmark is good, but \(resolution.candidates.count) files may be its target; none was chosen (pick one, and make the bookmark again)"
       )
+    }
+    if resolution.isInTrash, !resolution.isAmbiguous, !resolution.staleReasons.contains(.inTrash) {
+      console.printError("\(prefix)in the Trash: restore it there, or it goes when the Trash is emptied")
     }
     guard resolution.isStale else { return }
     let reasons = resolution.staleReasons.map(\.rawValue).joined(separator: ", ")

@@ -159,7 +159,7 @@ struct StoreCommand {
       var status: String
       switch record.status {
       case .unknown: status = record.hasBookmark ? "unknown" : "path-only"
-      case .available: status = "available"
+      case .available: status = record.isInTrash ? "in the Trash" : "available"
       case .unavailable(let code, let since):
         status = "\(code.rawValue) since \(since.description.prefix(19))Z"
       }

@@ -68,4 +68,10 @@ public struct Resolution: Hashable, Sendable {
 
   /// Whether the evidence could not tell which file is the target.
   public var isAmbiguous: Bool { staleReasons.contains(.ambiguous) }
+
+  /// Whether the target is in a Trash (the user's, or a `.Trash` folder of its filesystem):
+  /// the user deleted it in a file manager, and may still restore it. Said whether or not
+  /// the bookmark is stale, so that a refreshed bookmark stored after the move to the Trash
+  /// (``StaleReason/inTrash``) still says so when it resolves.
+  public var isInTrash: Bool { TrashInfo.contains(path) }
 }
