@@ -88,7 +88,7 @@ public enum DocbmCommandLine {
       if case .save = command {
         return "To save anyway (it keeps its mode): docbm save --allow-read-only \(document)"
       }
-      return "To change it anyway, make it writable first: chmod u+w \(document)"
+      return "To change it anyway, its owner makes it writable first: chmod u+w \(document)"
     case .portalRefusesAttributes where error.step != nil:
       return "To save in place, keeping the key (not crash-safe): docbm save --in-place \(document)"
     default:
