@@ -60,8 +60,8 @@ build_library = set -o pipefail; $(SWIFT) build $(LIB_RELEASE) --product DocbmC 
 # linker (lld, in the Swift toolchain) makes one of the Swift runtime; glibc refuses to
 # start a static-pie with a run path, so none is added. And the metadata of concrete
 # generic types is made by direct calls instead of by demangling their names and searching
-# the whole binary's protocol conformances at run time. Together they keep a command run
-# once per file (`docbm inspect`) within 1.3x of a C program doing the same (docs/
+# the whole binary's protocol conformances at run time. Both are there because docbm is a
+# command run once per file (`docbm inspect`), whose start-up is most of its cost (docs/
 # performance.md, "Start-up, position-independent"). glibc's user and host name functions
 # (which docbm does not call) would need this glibc at run time, as the link's notices say;
 # those notices are left out of the output.
