@@ -119,9 +119,12 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
 
 /// A target a watcher saw renamed far away, found through the renames it recorded
 /// (`moves` in the escrow's folder, here with 1,000 other renames before the target's),
-/// against the resolve of a target that did not move, in process.
+/// against the resolve of a target renamed in its own folder (found by the nearby search),
+/// in process: both make the refreshed bookmark a stale resolve returns, so the ratio is
+/// what finding a target far away costs over finding it beside its old place. The unmoved
+/// resolve, which makes no bookmark, is shown for context.
 ///
-/// **Goal: within 2x of the unmoved resolve.**
+/// **Goal: within 2x of the target renamed in its own folder.**
 func runMoveJournalBenchmark(root: String) -> Bool {
   let folder = "\(root)/journal"
   makeFolders("\(folder)/project/img")
@@ -154,13 +157,14 @@ func runMoveJournalBenchmark(root: String) -> Bool {
   lines += "\(status.st_ino) - \(folder)/project/img/moved.png \(far)\n"
   makeFile("\(folder)/state/moves", lines)
   chmod("\(folder)/state/moves", 0o600)
+  let resolveMoved = {
+    let resolution = try? document.resolve(moved)
+    precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
+  }
   let timings = measurePaired(
-    iterations: 200, rounds: 15,
-    {
-      let resolution = try? document.resolve(moved)
-      precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
-    },
-    against: { _ = try? document.resolve(still) })
+    iterations: 200, rounds: 15, resolveMoved, against: { _ = try? document.resolve(renamed) })
+  let unmoved = measurePaired(
+    iterations: 200, rounds: 15, resolveMoved, against: { _ = try? document.resolve(still) })
   let nearby = measurePaired(
     iterations: 200, rounds: 15, { _ = try? document.resolve(renamed) },
     against: { _ = try? document.resolve(still) })
@@ -187,7 +191,10 @@ func runMoveJournalBenchmark(root: String) -> Bool {
   return printTable([
     Row(
       operation: "resolve a target a watcher saw moved far (journal of 1,001 renames)", timings,
-      baselineName: "unmoved resolve", goal: 2.0),
+      baselineName: "resolve of a target renamed in its folder", goal: 2.0),
+    Row(
+      operation: "the same, against a target that did not move (no bookmark made)", unmoved,
+      baselineName: "unmoved resolve", goal: nil),
     Row(
       operation: "resolve a target renamed in its folder (found nearby, for comparison)", nearby,
       baselineName: "unmoved resolve", goal: nil),
