@@ -63,6 +63,21 @@ import DocumentBookmarks
   UnsafePointer(RepairReportHandle.borrow(report).message.pointer)
 }
 
+/// `const char *docbm_repair_report_remedy(const docbm_repair_report *report)`
+@c public func docbm_repair_report_remedy(_ report: OpaquePointer) -> UnsafePointer<CChar>? {
+  RepairReportHandle.borrow(report).remedy.map { UnsafePointer($0.pointer) }
+}
+
+/// `const char *docbm_repair_report_recorded_document(const docbm_repair_report *report)`
+@c public func docbm_repair_report_recorded_document(_ report: OpaquePointer) -> UnsafePointer<CChar>? {
+  RepairReportHandle.borrow(report).recordedDocument.map { UnsafePointer($0.pointer) }
+}
+
+/// `const char *docbm_repair_report_advice(const docbm_repair_report *report)`
+@c public func docbm_repair_report_advice(_ report: OpaquePointer) -> UnsafePointer<CChar>? {
+  RepairReportHandle.borrow(report).advice.map { UnsafePointer($0.pointer) }
+}
+
 /// `docbm_verdict docbm_repair_report_verdict(const docbm_repair_report *report)`
 @c public func docbm_repair_report_verdict(_ report: OpaquePointer) -> UInt32 {
   RepairReportHandle.borrow(report).verdict.cValue

@@ -59,16 +59,25 @@ final class RepairReportHandle: CHandle {
   let message: CStringCopy
   /// The verdict after the repair, or before it when nothing was written.
   let verdict: CheckVerdict
+  let remedy: CStringCopy?
+  let recordedDocument: CStringCopy?
+  let advice: CStringCopy?
 
   init(_ report: DocumentRepairer.Report) {
     action = report.action
     refusal = report.refusal.map { CStringCopy($0.rawValue) }
     message = CStringCopy(report.message)
     verdict = (report.after ?? report.before).verdict
+    remedy = report.remedy.map { CStringCopy($0.rawValue) }
+    recordedDocument = report.recordedDocument.map { CStringCopy($0.bytes) }
+    advice = report.advice.map { CStringCopy($0) }
   }
 
   deinit {
     refusal?.release()
     message.release()
+    remedy?.release()
+    recordedDocument?.release()
+    advice?.release()
   }
 }

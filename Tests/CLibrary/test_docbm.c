@@ -276,6 +276,27 @@ static void test_make_resolve_save_check_repair(void) {
   resolution = docbm_resolve(document, bookmark, &error);
   EXPECT(resolution != NULL && error == NULL);
   docbm_resolution_free(resolution);
+
+  /* A copy made without the key, the document still carrying it: refused, with the one
+   * remedy that fits, naming the document, and said at the end of the message. */
+  EXPECT(mkdir(path_in(5, "copy"), 0700) == 0);
+  const char *copy_path = path_in(5, "copy/notes.txt");
+  write_file(copy_path, with_bookmark);
+  report = docbm_repair(copy_path, &error);
+  EXPECT(report != NULL);
+  if (report) {
+    EXPECT(docbm_repair_report_action(report) == DOCBM_REPAIR_REFUSED);
+    const char *remedy = docbm_repair_report_remedy(report);
+    EXPECT(remedy != NULL &&
+           (strcmp(remedy, "adopt") == 0 || strcmp(remedy, "repairAllowingUnrecorded") == 0));
+    const char *recorded = docbm_repair_report_recorded_document(report);
+    EXPECT(recorded != NULL && strcmp(recorded, document_path) == 0);
+    const char *advice = docbm_repair_report_advice(report);
+    const char *message = docbm_repair_report_message(report);
+    EXPECT(advice != NULL && strlen(message) > strlen(advice) &&
+           strcmp(message + strlen(message) - strlen(advice), advice) == 0);
+    docbm_repair_report_free(report);
+  }
   free(with_bookmark);
 
   /* A changed byte in the tag: tampered. */

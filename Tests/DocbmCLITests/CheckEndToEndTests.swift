@@ -221,10 +221,12 @@ struct CheckEndToEndTests {
       } else {
         let hinted = try #require(
           line.range(of: refuses).map { String(line[$0.upperBound...].prefix { $0 != ";" }) }, "\(line)")
-        // A copy that repair will not restore: the hint names adopt, which asks first.
+        // A copy that repair will not restore, while the document lost its key too: the
+        // hint says so, and names the repair that takes the file for the document.
         #expect(
-          line.hasSuffix("; if it is your copy, 'docbm adopt' makes its bookmarks its own, once you confirm"),
-          "\(line)")
+          line.hasSuffix(
+            "no longer carries it: if this file is that document, moved or saved without its key, 'docbm repair --allow-unrecorded' puts the key back"
+          ), "\(line)")
         #expect(repaired.status == 2, "\(repaired.output)")
         #expect(repaired.output.hasPrefix("refused"), "\(repaired.output)")
         #expect(repaired.output.contains(hinted), "the hint said \(hinted); repair said \(repaired.output)")
@@ -311,6 +313,98 @@ struct CheckEndToEndTests {
         #expect(repaired.status == (verdict.isProblem ? 2 : 0), "\(line) → \(repaired.output)")
       }
     }
+  }
+
+  @Test(
+    "a key lost in a copy gets one remedy, the same from check and repair, and following it works"
+  )
+  func remediesLeadSomewhere() throws {
+    let scratch = try Scratch()
+    let environment = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    func docbm(_ arguments: [String], escrow: String? = nil, input: String? = nil) -> ProcessResult {
+      run(
+        self.docbm, arguments, input: input,
+        environment: escrow.map { ["DOCBM_ESCROW_DIR": scratch.path($0).description] } ?? environment)
+    }
+    // A project whose board holds a bookmark of the image beside it.
+    func project(_ name: String) throws -> FilePath {
+      _ = try scratch.file("\(name)/cat.png", "img")
+      let board = try scratch.file("\(name)/board.json", "{}")
+      let made = docbm(["bookmark", board.description, scratch.path("\(name)/cat.png").description])
+      try #require(made.status == 0, "\(made.error)")
+      let text = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+      try #require(docbm(["save", board.description], input: "[\"\(text)\"]").status == 0)
+      return board
+    }
+    func copy(_ from: String, _ to: String) throws {
+      try scratch.folder(FilePath(to).removingLastComponent.description)
+      try #require(
+        run("/bin/cp", ["-r", scratch.path(from).description, scratch.path(to).description]).status == 0)
+    }
+    /// Check's hint and repair's refusal for `path`: the same advice in both.
+    func advice(_ path: String, escrow: String? = nil) throws -> (hint: String, report: [String: Any]) {
+      let line = docbm(["check", scratch.path(path).description], escrow: escrow).output
+      let marker = "'docbm repair' would refuse it: "
+      let hint = try #require(
+        line.range(of: marker).map { String(line[$0.upperBound...].prefix { $0 != "\n" }) })
+      let repaired = docbm(["repair", "--json", scratch.path(path).description], escrow: escrow)
+      #expect(repaired.status == 2, "\(repaired.output)")
+      let object = try #require(
+        JSONSerialization.jsonObject(with: Data(repaired.output.utf8)) as? [String: Any], "\(repaired.output)"
+      )
+      let report = try #require((object["repairs"] as? [[String: Any]])?.first, "\(repaired.output)")
+      #expect(report["advice"] as? String == hint, "\(report)")
+      #expect((report["message"] as? String)?.hasSuffix("; " + hint) == true, "\(report)")
+      return (hint, report)
+    }
+
+    // A whole project copied without its key, the original still there: adopt it.
+    _ = try project("p")
+    try copy("p", "copies/whole")
+    let whole = try advice("copies/whole/board.json")
+    #expect(whole.report["remedy"] as? String == "adopt")
+    #expect(whole.report["recordedDocument"] as? String == scratch.path("p/board.json").description)
+    #expect(whole.hint.contains("'docbm adopt'"))
+    let adopted = docbm(["adopt", "--yes", scratch.path("copies/whole/board.json").description])
+    #expect(adopted.status == 0, "\(adopted.output)\(adopted.error)")
+    #expect(docbm(["check", scratch.path("copies/whole/board.json").description]).status == 0)
+    #expect(docbm(["check", scratch.path("p/board.json").description]).status == 0)
+
+    // The board alone copied elsewhere: its bookmarks lead to the project's image, so only
+    // the same key makes them work; adopt would find nothing to take.
+    try copy("p/board.json", "copies/alone/board.json")
+    let alone = try advice("copies/alone/board.json")
+    #expect(alone.report["remedy"] as? String == "repairAllowingUnrecorded")
+    #expect(alone.hint.contains("--allow-unrecorded"))
+    #expect(!alone.hint.contains("'docbm adopt' gives"))
+    let allowed = docbm(["repair", "--allow-unrecorded", scratch.path("copies/alone/board.json").description])
+    #expect(allowed.status == 0 && allowed.output.hasPrefix("restored"), "\(allowed.output)")
+
+    // A project moved by a tool that dropped the key: nothing carries the key any more.
+    _ = try project("q")
+    try copy("q", "moved/q")
+    try FileManager.default.removeItem(atPath: scratch.path("q").description)
+    let moved = try advice("moved/q/board.json")
+    #expect(moved.report["remedy"] as? String == "repairAllowingUnrecorded")
+    #expect(moved.report["recordedDocument"] as? String == scratch.path("q/board.json").description)
+    #expect(moved.hint.contains("no longer carries it"))
+    let restored = docbm(["repair", "--allow-unrecorded", scratch.path("moved/q/board.json").description])
+    #expect(restored.status == 0 && restored.output.hasPrefix("restored"), "\(restored.output)")
+
+    // On a second machine (another escrow): import first, then check again.
+    _ = try project("r")
+    try copy("r", "machine2/r")
+    let second = try advice("machine2/r/board.json", escrow: "escrow2")
+    #expect(second.report["remedy"] as? String == "importEscrow")
+    #expect(second.hint.contains("'docbm escrow import FILE'"))
+    #expect(second.hint.contains("'docbm adopt'"))
+    let export = scratch.path("export.docbm").description
+    #expect(docbm(["escrow", "export", export]).status == 0)
+    let imported = docbm(["escrow", "import", export], escrow: "escrow2")
+    #expect(imported.status == 0, "\(imported.output)\(imported.error)")
+    // The copy is now known as a copy of a document that still carries the key.
+    let after = try advice("machine2/r/board.json", escrow: "escrow2")
+    #expect(after.report["remedy"] as? String == "adopt", "\(after.hint)")
   }
 
   @Test("inspect lists the bookmarks found in the document's bytes")
@@ -403,6 +497,11 @@ struct CheckEndToEndTests {
       '\(docbm)' check "$m/linked.json"; echo "status $?"
       '\(docbm)' check -r "$m" > /dev/null; echo "check -r status $?"
       '\(docbm)' repair -r "$m"; echo "repair -r status $?"
+      # The document itself carried to ramfs, its original gone: copied back, it is repaired.
+      '\(docbm)' save '\(source)' < "$m/linked.json" || exit 3
+      cp '\(source)' "$m/carried.json" && rm '\(source)'
+      '\(docbm)' check "$m/carried.json"
+      cp "$m/carried.json" '\(source)' && '\(docbm)' repair '\(source)'; echo "copied back status $?"
       """
     let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "/bin/sh", "-c", script])
     if result.status == 77 {
@@ -416,6 +515,12 @@ struct CheckEndToEndTests {
     #expect(result.output.contains("check -r status 2\n"), "\(result.output)")
     #expect(result.output.contains("refused     \(mountPoint)/linked.json: "), "\(result.output)")
     #expect(result.output.contains("2 documents examined: 0 restored, 1 refused, 1 needed nothing\n"))
-    #expect(result.output.hasSuffix("repair -r status 2\n"), "\(result.output)")
+    #expect(result.output.contains("repair -r status 2\n"), "\(result.output)")
+    #expect(
+      result.output.contains(
+        "unsupportedFilesystem \(mountPoint)/carried.json: the filesystem has no user extended attributes, so the document can hold no key, but it holds bookmarks; copy it back to \(source), where the escrow records it"
+      ), "\(result.output)")
+    #expect(result.output.contains("restored    \(source): "), "\(result.output)")
+    #expect(result.output.hasSuffix("copied back status 0\n"), "\(result.output)")
   }
 }

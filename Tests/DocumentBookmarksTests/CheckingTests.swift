@@ -135,12 +135,20 @@ struct CheckingTests {
         == Set(try bookmarks.map { try $0.decodeUnverified().absolutePath }))
 
     // A copy made without the key is a file the escrow never recorded: refused, unless
-    // the user says it is their own copy.
+    // the user says it is their own copy. The original still carries the key: the remedy
+    // is to adopt a copy whose targets are beside it, else to give it the same key.
     let isCopy = path != original
     var repair = DocumentRepairer(escrow: escrow).repair(path)
     if isCopy {
       #expect(repair.action == .refused && repair.refusal == .notRecorded, "\(repair.message)")
-      #expect(repair.message.contains("--allow-unrecorded"))
+      #expect(repair.recordedDocument == original, "\(repair.message)")
+      if path.removingLastComponent == original.removingLastComponent {
+        #expect(repair.remedy == .adopt, "\(repair.message)")
+        #expect(repair.message.hasSuffix("'docbm adopt' gives this copy a key of its own"))
+      } else {
+        #expect(repair.remedy == .repairAllowingUnrecorded, "\(repair.message)")
+        #expect(repair.message.hasSuffix("'docbm repair --allow-unrecorded' gives it the same key"))
+      }
       repair = DocumentRepairer(escrow: escrow, policy: .init(allowsUnrecordedDocuments: true)).repair(path)
     }
     #expect(repair.action == .restored, "\(repair.message)")

@@ -393,12 +393,18 @@ def check(path: PathLike) -> Check:
 class RepairReport:
     """What a repair did: ``action`` (``"restored"``, ``"nothingToDo"``, ``"refused"``),
     the ``refusal`` when refused (``"notRecorded"``, ...), a ``message``, and the
-    ``verdict`` after it."""
+    ``verdict`` after it; for a document whose key was lost, the ``remedy`` that fits
+    (``"repair"``, ``"importEscrow"``, ``"adopt"``, ``"repairAllowingUnrecorded"``,
+    ``"copyBack"``), the ``recorded_document`` it is about, and the ``advice`` in a
+    sentence."""
 
     action: str
     refusal: Optional[str]
     message: str
     verdict: str
+    remedy: Optional[str] = None
+    recorded_document: Optional[str] = None
+    advice: Optional[str] = None
 
 
 def repair(path: PathLike) -> RepairReport:
@@ -409,11 +415,17 @@ def repair(path: PathLike) -> RepairReport:
         refusal = lib.docbm_repair_report_refusal(handle)
         action = lib.docbm_repair_report_action(handle)
         verdict = lib.docbm_repair_report_verdict(handle)
+        remedy = lib.docbm_repair_report_remedy(handle)
+        recorded = lib.docbm_repair_report_recorded_document(handle)
+        advice = lib.docbm_repair_report_advice(handle)
         return RepairReport(
             action=_name(lib.docbm_repair_action_name, action) or f"unknown({action})",
             refusal=refusal.decode() if refusal is not None else None,
             message=lib.docbm_repair_report_message(handle).decode(errors="replace"),
             verdict=_name(lib.docbm_verdict_name, verdict) or f"unknown({verdict})",
+            remedy=remedy.decode() if remedy is not None else None,
+            recorded_document=os.fsdecode(recorded) if recorded is not None else None,
+            advice=advice.decode(errors="replace") if advice is not None else None,
         )
     finally:
         lib.docbm_repair_report_free(handle)

@@ -140,6 +140,10 @@ def test_repair_refuses_a_file_that_is_not_the_document(folder: Path, picture: P
     assert report.action == "refused"
     assert report.refusal is not None
     assert KEY not in os.listxattr(stranger)
+    # The document still carries the key: the remedy names it, and the message ends with it.
+    assert report.remedy in ("adopt", "repairAllowingUnrecorded")
+    assert report.recorded_document == os.path.realpath(notes)
+    assert report.advice is not None and report.message.endswith(report.advice)
 
 
 def test_check_of_what_cannot_be_read(folder: Path) -> None:

@@ -208,21 +208,23 @@ struct CheckCommand {
   }
 
   /// What the next command will do for a document whose key was lost, as repair decided
-  /// it (`prospect`, ``DocumentRepairer/prospect(_:)``): put it back, or refuse, and why.
+  /// it (`prospect`, ``DocumentRepairer/prospect(_:)``): put it back, or refuse; and the
+  /// one remedy that fits (``DocumentRepairer/Report/advice``). The whole reason is
+  /// repair's message (`docbm repair`, or its `--json`).
   static func hint(from prospect: DocumentRepairer.Report?) -> String? {
     guard let prospect else { return nil }
     switch prospect.action {
     case .restored: return "'docbm repair' can put it back"
     case .nothingToDo: return nil
     case .refused:
+      if let advice = prospect.advice {
+        // The verdict already says that the document can hold no key where it is.
+        return prospect.refusal == .unsupportedFilesystem
+          ? advice : "'docbm repair' would refuse it: \(advice)"
+      }
       var reason = Substring(prospect.message)
       if reason.hasPrefix("refused: ") { reason = reason.dropFirst("refused: ".count) }
-      // A copy that travelled without its key, and that the escrow cannot restore: only
-      // the user can say its bookmarks are theirs.
-      let adopt =
-        prospect.refusal == .notEscrowed || prospect.refusal == .notRecorded
-        ? "; if it is your copy, 'docbm adopt' makes its bookmarks its own, once you confirm" : ""
-      return "'docbm repair' would refuse it: \(reason)\(adopt)"
+      return "'docbm repair' would refuse it: \(reason)"
     }
   }
 

@@ -53,7 +53,14 @@ extension AnchoredDocument {
   ///   `permissionDenied`, `unsupportedFileType`, `ioError`), or its key attribute cannot be
   ///   used (`keyMalformed`, `unsupportedVersion`).
   public func adoptionCandidates() throws(DocbmError) -> [AdoptionCandidate] {
-    let key = try readKey()
+    // A filesystem without user extended attributes holds no key: every bookmark is a
+    // candidate (shown before a copy to a filesystem that can hold one).
+    let key: DocumentKey?
+    do {
+      key = try readKey()
+    } catch  where error.code == .unsupportedFilesystem {
+      key = nil
+    }
     // A folder that cannot be resolved is taken as it reads; a target that cannot be is not
     // there (no target, nothing to adopt for it).
     let realFolder = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute.lexicallyNormalized

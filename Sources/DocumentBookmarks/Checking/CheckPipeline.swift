@@ -56,9 +56,11 @@ enum CheckPipeline {
 }
 
 extension CheckPipeline.Checked {
-  /// `check`, with its prospect decided by `repairer` when it lost its key.
+  /// `check`, with its prospect decided by `repairer` when it lost its key or can hold
+  /// none where it is (a filesystem without user extended attributes).
   init(_ check: DocumentCheck, repairer: DocumentRepairer?) {
     self.check = check
-    prospect = check.verdict == .keyLost ? repairer?.prospect(check) : nil
+    prospect =
+      check.verdict == .keyLost || check.verdict == .unsupportedFilesystem ? repairer?.prospect(check) : nil
   }
 }

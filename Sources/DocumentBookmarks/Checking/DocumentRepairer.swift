@@ -40,7 +40,8 @@ public struct DocumentRepairer: Sendable {
       /// The document cannot be read.
       case unreadable
       /// The document is on a filesystem without user extended attributes: it can hold
-      /// no key (a FAT stick, ramfs). Copy it to one that can, then repair it there.
+      /// no key (a FAT stick, ramfs). ``Report/remedy`` says what works: where to copy it,
+      /// and what then gives it its key.
       case unsupportedFilesystem
       /// The document holds more bookmarks than a check examines (``CheckVerdict/incomplete``),
       /// so not all of them could be verified.
@@ -78,6 +79,16 @@ public struct DocumentRepairer: Sendable {
     public let before: DocumentCheck
     /// The check after, when a key was put back.
     public let after: DocumentCheck?
+    /// What the user can do: for a document whose key was lost, the one remedy that fits
+    /// (``Remedy/repair`` when repair puts the key back); `nil` when there is nothing to
+    /// do, or nothing docbm can do (a key carried, an unreadable file, forged bookmarks).
+    public var remedy: Remedy? = nil
+    /// The recorded document ``remedy`` is about: the one that still carries the key
+    /// (``Remedy/adopt``), or where the key's document was recorded and no longer is
+    /// (``Remedy/copyBack``, ``Remedy/repairAllowingUnrecorded``).
+    public var recordedDocument: FilePath? = nil
+    /// ``remedy`` in a sentence, as ``message`` ends with it and check's hints say it.
+    public var advice: String? = nil
   }
 
   /// What repair may do beyond its rules.
@@ -151,12 +162,16 @@ public struct DocumentRepairer: Sendable {
     let before = check ?? checker.check(path)
     func report(
       _ action: Report.Action, _ fingerprint: KeyFingerprint?, _ message: String,
-      refusal: Report.Refusal? = nil, after: DocumentCheck? = nil
+      refusal: Report.Refusal? = nil, after: DocumentCheck? = nil, remedy: RepairRemedy? = nil
     ) -> Report {
       Report(
-        document: path, action: action, fingerprint: fingerprint, message: message, refusal: refusal,
-        before: before, after: after)
+        document: path, action: action, fingerprint: fingerprint,
+        message: remedy.map { action == .refused ? "\(message); \($0.sentence)" : message } ?? message,
+        refusal: refusal,
+        before: before, after: after, remedy: remedy?.remedy, recordedDocument: remedy?.recordedDocument,
+        advice: remedy?.sentence)
     }
+    let named = Set(before.bookmarks.map(\.fingerprint))
     switch before.verdict {
     case .ok, .noBookmarks, .quotesBookmarks:
       return report(.nothingToDo, before.keyFingerprint, "nothing to repair: \(before.message)")
@@ -166,10 +181,18 @@ public struct DocumentRepairer: Sendable {
         "refused: \(before.message); repair never replaces a key a document carries (bookmarks from another document stay invalid)",
         refusal: .carriesKey)
     case .unsupportedFilesystem:
+      // What works is decided as for the copy it would be on another filesystem.
+      guard let wanted = named.count == 1 ? named.first : named.isEmpty ? before.escrowedFingerprint : nil,
+        case .success(let entry) = checker.escrowEntry(wanted)
+      else {
+        return report(
+          .refused, nil,
+          "refused: \(before.message); copy it to a filesystem with user extended attributes and check it there",
+          refusal: .unsupportedFilesystem)
+      }
       return report(
-        .refused, nil,
-        "refused: \(before.message); copy it to a filesystem with user extended attributes and repair it there",
-        refusal: .unsupportedFilesystem)
+        .refused, wanted, "refused: \(before.message)", refusal: .unsupportedFilesystem,
+        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: entry, holdsNoKey: true))
     case .unreadable:
       return report(.refused, nil, "refused: \(before.message)", refusal: .unreadable)
     case .incomplete:
@@ -183,7 +206,6 @@ public struct DocumentRepairer: Sendable {
         "refused: \(before.message); the document carries another key now, and repair never replaces one",
         refusal: .carriesKey)
     }
-    let named = Set(before.bookmarks.map(\.fingerprint))
     let wanted: KeyFingerprint
     if named.count == 1 {
       wanted = named.first!
@@ -207,8 +229,9 @@ public struct DocumentRepairer: Sendable {
     case .success(nil):
       return report(
         .refused, wanted,
-        "refused: the escrow has no key \(wanted) (it was made on another account, or before the escrow was used)",
-        refusal: .notEscrowed)
+        "refused: the escrow has no key \(wanted) (it was made on another machine or account, or before the escrow was used)",
+        refusal: .notEscrowed,
+        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: nil, holdsNoKey: false))
     case .failure(let problem):
       return report(
         .refused, wanted, "refused: the escrow's entry for key \(wanted) cannot be used: \(problem)",
@@ -268,10 +291,16 @@ public struct DocumentRepairer: Sendable {
       outcome = DocumentRepairer.restore(entry, on: path, policy: policy, evidence: evidence, writes: writes)
     }
     switch outcome {
+    case .refused(let refusal, let message) where refusal == .notRecorded || refusal == .unprovenSuccessor:
+      return report(
+        .refused, wanted, "refused: \(message)", refusal: refusal,
+        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: entry, holdsNoKey: false))
     case .refused(let refusal, let message):
       return report(.refused, wanted, "refused: \(message)", refusal: refusal)
     case .restored where !writes:
-      return report(.restored, wanted, "would put key \(wanted) back from \(entry.file)")
+      return report(
+        .restored, wanted, "would put key \(wanted) back from \(entry.file)",
+        remedy: RepairRemedy(remedy: .repair, recordedDocument: nil, sentence: "'docbm repair' puts it back"))
     case .restored(let record):
       // The document is recorded as it is now (a save that dropped the key gave it a new
       // inode), so that the next repair knows it by identity too; never into a database
@@ -355,10 +384,7 @@ public struct DocumentRepairer: Sendable {
       return .refused(.notOwned, message)
     case .refused(let refusal, let message):
       guard policy.allowsUnrecordedDocuments else {
-        let allowance =
-          " If it is your own copy, repair it with --allow-unrecorded (then anyone who can read it can forge bookmarks for every document that carries this key)"
-        return .refused(
-          refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message + "." + allowance)
+        return .refused(refusal == .notRecorded ? .notRecorded : .unprovenSuccessor, message)
       }
       return nil
     }

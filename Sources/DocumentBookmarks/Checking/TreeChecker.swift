@@ -67,7 +67,7 @@ public struct TreeChecker: Sendable {
 
   /// ``check(_:progressInterval:progress:found:)`` that also gives each document's repair
   /// prospect: `nil` unless the checker was made with a repairer and the document lost its
-  /// key.
+  /// key or can hold none where it is.
   package func check(
     _ root: FilePath, progressInterval: Int = 500, progress: (Progress) -> Void = { _ in },
     found: (DocumentCheck, DocumentRepairer.Report?) -> Void
