@@ -117,7 +117,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "CDocbmShims"],
+      dependencies: ["DocbmSystem", "DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "CDocbmShims"],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),

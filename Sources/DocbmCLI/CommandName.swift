@@ -148,8 +148,9 @@ enum CommandName: String, CaseIterable, Sendable {
     case .store:
       """
       A store is an app's list of remembered files and folders (recent documents,
-      places), kept in one JSON file whose records hold bookmarks anchored on the store
-      file itself. Changes are made under the store's lock, so the app may be running.
+      places), kept in one SQLite file whose records hold bookmarks anchored on the store
+      file itself. Each change is one transaction that reads and writes only the records
+      it touches, so the app may be running, and the store may be of any size.
 
       ACTIONS:
         list STORE            Show each record: key, status, pin, path.
@@ -164,8 +165,10 @@ enum CommandName: String, CaseIterable, Sendable {
         follow STORE          Print each change to the store as it happens (made by any
                               process, or by a disk unmounted or mounted: its records
                               become unavailable and come back), until interrupted.
-        compact STORE         Write the store file whole, its journal of recent changes
-                              folded in (before copying or editing the file alone).
+        export STORE          Print the store as JSON: every record, in order (to read,
+                              compare or keep; a store of docbm 0.1 was this file).
+        compact STORE         Rewrite the store file without its free space, and refresh
+                              its last good copy (STORE.last-good).
 
       A KEY is given as the app wrote it when it is a string, else as its JSON text.
       Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.

@@ -6,13 +6,12 @@ import Synchronization
 /// places), each a record under a stable key, with a status, pins, last use and metadata.
 ///
 /// The store is a file anchored on itself: each record's bookmark is anchored on the store
-/// file, and every whole save goes through `replaceDocument`, so the file keeps its key (and
-/// `docbm check` and `docbm repair` work on it). A change is one line appended to the
-/// store's journal (`<store>.journal`) and flushed; the journal is folded into the file when
-/// it has grown to a quarter of it (``compact()``). The format is in docs/format.md.
+/// file, an SQLite database written in place, so the file keeps its key (and `docbm check`
+/// and `docbm repair` work on it). A change is one transaction that writes only the records
+/// it changes. The format is in docs/format.md.
 ///
-/// Several processes may share one store file: every change is applied, under a lock, to
-/// what the file holds at that moment and saved only when it changes something, so no
+/// Several processes may share one store file: every change is applied, in a transaction,
+/// to what the file holds at that moment and saved only when it changes something, so no
 /// process loses another's change; each process sees the others' changes within moments
 /// (inotify on the store's folder) in ``snapshot`` and ``updates()``.
 ///
@@ -104,9 +103,9 @@ public final class BookmarkStore<
   }
 
   /// The store file's path: `file` made absolute, in its folder's canonical path, with a
-  /// symbolic link at its end followed (once, when the store is made), so that the journal,
-  /// the lock and the last good copy lie beside the file itself whatever name it is
-  /// reached by.
+  /// symbolic link at its end followed (once, when the store is made), so that SQLite's
+  /// journal, the lock and the last good copy lie beside the file itself whatever name it
+  /// is reached by.
   public var path: FilePath { core.path }
 
   /// The records as this process last saw them (no I/O).
@@ -154,7 +153,7 @@ public final class BookmarkStore<
       let core = core
       follower = StoreFollower(
         folder: core.path.removingLastComponent,
-        names: [core.path.lastComponent, core.file.journal.path.lastComponent]
+        names: [core.path.lastComponent, core.file.databaseJournalPath.lastComponent]
       ) {
         _ = try? core.load()
       }
@@ -318,13 +317,11 @@ public final class BookmarkStore<
     return try await run { () throws(Failure) in try core.forget(where: matches) }
   }
 
-  /// Writes the store file whole, folding in its journal (`<store>.journal`, the changes
-  /// made since the file was last written whole; docs/format.md).
+  /// Rewrites the store file without its free space (SQLite's `VACUUM`, in place, so the
+  /// store keeps its key) and writes its last good copy (`<store>.last-good`; docs/format.md).
   ///
-  /// The store does this by itself when the journal has grown; call it before copying the
-  /// store file alone (a backup, another machine) or editing it by hand, since the file
-  /// without its journal lacks the latest changes. Saved with `replaceDocument`, so the
-  /// store keeps its key.
+  /// The store writes the last good copy by itself as changes accumulate; call this after
+  /// forgetting many records, or to have a copy that holds the latest change.
   ///
   /// - Throws: ``BookmarkStoreError``, as ``load()`` and the changes do.
   public func compact() async throws(Failure) {

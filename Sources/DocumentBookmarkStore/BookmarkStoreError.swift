@@ -20,14 +20,15 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The file at the store's path is not a store file (another program's file, a folder, a
   /// FIFO, or larger than a store can be); it is left as it is.
   case notAStore(path: FilePath, reason: String)
-  /// The store file (or its journal, or its last good copy) belongs to another user, or
-  /// others than its owner may write it: what it holds could have been put there by someone
-  /// else, so it is neither read nor written. (A lock file of another user stops changes
-  /// with `permissionDenied`, and one that is not a regular file, such as a FIFO, with
-  /// `unsupportedFileType`, each naming the lock file; the store is then read without the
-  /// lock, as a store on a read-only disk is.) Also a damaged store file whose last good copy is not restored
-  /// because another user could change the store's folder (or one above it): the path is
-  /// the copy's.
+  /// The store file (or its last good copy) belongs to another user, or others than its
+  /// owner may write it: what it holds could have been put there by someone else, so it is
+  /// neither read nor written. Also a store in a folder other users may add files to
+  /// (sticky or not), where a rollback journal one of them put beside it would be applied
+  /// to it, or under a folder they could change; and a damaged store file whose last good
+  /// copy is not restored because another user could change the store's folder (the path
+  /// is then the copy's). (A lock file of another user stops the store being made or
+  /// migrated with `permissionDenied`, and one that is not a regular file, such as a FIFO,
+  /// with `unsupportedFileType`, each naming the lock file.)
   case untrusted(path: FilePath, reason: String)
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.

@@ -1,8 +1,8 @@
 import DocumentBookmarks
 
-/// What one version of the store file holds, its journal applied: the records this version
-/// reads, the records it cannot (kept verbatim, written after the others), top-level members
-/// it does not know, and the name that ties the journal to this version of the file.
+/// What one version of a store holds: the records this version reads and, in its JSON form
+/// (an export, a 0.1 store), the records it cannot (kept verbatim, after the others),
+/// top-level members it does not know, and the name that ties a 0.1 file to its journal.
 struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>: Equatable,
   Sendable
 {
@@ -11,10 +11,13 @@ struct StoreContents<Key: Hashable & Sendable & Codable, Metadata: Sendable & Co
   var records = StoreRecordList<Key, Metadata>()
   var unreadable: [JSONValue] = []
   var unknownMembers: [String: JSONValue] = [:]
-  /// The store file's `journal` member: a random name each whole rewrite gives the file,
+  /// A 0.1 store file's `journal` member: a random name each whole rewrite gave the file,
   /// which its journal's first line repeats. `nil` for a file of schema version 1 (no
-  /// journal) and for a store not written yet.
+  /// journal) and for a database.
   var snapshotID: String?
+  /// Whether these are only the records a scoped change read (``StoreFile/update(records:targets:_:)``),
+  /// not the whole store: the first of them is not known to be the store's first.
+  var isPartial = false
 
   /// The positions of the records that differ in `other`, when it holds the same keys in
   /// the same order (the usual change: some records changed in place); `nil` when it does

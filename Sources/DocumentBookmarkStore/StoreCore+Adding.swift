@@ -183,7 +183,10 @@ extension StoreCore {
   private func insert(_ records: [Record]) throws(Failure) -> [Record] {
     var results: [Record] = []
     let now = clock()
-    try noting { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) -> Edit? in
+    let scope = StoreScope<Key>(
+      keys: records.map(\.key), targets: records.map { ($0.identity?.inode, $0.lastKnownPath) })
+    try noting(scope: scope) {
+      (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) -> Edit? in
       results = []
       var edit = Edit()
       var index = TargetIndex()
@@ -304,7 +307,9 @@ extension StoreCore {
 
   /// Moves the record to the front of a most-recently-used store.
   func promote(_ key: Key, in contents: inout Contents, edit: inout Edit) {
-    guard policy.ordering == .mostRecentlyUsed, let index = contents.index(of: key), index > 0 else { return }
+    guard policy.ordering == .mostRecentlyUsed, let index = contents.index(of: key),
+      index > 0 || contents.isPartial
+    else { return }
     contents.records.move(from: index, to: 0)
     edit.move(key, to: 0, reordersKept: true)
   }

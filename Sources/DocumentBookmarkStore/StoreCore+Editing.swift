@@ -11,7 +11,8 @@ extension StoreCore {
       return try forget { set.contains($0.key) }
     }
     var removed: [Record] = []
-    try noting { (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
+    try noting(scope: StoreScope<Key>(keys: keys)) {
+      (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
       var edit = Edit()
       let positions = Set(keys.compactMap { contents.index(of: $0) }).sorted(by: >)
       removed = positions.reversed().map { contents.records[$0] }
@@ -22,9 +23,21 @@ extension StoreCore {
     return removed
   }
 
-  /// Writes the store file whole with its journal folded in (``BookmarkStore/compact()``).
+  /// Rewrites the store file without its free space and writes its last good copy
+  /// (``BookmarkStore/compact()``).
   package func compact() throws(Failure) {
     try file.compact()
+  }
+
+  /// The store as JSON (docs/format.md, "Store files"): the envelope docbm 0.1 kept on
+  /// disk, for reading, comparing and keeping a copy.
+  package func exportJSON() throws(Failure) -> [UInt8] {
+    let contents = try file.export()
+    do {
+      return Array(try StoreFormat<Key, Metadata>.encode(contents))
+    } catch {
+      throw .corrupt(path: file.path, reason: "its records cannot be encoded as JSON: \(error)")
+    }
   }
 
   /// Removes, in one save, every record `matches` picks; returns them.
@@ -43,10 +56,14 @@ extension StoreCore {
   }
 
   /// Changes one record; throws `notFound` when no record has `key`. `edit` changes the
-  /// contents at the record's position and notes what it did.
-  func edit(_ key: Key, _ edit: (inout Contents, Int, inout Edit) -> Void) throws(Failure) -> Record {
+  /// contents at the record's position and notes what it did; `scoped`: it reads no other
+  /// record and moves the record only to the front (``noting(scope:_:)``).
+  func edit(
+    _ key: Key, scoped: Bool = true, _ edit: (inout Contents, Int, inout Edit) -> Void
+  ) throws(Failure) -> Record {
     var result: Record?
-    try noting { (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
+    try noting(scope: scoped ? StoreScope<Key>(keys: [key]) : nil) {
+      (contents: inout Contents, _: inout [Eviction]) throws(Failure) -> Edit? in
       guard let index = contents.index(of: key) else { throw .notFound(key) }
       var noted = Edit()
       edit(&contents, index, &noted)
@@ -99,7 +116,7 @@ extension StoreCore {
   /// Moves the record to `position` (clamped to the store's bounds).
   @discardableResult
   package func move(_ key: Key, to position: Int) throws(Failure) -> Record {
-    try edit(key) { contents, index, edit in
+    try edit(key, scoped: false) { contents, index, edit in
       let target = min(max(position, 0), contents.records.count - 1)
       contents.records.move(from: index, to: target)
       if target != index { edit.move(key, to: target, reordersKept: true) }

@@ -56,8 +56,8 @@ extension StoreCore {
   /// Resolves every record (or only those not known to be available), several at a time
   /// on worker threads, and commits all the results in one save. Returns each failure.
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
-    // The records as the file and its journal hold them now (no lock: a read sees one
-    // version); the commit applies to what they hold then.
+    // The records as the file holds them now (a read transaction sees one version); the
+    // commit applies to what it holds then.
     let records = try file.read().records.elements
     return try refresh(includingAvailable ? records : records.filter { $0.status != .available })
   }

@@ -28,6 +28,8 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     var evictionListeners: [UInt64: AsyncStream<Eviction>.Continuation] = [:]
     var nextListener: UInt64 = 0
 
+    var hasListeners: Bool { !updateListeners.isEmpty || !evictionListeners.isEmpty }
+
     /// The records as one array, made once per version.
     mutating func snapshotRecords() -> [Record] {
       if let recordArray { return recordArray }
@@ -41,12 +43,18 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   let resolutions = Atomic<Int>(0)
   package var resolutionCount: Int { resolutions.load(ordering: .relaxed) }
 
+  /// Whether a change to some records reads and writes only those, leaving this process
+  /// without a copy of the store (``noting(scope:_:)``): for a process that makes a change
+  /// or two and exits, such as the command line.
+  let changesInPlace: Bool
+
   package init(
-    file path: FilePath, policy: StorePolicy, service: BookmarkService,
+    file path: FilePath, policy: StorePolicy, service: BookmarkService, changesInPlace: Bool = false,
     clock: @escaping @Sendable () -> Timestamp = { .now }
   ) {
     file = StoreFile(path: path, service: service)
     self.policy = policy
+    self.changesInPlace = changesInPlace
     self.clock = clock
   }
 
@@ -70,20 +78,17 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       return snapshot.records
     }
     do {
-      try file.update(
-        { (_: inout Contents) throws(Failure) in nil },
-        publish: { (before: Contents, now: Contents, changed: [Int]?, _) in
-          publish(now, evicted: [], after: before, changed: changed)
-        })
+      try file.reload { (before: Contents, now: Contents, unchanged: Bool) in
+        publish(now, evicted: [], after: unchanged ? before : nil, changed: unchanged ? [] : nil)
+      }
     } catch .docbm(let error)
       where error.code == .readOnlyFilesystem || error.code == .permissionDenied
       || (error.code == .unsupportedFileType && error.path == file.lockPath)
     {
-      // A store one may read but not lock (another user's, a read-only disk, a lock file
-      // that is not a file): read it as it is. Whole saves replace the file by rename and a journal line counts only when
-      // whole, so the read sees one version.
-      let contents = try file.read()
-      publish(contents, evicted: [])
+      // A store one may read but not change (a read-only disk, a 0.1 store whose lock
+      // file is not a file): read it as it is. Every change is one transaction, so the
+      // read sees one version.
+      publish(try file.readUnchanging(), evicted: [])
     }
     return snapshot.records
   }
@@ -106,8 +111,23 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
 
   /// ``change(_:)`` for a change that says what it did (``StoreEdit``): saved and published
   /// without comparing the records before and after.
-  func noting(_ change: (inout Contents, inout [Eviction]) throws(Failure) -> Edit?) throws(Failure) {
+  ///
+  /// `scope`: the records the change reads, when it reads no other and moves records only
+  /// to the front. With ``changesInPlace``, while this process holds no copy of the store
+  /// and nobody listens, only those records are read and written, so that a change costs
+  /// the same in a store of any size.
+  func noting(
+    scope: StoreScope<Key>? = nil, _ change: (inout Contents, inout [Eviction]) throws(Failure) -> Edit?
+  ) throws(Failure) {
     var evicted: [Eviction] = []
+    if changesInPlace, let scope, policy.limit == nil, !state.withLock({ $0.isLoaded || $0.hasListeners }) {
+      try file.update(records: scope.keys, targets: scope.targets) {
+        (contents: inout Contents) throws(Failure) -> Edit in
+        evicted = []
+        return try change(&contents, &evicted) ?? Edit()
+      }
+      return
+    }
     try file.update(
       { (contents: inout Contents) throws(Failure) -> Edit? in
         evicted = []
@@ -116,6 +136,16 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       publish: { (before: Contents, now: Contents, changed: [Int]?, edit: Edit?) in
         publish(now, evicted: evicted, after: before, changed: changed, edit: edit)
       })
+  }
+
+  /// The records with `keys` that the store has: from this process's copy when it holds
+  /// one, else read alone from the store file.
+  package func records(withKeys keys: [Key]) throws(Failure) -> [Record] {
+    if state.withLock({ $0.isLoaded }) {
+      let snapshot = snapshot
+      return keys.compactMap { snapshot[$0] }
+    }
+    return try file.records(withKeys: keys)
   }
 
   /// Makes `contents` what this process sees and tells listeners: the changes since the

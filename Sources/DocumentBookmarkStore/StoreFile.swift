@@ -1,242 +1,234 @@
 import DocumentBookmarks
 import FoundationEssentials
+import Synchronization
 
-/// The store file on disk and its journal: read without a lock (whole saves replace the
-/// file by rename, and a journal line counts only when whole, so a reader sees one version),
-/// changed read-merge-write under an `flock` on a sibling lock file. A change is one line
-/// appended to the journal and flushed; from time to time (when the journal has grown to a
-/// quarter of the file, or a change is too large for a line) the file is written whole with
-/// `replaceDocument` (so it keeps its key), and a last good copy is kept beside it to restore
-/// when it is found damaged.
+/// The store file on disk: an SQLite database (``StoreSchema``), one row per record, so
+/// that a change to one record reads and writes that record, whatever the store's size.
 ///
-/// Several processes (and threads) may use one store file: each change applies to what the
-/// file holds at that moment, so no process's change is lost. A killed holder's lock goes
+/// Every change is one write transaction: it reads what changed since this process last
+/// looked (the rows changed after the version it saw, and the keys removed since), applies
+/// the change to that, and writes the rows it changed; SQLite's locks serialise the
+/// processes and threads that change one store, so no change is lost, and its rollback
+/// journal makes each change whole or absent after a crash. A killed writer's lock goes
 /// with its descriptors.
+///
+/// From time to time (when the changes since the last copy reach a sixteenth of the file's
+/// pages) a last good copy is written beside the store, with its key, to restore when the
+/// store is found damaged.
 struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable>: Sendable {
   typealias Contents = StoreContents<Key, Metadata>
   typealias Failure = BookmarkStoreError<Key>
-  typealias Format = StoreFormat<Key, Metadata>
+  typealias Database = StoreDatabase<Key, Metadata>
+  typealias Positions = StorePositions<Key, Metadata>
+  typealias Change = StoreJournal<Key, Metadata>.Change
 
   /// The store file, absolute: the path given, with a symbolic link at its end followed
-  /// once, here, so that the journal, the lock and the last good copy lie beside the file
-  /// itself and every name of it takes the same lock (a dotfile manager links single files).
+  /// once, here, so that the database's journal, the lock and the last good copy lie beside
+  /// the file itself and every name of it is one store (a dotfile manager links single
+  /// files).
   let path: FilePath
   let service: BookmarkService
-  /// The version last read or written, and each record's JSON.
-  let cache = StoreFileCache<Key, Metadata>()
-  /// `<store>.journal`: the changes since the file was last written whole.
-  let journal: StoreJournal<Key, Metadata>
+  /// This process's hold on the store: its connection and what it last saw, behind one
+  /// lock (a connection is used by one thread at a time).
+  private let held = Held()
 
-  init(path: FilePath, service: BookmarkService) {
-    self.path = (try? SymbolicLink.followingFinalLinks(path)) ?? path.absolute.lexicallyNormalized
-    self.service = service
-    journal = StoreJournal(storePath: self.path)
+  final class Held: Sendable {
+    let state = Mutex(State())
   }
 
-  /// How large the journal may grow before the next change writes the file whole: a
-  /// quarter of the file (so that reading the journal costs less than reading the file),
-  /// and at least 64 KiB (so that a small store is not rewritten at every change).
-  static func journalLimit(fileSize: UInt64) -> Int { max(64 << 10, Int(clamping: fileSize / 4)) }
+  /// The connection, and the version of the store last read or written through it.
+  struct State: ~Copyable {
+    var database: Database?
+    var seen: Seen?
+  }
+
+  /// A version of the whole store as this process holds it.
+  struct Seen {
+    var stamp: Database.Stamp
+    var contents: Contents
+    var positions: Positions
+  }
+
+  init(path: FilePath, service: BookmarkService) {
+    // A path that cannot be resolved is used as given: opening it reports why.
+    self.path = (try? SymbolicLink.followingFinalLinks(path)) ?? path.absolute.lexicallyNormalized
+    self.service = service
+  }
 
   /// The store file as a document: what its bookmarks are anchored on.
   var document: AnchoredDocument { service.documents(anchoredOn: path) }
-  /// `<store>.lock`: never the store file itself, which saves replace.
+  /// `<store>.lock`: taken while the store file is made or migrated from JSON, as docbm
+  /// 0.1 took it for every change.
   var lockPath: FilePath { path.addingSuffix(".lock") }
-  /// `<store>.last-good`: a copy of the last version written, with the store's key.
+  /// `<store>.last-good`: a recent copy of the store, with its key.
   var lastGoodPath: FilePath { path.addingSuffix(".last-good") }
+  /// `<store>-journal`: SQLite's rollback journal, there while a change is being made.
+  var databaseJournalPath: FilePath { path.addingSuffix("-journal") }
 
-  /// What a read found: the contents (the journal applied), the store file's signature
-  /// (`nil`: there is no file), and how far the journal was read.
+  /// What a read found: the contents and the version they are.
   struct Loaded {
     var contents: Contents
-    var signature: StoreFileCache<Key, Metadata>.Signature?
-    var journal: StoreJournal<Key, Metadata>.Reading
+    var stamp: Database.Stamp?
   }
 
-  /// Reads the file as it is, with its journal; a file that does not exist reads as an
-  /// empty store.
+  // MARK: Reading
+
+  /// Reads the whole store as it is; a store that does not exist reads as an empty one.
   ///
   /// - Throws: ``BookmarkStoreError`` `newerVersion`, `notAStore`, `corrupt` (damaged; a
-  ///   change under the lock restores the last good copy), `untrusted`, `docbm`
-  ///   (`permissionDenied`, `ioError`, …).
-  func read() throws(Failure) -> Contents { try load().contents }
-
-  /// Reads the file and its journal (only the journal lines added since, when the file is
-  /// the version last seen).
-  ///
-  /// Without the lock a whole save may come between reading the file and reading its
-  /// journal; the file is looked at again after the journal, and the read starts over when
-  /// it was replaced meanwhile, so that what is returned is one version. `locked`: the
-  /// caller holds the lock, so no save can come between, and the file is not looked at again.
-  func load(locked: Bool = false) throws(Failure) -> Loaded {
-    var cached = true
-    for _ in 0..<8 {
-      var contents: Contents
-      let signature: StoreFileCache<Key, Metadata>.Signature
-      var from: StoreJournal<Key, Metadata>.Position?
-      switch try readFile(path, cached: cached) {
-      case .absent: return Loaded(contents: Contents(), signature: nil, journal: .none)
-      case .cached(let seen, let seenSignature, let position):
-        (contents, signature, from) = (seen, seenSignature, position)
-      case .bytes(let bytes, let readSignature):
-        (contents, signature, from) = (try decode(bytes, at: path), readSignature, nil)
+  ///   change restores the last good copy), `untrusted`, `docbm` (`permissionDenied`,
+  ///   `ioError`, …).
+  func read() throws(Failure) -> Contents {
+    try held.state.withLock { (state: inout State) throws(Failure) -> Contents in
+      guard let database = try connection(&state) else { return Contents() }
+      return try database.sqlite("reading") { () throws(SQLiteError) -> Contents in
+        try database.connection.readTransaction { () throws(SQLiteError) -> Contents in
+          try current(database, &state).contents
+        }
       }
-      switch try journal.replay(onto: &contents, snapshot: contents.snapshotID, from: from) {
-      case .startOver:
-        cached = false
-      case .read(let reading):
-        guard locked || currentSignature() == signature else {
-          cached = false
+    }
+  }
+
+  /// The whole store as its JSON holds it (``StoreFormat``): the records in order, with
+  /// the rows this version cannot read and the members of a migrated 0.1 file it does not
+  /// know, read in one transaction.
+  func export() throws(Failure) -> Contents {
+    try held.state.withLock { (state: inout State) throws(Failure) -> Contents in
+      guard let database = try connection(&state) else { return Contents() }
+      return try database.sqlite("reading") { () throws(SQLiteError) -> Contents in
+        try database.connection.readTransaction { () throws(SQLiteError) -> Contents in
+          var contents = try current(database, &state).contents
+          contents.unreadable = try database.unreadableRows()
+          contents.unknownMembers = try database.unknownMembers()
+          return contents
+        }
+      }
+    }
+  }
+
+  /// ``read()`` where the store cannot be changed: a 0.1 store that cannot be migrated
+  /// here (a read-only disk) is read as its JSON.
+  func readUnchanging() throws(Failure) -> Contents {
+    do {
+      return try read()
+    } catch .docbm(let error)
+      where error.code == .readOnlyFilesystem || error.code == .permissionDenied
+      || error.code == .unsupportedFileType
+    {
+      guard case .json = try look() else { throw .docbm(error) }
+      return try readLegacy()
+    }
+  }
+
+  /// The records with `keys` (those the store has), read without reading the others.
+  func records(withKeys keys: [Key]) throws(Failure) -> [StoreRecord<Key, Metadata>] {
+    try held.state.withLock { (state: inout State) throws(Failure) -> [StoreRecord<Key, Metadata>] in
+      guard let database = try connection(&state) else { return [] }
+      return try database.records(withKeys: keys).map(\.record)
+    }
+  }
+
+  /// The whole store at its current version: what this process saw, brought up to date
+  /// with the rows changed since, or read whole. Inside a transaction.
+  private func current(_ database: Database, _ state: inout State) throws(SQLiteError) -> Seen {
+    let stamp = try database.stamp()
+    if let seen = state.seen, seen.stamp.name == stamp.name {
+      if seen.stamp.version == stamp.version { return seen }
+      if seen.stamp.version < stamp.version, seen.stamp.version >= (try database.horizon()),
+        let caught = try catchUp(seen, to: stamp, database)
+      {
+        state.seen = caught
+        return caught
+      }
+    }
+    let rows = try database.allRecords()
+    var contents = Contents()
+    contents.records = StoreRecordList(rows.map(\.record))
+    let seen = Seen(
+      stamp: stamp, contents: contents,
+      positions: Positions(rows.map { ($0.record.key, $0.position) }, bounds: try database.positionBounds()))
+    state.seen = seen
+    return seen
+  }
+
+  /// `seen` with the rows changed after its version applied, or `nil` when so many changed
+  /// that reading the store whole costs less.
+  private func catchUp(_ seen: Seen, to stamp: Database.Stamp, _ database: Database) throws(SQLiteError)
+    -> Seen?
+  {
+    let (put, removed) = try database.changes(since: seen.stamp.version)
+    guard put.count + removed.count <= max(64, seen.contents.records.count / 8) else { return nil }
+    var seen = seen
+    seen.stamp = stamp
+    for key in removed {
+      if let index = seen.contents.index(of: key) { seen.contents.records.remove(at: index) }
+      seen.positions.note(key, at: nil)
+    }
+    for (record, position) in put {
+      if let index = seen.contents.index(of: record.key) {
+        if seen.positions[record.key] == position {
+          seen.contents.records[index] = record
           continue
         }
-        cache.remember(contents, signature: signature, journal: reading.position)
-        return Loaded(contents: contents, signature: signature, journal: reading)
+        seen.contents.records.remove(at: index)
       }
+      seen.positions.note(record.key, at: position)
+      let index = seen.positions.insertionIndex(of: position, in: seen.contents.records)
+      seen.contents.records.insert(record, at: index)
     }
-    throw .docbm(
-      DocbmError(
-        .ioError, path: path, message: "\(path) kept being replaced while it was read; try again"))
+    return seen
   }
 
-  /// The store file's signature now, or `nil` when it cannot be looked at.
-  private func currentSignature() -> StoreFileCache<Key, Metadata>.Signature? {
-    // No signature only costs a read: the file is then read again, not taken from the cache.
-    (try? FileStatus.of(path, followSymlinks: true)).map(\.version)
-  }
-
-  private func decode(_ bytes: [UInt8], at path: FilePath) throws(Failure) -> Contents {
-    switch Format.decode(bytes) {
-    case .success(let contents): return contents
-    case .failure(.corrupt(let reason)): throw .corrupt(path: path, reason: reason)
-    case .failure(.notAStore(let reason)): throw .notAStore(path: path, reason: reason)
-    case .failure(.newerVersion(let version)): throw .newerVersion(schemaVersion: version, path: path)
-    }
-  }
-
-  /// The bytes of the file at `path`, or `nil` when there is none. Opened without blocking
-  /// (a FIFO is refused, not waited on), a regular file only, at most the size limit.
-  private func readBytes(_ path: FilePath) throws(Failure) -> [UInt8]? {
-    if case .bytes(let bytes, _) = try readFile(path, cached: false) { return bytes }
-    return nil
-  }
-
-  /// Reads the file at `path`: its bytes and signature, or (with `cached`) the contents
-  /// last seen when the file is still that version, without reading it.
-  private func readFile(_ path: FilePath, cached: Bool) throws(Failure) -> FoundFile<Key, Metadata> {
-    let cache = cached ? cache : nil
-    let opened: StoreFileOpener.Opened<FoundFile<Key, Metadata>>
-    do {
-      opened = try mappingSystemErrors(.openDocument, path: path) {
-        () throws(SystemCallError) -> StoreFileOpener.Opened<FoundFile<Key, Metadata>> in
-        try StoreFaults.checkRead(of: path)
-        return try StoreFileOpener.open(path) {
-          (fd, status) throws(SystemCallError) -> FoundFile<Key, Metadata> in
-          let signature = status.version
-          if let seen = cache?.contents(for: signature) {
-            return .cached(seen.contents, signature, seen.journal)
+  /// Reads the store as it is now (restoring the last good copy when it is damaged) and
+  /// runs `publish` with what this process saw before and the contents now, and whether
+  /// they are the same version; still holding this process's hold on the store, so that
+  /// versions are published in the order they were saved.
+  func reload(publish: (_ before: Contents, _ now: Contents, _ unchanged: Bool) -> Void) throws(Failure) {
+    var recovery = 0
+    while true {
+      do {
+        return try held.state.withLock { (state: inout State) throws(Failure) in
+          let before = state.seen
+          guard let database = try connection(&state) else {
+            publish(before?.contents ?? Contents(), Contents(), false)
+            return
           }
-          return .bytes(try fd.readWhole(limit: StoreFileOpener.sizeLimit), signature)
+          let seen = try database.sqlite("reading") { () throws(SQLiteError) -> Seen in
+            try database.connection.readTransaction { () throws(SQLiteError) -> Seen in
+              try current(database, &state)
+            }
+          }
+          publish(before?.contents ?? Contents(), seen.contents, before?.stamp == seen.stamp)
         }
+      } catch .corrupt(_, let reason) {
+        try recover(reason: reason, attempt: &recovery)
       }
-    } catch {
-      throw .docbm(error)
-    }
-    switch opened {
-    case .absent: return .absent
-    case .read(let found): return found
-    case .refused(let refusal): throw refusal.error(at: path)
     }
   }
 
-  /// Under the lock: reads, and when the file is damaged, quarantines it and restores the
-  /// last good copy (``restoreLastGood(reason:)``) before reading again.
-  private func readRepairingLocked() throws(Failure) -> Loaded {
-    do {
-      return try load(locked: true)
-    } catch .corrupt(_, let reason) {
-      try restoreLastGood(reason: reason)
-      return try load(locked: true)
-    }
-  }
-
-  /// The file is damaged: if the last good copy reads, the damaged file is kept under
-  /// `<store>.corrupt-<seconds>[-n]` (a hard link to it, so nothing is copied) and the last
-  /// good version is saved over it with the last good copy's attributes (the key among
-  /// them, even when whatever damaged the file also dropped its key). The last good copy
-  /// is the version last written whole, so the journal still belongs to it.
-  ///
-  /// The copy is checked when read, and its attributes (the key) are copied from its path
-  /// by the save: so it is restored only when no other user could swap it in between, that
-  /// is when the store's folder and those above it pass ``FolderChainTrust``. Otherwise the
-  /// store is left as it is and the error is `untrusted`.
-  private func restoreLastGood(reason: String) throws(Failure) {
-    if let (folder, problem) = FolderChainTrust.problem(from: path.removingLastComponent) {
-      throw .untrusted(
-        path: lastGoodPath,
-        reason:
-          "\(reason); the folder \(folder) \(problem), so another user could swap the last good copy while it is restored: restore it by hand"
-      )
-    }
-    guard let bytes = try? readBytes(lastGoodPath), (try? decode(bytes, at: lastGoodPath)) != nil else {
-      throw .corrupt(path: path, reason: reason + "; there is no readable last good copy (\(lastGoodPath))")
-    }
-    let stamp = Int(Date().timeIntervalSince1970)
-    var quarantine = path.addingSuffix(".corrupt-\(stamp)")
-    var attempt = 1
-    while (try? FileManager.default.linkItem(atPath: path.description, toPath: quarantine.description)) == nil
-    {
-      attempt += 1
-      guard attempt < 100 else {
-        throw .corrupt(path: path, reason: reason + "; it could not be quarantined")
+  /// What is done when the store is found damaged, once each: the file is looked at
+  /// afresh (it may have been written over in place, by a copy of a 0.1 store or a
+  /// backup), then the last good copy is restored (``restoreLastGood(reason:)``); after
+  /// that the error stands.
+  private func recover(reason: String, attempt: inout Int) throws(Failure) {
+    attempt += 1
+    switch attempt {
+    case 1:
+      held.state.withLock {
+        $0.database = nil
+        $0.seen = nil
       }
-      quarantine = path.addingSuffix(".corrupt-\(stamp)-\(attempt)")
-    }
-    do {
-      try service.documents(anchoredOn: lastGoodPath).saveCopy(
-        to: path, key: .carry, options: ReplaceOptions(hardLinks: .split), data: Data(bytes))
-    } catch {
-      throw .docbm(error)
+    case 2: try restoreLastGood(reason: reason)
+    default: throw .corrupt(path: path, reason: reason)
     }
   }
 
-  /// Runs `body` holding the store's lock.
-  func locked<Value>(_ body: () throws(Failure) -> Value) throws(Failure) -> Value {
-    makeFolder()
-    let opened: FileDescriptor.LockFile
-    do {
-      opened = try mappingSystemErrors(.lock, path: lockPath) { () throws(SystemCallError) in
-        try FileDescriptor.openLocked(lockPath) { StoreFileOpener.trustProblem($0) == nil }
-      }
-    } catch {
-      throw .docbm(error)
-    }
-    let lock: FileDescriptor
-    switch opened {
-    case .locked(let fd): lock = fd
-    case .refused(let status) where status.kind != .regular:
-      throw .docbm(
-        DocbmError(
-          .unsupportedFileType, path: lockPath,
-          message:
-            "the store's lock file \(lockPath) is a \(status.kindDescription), not a regular file, so the store cannot be changed; remove it (docbm makes a new one)"
-        ))
-    case .refused(let status):
-      // permissionDenied: the store is still read, without the lock (StoreCore.load).
-      throw .docbm(
-        DocbmError(
-          .permissionDenied, path: lockPath,
-          message:
-            "the store's lock file \(lockPath) is not trusted (\(StoreFileOpener.trustProblem(status) ?? "it is not yours")), so the store cannot be changed here"
-        ))
-    }
-    defer { lock.close() }
-    return try body()
-  }
+  // MARK: Changing
 
-  /// Applies `change` to what the file holds now, under the lock, and saves the result when
-  /// it differs: one line appended to the journal, or the file written whole; `publish`
-  /// runs, still under the lock, with the contents before and after (so that whoever keeps
-  /// them in memory sees versions in the order they were saved) and what changed: the
+  /// Applies `change` to the whole store as it is now, in one write transaction, and saves
+  /// the rows it changed; `publish` runs after the commit, still holding this process's
+  /// hold on the store (so that whoever keeps the contents in memory sees versions in the
+  /// order they were saved), with the contents before and after and what changed: the
   /// ``StoreEdit`` that `change` returns, when it describes what it did, else, when the
   /// change kept every key in its place, the positions of the records it changed.
   ///
@@ -248,9 +240,15 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       Void =
       { _, _, _, _ in }
   ) throws(Failure) -> Bool {
-    try locked { () throws(Failure) -> Bool in
-      let loaded = try readRepairingLocked()
-      let before = loaded.contents
+    try changing(
+      create: { (contents: inout Contents) throws(Failure) -> Bool in
+        var probe = contents
+        let edit = try change(&probe)
+        return !(edit.map(\.isEmpty) ?? (probe.records == contents.records))
+      }, publish: publish
+    ) { (database: Database, state: inout State) throws(Failure) -> Outcome in
+      let seen = try database.sqlite("reading") { () throws(SQLiteError) in try current(database, &state) }
+      let before = seen.contents
       var after = before
       let edit = try change(&after)
       if let edit {
@@ -259,124 +257,177 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
           "the edit does not say what the change did")
       }
       // A change that says what it did needs no comparison; otherwise one comparison of the
-      // records serves the test, the journal line and the listeners.
+      // records serves the test, the rows written and the listeners.
       let changed = edit == nil ? before.changedPositions(to: after) : nil
       let unchanged = edit.map(\.isEmpty) ?? (changed?.isEmpty == true)
-      guard !unchanged || !before.sameUnreadParts(as: after) else {
-        publish(before, before, [], nil)
-        return false
-      }
-      let line = edit?.line ?? StoreJournal<Key, Metadata>.change(from: before, to: after, changed: changed)
-      if !(try appendToJournal(after, loaded: loaded, line: line)) {
-        try write(after, replacing: loaded.journal)
-      }
-      publish(before, after, changed, edit)
-      return true
+      let nothing = Outcome(wrote: false, published: (before, before, [], nil))
+      guard !unchanged else { return nothing }
+      guard
+        let line = edit?.line ?? StoreJournal<Key, Metadata>.change(from: before, to: after, changed: changed)
+      else { return nothing }
+      var positions = seen.positions
+      let version = try write(line, after: after.records, positions: &positions, isWhole: true, to: database)
+      state.seen = Seen(
+        stamp: Database.Stamp(name: seen.stamp.name, version: version), contents: after, positions: positions)
+      return Outcome(wrote: true, published: (before, after, changed, edit))
     }
   }
 
-  /// Records the change from `loaded` to `after`, `line`, as one journal line, when the
-  /// file has a journal name and holds a bookmark, its journal is not damaged, the change
-  /// can be said in a line (`line` is not `nil`, and the members and records this version
-  /// does not read are unchanged) and the journal stays within its limit. Returns whether
-  /// it did.
+  /// Applies `change` to the records with `keys` and those whose target has one of the
+  /// inodes or paths of `targets`, read alone, in one write transaction; the other records
+  /// are neither read nor written. `change` sees only those records, and must say what it
+  /// did (a ``StoreEdit``) and move records only to the front.
   ///
-  /// A file that holds no bookmark yet is written whole: from its first bookmark on, the
-  /// file itself shows (to `docbm check`, to a repair) that its key is the store's, and its
-  /// last good copy carries the key.
-  private func appendToJournal(
-    _ after: Contents, loaded: Loaded, line change: StoreJournal<Key, Metadata>.Change?
+  /// - Returns: whether anything was written.
+  @discardableResult
+  func update(
+    records keys: [Key], targets: [(inode: UInt64?, path: FilePath)],
+    _ change: (inout Contents) throws(Failure) -> StoreEdit<Key, Metadata>
   ) throws(Failure) -> Bool {
-    guard let signature = loaded.signature, let snapshot = loaded.contents.snapshotID,
-      !loaded.journal.isDamaged, loaded.contents.sameUnreadParts(as: after),
-      loaded.contents.records.contains(where: { $0.bookmark != nil }),
-      let change, let line = try? StoreJournal<Key, Metadata>.line(for: change)
-    else { return false }
-    let length = loaded.journal.position?.length ?? 0
-    guard length + line.count <= Self.journalLimit(fileSize: signature.size) else { return false }
-    cache.remember(loaded.contents, signature: nil, journal: nil)
-    let position = try journal.append(line, snapshot: snapshot, after: loaded.journal)
-    cache.remember(after, signature: signature, journal: position)
-    return true
-  }
-
-  /// Makes the store file (an empty store) when there is none, so that bookmarks can be
-  /// anchored on it. Under the lock.
-  func createIfMissing() throws(Failure) {
-    if FileManager.default.fileExists(atPath: path.description) { return }
-    try locked { () throws(Failure) in
-      if FileManager.default.fileExists(atPath: path.description) { return }
-      try write(Contents(), replacing: .none)
+    try changing(
+      create: { (contents: inout Contents) throws(Failure) -> Bool in
+        var probe = contents
+        return !(try change(&probe)).isEmpty
+      }, publish: { _, _, _, _ in }
+    ) { (database: Database, _: inout State) throws(Failure) -> Outcome in
+      var rows: [(record: StoreRecord<Key, Metadata>, position: Int64)] = try database.records(withKeys: keys)
+      for target in targets { rows += try database.records(withInode: target.inode, orPath: target.path) }
+      var seenKeys = Set<Key>()
+      rows = rows.filter { seenKeys.insert($0.record.key).inserted }.sorted { $0.position < $1.position }
+      var contents = Contents()
+      contents.records = StoreRecordList(rows.map(\.record))
+      contents.isPartial = true
+      let before = contents.records
+      let edit = try change(&contents)
+      assert(
+        StoreJournal<Key, Metadata>.applying(edit.line, to: before) == contents.records,
+        "the edit does not say what the change did")
+      guard !edit.isEmpty else { return Outcome(wrote: false, published: nil) }
+      var positions = Positions(
+        rows.map { ($0.record.key, $0.position) },
+        bounds: try database.sqlite("reading") { () throws(SQLiteError) in try database.positionBounds() })
+      _ = try write(edit.line, after: contents.records, positions: &positions, isWhole: false, to: database)
+      // This process's copy of the whole store is behind now: it catches up at its next read.
+      return Outcome(wrote: true, published: nil)
     }
   }
 
-  /// Writes the file whole, folding its journal in (under the lock), even when nothing
-  /// changed: before a copy of the store file alone is taken, or it is edited by hand.
-  func compact() throws(Failure) {
-    try locked { () throws(Failure) in
-      let loaded = try readRepairingLocked()
-      guard loaded.signature != nil else { return }
-      try write(loaded.contents, replacing: loaded.journal)
-    }
+  /// What a change did: whether it wrote, and what to publish after the commit.
+  private struct Outcome {
+    let wrote: Bool
+    let published: (before: Contents, after: Contents, changed: [Int]?, edit: StoreEdit<Key, Metadata>?)?
   }
 
-  /// Makes the store's folder (and those above it) when missing, private (0700).
-  private func makeFolder() {
-    let folder = path.removingLastComponent.description
-    if FileManager.default.fileExists(atPath: folder) { return }
-    try? FileManager.default.createDirectory(
-      atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-  }
-
-  /// Saves `contents` whole with `replaceDocument`, under a new journal name, then refreshes
-  /// the last good copy and removes the journal it replaces (keeping a damaged one aside).
-  /// A new store file is made private (0600): it lists the user's files.
-  private func write(_ contents: Contents, replacing old: StoreJournal<Key, Metadata>.Reading) throws(Failure)
-  {
-    var contents = contents
-    contents.snapshotID = Self.newSnapshotID()
-    let data: Data
-    do {
-      data = try Format.encode(contents, cache: cache)
-    } catch {
-      throw .corrupt(path: path, reason: "its records cannot be encoded: \(error)")
-    }
-    let isNew = !FileManager.default.fileExists(atPath: path.description)
-    do {
-      cache.remember(contents, signature: nil, journal: nil)
-      try document.replaceDocument(with: data)
-      if isNew {
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.description)
+  /// Runs `body` in a write transaction on the store's database, made first when there is
+  /// none and `create` says the change, applied to an empty store, would change it; then
+  /// `publish`es what `body` says, after the commit. A store found damaged is restored
+  /// from its last good copy (``restoreLastGood(reason:)``) and the change made on that.
+  private func changing(
+    create: (inout Contents) throws(Failure) -> Bool,
+    publish: (Contents, Contents, [Int]?, StoreEdit<Key, Metadata>?) -> Void,
+    _ body: (Database, inout State) throws(Failure) -> Outcome
+  ) throws(Failure) -> Bool {
+    var recovery = 0
+    while true {
+      do {
+        let attempt = try held.state.withLock { (state: inout State) throws(Failure) -> Attempt in
+          guard let database = try connection(&state) else {
+            var empty = Contents()
+            guard try create(&empty) else { return .done(false) }
+            try makeStore()
+            return .madeStore
+          }
+          let outcome = try transaction(database, &state) { (state: inout State) throws(Failure) in
+            try body(database, &state)
+          }
+          if let published = outcome.published {
+            publish(published.before, published.after, published.changed, published.edit)
+          }
+          if outcome.wrote { refreshLastGoodIfDue(database) }
+          return .done(outcome.wrote)
+        }
+        switch attempt {
+        case .done(let wrote): return wrote
+        case .madeStore: continue
+        }
+      } catch .corrupt(_, let reason) {
+        try recover(reason: reason, attempt: &recovery)
       }
-      // The last good copy is rewritten with every whole save; it is not flushed (it is
-      // whole or absent after a crash, and the store itself was flushed).
-      try document.saveUnflushedCopy(to: lastGoodPath, data: data)
+    }
+  }
+
+  /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT`, rolling back when it throws (and
+  /// forgetting what this process saw, which the change may have advanced).
+  private func transaction<Value>(
+    _ database: Database, _ state: inout State, _ body: (inout State) throws(Failure) -> Value
+  ) throws(Failure) -> Value {
+    try database.sqlite("changing") { () throws(SQLiteError) in
+      try database.connection.execute("BEGIN IMMEDIATE")
+    }
+    do {
+      let value = try body(&state)
+      try database.sqlite("writing") { () throws(SQLiteError) in try database.connection.execute("COMMIT") }
+      return value
+    } catch {
+      // A transaction SQLite rolled back itself is gone already; nothing was written either way.
+      try? database.connection.execute("ROLLBACK")
+      state.seen = nil
+      throw error
+    }
+  }
+
+  /// Writes `change` (the records after it: `records`) at a new version: rows put, removed
+  /// and moved. Returns the version.
+  private func write(
+    _ change: Change, after records: StoreRecordList<Key, Metadata>, positions: inout Positions,
+    isWhole: Bool,
+    to database: Database
+  ) throws(Failure) -> Int64 {
+    do {
+      try mappingSystemErrors(.save(.write), path: path) { () throws(SystemCallError) in
+        try SaveFaults.check(.write, call: "write", destination: path)
+      }
     } catch {
       throw .docbm(error)
     }
-    // The journal names the version before: readers ignore it from now on.
-    journal.remove(keepingAside: old.isDamaged)
-    // The version just written is known: the next change under the lock need not decode
-    // it again (another writer's whole save gives the file a new inode).
-    if let signature = currentSignature() { cache.remember(contents, signature: signature, journal: nil) }
+    let version = try database.sqlite("writing") { () throws(SQLiteError) in try database.nextVersion() }
+    let moved = positions.assign(change, after: records, isWhole: isWhole)
+    for key in change.remove ?? [] { try database.remove(key, version: version) }
+    var put = Set<Key>()
+    for record in change.put ?? [] {
+      guard let position = positions[record.key] else { continue }
+      try database.put(record, at: position, version: version)
+      put.insert(record.key)
+    }
+    for key in moved where !put.contains(key) {
+      guard let position = positions[key] else { continue }
+      try database.move(key, to: position, version: version)
+    }
+    return version
   }
 
-  /// A new journal name: 16 random bytes in hexadecimal.
-  private static func newSnapshotID() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<2).map { _ in
-      let value = generator.next() as UInt64
-      let hex = String(value, radix: 16)
-      return String(repeating: "0", count: 16 - hex.count) + hex
-    }.joined()
+  /// Writes the store's rows afresh (``StoreDatabase/compact()``) and refreshes its last
+  /// good copy: before a copy of the store file alone is taken.
+  func compact() throws(Failure) {
+    try held.state.withLock { (state: inout State) throws(Failure) in
+      guard let database = try connection(&state) else { return }
+      try database.sqlite("compacting") { () throws(SQLiteError) in try database.connection.execute("VACUUM")
+      }
+      try writeLastGood(database)
+    }
+  }
+
+  /// Makes the store file (an empty store) when there is none, so that bookmarks can be
+  /// anchored on it.
+  func createIfMissing() throws(Failure) {
+    if FileManager.default.fileExists(atPath: path.description) { return }
+    try makeStore()
   }
 }
 
-/// What reading a store file's path found.
-private enum FoundFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable> {
-  case absent
-  case bytes([UInt8], StoreFileCache<Key, Metadata>.Signature)
-  case cached(
-    StoreContents<Key, Metadata>, StoreFileCache<Key, Metadata>.Signature,
-    StoreJournal<Key, Metadata>.Position?)
+/// What one attempt at a change came to.
+private enum Attempt {
+  case done(Bool)
+  /// The store file was made: the change is made on it.
+  case madeStore
 }

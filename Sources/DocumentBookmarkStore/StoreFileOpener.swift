@@ -1,6 +1,6 @@
 import DocumentBookmarks
 
-/// Opens one of a store's files (the store file, its journal, its last good copy) for
+/// Opens one of a store's files (the store file, a 0.1 store's journal, the last good copy) for
 /// reading, the same way for each: without blocking (a FIFO is refused, not waited on), a
 /// regular file only, trusted (``trustProblem(_:)``), at most the size limit.
 enum StoreFileOpener {
@@ -31,13 +31,14 @@ enum StoreFileOpener {
   /// The largest file read: far beyond any real list, small enough to bound memory.
   static var sizeLimit: Int { 256 << 20 }
 
-  /// Opens `path` (with `options` besides read-only and non-blocking), checks it, and runs
-  /// `read` on it; the descriptor is closed afterwards.
+  /// Opens `path` (with `options` besides read-only and non-blocking), checks it (its
+  /// size against `limit`, when given), and runs `read` on it; the descriptor is closed
+  /// afterwards.
   ///
   /// - Throws: ``SystemCallError`` from opening (ELOOP for a link with `.noFollow`), from
   ///   `statx`, or from `read`.
   static func open<Value>(
-    _ path: FilePath, options: FileDescriptor.Options = [],
+    _ path: FilePath, options: FileDescriptor.Options = [], limit: Int? = sizeLimit,
     _ read: (FileDescriptor, FileStatus) throws(SystemCallError) -> Value
   ) throws(SystemCallError) -> Opened<Value> {
     let fd: FileDescriptor
@@ -51,7 +52,7 @@ enum StoreFileOpener {
     let status = try FileStatus.of(fd)
     guard status.kind == .regular else { return .refused(.notRegular) }
     if let problem = trustProblem(status) { return .refused(.untrusted(problem)) }
-    guard status.size <= UInt64(sizeLimit) else { return .refused(.tooLarge) }
+    if let limit, status.size > UInt64(limit) { return .refused(.tooLarge) }
     return .read(try read(fd, status))
   }
 

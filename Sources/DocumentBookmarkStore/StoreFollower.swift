@@ -2,8 +2,9 @@ import DocumentBookmarks
 import FoundationEssentials
 
 /// A thread that sleeps until the store file's folder says the store file was replaced or
-/// written, or its journal appended to (inotify: moved to, closed after writing), then
-/// reloads it, so that this process
+/// written, or a change committed (SQLite removes the store's rollback journal at every
+/// commit) (inotify: moved to, closed after writing, deleted), then reloads it, so that
+/// this process
 /// sees another's changes within moments and without polling. The store's own saves wake
 /// it too; the reload then finds nothing new and tells nobody.
 final class StoreFollower: @unchecked Sendable {
@@ -13,7 +14,7 @@ final class StoreFollower: @unchecked Sendable {
   /// exist yet, or the user's inotify limits are reached).
   init?(folder: FilePath, names: [[UInt8]], reload: @escaping @Sendable () -> Void) {
     guard let inotify = try? Inotify(), let stop = try? EventNotifier(),
-      (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .onlyFolder])) != nil
+      (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .deleted, .onlyFolder])) != nil
     else { return nil }
     self.stop = stop
     let started = DetachedThread.start(named: "docbm-store") {

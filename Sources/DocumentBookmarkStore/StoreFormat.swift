@@ -130,10 +130,9 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     return .success(contents)
   }
 
-  /// Encodes contents as the store file's bytes: sorted members, pretty-printed, so that a
-  /// person can read it and a diff shows what changed. Each record's JSON comes from
-  /// `cache` while the record is unchanged; the file is assembled around them.
-  static func encode(_ contents: Contents, cache: StoreFileCache<Key, Metadata>? = nil) throws -> Data {
+  /// Encodes contents as a store's JSON: sorted members, pretty-printed, so that a person
+  /// can read it and a diff shows what changed.
+  static func encode(_ contents: Contents) throws -> Data {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     var members: [(name: String, value: [UInt8])] = []
@@ -161,7 +160,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         Array("    ".utf8) + indented(Array(try encoder.encode(value)), by: 4)
       }
       for record in contents.records {
-        append(try cache?.json(for: record, make: entry) ?? entry(record))
+        append(try entry(record))
       }
       for raw in contents.unreadable { append(try entry(raw)) }
       records += Array("\n  ]".utf8)
@@ -175,7 +174,6 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       output += Array((index == members.count - 1 ? "\n" : ",\n").utf8)
     }
     output += Array("}\n".utf8)
-    cache?.keepEncodings(of: Set(contents.records.map(\.key)))
     return Data(output)
   }
 

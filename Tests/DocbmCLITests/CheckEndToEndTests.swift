@@ -142,7 +142,7 @@ struct CheckEndToEndTests {
   }
 
   @Test(
-    "a home folder with a shell history and a store's journal quoting bookmarks checks clean; --all names them"
+    "a home folder with a shell history quoting bookmarks and a store checks clean; --all names the history"
   )
   func quotationsAreNotProblems() throws {
     let scratch = try Scratch()
@@ -167,7 +167,6 @@ struct CheckEndToEndTests {
     #expect(tree.output.contains("0 with a problem"), "\(tree.output)")
     let all = docbm(["check", "-r", "--all", home.description])
     #expect(all.output.contains("quotesBookmarks       \(history): "), "\(all.output)")
-    #expect(all.output.contains("quotesBookmarks       \(store).journal: "), "\(all.output)")
     let repair = docbm(["repair", history.description])
     #expect(repair.status == 0)
     #expect(repair.output.hasPrefix("nothingToDo"), "\(repair.output)")

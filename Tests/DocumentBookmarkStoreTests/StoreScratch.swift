@@ -32,27 +32,40 @@ struct StoreScratch {
   /// The store file's bytes.
   func storeBytes() throws -> [UInt8] { Array(try Data(contentsOf: storePath.url)) }
 
-  /// `<store>.journal`: the changes since the store file was last written whole.
+  /// `<store>.journal`: a 0.1 store's changes since its JSON file was last written whole.
   var journalPath: FilePath { FilePath(storePath.description + ".journal") }
 
-  /// The journal's bytes; empty when there is none.
-  func journalBytes() -> [UInt8] { (try? Data(contentsOf: journalPath.url)).map(Array.init) ?? [] }
-
-  /// Writes the store file whole, its journal folded in, so that the file alone holds every
-  /// record (for tests that read or edit it).
-  func compact() throws {
-    try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
-      .compact()
+  /// The store as JSON (what `docbm store export` prints), parsed.
+  func exported() throws -> [String: Any] {
+    let bytes = try StoreCore<String, NoMetadata>(
+      file: storePath, policy: StorePolicy(), service: BookmarkService()
+    ).exportJSON()
+    return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
   }
 
-  /// The store file's and its journal's inodes and modification times: what tells whether
-  /// anything was written.
+  /// Writes `object` over the store file in place, as a copy of a 0.1 store written over it
+  /// would (the key stays on the file).
+  func writeJSON(_ object: [String: Any]) throws {
+    try scratch.makeParents(of: storePath)
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    if !FileManager.default.fileExists(atPath: storePath.description) {
+      _ = FileManager.default.createFile(atPath: storePath.description, contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: storePath.url)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: data)
+    try handle.close()
+  }
+
+  /// The store's database, opened for a test to look into or alter.
+  func database() throws -> SQLiteDatabase { try SQLiteDatabase(storePath) }
+
+  /// The store file's inode, size and modification time: what tells whether anything was
+  /// written.
   func storeVersion() -> String {
-    [storePath, journalPath].map { path in
-      var info = stat()
-      guard stat(path.description, &info) == 0 else { return "none" }
-      return "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-    }.joined(separator: " ")
+    var info = stat()
+    guard stat(storePath.description, &info) == 0 else { return "none" }
+    return "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
   }
 
   /// Runs `body` with a save fault for the whole process (the store saves on its own

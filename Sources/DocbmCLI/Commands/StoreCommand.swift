@@ -3,7 +3,7 @@ import DocumentBookmarks
 import FoundationEssentials
 
 /// `docbm store ACTION STORE …`: list an app's store and fix it: add, forget, pin, unpin,
-/// refresh, compact. Works on any app's store whatever its key and metadata types: keys and metadata
+/// refresh, export, compact. Works on any app's store whatever its key and metadata types: keys and metadata
 /// are kept as the JSON the app wrote.
 struct StoreCommand {
   let settings: StoreSettings
@@ -52,7 +52,7 @@ struct StoreCommand {
   func run(_ console: Console) throws -> Int32 {
     let core = Core(
       file: store, policy: StorePolicy(duplicates: .returnExisting),
-      service: BookmarkService(escrow: .default))
+      service: BookmarkService(escrow: .default), changesInPlace: true)
     var unknown: [String] = []
     var failures: [String: DocbmError] = [:]
     var shown: [Record]
@@ -79,6 +79,11 @@ struct StoreCommand {
           if settings.pin { record = try core.setPinned(record.key, true) }
           shown.append(record)
         }
+      case .export:
+        try requireStore()
+        let json = String(decoding: try core.exportJSON(), as: UTF8.self)
+        console.print(json.hasSuffix("\n") ? String(json.dropLast()) : json)
+        return DocbmCommandLine.ExitStatus.success
       case .compact:
         try requireStore()
         try core.compact()
@@ -134,15 +139,20 @@ struct StoreCommand {
   }
 
   /// The records whose keys the operands name (a key as its text when it is a string, else
-  /// its JSON); names no record has go to `unknown`.
+  /// its JSON), each looked up alone; names no record has go to `unknown`.
   private func resolveKeys(_ core: Core, _ unknown: inout [String]) throws(BookmarkStoreError<JSONValue>)
     -> [JSONValue]
   {
-    let records = try core.load()
     var keys: [JSONValue] = []
     for operand in settings.operands {
       let text = String(decoding: operand, as: UTF8.self)
-      if let record = records.first(where: { Self.render($0.key) == text }) {
+      // The text as a string key first, then as the JSON of another key (`7`, `{"id":7}`);
+      // text that is not JSON names a string key only.
+      var candidates = [JSONValue.string(text)]
+      if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(operand)), value != .string(text) {
+        candidates.append(value)
+      }
+      if let record = try core.records(withKeys: candidates).first {
         keys.append(record.key)
       } else {
         unknown.append(text)
