@@ -41,22 +41,6 @@ struct LegacyStoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & 
   /// The bytes of the file at `path`, or `nil` when there is none. Opened without blocking
   /// (a FIFO is refused, not waited on), a regular file only, at most the size limit.
   static func readBytes(_ path: FilePath) throws(Failure) -> [UInt8]? {
-    let opened: StoreFileOpener.Opened<[UInt8]>
-    do {
-      opened = try mappingSystemErrors(.openDocument, path: path) {
-        () throws(SystemCallError) -> StoreFileOpener.Opened<[UInt8]> in
-        try StoreFaults.checkRead(of: path)
-        return try StoreFileOpener.open(path) { (fd, _) throws(SystemCallError) -> [UInt8] in
-          try fd.readWhole(limit: StoreFileOpener.sizeLimit)
-        }
-      }
-    } catch {
-      throw .docbm(error)
-    }
-    switch opened {
-    case .absent: return nil
-    case .read(let bytes): return bytes
-    case .refused(let refusal): throw refusal.error(at: path)
-    }
+    try StoreFileOpener.readWhole(path, for: Key.self)
   }
 }

@@ -68,4 +68,32 @@ enum StoreFileOpener {
     }
     return nil
   }
+
+  /// The bytes of the file at `path` (opened with `options` besides those of
+  /// ``open(_:options:limit:_:)``, so checked as it does), or `nil` when there is none;
+  /// `subject` begins a refusal's reason; `Key` is the store's key type, for its errors.
+  ///
+  /// - Throws: ``BookmarkStoreError`` `notAStore`, `untrusted` (a refusal), `docbm` (I/O,
+  ///   a read fault).
+  static func readWhole<Key: Hashable & Sendable>(
+    _ path: FilePath, options: FileDescriptor.Options = [], subject: String = "", for _: Key.Type
+  ) throws(BookmarkStoreError<Key>) -> [UInt8]? {
+    let opened: Opened<[UInt8]>
+    do {
+      opened = try mappingSystemErrors(.openDocument, path: path) {
+        () throws(SystemCallError) -> Opened<[UInt8]> in
+        try StoreFaults.checkRead(of: path)
+        return try open(path, options: options) { (fd, _) throws(SystemCallError) -> [UInt8] in
+          try fd.readWhole(limit: sizeLimit)
+        }
+      }
+    } catch {
+      throw .docbm(error)
+    }
+    switch opened {
+    case .absent: return nil
+    case .read(let bytes): return bytes
+    case .refused(let refusal): throw refusal.error(at: path, subject: subject)
+    }
+  }
 }

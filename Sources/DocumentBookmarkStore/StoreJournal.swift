@@ -144,22 +144,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
   /// The journal's bytes, or `nil` when there is none. Opened without following a link or
   /// blocking on a FIFO.
   private func readBytes() throws(Failure) -> [UInt8]? {
-    let opened: StoreFileOpener.Opened<[UInt8]>
-    do {
-      opened = try mappingSystemErrors(.openDocument, path: path) {
-        () throws(SystemCallError) -> StoreFileOpener.Opened<[UInt8]> in
-        try StoreFileOpener.open(path, options: .noFollow) { (fd, _) throws(SystemCallError) -> [UInt8] in
-          try fd.readWhole(limit: StoreFileOpener.sizeLimit)
-        }
-      }
-    } catch {
-      throw .docbm(error)
-    }
-    switch opened {
-    case .absent: return nil
-    case .read(let bytes): return bytes
-    case .refused(let refusal): throw refusal.error(at: path, subject: "the store's journal is ")
-    }
+    try StoreFileOpener.readWhole(path, options: .noFollow, subject: "the store's journal is ", for: Key.self)
   }
 
   /// Removes the journal once the store is migrated; a damaged one is kept aside as

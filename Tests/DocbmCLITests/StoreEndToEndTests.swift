@@ -121,11 +121,14 @@ struct StoreEndToEndTests {
     holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     holder.arguments = [
       "-c",
-      "import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN IMMEDIATE')\nc.execute(\"UPDATE meta SET value = value WHERE name = 'version'\")\nprint('held', flush=True)\ntime.sleep(60)",
+      "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN IMMEDIATE')\nc.execute(\"UPDATE meta SET value = value WHERE name = 'version'\")\nprint('held', flush=True)\nsys.stdin.read()",
       store.description,
     ]
     let output = Pipe()
+    // The holder waits on its standard input, which stays open until it is killed.
+    let input = Pipe()
     holder.standardOutput = output
+    holder.standardInput = input
     try holder.run()
     defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
     let line = output.fileHandleForReading.availableData

@@ -133,8 +133,7 @@ struct StoreTrustTests {
       try await files.store().load()
       Issue.record("a damaged store was restored from a copy others could have swapped")
     } catch {
-      let storeError = try #require(error as? BookmarkStoreError<String>, "\(error)")
-      if case .corrupt = storeError {} else { #expect(isUntrusted(storeError), "\(error)") }
+      if case .corrupt = error {} else { #expect(isUntrusted(error), "\(error)") }
     }
     let names = try FileManager.default.contentsOfDirectory(atPath: state.description)
     #expect(String(decoding: try files.storeBytes(), as: UTF8.self) == "{\"format\": \"docbm-st")
