@@ -167,8 +167,9 @@ private func measureChangesBySize(
   }
 }
 
-/// A store of `count` records, then `repeats` adds and forgets of one more.
-func profileStoreChanges(root: String, records count: Int, repeats: Int) throws {
+/// A store of `count` records, then `repeats` adds and forgets of one more, then `loads`
+/// loads of the whole store by a store that has not read it.
+func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: Int) throws {
   let folder = "\(root)/store"
   makeFolders("\(folder)/targets")
   let store = StoreCore<String, NoMetadata>(
@@ -182,6 +183,11 @@ func profileStoreChanges(root: String, records count: Int, repeats: Int) throws 
   for _ in 0..<repeats {
     _ = try store.add(target: FilePath("\(folder)/extra.txt"), key: "extra", metadata: NoMetadata())
     _ = try store.forget(["extra"])
+  }
+  for _ in 0..<loads {
+    _ = try StoreCore<String, NoMetadata>(
+      file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService()
+    ).load()
   }
 }
 

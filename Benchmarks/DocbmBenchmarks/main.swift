@@ -265,12 +265,14 @@ let siblingDocbm: String? = {
   return access(path, X_OK) == 0 ? path : nil
 }()
 
-// `DocbmBenchmarks store-profile RECORDS REPEATS`: a store of RECORDS records, then
-// REPEATS adds and forgets of one more and nothing else, for `perf` by hand.
-if CommandLine.arguments.dropFirst().first == "store-profile", CommandLine.arguments.count == 4,
+// `DocbmBenchmarks store-profile RECORDS REPEATS [LOADS]`: a store of RECORDS records,
+// then REPEATS adds and forgets of one more, then LOADS loads of it by a fresh store, and
+// nothing else, for `perf` by hand.
+if CommandLine.arguments.dropFirst().first == "store-profile", (4...5).contains(CommandLine.arguments.count),
   let count = Int(CommandLine.arguments[2]), let repeats = Int(CommandLine.arguments[3])
 {
-  try profileStoreChanges(root: root, records: count, repeats: repeats)
+  let loads = CommandLine.arguments.dropFirst(4).first.flatMap { Int($0) } ?? 0
+  try profileStoreChanges(root: root, records: count, repeats: repeats, loads: loads)
   _ = run("/bin/rm", ["-rf", root])
   exit(0)
 }

@@ -164,7 +164,10 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       let records = contents.records
       // The new version as one array, when comparing whole lists made it anyway.
       var recordArray: [Record]?
-      if let before, let edit, state.records.isSameVersion(as: before.records) {
+      if state.updateListeners.isEmpty {
+        // Nobody to tell what changed.
+        changes = []
+      } else if let before, let edit, state.records.isSameVersion(as: before.records) {
         changes = edit.storeChanges(after: records)
       } else if let before, let changed, state.records.isSameVersion(as: before.records) {
         changes = changed.map { .updated(records[$0]) }

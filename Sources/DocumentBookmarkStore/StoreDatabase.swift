@@ -41,6 +41,13 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
     return encoder
   }()
   private let decoder = JSONDecoder()
+  /// The decoder of rows whose `others` column says they hold only the members this
+  /// version writes.
+  private let knownMembersDecoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.userInfo[.recordHoldsOnlyKnownMembers] = true
+    return decoder
+  }()
 
   /// A key as the `key` column holds it: its JSON, members sorted.
   func keyText(_ key: Key) throws(Failure) -> String {
@@ -58,10 +65,15 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
     return try? decoder.decode(Key.self, from: Data(text.utf8))
   }
 
-  /// A row's record, or `nil` when this version cannot read it (the row is then left as
-  /// it is).
-  private func decodeRecord(_ statement: SQLiteStatement, column: Int32) -> Record? {
-    statement.withBytes(column) { bytes in
+  /// The columns of a row that make its record, in the order ``decodeRecord(_:from:)``
+  /// reads them.
+  private static var recordColumns: String { "record, others" }
+
+  /// A row's record, its columns ``recordColumns`` from `column` on, or `nil` when this
+  /// version cannot read it (the row is then left as it is).
+  private func decodeRecord(_ statement: SQLiteStatement, from column: Int32) -> Record? {
+    let decoder = statement.int64(column + 1) == 0 ? knownMembersDecoder : decoder
+    return statement.withBytes(column) { bytes in
       // A row this version cannot read is skipped, not an error: it is kept for the
       // version that wrote it.
       try? decoder.decode(Record.self, from: Data(buffer: bytes))
@@ -85,10 +97,11 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
 
   /// Every record this version reads, in order, with its position.
   func allRecords() throws(SQLiteError) -> [(record: Record, position: Int64)] {
-    let statement = try connection.prepare("SELECT position, record FROM records ORDER BY position, key")
+    let statement = try connection.prepare(
+      "SELECT position, \(Self.recordColumns) FROM records ORDER BY position, key")
     var rows: [(record: Record, position: Int64)] = []
     while try statement.step() {
-      if let record = decodeRecord(statement, column: 1) { rows.append((record, statement.int64(0))) }
+      if let record = decodeRecord(statement, from: 1) { rows.append((record, statement.int64(0))) }
     }
     return rows
   }
@@ -99,11 +112,11 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
     put: [(record: Record, position: Int64)], removed: [Key]
   ) {
     let rows = try connection.prepare(
-      "SELECT position, record FROM records WHERE changed > ?1 ORDER BY position, key"
+      "SELECT position, \(Self.recordColumns) FROM records WHERE changed > ?1 ORDER BY position, key"
     ).bind(.integer(version))
     var put: [(record: Record, position: Int64)] = []
     while try rows.step() {
-      if let record = decodeRecord(rows, column: 1) { put.append((record, rows.int64(0))) }
+      if let record = decodeRecord(rows, from: 1) { put.append((record, rows.int64(0))) }
     }
     let gone = try connection.prepare("SELECT key FROM removed WHERE changed > ?1").bind(.integer(version))
     var removed: [Key] = []
@@ -119,9 +132,11 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
     for key in keys {
       let text = try keyText(key)
       try sqlite("reading") { () throws(SQLiteError) in
-        let statement = try connection.prepare("SELECT position, record FROM records WHERE key = ?1").bind(
+        let statement = try connection.prepare(
+          "SELECT position, \(Self.recordColumns) FROM records WHERE key = ?1"
+        ).bind(
           .text(text))
-        if try statement.step(), let record = decodeRecord(statement, column: 1) {
+        if try statement.step(), let record = decodeRecord(statement, from: 1) {
           found.append((record, statement.int64(0)))
         }
       }
@@ -136,11 +151,11 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
   )] {
     try sqlite("reading") { () throws(SQLiteError) in
       let statement = try connection.prepare(
-        "SELECT position, record FROM records WHERE inode = ?1 UNION SELECT position, record FROM records WHERE path = ?2 ORDER BY 1"
+        "SELECT position, \(Self.recordColumns) FROM records WHERE inode = ?1 UNION SELECT position, \(Self.recordColumns) FROM records WHERE path = ?2 ORDER BY 1"
       ).bind(inode.map { .integer(Int64(bitPattern: $0)) } ?? .null, .blob(path.bytes))
       var found: [(record: Record, position: Int64)] = []
       while try statement.step() {
-        if let record = decodeRecord(statement, column: 1) { found.append((record, statement.int64(0))) }
+        if let record = decodeRecord(statement, from: 1) { found.append((record, statement.int64(0))) }
       }
       return found
     }
@@ -174,10 +189,10 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
 
   /// The rows this version cannot read, as their JSON.
   func unreadableRows() throws(SQLiteError) -> [JSONValue] {
-    let statement = try connection.prepare("SELECT record FROM records ORDER BY position, key")
+    let statement = try connection.prepare("SELECT \(Self.recordColumns) FROM records ORDER BY position, key")
     var rows: [JSONValue] = []
     while try statement.step() {
-      guard decodeRecord(statement, column: 0) == nil else { continue }
+      guard decodeRecord(statement, from: 0) == nil else { continue }
       // A row that is not even JSON is left out of an export (it stays in the file).
       if let value = try? decoder.decode(JSONValue.self, from: Data(statement.text(0).utf8)) {
         rows.append(value)
@@ -222,14 +237,16 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
     try sqlite("writing") { () throws(SQLiteError) in
       try connection.prepare(
         """
-        INSERT INTO records(key, position, inode, path, changed, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        INSERT INTO records(key, position, inode, path, changed, record, others)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         ON CONFLICT(key) DO UPDATE SET position = excluded.position, inode = excluded.inode,
-        path = excluded.path, changed = excluded.changed, record = excluded.record
+        path = excluded.path, changed = excluded.changed, record = excluded.record, others = excluded.others
         """
       ).bind(
         .text(key), .integer(position),
         record.identity.map { .integer(Int64(bitPattern: $0.inode)) } ?? .null,
-        .blob(record.lastKnownPath.bytes), .integer(version), .textBytes(Array(json))
+        .blob(record.lastKnownPath.bytes), .integer(version), .textBytes(Array(json)),
+        .integer(record.unknownMembers.isEmpty ? 0 : 1)
       ).run()
       try connection.prepare("DELETE FROM removed WHERE key = ?1").bind(.text(key)).run()
     }

@@ -157,18 +157,62 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
   public var lastUse: Timestamp { lastUsedAt ?? createdAt }
 }
 
-extension StoreRecord: Codable {
-  /// The members this version writes. A record's identity and filesystem are its
-  /// bookmark's (decoded from it when read), so only a path-only record writes `volume`.
-  static var knownMembers: Set<String> {
-    ["key", "bookmark", "path", "volume", "status", "created", "refreshed", "lastUsed", "pinned", "metadata"]
+/// A member of a record's JSON: one this version writes, or another (`other`), which
+/// a newer version wrote and this one keeps. A record's identity and filesystem are its
+/// bookmark's (decoded from it when read), so only a path-only record writes `volume`.
+private enum RecordMember: CodingKey {
+  case key, bookmark, path, volume, status, created, refreshed, lastUsed, pinned, metadata
+  case other(String)
+
+  init(stringValue: String) {
+    self =
+      switch stringValue {
+      case "key": .key
+      case "bookmark": .bookmark
+      case "path": .path
+      case "volume": .volume
+      case "status": .status
+      case "created": .created
+      case "refreshed": .refreshed
+      case "lastUsed": .lastUsed
+      case "pinned": .pinned
+      case "metadata": .metadata
+      default: .other(stringValue)
+      }
   }
 
+  init?(intValue: Int) { nil }
+
+  var stringValue: String {
+    switch self {
+    case .key: "key"
+    case .bookmark: "bookmark"
+    case .path: "path"
+    case .volume: "volume"
+    case .status: "status"
+    case .created: "created"
+    case .refreshed: "refreshed"
+    case .lastUsed: "lastUsed"
+    case .pinned: "pinned"
+    case .metadata: "metadata"
+    case .other(let name): name
+    }
+  }
+
+  var intValue: Int? { nil }
+}
+
+extension CodingUserInfoKey {
+  /// `true` where the record decoded is known to hold only the members this version writes
+  /// (a store row says so), so that it is not searched for others.
+  static let recordHoldsOnlyKnownMembers = CodingUserInfoKey(rawValue: "docbm.recordHoldsOnlyKnownMembers")!
+}
+
+extension StoreRecord: Codable {
   public init(from decoder: any Decoder) throws {
-    let container = try decoder.container(keyedBy: AnyCodingKey.self)
-    func member(_ name: String) -> AnyCodingKey { AnyCodingKey(name) }
-    let key = try container.decode(Key.self, forKey: member("key"))
-    let bookmark = try container.decodeIfPresent(Bookmark.self, forKey: member("bookmark"))
+    let container = try decoder.container(keyedBy: RecordMember.self)
+    let key = try container.decode(Key.self, forKey: .key)
+    let bookmark = try container.decodeIfPresent(Bookmark.self, forKey: .bookmark)
     let identity: TargetIdentity?
     let volume: VolumeHint?
     if let bookmark {
@@ -177,44 +221,47 @@ extension StoreRecord: Codable {
       volume = fields.volume
     } else {
       identity = nil
-      volume = try container.decodeIfPresent(VolumeHint.self, forKey: member("volume"))
+      volume = try container.decodeIfPresent(VolumeHint.self, forKey: .volume)
     }
-    let known = Self.knownMembers
     var unknownMembers: [String: JSONValue] = [:]
-    for name in container.allKeys where !known.contains(name.stringValue) {
-      unknownMembers[name.stringValue] = try container.decode(JSONValue.self, forKey: name)
+    if decoder.userInfo[.recordHoldsOnlyKnownMembers] as? Bool != true {
+      for member in container.allKeys {
+        if case .other(let name) = member {
+          unknownMembers[name] = try container.decode(JSONValue.self, forKey: member)
+        }
+      }
     }
     self.init(
       key: key, bookmark: bookmark,
-      lastKnownPath: try container.decode(FilePath.self, forKey: member("path")),
+      lastKnownPath: try container.decode(FilePath.self, forKey: .path),
       identity: identity, volume: volume,
-      status: (try? container.decode(RecordStatus.self, forKey: member("status"))) ?? .unknown,
-      createdAt: try container.decode(Timestamp.self, forKey: member("created")),
-      isPinned: try container.decodeIfPresent(Bool.self, forKey: member("pinned")) ?? false,
-      metadata: try container.decode(Metadata.self, forKey: member("metadata")),
-      refreshedAt: try container.decodeIfPresent(Timestamp.self, forKey: member("refreshed")),
-      lastUsedAt: try container.decodeIfPresent(Timestamp.self, forKey: member("lastUsed")),
+      status: (try? container.decode(RecordStatus.self, forKey: .status)) ?? .unknown,
+      createdAt: try container.decode(Timestamp.self, forKey: .created),
+      isPinned: try container.decodeIfPresent(Bool.self, forKey: .pinned) ?? false,
+      metadata: try container.decode(Metadata.self, forKey: .metadata),
+      refreshedAt: try container.decodeIfPresent(Timestamp.self, forKey: .refreshed),
+      lastUsedAt: try container.decodeIfPresent(Timestamp.self, forKey: .lastUsed),
       unknownMembers: unknownMembers)
   }
 
   public func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: AnyCodingKey.self)
-    func member(_ name: String) -> AnyCodingKey { AnyCodingKey(name) }
-    try container.encode(key, forKey: member("key"))
+    var container = encoder.container(keyedBy: RecordMember.self)
+    try container.encode(key, forKey: .key)
     if let bookmark {
-      try container.encode(bookmark, forKey: member("bookmark"))
+      try container.encode(bookmark, forKey: .bookmark)
     } else {
-      try container.encodeIfPresent(volume, forKey: member("volume"))
+      try container.encodeIfPresent(volume, forKey: .volume)
     }
-    try container.encode(lastKnownPath, forKey: member("path"))
-    try container.encode(status, forKey: member("status"))
-    try container.encode(createdAt, forKey: member("created"))
-    try container.encodeIfPresent(refreshedAt, forKey: member("refreshed"))
-    try container.encodeIfPresent(lastUsedAt, forKey: member("lastUsed"))
-    if isPinned { try container.encode(true, forKey: member("pinned")) }
-    try container.encode(metadata, forKey: member("metadata"))
-    for (name, value) in unknownMembers where !Self.knownMembers.contains(name) {
-      try container.encode(value, forKey: member(name))
+    try container.encode(lastKnownPath, forKey: .path)
+    try container.encode(status, forKey: .status)
+    try container.encode(createdAt, forKey: .created)
+    try container.encodeIfPresent(refreshedAt, forKey: .refreshed)
+    try container.encodeIfPresent(lastUsedAt, forKey: .lastUsed)
+    if isPinned { try container.encode(true, forKey: .pinned) }
+    try container.encode(metadata, forKey: .metadata)
+    for (name, value) in unknownMembers {
+      let member = RecordMember(stringValue: name)
+      if case .other = member { try container.encode(value, forKey: member) }
     }
   }
 }

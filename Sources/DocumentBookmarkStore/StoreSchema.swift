@@ -7,7 +7,9 @@
 /// - `records`: one row per record, in `position` order: the app's key as canonical JSON
 ///   (sorted members), the inode and path that find a target again, the version that last
 ///   changed it, and the record itself as JSON (members this version does not know are kept
-///   in it). A row this version cannot decode is left as it is.
+///   in it), and whether that JSON may hold such members (`others`: 0 when it holds only
+///   the members this version writes, which a reader then does not search for others). A
+///   row this version cannot decode is left as it is.
 /// - `removed`: the keys removed at recent versions, so that a process that saw an older
 ///   version reads only what changed since.
 /// - `meta`: the store's name (random, made with it), its version (one more at every
@@ -31,7 +33,8 @@ enum StoreSchema {
       inode INTEGER,
       path BLOB NOT NULL,
       changed INTEGER NOT NULL,
-      record TEXT NOT NULL
+      record TEXT NOT NULL,
+      others INTEGER NOT NULL DEFAULT 1
     ) STRICT;
     CREATE INDEX records_by_position ON records(position);
     CREATE INDEX records_by_inode ON records(inode) WHERE inode IS NOT NULL;

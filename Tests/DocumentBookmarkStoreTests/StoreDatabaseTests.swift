@@ -150,6 +150,35 @@ struct StoreDatabaseTests {
     #expect(exported.map { $0["key"] as? String } == ["a", "b", "future"])
     #expect(try rows().count == 3)
   }
+
+  @Test(
+    "members a later version wrote in a row are read where its others column allows, and kept through changes"
+  )
+  func otherMembers() throws {
+    let store = core()
+    _ = try store.add(target: try files.scratch.file("a.txt"), key: "a", metadata: NoMetadata())
+    _ = try store.add(target: try files.scratch.file("b.txt"), key: "b", metadata: NoMetadata())
+    let others = try files.database().prepare("SELECT others FROM records ORDER BY position")
+    var flags: [Int64] = []
+    while try others.step() { flags.append(others.int64(0)) }
+    #expect(flags == [0, 0])
+    // A later version adds a member to a's record and says so; one that does not name the
+    // column leaves its default.
+    try files.database().execute(
+      #"UPDATE records SET record = json_set(record, '$.colour', 'teal'), others = 1 WHERE key = '"a"'"#)
+    try files.database().execute(
+      #"CREATE TEMP TABLE copy AS SELECT * FROM records WHERE key = '"b"'; DELETE FROM records WHERE key = '"b"'; INSERT INTO records(key, position, inode, path, changed, record) SELECT key, position, inode, path, changed, json_set(record, '$.shade', 3) FROM copy"#
+    )
+    let reader = core()
+    let loaded = try reader.load()
+    #expect(loaded.map(\.unknownMembers) == [["colour": .string("teal")], ["shade": .integer(3)]])
+    _ = try reader.setPinned("a", true)
+    _ = try reader.setPinned("b", true)
+    let exported = try #require(try files.exported()["records"] as? [[String: Any]])
+    #expect(exported.map { $0["colour"] as? String } == ["teal", nil])
+    #expect(exported.map { $0["shade"] as? Int } == [nil, 3])
+    #expect(exported.map { $0["pinned"] as? Bool } == [true, true])
+  }
 }
 
 @Suite("Store changes that say what they did")

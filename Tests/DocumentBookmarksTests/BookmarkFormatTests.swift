@@ -39,6 +39,12 @@ struct BookmarkFormatTests {
     let bookmark = fixture.bookmark
     #expect(try Bookmark(text: bookmark.text) == bookmark)
     #expect(try Bookmark(text: "  \(bookmark.text)\n") == bookmark)
+    // Unicode white space (no-break space, line separator, ideographic space) around it too.
+    #expect(try Bookmark(text: "\u{00A0}\(bookmark.text)\u{2028}\u{3000}") == bookmark)
+    // A bookmark cut short, or with a character outside the alphabet, is no bookmark.
+    #expect(throws: DocbmError.self) { try Bookmark(text: String(bookmark.text.dropLast(3))) }
+    #expect(throws: DocbmError.self) { try Bookmark(text: bookmark.text + "=") }
+    #expect(throws: DocbmError.self) { try Bookmark(text: "docbm") }
     #expect(try Bookmark(data: bookmark.data) == bookmark)
     struct Document: Codable, Equatable { let images: [Bookmark] }
     let json = try JSONEncoder().encode(Document(images: [bookmark]))

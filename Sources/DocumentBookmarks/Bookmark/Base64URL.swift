@@ -10,6 +10,9 @@ enum Base64URL {
     return table
   }()
 
+  /// Whether `byte` is one of the alphabet's characters.
+  static func isAlphabet(_ byte: UInt8) -> Bool { decodeTable[Int(byte)] >= 0 }
+
   static func encode(_ bytes: [UInt8]) -> String {
     var output: [UInt8] = []
     output.reserveCapacity((bytes.count * 4 + 2) / 3)

@@ -39,19 +39,35 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   ///
   /// - Throws: ``DocbmError`` with `corrupt` when the text is not a bookmark's text form.
   public init(text: String) throws(DocbmError) {
-    // Whitespace and line breaks around it (Unicode White_Space) are not part of it.
-    let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
-    let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? start
-    let trimmed = text[start..<max(start, end)]
-    guard trimmed.hasPrefix(Bookmark.textPrefix) else {
-      throw BookmarkRecord.corrupt(
-        "the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))")
+    // Whitespace and line breaks around it (Unicode White_Space) are not part of it. The
+    // form is ASCII, so text that starts and ends with its characters needs no trimming.
+    var trimmed = Substring(text)
+    if !(trimmed.utf8.first.map(Base64URL.isAlphabet) ?? false
+      && trimmed.utf8.last.map(Base64URL.isAlphabet) ?? false)
+    {
+      let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+      let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? start
+      trimmed = text[start..<max(start, end)]
     }
-    guard let bytes = Base64URL.decode(Array(trimmed.utf8)) else {
-      throw BookmarkRecord.corrupt(
-        "the text form has characters outside the URL-safe base64 alphabet or is cut short")
+    let bytes =
+      trimmed.utf8.withContiguousStorageIfAvailable(Self.record(fromText:))
+      ?? Array(trimmed.utf8).withUnsafeBufferPointer(Self.record(fromText:))
+    try self.init(bytes: try bytes.get())
+  }
+
+  /// The record a text form's UTF-8 holds, or why it holds none.
+  private static func record(fromText utf8: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], DocbmError> {
+    guard utf8.starts(with: textPrefix.utf8) else {
+      return .failure(
+        BookmarkRecord.corrupt(
+          "the text is not a docbm bookmark (it should start with \(Bookmark.textPrefix))"))
     }
-    try self.init(bytes: bytes)
+    guard let bytes = Base64URL.decode(utf8) else {
+      return .failure(
+        BookmarkRecord.corrupt(
+          "the text form has characters outside the URL-safe base64 alphabet or is cut short"))
+    }
+    return .success(bytes)
   }
 
   init(verifiedBytes bytes: [UInt8], fingerprint: KeyFingerprint) {
