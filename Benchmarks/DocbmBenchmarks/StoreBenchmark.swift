@@ -35,12 +35,13 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   precondition(stat(storePath.description, &info) == 0, "the store file was not written")
   let size = Int(info.st_size)
 
-  // Load: a fresh store reading the file, against the rows read and decoded plainly.
-  let load = try measure(iterations: 1, rounds: 5) {
+  // Load: a fresh store reading the file, against the rows read and decoded plainly, in
+  // alternating rounds (each first in turn), so that a busy moment weighs on both.
+  let loadOnce = {
     _ = try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
       .load()
   }
-  let plain = try measure(iterations: 1, rounds: 5) {
+  let plainOnce = {
     let database = try SQLiteDatabase(storePath)
     let rows = try database.prepare("SELECT record FROM records ORDER BY position")
     let decoder = JSONDecoder()
@@ -51,6 +52,19 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
     }
     precondition(records.count == count, "the plain read found \(records.count) records")
   }
+  var loads: [Double] = []
+  var plains: [Double] = []
+  for round in 0..<7 {
+    for which in round % 2 == 0 ? [0, 1] : [1, 0] {
+      if which == 0 {
+        loads.append(try measure(iterations: 1, rounds: 1, loadOnce))
+      } else {
+        plains.append(try measure(iterations: 1, rounds: 1, plainOnce))
+      }
+    }
+  }
+  let load = middle(loads)
+  let plain = middle(plains)
   // A run of changes: the slowest writes the last good copy.
   var pinned = false
   var slowest = 0.0
@@ -90,7 +104,9 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
       ("compact (VACUUM, last good copy)", whole, "replaceDocument of \(size >> 10) KiB", save, nil),
       ("refresh every status", refresh, "resolve each bookmark, every core", direct, 2.0),
     ]
-  print("docbm store benchmark (release build; load: median of 5, changes: of 31 interleaved, refresh: of 3)")
+  print(
+    "docbm store benchmark (release build; load: median of 7 alternating rounds, changes: of 31 interleaved, refresh: of 3)"
+  )
   print("load average: \(loadAverage()); \(ProcessInfo.processInfo.activeProcessorCount) cores")
   print("")
   print("| operation | time | baseline | baseline time | ratio | goal |")
@@ -167,9 +183,10 @@ private func measureChangesBySize(
   }
 }
 
-/// A store of `count` records, then `repeats` adds and forgets of one more, then `loads`
-/// loads of the whole store by a store that has not read it.
-func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: Int) throws {
+/// A store of `count` records, then `repeats` adds and forgets of one more, `loads` loads
+/// of the whole store by a store that has not read it, and `refreshes` refreshes of every
+/// status.
+func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: Int, refreshes: Int) throws {
   let folder = "\(root)/store"
   makeFolders("\(folder)/targets")
   let store = StoreCore<String, NoMetadata>(
@@ -189,6 +206,7 @@ func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: 
       file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService()
     ).load()
   }
+  for _ in 0..<refreshes { _ = try store.refreshStatuses() }
 }
 
 /// A record's shape as plain `Decodable` structs: the baseline of a load, which also

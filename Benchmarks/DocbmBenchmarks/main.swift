@@ -265,14 +265,15 @@ let siblingDocbm: String? = {
   return access(path, X_OK) == 0 ? path : nil
 }()
 
-// `DocbmBenchmarks store-profile RECORDS REPEATS [LOADS]`: a store of RECORDS records,
-// then REPEATS adds and forgets of one more, then LOADS loads of it by a fresh store, and
-// nothing else, for `perf` by hand.
-if CommandLine.arguments.dropFirst().first == "store-profile", (4...5).contains(CommandLine.arguments.count),
+// `DocbmBenchmarks store-profile RECORDS REPEATS [LOADS [REFRESHES]]`: a store of RECORDS
+// records, then REPEATS adds and forgets of one more, LOADS loads of it by a fresh store and
+// REFRESHES refreshes of every status, and nothing else, for `perf` by hand.
+if CommandLine.arguments.dropFirst().first == "store-profile", (4...6).contains(CommandLine.arguments.count),
   let count = Int(CommandLine.arguments[2]), let repeats = Int(CommandLine.arguments[3])
 {
   let loads = CommandLine.arguments.dropFirst(4).first.flatMap { Int($0) } ?? 0
-  try profileStoreChanges(root: root, records: count, repeats: repeats, loads: loads)
+  let refreshes = CommandLine.arguments.dropFirst(5).first.flatMap { Int($0) } ?? 0
+  try profileStoreChanges(root: root, records: count, repeats: repeats, loads: loads, refreshes: refreshes)
   _ = run("/bin/rm", ["-rf", root])
   exit(0)
 }

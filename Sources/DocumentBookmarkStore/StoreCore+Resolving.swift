@@ -58,33 +58,40 @@ extension StoreCore {
   package func refreshStatuses(includingAvailable: Bool = true) throws(Failure) -> [Key: DocbmError] {
     // The records as the file holds them now (a read transaction sees one version); the
     // commit applies to what it holds then.
-    let records = try file.read().records.elements
-    return try refresh(includingAvailable ? records : records.filter { $0.status != .available })
+    let list = try file.read().records
+    let all = list.elements
+    let indices =
+      includingAvailable ? Array(all.indices) : all.indices.filter { all[$0].status != .available }
+    return try refresh(includingAvailable ? all : indices.map { all[$0] }, readFrom: (list, indices))
   }
 
-  /// Resolves `records` several at a time and commits the results in one save.
-  func refresh(_ records: [Record]) throws(Failure) -> [Key: DocbmError] {
+  /// Resolves `records` several at a time and commits the results in one save; `read`,
+  /// when given, is the list they were read from and the position of each in it.
+  func refresh(_ records: [Record], readFrom read: ReadPositions? = nil) throws(Failure) -> [Key: DocbmError]
+  {
     guard !records.isEmpty else { return [:] }
     // In chunks, one per core, each resolved as one batch (its searches share the folders
-    // they list), on a thread of its own but the first, which this thread resolves.
+    // they list), on a thread of its own but the last, which this thread resolves; the
+    // outcomes gathered in order, in one array made at its final size.
     let chunks = min(records.count, Processors.usable)
     let document = file.document
     let ranges = (0..<chunks).map { (records.count * $0 / chunks)..<(records.count * ($0 + 1) / chunks) }
     var found: [Outcome] = []
+    found.reserveCapacity(records.count)
     if chunks > 1 {
       let work = OrderedWork<Range<Int>, [Outcome]>(
         workers: chunks, window: chunks, named: "docbm-refresh"
       ) {
         [self] range in find(records[range], on: document)
       }
-      work.submit(ranges.dropFirst()) { found += $0 }
-      let first = find(records[ranges[0]], on: document)
+      work.submit(ranges.dropLast()) { found += $0 }
+      let last = find(records[ranges[chunks - 1]], on: document)
       work.finish { found += $0 }
-      found = first + found
+      found += last
     } else {
       found = find(records[...], on: document)
     }
-    try commit(found)
+    try commit(found, readFrom: read)
     var failures: [Key: DocbmError] = [:]
     for outcome in found {
       if case .failure(let error) = outcome.result { failures[outcome.key] = error }
@@ -92,17 +99,29 @@ extension StoreCore {
     return failures
   }
 
-  /// Commits many outcomes in one save, each to its record as the file holds it now.
-  func commit(_ found: [Outcome]) throws(Failure) {
+  /// Where a batch's records were read: the list, and the position of each record in it.
+  typealias ReadPositions = (list: StoreRecordList<Key, Metadata>, indices: [Int])
+
+  /// Commits many outcomes in one save, each to its record as the file holds it now;
+  /// `read`, when given, is where their records were read (``ReadPositions``), which saves
+  /// looking each up while the store is still that version.
+  func commit(_ found: [Outcome], readFrom read: ReadPositions? = nil) throws(Failure) {
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
-      // One lookup table for the whole batch, and removals at the end, so that committing
-      // many outcomes costs a pass, not a search per outcome.
-      let positions = Dictionary(
-        contents.records.indices.map { (contents.records[$0].key, $0) },
-        uniquingKeysWith: { first, _ in first })
+      // Removals at the end, and the records found where they were read, or else through
+      // one lookup table for the whole batch, so that committing many outcomes costs a
+      // pass, not a search per outcome.
+      let unchangedSinceRead = read.map { contents.records.isSameVersion(as: $0.list) } ?? false
+      let positions =
+        unchangedSinceRead
+        ? [:]
+        : Dictionary(
+          contents.records.indices.map { (contents.records[$0].key, $0) },
+          uniquingKeysWith: { first, _ in first })
       var dropped: [(index: Int, code: DocbmError.Code)] = []
-      for outcome in found {
-        guard let index = positions[outcome.key] else { continue }
+      for (number, outcome) in found.enumerated() {
+        guard let index = unchangedSinceRead ? read?.indices[number] : positions[outcome.key] else {
+          continue
+        }
         if case .dropped(let code) = apply(outcome, at: index, to: &contents) {
           dropped.append((index, code))
         }
