@@ -107,10 +107,16 @@ public struct AnchoredDocument: Hashable, Sendable {
       if let wanted = report.fingerprint, !keys.contains(wanted) {
         named += ", and its bookmarks name key \(wanted)"
       }
+      // The repair's refusal ends with the remedy; where that is not already to forget the
+      // record first, the way out for a new document at the recorded name is added.
+      let forgetting =
+        report.remedy == .forgetThenAdopt
+        ? ""
+        : ". If this file is a new document made at that name, not the one recorded, forget the old record first: docbm escrow forget \(path)"
       throw DocbmError(
         .documentUnproven, path: path,
         message:
-          "\(path) has no key, and the escrow records \(named); docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message). If this file is a new document made at that name, not the one recorded, forget the old record first: docbm escrow forget \(path)"
+          "\(path) has no key, and the escrow records \(named); docbm makes no new key here, since that would end the recorded key's bookmarks: \(report.message)\(forgetting)"
       )
     }
   }

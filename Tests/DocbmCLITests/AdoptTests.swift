@@ -220,6 +220,63 @@ struct AdoptTests {
     #expect(words.contains("its bookmarks name key \(oldKey)"), "\(refused.error)")
   }
 
+  @Test(
+    "a project copied again where an adopted copy was deleted: check says to forget the old record and adopt, and that works"
+  )
+  func copiedAgain() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    try #require(run(docbm, ["adopt", "--yes", copy.description], environment: first).status == 0)
+    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    try FileManager.default.removeItem(atPath: scratch.path("copy").description)
+    try #require(
+      run("/bin/cp", ["-r", scratch.path("project").description, scratch.path("copy").description]).status
+        == 0)
+    let checked = run(docbm, ["check", copy.description], environment: first)
+    let words = checked.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(words.contains("the escrow records key \(adopted) for this path"), "\(checked.output)")
+    #expect(words.contains("'docbm escrow forget \(copy)' and then 'docbm adopt'"), "\(checked.output)")
+    let repaired = run(docbm, ["repair", "--json", copy.description], environment: first)
+    let object = try #require(
+      JSONSerialization.jsonObject(with: Data(repaired.output.utf8)) as? [String: Any], "\(repaired.output)")
+    #expect((object["repairs"] as? [[String: Any]])?.first?["remedy"] as? String == "forgetThenAdopt")
+    // Adopting alone is refused, and says the same; the two steps work.
+    let refused = run(docbm, ["adopt", "--yes", copy.description], environment: first)
+    #expect(refused.status != 0)
+    #expect(
+      refused.error.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains(
+        "'docbm escrow forget \(copy)' and then 'docbm adopt'"), "\(refused.error)")
+    #expect(run(docbm, ["escrow", "forget", copy.description], environment: first).status == 0)
+    let followed = run(docbm, ["adopt", "--yes", copy.description], environment: first)
+    #expect(followed.status == 0, "\(followed.output)\(followed.error)")
+    // The base64 form of the dog's bookmark is not rewritten (see adoptCopy): mixed, not keyLost.
+    #expect(run(docbm, ["check", copy.description], environment: first).output.hasPrefix("mixed"))
+    #expect(
+      run(docbm, ["check", scratch.path("project/board.json").description], environment: first).status == 0)
+  }
+
+  @Test(
+    "after an adopt that left a bookmark whose target was not there, a save that drops the key is repaired")
+  func partialAdoptThenLossySave() throws {
+    let scratch = try Scratch()
+    let (_, copy) = try copiedProject(scratch)
+    let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
+    try FileManager.default.removeItem(atPath: scratch.path("copy/images/dog.png").description)
+    try #require(run(docbm, ["adopt", "--yes", copy.description], environment: first).status == 0)
+    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    #expect(run(docbm, ["check", copy.description], environment: first).output.hasPrefix("mixed"))
+    // Another program's plain atomic save: a new file without the key.
+    try scratch.replaceAtomically(
+      copy, with: String(decoding: try Data(contentsOf: copy.url), as: UTF8.self) + " ")
+    let checked = run(docbm, ["check", copy.description], environment: first)
+    #expect(checked.output.contains("'docbm repair' can put it back"), "\(checked.output)")
+    let repaired = run(docbm, ["repair", copy.description], environment: first)
+    #expect(repaired.status == 0 && repaired.output.hasPrefix("restored"), "\(repaired.output)")
+    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == adopted)
+    #expect(run(docbm, ["check", copy.description], environment: first).output.hasPrefix("mixed"))
+  }
+
   @Test("adopt never gives a key to another user's file, even one you may write")
   func anotherUsersFile() throws {
     guard Capabilities.isRoot else {

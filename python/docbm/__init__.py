@@ -395,8 +395,8 @@ class RepairReport:
     the ``refusal`` when refused (``"notRecorded"``, ...), a ``message``, and the
     ``verdict`` after it; for a document whose key was lost, the ``remedy`` that fits
     (``"repair"``, ``"importEscrow"``, ``"adopt"``, ``"repairAllowingUnrecorded"``,
-    ``"copyBack"``), the ``recorded_document`` it is about, and the ``advice`` in a
-    sentence."""
+    ``"copyBack"``, ``"forgetThenAdopt"``), the ``recorded_document`` it is about, and
+    the ``advice`` in a sentence."""
 
     action: str
     refusal: Optional[str]

@@ -486,8 +486,8 @@ const char *docbm_repair_report_refusal(const docbm_repair_report *report);
 /** What was done, or why not, in one readable line. Owned by `report`; never NULL. */
 const char *docbm_repair_report_message(const docbm_repair_report *report);
 /** What the user can do about a document whose key was lost, as the CLI's JSON spells it
- *  ("repair", "importEscrow", "adopt", "repairAllowingUnrecorded", "copyBack"; more may
- *  come), or NULL when there is nothing to do or nothing docbm can do. Owned by `report`. */
+ *  ("repair", "importEscrow", "adopt", "repairAllowingUnrecorded", "copyBack",
+ *  "forgetThenAdopt"; more may come), or NULL when there is nothing to do or nothing docbm can do. Owned by `report`. */
 const char *docbm_repair_report_remedy(const docbm_repair_report *report);
 /** The recorded document the remedy is about (the one that still carries the key, or where
  *  the key's document was recorded and no longer is), or NULL. Owned by `report`. */

@@ -46,7 +46,7 @@ public struct DocumentRepairer: Sendable {
       /// The document holds more bookmarks than a check examines (``CheckVerdict/incomplete``),
       /// so not all of them could be verified.
       case incomplete
-      /// Its bookmarks name several keys.
+      /// Its bookmarks name several keys, and the escrow records none of them for it.
       case severalKeys
       /// The escrow has no key for it (made on another account, or before the escrow).
       case notEscrowed
@@ -149,6 +149,17 @@ public struct DocumentRepairer: Sendable {
     repair(check.document, evidence: [], before: check, writes: false)
   }
 
+  /// The key a document that lost its key had: the one its bookmarks name; or, when they
+  /// name none, the one the escrow records for it (`escrowed`); or, when they name several,
+  /// the one of them the escrow records for it (an adoption that left bookmarks whose
+  /// targets were not there to take, signed with the original's key). `nil` when that does
+  /// not tell one key.
+  static func documentKey(named: Set<KeyFingerprint>, escrowed: KeyFingerprint?) -> KeyFingerprint? {
+    if named.count == 1 { return named.first }
+    if named.isEmpty { return escrowed }
+    return escrowed.flatMap { named.contains($0) ? $0 : nil }
+  }
+
   /// ``repair(_:)`` with what a caller saw as evidence for the rule (a watcher that saw the
   /// document replaced at its path). `before`: the document's check, when the caller has
   /// made it; `writes`: false for ``prospect(_:)``. `formerKey`: the key the caller saw
@@ -182,7 +193,7 @@ public struct DocumentRepairer: Sendable {
         refusal: .carriesKey)
     case .unsupportedFilesystem:
       // What works is decided as for the copy it would be on another filesystem.
-      guard let wanted = named.count == 1 ? named.first : named.isEmpty ? before.escrowedFingerprint : nil,
+      guard let wanted = Self.documentKey(named: named, escrowed: before.escrowedFingerprint),
         case .success(let entry) = checker.escrowEntry(wanted)
       else {
         return report(
@@ -192,7 +203,9 @@ public struct DocumentRepairer: Sendable {
       }
       return report(
         .refused, wanted, "refused: \(before.message)", refusal: .unsupportedFilesystem,
-        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: entry, holdsNoKey: true))
+        remedy: RepairRemedy.decide(
+          for: path, wanted: wanted, entry: entry, holdsNoKey: true, recordedHere: before.escrowedFingerprint)
+      )
     case .unreadable:
       return report(.refused, nil, "refused: \(before.message)", refusal: .unreadable)
     case .incomplete:
@@ -207,10 +220,8 @@ public struct DocumentRepairer: Sendable {
         refusal: .carriesKey)
     }
     let wanted: KeyFingerprint
-    if named.count == 1 {
-      wanted = named.first!
-    } else if named.isEmpty, let escrowed = before.escrowedFingerprint {
-      wanted = escrowed
+    if let documentKey = Self.documentKey(named: named, escrowed: before.escrowedFingerprint) {
+      wanted = documentKey
     } else {
       let list = named.map(\.description).sorted().joined(separator: ", ")
       return report(
@@ -231,7 +242,8 @@ public struct DocumentRepairer: Sendable {
         .refused, wanted,
         "refused: the escrow has no key \(wanted) (it was made on another machine or account, or before the escrow was used)",
         refusal: .notEscrowed,
-        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: nil, holdsNoKey: false))
+        remedy: RepairRemedy.decide(
+          for: path, wanted: wanted, entry: nil, holdsNoKey: false, recordedHere: before.escrowedFingerprint))
     case .failure(let problem):
       return report(
         .refused, wanted, "refused: the escrow's entry for key \(wanted) cannot be used: \(problem)",
@@ -294,7 +306,9 @@ public struct DocumentRepairer: Sendable {
     case .refused(let refusal, let message) where refusal == .notRecorded || refusal == .unprovenSuccessor:
       return report(
         .refused, wanted, "refused: \(message)", refusal: refusal,
-        remedy: RepairRemedy.decide(for: path, wanted: wanted, entry: entry, holdsNoKey: false))
+        remedy: RepairRemedy.decide(
+          for: path, wanted: wanted, entry: entry, holdsNoKey: false, recordedHere: before.escrowedFingerprint
+        ))
     case .refused(let refusal, let message):
       return report(.refused, wanted, "refused: \(message)", refusal: refusal)
     case .restored where !writes:

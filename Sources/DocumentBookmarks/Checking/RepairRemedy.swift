@@ -26,6 +26,12 @@ extension DocumentRepairer.Report {
     /// ``DocumentRepairer/Report/recordedDocument``, where the escrow records it, no
     /// longer carries the key: copied back there, repair puts the key back.
     case copyBack
+    /// As ``adopt``, but the escrow records another key for this file's path (a document
+    /// adopted or made here before, which this file took the place of): adoption is
+    /// refused while that record stands, since a new key here would end the recorded
+    /// key's bookmarks. If this file takes that document's place, forgetting the record
+    /// (``KeyEscrow/forgetRecords(at:)``, `docbm escrow forget`) and then adopting it works.
+    case forgetThenAdopt
   }
 }
 
@@ -39,7 +45,10 @@ struct RepairRemedy {
 
   /// The remedy for the document at `path` whose bookmarks name key `wanted`; `entry` is
   /// the escrow's entry for it (`nil`: the escrow has none). `holdsNoKey`: the document
-  /// is on a filesystem without user extended attributes.
+  /// is on a filesystem without user extended attributes. `recordedHere`: the key the
+  /// escrow records for this file or its path, if any; when it is another key, adoption
+  /// is refused until that record is forgotten (``AnchoredDocument/adopt(_:)``), and the
+  /// advice says so.
   ///
   /// A recorded document that still carries the key makes this file a copy: adopting it
   /// works when its bookmarks' targets are beside it (``AnchoredDocument/adoptionCandidates()``
@@ -49,14 +58,27 @@ struct RepairRemedy {
   /// lists the document's candidates: a refusal's cost, never a check's of a document that
   /// is fine.
   static func decide(
-    for path: FilePath, wanted: KeyFingerprint, entry: EscrowEntry?, holdsNoKey: Bool
+    for path: FilePath, wanted: KeyFingerprint, entry: EscrowEntry?, holdsNoKey: Bool,
+    recordedHere: KeyFingerprint? = nil
   ) -> RepairRemedy {
     let copyFirst = "copy it to a filesystem with user extended attributes"
     let adoptable = hasAdoptionTargets(path)
+    // Another key recorded at this path holds adoption back here (not on a copy made
+    // elsewhere, on a filesystem with user extended attributes).
+    let heldBack = holdsNoKey ? nil : recordedHere.flatMap { $0 == wanted ? nil : $0 }
+    let adopting =
+      heldBack.map {
+        "the escrow records key \($0) for this path (a document kept here before): if this file takes its place, 'docbm escrow forget \(path)' and then 'docbm adopt' give it a key of its own"
+      } ?? "'docbm adopt' gives this copy a key of its own"
     guard let entry else {
       var importing =
         "if it came from another machine or account, import that escrow ('docbm escrow export' there, 'docbm escrow import FILE' here) and check it again"
-      if adoptable { importing += "; if it is a copy to keep apart, 'docbm adopt' gives it a key of its own" }
+      if adoptable {
+        importing +=
+          heldBack == nil
+          ? "; if it is a copy to keep apart, 'docbm adopt' gives it a key of its own"
+          : "; if it is a copy to keep apart, \(adopting)"
+      }
       return RepairRemedy(
         remedy: .importEscrow, recordedDocument: nil,
         sentence: holdsNoKey
@@ -74,10 +96,10 @@ struct RepairRemedy {
         )
       }
       return RepairRemedy(
-        remedy: .adopt, recordedDocument: holder.path,
+        remedy: heldBack == nil ? .adopt : .forgetThenAdopt, recordedDocument: holder.path,
         sentence: holdsNoKey
           ? "it is a copy of \(holder.path), which still carries key \(wanted): copy it, with the files beside it, to a filesystem with user extended attributes and 'docbm adopt' it there, which gives the copy a key of its own"
-          : "it is a copy of \(holder.path), which still carries key \(wanted): 'docbm adopt' gives this copy a key of its own"
+          : "it is a copy of \(holder.path), which still carries key \(wanted); \(adopting)"
       )
     }
     let recorded = entry.documents.max { $0.confirmed < $1.confirmed }?.path
