@@ -128,6 +128,26 @@ def test_a_plain_atomic_save_loses_the_key_and_repair_puts_it_back(notes: Path, 
         assert docbm.repair(notes).action == "nothingToDo"
 
 
+def test_a_document_holding_another_documents_bookmark_gets_its_own_key_back(
+    notes: Path, picture: Path, folder: Path
+) -> None:
+    # Its bookmarks name two keys; the escrow records one of them for it, which repair puts back.
+    other = folder / "other.txt"
+    other.write_bytes(b"other\n")
+    with docbm.Document(other) as elsewhere:
+        foreign = elsewhere.make_bookmark(picture)
+    with docbm.Document(notes) as document:
+        own = document.make_bookmark(picture)
+        document.replace(f"{own}\n{foreign}\n".encode())
+        assert docbm.check(notes).verdict == "mixed"
+        plain_atomic_save(notes, f"edited\n{own}\n{foreign}\n".encode())
+        assert docbm.check(notes).verdict == "keyLost"
+        report = docbm.repair(notes)
+        assert report.action == "restored", report.message
+        assert report.verdict == "mixed"
+        assert document.resolve(own).path == str(picture)
+
+
 def test_repair_refuses_a_file_that_is_not_the_document(folder: Path, picture: Path) -> None:
     # A file with a bookmark pasted in, which the escrow never saw as the key's document.
     notes = folder / "notes.txt"
