@@ -231,6 +231,7 @@ extension StoreRecord: Codable {
         }
       }
     }
+    // A status this version cannot read (another state, an unknown code) reads as unknown.
     self.init(
       key: key, bookmark: bookmark,
       lastKnownPath: try container.decode(FilePath.self, forKey: .path),
