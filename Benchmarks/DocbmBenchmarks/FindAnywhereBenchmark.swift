@@ -158,6 +158,7 @@ func runMoveJournalBenchmark(root: String) -> Bool {
   makeFile("\(folder)/state/moves", lines)
   chmod("\(folder)/state/moves", 0o600)
   let resolveMoved = {
+    // A failed resolve stops the benchmark through the precondition, with its message.
     let resolution = try? document.resolve(moved)
     precondition(resolution?.path == FilePath(far), "the journal did not lead to the target")
   }

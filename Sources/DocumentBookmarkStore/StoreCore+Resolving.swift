@@ -72,7 +72,7 @@ extension StoreCore {
     guard !records.isEmpty else { return [:] }
     // In chunks, one per core, each resolved as one batch (its searches share the folders
     // they list), on a thread of its own but the last, which this thread resolves; the
-    // outcomes gathered in order, in one array made at its final size.
+    // outcomes are gathered in the records' order.
     let chunks = min(records.count, Processors.usable)
     let document = file.document
     let ranges = (0..<chunks).map { (records.count * $0 / chunks)..<(records.count * ($0 + 1) / chunks) }
@@ -103,13 +103,12 @@ extension StoreCore {
   typealias ReadPositions = (list: StoreRecordList<Key, Metadata>, indices: [Int])
 
   /// Commits many outcomes in one save, each to its record as the file holds it now;
-  /// `read`, when given, is where their records were read (``ReadPositions``), which saves
-  /// looking each up while the store is still that version.
+  /// `read`, when given, is where their records were read (``ReadPositions``): while the
+  /// store is still that version, each outcome goes to the position its record was read at.
   func commit(_ found: [Outcome], readFrom read: ReadPositions? = nil) throws(Failure) {
     try change { (contents: inout Contents, evicted: inout [Eviction]) throws(Failure) in
-      // Removals at the end, and the records found where they were read, or else through
-      // one lookup table for the whole batch, so that committing many outcomes costs a
-      // pass, not a search per outcome.
+      // Each record is where it was read, or else found through one table of the store's
+      // keys; records dropped are removed at the end, so that positions hold meanwhile.
       let unchangedSinceRead = read.map { contents.records.isSameVersion(as: $0.list) } ?? false
       let positions =
         unchangedSinceRead

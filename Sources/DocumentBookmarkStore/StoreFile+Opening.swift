@@ -270,11 +270,13 @@ extension StoreFile {
           } else {
             key = "unreadable-\(index)"
           }
+          // A JSON value always encodes, so "null" is never written in its place.
           try connection.prepare(
             "INSERT OR IGNORE INTO records(key, position, inode, path, changed, record) VALUES (?1, ?2, NULL, X'', 1, ?3)"
           ).bind(.text(key), .integer(position), .text((try? Self.canonical(raw)) ?? "null")).run()
         }
         for (name, value) in contents.unknownMembers {
+          // As above: a JSON value always encodes.
           try connection.prepare("INSERT INTO meta(name, value) VALUES (?1, ?2)").bind(
             .text("member:" + name), .text((try? Self.canonical(value)) ?? "null")
           ).run()
@@ -372,6 +374,7 @@ extension StoreFile {
           "\(reason); the folder \(folder) \(problem), so another user could swap the last good copy while it is restored: restore it by hand"
       )
     }
+    // A copy that is missing or cannot be read is no copy to restore: the error says so.
     guard let bytes = try? LegacyStoreFile<Key, Metadata>.readBytes(lastGoodPath), Self.isReadable(bytes)
     else {
       throw .corrupt(path: path, reason: reason + "; there is no readable last good copy (\(lastGoodPath))")
@@ -379,6 +382,7 @@ extension StoreFile {
     let stamp = Int(Date().timeIntervalSince1970)
     var quarantine = path.addingSuffix(".corrupt-\(stamp)")
     var attempt = 1
+    // A name that is taken, or a link that fails, tries the next name; after 100 the error stands.
     while (try? FileManager.default.linkItem(atPath: path.description, toPath: quarantine.description)) == nil
     {
       attempt += 1

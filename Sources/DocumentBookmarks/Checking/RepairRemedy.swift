@@ -55,8 +55,7 @@ struct RepairRemedy {
   /// finds one); otherwise its bookmarks lead to the original's targets, and only the same
   /// key makes them work. Without such a document, the file may be the document itself,
   /// moved or saved without its key. Reads the key attribute of each recorded document and
-  /// lists the document's candidates: a refusal's cost, never a check's of a document that
-  /// is fine.
+  /// lists the document's candidates; it is called only for a document that lost its key.
   static func decide(
     for path: FilePath, wanted: KeyFingerprint, entry: EscrowEntry?, holdsNoKey: Bool,
     recordedHere: KeyFingerprint? = nil
