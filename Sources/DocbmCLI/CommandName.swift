@@ -169,6 +169,8 @@ enum CommandName: String, CaseIterable, Sendable {
                               compare or keep; a store of docbm 0.1 was this file).
         compact STORE         Rewrite the store file without its free space, and refresh
                               its last good copy (STORE.last-good).
+        reanchor STORE        For a store file whose key is lost for good: bookmark each
+                              record again at its last known path under a new key.
 
       A KEY is given as the app wrote it when it is a string, else as its JSON text.
       Exit status: 0 on success, 2 when refresh found records unavailable, 1 on error.

@@ -2,7 +2,7 @@
 struct StoreSettings: Equatable, Sendable {
   /// What `docbm store` does.
   enum Action: String, CaseIterable, Sendable {
-    case list, add, forget, pin, unpin, refresh, follow, export, compact
+    case list, add, forget, pin, unpin, refresh, follow, export, compact, reanchor
   }
 
   var action: Action
@@ -45,7 +45,7 @@ struct StoreSettings: Equatable, Sendable {
       throw UsageError(message: "'--key', '--path-only' and '--pin' go with 'store add'", command: .store)
     }
     switch action {
-    case .list, .follow, .export, .compact:
+    case .list, .follow, .export, .compact, .reanchor:
       if let extra = settings.operands.first {
         throw UsageError(
           message: "Unexpected argument '\(String(decoding: extra, as: UTF8.self))'", command: .store)

@@ -329,6 +329,29 @@ public final class BookmarkStore<
     try await run { () throws(Failure) in try core.compact() }
   }
 
+  /// Gives a store whose file lost its key for good a new start, keeping every record.
+  ///
+  /// A store puts its file's key back by itself when another program saved the file
+  /// without it (``keyRepairs()``); when it cannot (no escrow was given, the escrow has no
+  /// copy of the key), its calls throw ``BookmarkStoreError/keyLost(path:reason:)``, and
+  /// this is the way on: each record whose bookmark the file's key cannot verify keeps
+  /// its key, path, pin, times and metadata, loses its bookmark, and is bookmarked again at
+  /// its last known path under the key the file gets now (escrowed with the service's
+  /// escrow). A record whose target is no longer at that path stays without a bookmark,
+  /// `missing`: its target moved while the old bookmark could not follow it.
+  ///
+  /// When the key can be put back, it is, and nothing is lost. The escrow's record of the
+  /// store file under its old key is forgotten, so that the file can get a new one.
+  ///
+  /// - Returns: the records that lost their bookmark, as they are now (empty when the key
+  ///   was put back, or every bookmark verifies).
+  /// - Throws: ``BookmarkStoreError``, as ``load()`` and the changes do.
+  @discardableResult
+  public func reanchor() async throws(Failure) -> [Record] {
+    let core = core
+    return try await run { () throws(Failure) in try core.reanchor() }
+  }
+
   /// Removes every record.
   public func removeAll() async throws(Failure) {
     let core = core
@@ -416,6 +439,15 @@ public final class BookmarkStore<
   /// Records the store removed without being asked: beyond its limit, or for a failure the
   /// policy drops. Not ``forget(_:)``, nor removals by another process (those are updates).
   public func evictions() -> AsyncStream<StoreEviction<Key, Metadata>> { core.evictions() }
+
+  /// Each time the store found its file without its key and put the key back, first those
+  /// made before the call. A store file loses its key when another program saves it
+  /// without the key (an app's `.atomic` write of it, a copy, a backup restored); before
+  /// the store makes a bookmark or resolves one, it puts the escrowed key back (the
+  /// service's ``BookmarkService/escrow``), narrowing the file to its owner first when the
+  /// save let others read it. When it cannot, the call throws
+  /// ``BookmarkStoreError/keyLost(path:reason:)``, and ``reanchor()`` goes on from there.
+  public func keyRepairs() -> AsyncStream<StoreKeyRepair> { core.keyRepairs() }
 }
 
 extension BookmarkStore where Metadata == NoMetadata {

@@ -33,6 +33,12 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
   /// The store file cannot be decoded and no last good copy could restore it; it is left as
   /// it is for inspection.
   case corrupt(path: FilePath, reason: String)
+  /// The store file lost its key (another program saved it without the key) while its
+  /// records hold bookmarks, and the key cannot be put back, for `reason` (no escrow was
+  /// given, the escrow has no copy of the key, or repair refuses the file): the records'
+  /// bookmarks cannot be verified. Nothing was changed. ``BookmarkStore/reanchor()``
+  /// bookmarks each record again at its last known path under a new key.
+  case keyLost(path: FilePath, reason: String)
   /// A validator of the store's policy (``StoreValidator``, named by `validator`) refused
   /// the target at `path`, for `reason`; nothing was added or written.
   case refused(validator: String, path: FilePath, reason: String)
@@ -50,6 +56,8 @@ public enum BookmarkStoreError<Key: Hashable & Sendable>: Error, Hashable, Senda
       "\(path) is not trusted (\(reason)); it is left unchanged"
     case .corrupt(let path, let reason):
       "\(path) cannot be read (\(reason)) and no last good copy restores it; it is left unchanged"
+    case .keyLost(let path, let reason):
+      "\(path) lost its key (another program saved it without the key), so its records' bookmarks cannot be verified, and the key cannot be put back: \(reason)"
     case .refused(let validator, let path, let reason):
       "\(path) was not added: the store's \(validator) check refuses it, since \(reason)"
     }

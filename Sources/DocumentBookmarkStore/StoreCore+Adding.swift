@@ -15,10 +15,11 @@ extension StoreCore {
   ) throws(Failure) -> Record {
     let judged = try validate(target)
     try file.createIfMissing()
+    let document = try anchor()
     let bookmark: Bookmark
     let contents: BookmarkContents
     do {
-      bookmark = try file.document.makeBookmark(to: target)
+      bookmark = try document.makeBookmark(to: target)
       contents = try bookmark.decodeUnverified()
     } catch {
       throw .docbm(error)
@@ -38,6 +39,7 @@ extension StoreCore {
     var judged: [Judged?] = []
     for (target, _, _) in targets { judged.append(try validate(target)) }
     try file.createIfMissing()
+    let document = try anchor()
     var records: [Record] = []
     records.reserveCapacity(targets.count)
     let now = clock()
@@ -45,7 +47,7 @@ extension StoreCore {
       let bookmark: Bookmark
       let contents: BookmarkContents
       do throws(DocbmError) {
-        bookmark = try file.document.makeBookmark(to: target)
+        bookmark = try document.makeBookmark(to: target)
         contents = try bookmark.decodeUnverified()
       } catch {
         throw .docbm(error)
@@ -61,9 +63,10 @@ extension StoreCore {
 
   /// Adds a bookmark already made on the store file; see ``BookmarkStore/add(bookmark:key:metadata:)``.
   package func add(bookmark: Bookmark, key: Key, metadata: Metadata) throws(Failure) -> Record {
+    let document = try anchor()
     let contents: BookmarkContents
     do throws(DocbmError) {
-      guard let fingerprint = try file.document.keyFingerprint(), fingerprint == bookmark.keyFingerprint
+      guard let fingerprint = try document.keyFingerprint(), fingerprint == bookmark.keyFingerprint
       else {
         throw DocbmError(
           .keyMismatch, path: file.path,

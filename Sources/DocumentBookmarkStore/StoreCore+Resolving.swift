@@ -21,7 +21,7 @@ extension StoreCore {
   package func resolve(_ key: Key) throws(Failure) -> ResolvedRecord<Key, Metadata> {
     try loadIfNeeded()
     guard let record = snapshot[key] else { throw .notFound(key) }
-    return try commit(find(record))
+    return try commit(find(record, on: try anchor()))
   }
 
   /// Commits one resolution's outcome, under the lock, to what the file holds now.
@@ -74,7 +74,7 @@ extension StoreCore {
     // they list), on a thread of its own but the last, which this thread resolves; the
     // outcomes are gathered in the records' order.
     let chunks = min(records.count, Processors.usable)
-    let document = file.document
+    let document = try anchor()
     let ranges = (0..<chunks).map { (records.count * $0 / chunks)..<(records.count * ($0 + 1) / chunks) }
     var found: [Outcome] = []
     found.reserveCapacity(records.count)
@@ -136,7 +136,7 @@ extension StoreCore {
   /// records under `from`, by key.
   package func relink(from: FilePath, to: FilePath) throws(Failure) -> [Key: Relink] {
     let records = try file.read().records.elements.filter { $0.bookmark != nil }
-    let relinks = file.document.relink(records.compactMap(\.bookmark), from: from, to: to)
+    let relinks = try anchor().relink(records.compactMap(\.bookmark), from: from, to: to)
     var outcomes: [Outcome] = []
     var results: [Key: Relink] = [:]
     for (record, relink) in zip(records, relinks) where relink.outcome != .notUnderSource {
@@ -152,9 +152,8 @@ extension StoreCore {
 
   /// Resolves `record`'s bookmark against the store file, or makes the first bookmark of a
   /// path-only record. No lock is held: resolution may search, and other changes go on.
-  func find(_ record: Record, on document: AnchoredDocument? = nil) -> Outcome {
+  func find(_ record: Record, on document: AnchoredDocument) -> Outcome {
     resolutions.add(1, ordering: .relaxed)
-    let document = document ?? file.document
     guard let bookmark = record.bookmark else {
       do throws(DocbmError) {
         let made = try document.makeBookmark(to: record.lastKnownPath)

@@ -26,6 +26,9 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     var isLoaded = false
     var updateListeners: [UInt64: AsyncStream<StoreUpdate<Key, Metadata>>.Continuation] = [:]
     var evictionListeners: [UInt64: AsyncStream<Eviction>.Continuation] = [:]
+    var keyRepairListeners: [UInt64: AsyncStream<StoreKeyRepair>.Continuation] = [:]
+    /// The repairs of the store file's key this store made.
+    var keyRepairs: [StoreKeyRepair] = []
     var nextListener: UInt64 = 0
 
     var hasListeners: Bool { !updateListeners.isEmpty || !evictionListeners.isEmpty }
@@ -245,16 +248,47 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     return stream
   }
 
+  package func keyRepairs() -> AsyncStream<StoreKeyRepair> {
+    let (stream, continuation) = AsyncStream<StoreKeyRepair>.makeStream(bufferingPolicy: .unbounded)
+    let id = state.withLock { state in
+      let id = state.nextListener
+      state.nextListener += 1
+      for repair in state.keyRepairs { continuation.yield(repair) }
+      state.keyRepairListeners[id] = continuation
+      return id
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.state.withLock { $0.keyRepairListeners.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  /// The repairs of the store file's key this store has made, oldest first.
+  package var keyRepairsMade: [StoreKeyRepair] { state.withLock { $0.keyRepairs } }
+
+  /// Keeps `repair` and tells its listeners.
+  func publish(_ repair: StoreKeyRepair) {
+    state.withLock { state in
+      state.keyRepairs.append(repair)
+      for listener in state.keyRepairListeners.values { listener.yield(repair) }
+    }
+  }
+
   /// Ends every stream (the store is going away).
   func finishListeners() {
-    let (updates, evictions) = state.withLock { state in
+    let (updates, evictions, repairs) = state.withLock { state in
       defer {
         state.updateListeners = [:]
         state.evictionListeners = [:]
+        state.keyRepairListeners = [:]
       }
-      return (Array(state.updateListeners.values), Array(state.evictionListeners.values))
+      return (
+        Array(state.updateListeners.values), Array(state.evictionListeners.values),
+        Array(state.keyRepairListeners.values)
+      )
     }
     updates.forEach { $0.finish() }
     evictions.forEach { $0.finish() }
+    repairs.forEach { $0.finish() }
   }
 }

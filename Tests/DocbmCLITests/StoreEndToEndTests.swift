@@ -55,6 +55,52 @@ struct StoreEndToEndTests {
     #expect(run(docbm, ["check", store.description]).status == 0)
   }
 
+  @Test("a store file saved without its key gets it back; with no copy of the key, reanchor starts it again")
+  func storeSavedWithoutItsKey() throws {
+    let plan = try scratch.file("notes/plan.md")
+    let todo = try scratch.file("notes/todo.md")
+    #expect(run(docbm, ["store", "add", store.description, plan.description, todo.description]).status == 0)
+    let key = try #require(try fingerprint())
+    // Another program writes the store file anew, readable by everyone, without its key.
+    func saveWithoutKey() throws {
+      let bytes = try Data(contentsOf: store.url)
+      let temporary = scratch.path("app/.recents.tmp")
+      #expect(FileManager.default.createFile(atPath: temporary.description, contents: bytes))
+      #expect(chmod(temporary.description, 0o644) == 0)
+      #expect(rename(temporary.description, store.description) == 0)
+    }
+    try saveWithoutKey()
+    let listed = run(docbm, ["store", "refresh", store.description])
+    #expect(listed.status == 0, "\(listed.error)")
+    #expect(
+      listed.error.contains("had lost its key") && listed.error.contains("narrowed to 600"), "\(listed.error)"
+    )
+    #expect(try fingerprint() == key)
+    var status = stat()
+    #expect(stat(store.description, &status) == 0 && status.st_mode & 0o777 == 0o600)
+
+    // On an account whose escrow never had the key: the store says so, and how to go on.
+    try saveWithoutKey()
+    let elsewhere = ["DOCBM_ESCROW_DIR": scratch.path("other-escrow").description]
+    let refused = run(
+      docbm, ["store", "add", store.description, try scratch.file("c.md").description], environment: elsewhere
+    )
+    #expect(refused.status == 1)
+    #expect(
+      refused.error.contains("lost its key") && refused.error.contains("import that escrow"),
+      "\(refused.error)")
+    #expect(refused.error.contains("'docbm store reanchor \(store)'"), "\(refused.error)")
+    #expect(try fingerprint() == nil)
+    try scratch.remove(todo)
+    let reanchored = run(docbm, ["store", "reanchor", store.description], environment: elsewhere)
+    #expect(reanchored.status == 0, "\(reanchored.error)")
+    #expect(reanchored.output.contains("\(plan.description)  available"), "\(reanchored.output)")
+    #expect(reanchored.output.contains("missing since"), "\(reanchored.output)")
+    #expect(run(docbm, ["check", store.description], environment: elsewhere).status == 0)
+    let again = run(docbm, ["store", "reanchor", store.description], environment: elsewhere)
+    #expect(again.status == 0 && again.error.contains("nothing to reanchor"), "\(again.error)")
+  }
+
   @Test("usage errors name the problem")
   func usage() {
     let noAction = run(docbm, ["store"])

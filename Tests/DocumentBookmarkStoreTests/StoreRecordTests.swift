@@ -218,7 +218,7 @@ struct StoreRecordTests {
     // before it commits (another process could do this at any time).
     let core = store.core
     let record = try #require(core.snapshot["a"])
-    let outcome = core.find(record)
+    let outcome = core.find(record, on: try core.anchor())
     _ = try core.forget(["a"])
     #expect(throws: BookmarkStoreError<String>.notFound("a")) {
       try core.commit(outcome)

@@ -3,7 +3,7 @@ import DocumentBookmarks
 import FoundationEssentials
 
 /// `docbm store ACTION STORE …`: list an app's store and fix it: add, forget, pin, unpin,
-/// refresh, export, compact. Works on any app's store whatever its key and metadata types: keys and metadata
+/// refresh, export, compact, reanchor. Works on any app's store whatever its key and metadata types: keys and metadata
 /// are kept as the JSON the app wrote.
 struct StoreCommand {
   let settings: StoreSettings
@@ -88,6 +88,9 @@ struct StoreCommand {
         try requireStore()
         try core.compact()
         shown = []
+      case .reanchor:
+        try requireStore()
+        shown = try core.reanchor()
       case .forget:
         let keys = try resolveKeys(core, &unknown)
         shown = try core.forget(keys)
@@ -114,7 +117,13 @@ struct StoreCommand {
         }
       }
     } catch {
-      throw Self.plain(error)
+      throw Self.plain(error, store: store)
+    }
+    // The store put its file's key back before it went on: say so, on standard error, so
+    // that the output stays what the action prints.
+    for repair in core.keyRepairsMade { console.printError(repair.description) }
+    if settings.action == .reanchor, shown.isEmpty, core.keyRepairsMade.isEmpty {
+      console.printError("every record's bookmark names the key of \(store): nothing to reanchor")
     }
     if settings.json {
       console.print(
@@ -191,9 +200,16 @@ struct StoreCommand {
 
   /// A store error as the command line reports it: a docbm error as itself (so that its
   /// hint and exit status follow), others as their description.
-  private static func plain(_ error: BookmarkStoreError<JSONValue>) -> any Error {
-    if case .docbm(let error) = error { return error }
-    return StoreFailure(description: error.description)
+  private static func plain(_ error: BookmarkStoreError<JSONValue>, store: FilePath) -> any Error {
+    switch error {
+    case .docbm(let error): return error
+    case .keyLost:
+      return StoreFailure(
+        description:
+          "\(error.description); 'docbm store reanchor \(store)' bookmarks each record again at its last known path under a new key"
+      )
+    default: return StoreFailure(description: error.description)
+    }
   }
 }
 
