@@ -48,6 +48,20 @@ import DocumentBookmarks
   return RepairReportHandle(report).retainedPointer()
 }
 
+/// `docbm_repair_report *docbm_repair_allowing_unrecorded(const char *path, docbm_error **error)`
+@c public func docbm_repair_allowing_unrecorded(
+  _ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  guard
+    let path = CallOutcome.path(
+      path, named: "a path", of: "docbm_repair_allowing_unrecorded", reportingTo: error)
+  else { return nil }
+  let report = DocumentRepairer(
+    escrow: .default, policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: true)
+  ).repair(path)
+  return RepairReportHandle(report).retainedPointer()
+}
+
 /// `docbm_repair_action docbm_repair_report_action(const docbm_repair_report *report)`
 @c public func docbm_repair_report_action(_ report: OpaquePointer) -> UInt32 {
   RepairReportHandle.borrow(report).action.cValue

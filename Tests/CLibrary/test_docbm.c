@@ -297,6 +297,18 @@ static void test_make_resolve_save_check_repair(void) {
            strcmp(message + strlen(message) - strlen(advice), advice) == 0);
     docbm_repair_report_free(report);
   }
+  /* The app knows the copy is the user's own: it gets the key, and its bookmark verifies. */
+  report = docbm_repair_allowing_unrecorded(copy_path, &error);
+  EXPECT(report != NULL && error == NULL);
+  if (report) {
+    EXPECT(docbm_repair_report_action(report) == DOCBM_REPAIR_RESTORED);
+    EXPECT(docbm_repair_report_verdict(report) == DOCBM_VERDICT_OK);
+    docbm_repair_report_free(report);
+  }
+  EXPECT(getxattr(copy_path, "user.docbm.key", NULL, 0) > 0);
+  EXPECT(docbm_repair_allowing_unrecorded(NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
   free(with_bookmark);
 
   /* A changed byte in the tag: tampered. */

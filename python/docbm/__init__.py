@@ -407,10 +407,18 @@ class RepairReport:
     advice: Optional[str] = None
 
 
-def repair(path: PathLike) -> RepairReport:
+def repair(path: PathLike, *, allow_unrecorded: bool = False) -> RepairReport:
     """Repairs the document at ``path`` as ``docbm repair`` does: puts a lost key back from
-    the user's escrow when the escrow shows this file is the key's document."""
-    handle = _call(lib.docbm_repair, _path(path))
+    the user's escrow when the escrow shows this file is the key's document.
+
+    ``allow_unrecorded=True`` (``docbm repair --allow-unrecorded``, the remedy
+    ``repairAllowingUnrecorded``) also puts the key on a file of the user's the escrow never
+    recorded for it, when the file's own bookmarks name the key and verify with it: a copy
+    made without its key, or the app's own file that another program wrote anew. Everyone
+    who can read the file then has the key, so narrow its mode first when others may read
+    it."""
+    call = lib.docbm_repair_allowing_unrecorded if allow_unrecorded else lib.docbm_repair
+    handle = _call(call, _path(path))
     try:
         refusal = lib.docbm_repair_report_refusal(handle)
         action = lib.docbm_repair_report_action(handle)

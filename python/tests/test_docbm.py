@@ -164,6 +164,12 @@ def test_repair_refuses_a_file_that_is_not_the_document(folder: Path, picture: P
     assert report.remedy in ("adopt", "repairAllowingUnrecorded")
     assert report.recorded_document == os.path.realpath(notes)
     assert report.advice is not None and report.message.endswith(report.advice)
+    # The app knows the file is the user's own copy: repair may put the key on it.
+    os.chmod(stranger, 0o600)
+    allowed = docbm.repair(stranger, allow_unrecorded=True)
+    assert allowed.action == "restored", allowed.message
+    assert allowed.verdict == "ok"
+    assert KEY in os.listxattr(stranger)
 
 
 def test_check_of_what_cannot_be_read(folder: Path) -> None:

@@ -478,6 +478,17 @@ typedef struct docbm_repair_report docbm_repair_report;
  */
 docbm_repair_report *docbm_repair(const char *path, docbm_error **error);
 
+/**
+ * docbm_repair(), also putting the key on a file of the user's that the escrow never
+ * recorded for it, when the file's own bookmarks name the key and verify with it: a copy
+ * the user made without its key (`cp`, a stripped Save As), or the app's own file that
+ * another program wrote anew (remedy "repairAllowingUnrecorded"). This gives the key to
+ * everyone who can read the file: they can then forge bookmarks for every document that
+ * carries it, so narrow the file's mode first when others may read it. Fails only with
+ * DOCBM_INVALID_ARGUMENT: a refusal is a report.
+ */
+docbm_repair_report *docbm_repair_allowing_unrecorded(const char *path, docbm_error **error);
+
 /** What was done. */
 docbm_repair_action docbm_repair_report_action(const docbm_repair_report *report);
 /** Why it was refused, as the CLI's JSON spells it ("notRecorded"), or NULL when it was
