@@ -11,7 +11,14 @@ extension CommandName {
         )
       ]
     case .resolve:
-      SearchSettings.options + [.json("Print a JSON object (see docbm(1)); with -, one object per line.")]
+      [
+        CommandOption(
+          "--choose", value: "PATH", valueKind: .file,
+          help:
+            "When the evidence cannot tell which file is the target (ambiguous), take PATH, one of the candidates listed, and print a refreshed bookmark that keeps the choice."
+        )
+      ]
+        + SearchSettings.options + [.json("Print a JSON object (see docbm(1)); with -, one object per line.")]
     case .decode, .inspect: [.json()]
     case .check:
       [

@@ -134,9 +134,10 @@ public enum DocbmCommandLine {
       var paths: [FilePath] = []
       for target in targets { paths.append(try path(target)) }
       return try BookmarkCommand(document: path(document), targets: paths, json: json).run(console)
-    case .resolve(let document, let bookmark, let search, let json):
-      return try ResolveCommand(document: path(document), bookmark: bookmark, search: search, json: json).run(
-        console)
+    case .resolve(let document, let bookmark, let search, let choose, let json):
+      return try ResolveCommand(
+        document: path(document), bookmark: bookmark, search: search, choice: choose.map(path), json: json
+      ).run(console)
     case .decode(let bookmark, let json):
       return try DecodeCommand(bookmark: bookmark, json: json).run(console)
     case .inspect(let document, let json):

@@ -3,7 +3,9 @@ import DocumentBookmarks
 /// A command line, parsed: which command to run with which operands and flags.
 enum ParsedCommand: Equatable {
   case bookmark(document: [UInt8], targets: [[UInt8]], json: Bool)
-  case resolve(document: [UInt8], bookmark: [UInt8], search: SearchBudget = .standard, json: Bool)
+  case resolve(
+    document: [UInt8], bookmark: [UInt8], search: SearchBudget = .standard, choose: [UInt8]? = nil, json: Bool
+  )
   case decode(bookmark: [UInt8], json: Bool)
   case inspect(document: [UInt8], json: Bool)
   case check(CheckSettings)
@@ -107,9 +109,13 @@ enum ParsedCommand: Equatable {
       return .bookmark(document: operands[0], targets: Array(operands[1...]), json: json)
     case .resolve:
       try expect("DOCUMENT", "BOOKMARK")
+      let choose = scan.value(of: "--choose")
+      if choose != nil, operands[1] == [UInt8(ascii: "-")] {
+        throw UsageError(message: "'--choose' settles one bookmark: give its text, not -", command: name)
+      }
       return .resolve(
         document: operands[0], bookmark: operands[1], search: try SearchSettings.budget(scan, command: name),
-        json: json)
+        choose: choose, json: json)
     case .decode:
       try expect("BOOKMARK")
       return .decode(bookmark: operands[0], json: json)

@@ -334,5 +334,23 @@ struct CompletionAndManualTests {
     #expect(report["resolved"] as? Bool == false)
     #expect(report["ambiguous"] as? Bool == true)
     #expect(report["path"] == nil)
+    #expect(result.error.contains("--choose PATH"), "\(result.error)")
+
+    // The user takes the copy's own file: its path, and a refreshed bookmark that keeps it.
+    let copyFile = scratch.path("copy/img/cat.png")
+    let chosen = run(
+      docbm, ["resolve", "--choose", copyFile.description, scratch.path("copy/board.json").description, text])
+    #expect(chosen.status == 0, "\(chosen.error)")
+    #expect(chosen.output == "\(copyFile)\n")
+    let refreshed = try #require(
+      chosen.error.split(separator: "\n").first { $0.hasPrefix("refreshed: ") }?.dropFirst(
+        "refreshed: ".count))
+    let again = run(docbm, ["resolve", scratch.path("copy/board.json").description, String(refreshed)])
+    #expect(again.status == 0 && again.output == "\(copyFile)\n" && again.error.isEmpty, "\(again.error)")
+    // A path that is none of the candidates chooses nothing.
+    let wrong = run(
+      docbm, ["resolve", "--choose", document.description, scratch.path("copy/board.json").description, text])
+    #expect(wrong.status == 4 && wrong.output.isEmpty)
+    #expect(wrong.error.contains("is none of the candidates"), "\(wrong.error)")
   }
 }

@@ -190,6 +190,38 @@ struct ResolutionSituationTests {
     #expect(resolution.refreshed == nil)
   }
 
+  @Test(
+    "an ambiguous result settled by the user's choice: a refreshed bookmark that keeps it",
+    arguments: [Resolution.Candidate.Basis.recordedIdentity, .relativePath])
+  func choiceKept(basis: Resolution.Candidate.Basis) throws {
+    try scratch.file("p/board.json", "{}")
+    let original = try scratch.file("p/img/cat.png", "the cat")
+    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
+    try copyFolder("p", "backup", with: "cp -a")
+    try scratch.move(scratch.path("p"), scratch.path("p.damaged"))
+    try copyFolder("backup", "p", with: "cp -a")
+    try scratch.write("the cat, retouched after the restore", to: original)
+    let document = anchored("p/board.json")
+    let candidates = try document.resolveAgreeing(bookmark).candidates
+    let chosen = try #require(candidates.first { $0.basis == basis }).path
+
+    let settled = try document.resolve(bookmark, choosing: chosen)
+    #expect(!settled.isAmbiguous && settled.candidates.isEmpty)
+    #expect(settled.path == chosen)
+    #expect(
+      settled.staleReasons
+        == (basis == .recordedIdentity ? [.targetMoved] : [.documentMoved, .identityChanged]))
+    // The refreshed bookmark resolves to the choice from now on, without ambiguity.
+    let refreshed = try #require(settled.refreshed)
+    let again = try document.resolveAgreeing(refreshed)
+    #expect(again.path == chosen && !again.isStale)
+
+    // A path that is no candidate settles nothing; a result that was not ambiguous stays.
+    let elsewhere = try scratch.file("p/img/dog.png", "a dog")
+    #expect(try document.resolve(bookmark, choosing: elsewhere).isAmbiguous)
+    #expect(try document.resolve(refreshed, choosing: elsewhere).path == chosen)
+  }
+
   @Test("a backup restored after the original was deleted: the restored file, by its path")
   func restoredAfterOriginalGone() throws {
     try scratch.file("p/board.json", "{}")

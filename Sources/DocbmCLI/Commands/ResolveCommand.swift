@@ -16,6 +16,8 @@ struct ResolveCommand {
   let bookmark: [UInt8]
   /// How far a target that left its recorded paths is looked for.
   let search: SearchBudget
+  /// `--choose PATH`: the candidate the user takes when the result is ambiguous.
+  var choice: FilePath? = nil
   let json: Bool
 
   private struct Report: Encodable {
@@ -41,7 +43,10 @@ struct ResolveCommand {
     let anchored = BookmarkService(searchBudget: search).documents(anchoredOn: document)
     do {
       let bookmark = try Bookmark.operand(self.bookmark, console: console)
-      let resolution = try anchored.resolve(bookmark)
+      let resolution =
+        if let choice { try anchored.resolve(bookmark, choosing: choice) } else {
+          try anchored.resolve(bookmark)
+        }
       // The escrow follows documents: this one, verified to carry the key, is recorded
       // where it is now if the escrow holds the key but not this document.
       do {
@@ -54,6 +59,9 @@ struct ResolveCommand {
       } else {
         if !resolution.isAmbiguous { console.print(resolution.path.description) }
         printNotes(resolution, prefix: "", console)
+      }
+      if let choice, resolution.isAmbiguous {
+        console.printError("\(choice) is none of the candidates: nothing was chosen")
       }
       return resolution.isAmbiguous
         ? DocbmCommandLine.ExitStatus.ambiguous : DocbmCommandLine.ExitStatus.success
@@ -85,7 +93,7 @@ struct ResolveCommand {
   private func printNotes(_ resolution: Resolution, prefix: String, _ console: Console) {
     if resolution.isAmbiguous {
       console.printError(
-        "\(prefix)ambiguous: the bookmark is good, but \(resolution.candidates.count) files may be its target; none was chosen (pick one, and make the bookmark again)"
+        "\(prefix)ambiguous: the bookmark is good, but \(resolution.candidates.count) files may be its target; none was chosen (take one with 'docbm resolve --choose PATH': its refreshed bookmark keeps the choice)"
       )
     }
     if resolution.isInTrash, !resolution.isAmbiguous, !resolution.staleReasons.contains(.inTrash) {
