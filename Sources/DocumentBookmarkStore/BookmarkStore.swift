@@ -265,7 +265,9 @@ public final class BookmarkStore<
   /// writes nothing. Concurrent calls for one key share one resolution.
   ///
   /// - Throws: `notFound` (no such record, or forgotten meanwhile), `docbm` with the
-  ///   resolution's error (`missing` with its last known path, `volumeUnavailable`, …).
+  ///   resolution's error (`missing` with its last known path, `volumeUnavailable`, …),
+  ///   `keyLost` when the store file lost its key and it cannot be put back
+  ///   (``keyRepairs()``).
   public func resolve(_ key: Key) async throws(Failure) -> ResolvedRecord<Key, Metadata> {
     let task = flights.withLock { flights in
       if let task = flights[key] { return task }

@@ -10,17 +10,8 @@ extension StoreCore {
   /// - Throws: `keyLost` when the key cannot be put back; `docbm` when the key cannot be
   ///   read.
   func anchor() throws(Failure) -> AnchoredDocument {
-    let document = file.document
-    let fingerprint: KeyFingerprint?
-    do {
-      fingerprint = try document.keyFingerprint()
-    } catch  where error.code == .notFound {
-      return document
-    } catch {
-      throw .docbm(error)
-    }
-    if fingerprint == nil { try repairKey() }
-    return document
+    try repairKey()
+    return file.document
   }
 
   /// Puts the store file's key back when the file lost it while its records hold
@@ -40,6 +31,13 @@ extension StoreCore {
   @discardableResult
   package func repairKey() throws(Failure) -> StoreKeyRepair? {
     let path = file.path
+    do {
+      guard try file.document.keyFingerprint() == nil else { return nil }
+    } catch  where error.code == .notFound {
+      return nil
+    } catch {
+      throw .docbm(error)
+    }
     let holdsBookmarks = try file.read().records.elements.contains { $0.bookmark != nil }
     guard holdsBookmarks else { return nil }
     guard let escrow = file.service.escrow else {
@@ -105,8 +103,7 @@ extension StoreCore {
   /// - Returns: the records that lost their bookmark, as they are now.
   package func reanchor() throws(Failure) -> [Record] {
     do {
-      try repairKey()
-      return []
+      if try repairKey() != nil { return [] }
     } catch .keyLost {
       // Gone for good: start again below.
     }

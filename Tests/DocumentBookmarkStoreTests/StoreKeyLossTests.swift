@@ -119,6 +119,23 @@ struct StoreKeyLossTests {
     #expect(try await again.reanchor().isEmpty)
   }
 
+  @Test("a store file given a new key meanwhile: reanchor bookmarks the records the new key does not verify")
+  func newKeyMeanwhile() async throws {
+    let store = store(escrow: nil)
+    let a = try files.scratch.file("a.txt")
+    try await store.add(target: a, key: "a")
+    try saveAtomically()
+    // Another program gave the file a key of its own (as docbm did before the store looked
+    // for its key): the record's bookmark names the old one.
+    _ = try BookmarkService().documents(anchoredOn: files.storePath).makeBookmark(to: a)
+    let again = self.store(escrow: nil)
+    #expect(throws: BookmarkStoreError<String>.self) { try again.core.resolve("a") }
+    let cleared = try await again.reanchor()
+    #expect(cleared.map(\.key) == ["a"])
+    #expect(try await again.resolve("a").path == a)
+    #expect(try await again.reanchor().isEmpty)
+  }
+
   @Test("a store whose escrow holds a damaged copy of its key gets a new key when reanchored")
   func reanchorForgetsTheOldRecord() async throws {
     let store = store(escrow: escrow)
