@@ -446,7 +446,7 @@ public final class BookmarkStore<
   /// made before the call. A store file loses its key when another program saves it
   /// without the key (an app's `.atomic` write of it, a copy, a backup restored); before
   /// the store makes a bookmark or resolves one, it puts the escrowed key back (the
-  /// service's ``BookmarkService/escrow``), narrowing the file to its owner first when the
+  /// service's `BookmarkService.escrow`), narrowing the file to its owner first when the
   /// save let others read it. When it cannot, the call throws
   /// ``BookmarkStoreError/keyLost(path:reason:)``, and ``reanchor()`` goes on from there.
   public func keyRepairs() -> AsyncStream<StoreKeyRepair> { core.keyRepairs() }

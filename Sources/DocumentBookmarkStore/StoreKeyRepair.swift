@@ -5,7 +5,7 @@ public import DocumentBookmarks
 /// write, a copy, a backup restored), and the store put the escrowed key back before it went
 /// on, so that its records' bookmarks verify again.
 public struct StoreKeyRepair: Hashable, Sendable, CustomStringConvertible {
-  /// The repair: the key put back (``DocumentRepairer/Report/fingerprint``), and the store
+  /// The repair: the key put back (its `fingerprint`), and the store
   /// file's check before and after.
   public let report: DocumentRepairer.Report
   /// The file's permission bits before the store narrowed them to its owner, when the save
