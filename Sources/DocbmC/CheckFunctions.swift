@@ -42,23 +42,28 @@ import DocumentBookmarks
 @c public func docbm_repair(
   _ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> OpaquePointer? {
-  guard let path = CallOutcome.path(path, named: "a path", of: "docbm_repair", reportingTo: error)
-  else { return nil }
-  let report = DocumentRepairer(escrow: .default).repair(path)
-  return RepairReportHandle(report).retainedPointer()
+  repair(path, error, by: "docbm_repair", policy: DocumentRepairer.Policy())
 }
 
 /// `docbm_repair_report *docbm_repair_allowing_unrecorded(const char *path, docbm_error **error)`
 @c public func docbm_repair_allowing_unrecorded(
   _ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> OpaquePointer? {
-  guard
-    let path = CallOutcome.path(
-      path, named: "a path", of: "docbm_repair_allowing_unrecorded", reportingTo: error)
-  else { return nil }
-  let report = DocumentRepairer(
-    escrow: .default, policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: true)
-  ).repair(path)
+  repair(
+    path, error, by: "docbm_repair_allowing_unrecorded",
+    policy: DocumentRepairer.Policy(allowsUnrecordedDocuments: true))
+}
+
+/// A repair of the document at `path` with the user's escrow under `policy`, as a retained
+/// report; `nil` with DOCBM_INVALID_ARGUMENT, naming `function`, when `path` is not one.
+private func repair(
+  _ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<OpaquePointer?>?, by function: String,
+  policy: DocumentRepairer.Policy
+) -> OpaquePointer? {
+  guard let path = CallOutcome.path(path, named: "a path", of: function, reportingTo: error) else {
+    return nil
+  }
+  let report = DocumentRepairer(escrow: .default, policy: policy).repair(path)
   return RepairReportHandle(report).retainedPointer()
 }
 

@@ -325,9 +325,8 @@ extension StoreFile {
 
   /// Writes the last good copy when the changes since the last one reach a sixteenth of
   /// the store's pages: at every change while the store is a few pages, so that a small store's
-  /// copy holds its last change, and ever more rarely as it grows, so that the copy's cost,
-  /// spread over the changes since, stays a small part of each. Best effort: the store
-  /// itself is saved already.
+  /// copy holds its last change, and ever more rarely as it grows, in proportion to the
+  /// copy's size. Best effort: the store itself is saved already.
   func refreshLastGoodIfDue(_ database: Database) {
     // Any failure to read these leaves the copy for a later change.
     guard let version = try? database.integer("SELECT value FROM meta WHERE name = 'version'"),
@@ -402,15 +401,17 @@ extension StoreFile {
   /// Whether `bytes` are a store this version reads: a docbm store database whose
   /// structure checks, or a JSON store.
   private static func isReadable(_ bytes: [UInt8]) -> Bool {
-    // Any failure below means the copy is not one this version can restore.
     if case .success = StoreFormat<Key, Metadata>.decode(bytes) { return true }
-    guard let copy = try? SQLiteDatabase(deserializing: bytes, path: FilePath("last-good")) else {
+    do {
+      let copy = try SQLiteDatabase(deserializing: bytes, path: FilePath("last-good"))
+      let statement = try copy.prepare("PRAGMA application_id")
+      guard try statement.step(), statement.int64(0) == StoreSchema.applicationID,
+        try copy.userVersion() <= StoreSchema.version
+      else { return false }
+      return try copy.quickCheck() == "ok"
+    } catch {
+      // A copy SQLite cannot open or check is not one this version can restore.
       return false
     }
-    let statement = try? copy.prepare("PRAGMA application_id")
-    guard (try? statement?.step()) == true, statement?.int64(0) == StoreSchema.applicationID,
-      (try? copy.userVersion()).map({ $0 <= StoreSchema.version }) == true
-    else { return false }
-    return (try? copy.quickCheck()) == "ok"
   }
 }

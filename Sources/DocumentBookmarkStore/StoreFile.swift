@@ -151,8 +151,8 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     return seen
   }
 
-  /// `seen` with the rows changed after its version applied, or `nil` when so many changed
-  /// that reading the store whole costs less.
+  /// `seen` with the rows changed after its version applied, or `nil` when more changed
+  /// than 64 rows or an eighth of the records (the caller then reads the store whole).
   private func catchUp(_ seen: Seen, to stamp: Database.Stamp, _ database: Database) throws(SQLiteError)
     -> Seen?
   {

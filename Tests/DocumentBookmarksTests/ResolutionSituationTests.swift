@@ -169,10 +169,9 @@ struct ResolutionSituationTests {
     #expect(old.staleReasons == [.documentMoved])
   }
 
-  @Test(
-    "a backup restored beside the renamed original, its file then edited: ambiguous, never the old project silently"
-  )
-  func restoredThenEdited() throws {
+  /// A project `p` backed up, renamed to `p.damaged`, the backup restored as `p`, and its
+  /// picture then edited: a bookmark of `p/board.json` to its picture, and that picture.
+  private func restoreBesideRenamedOriginalThenEdit() throws -> (Bookmark, FilePath) {
     try scratch.file("p/board.json", "{}")
     let original = try scratch.file("p/img/cat.png", "the cat")
     let bookmark = try anchored("p/board.json").makeBookmark(to: original)
@@ -180,6 +179,14 @@ struct ResolutionSituationTests {
     try scratch.move(scratch.path("p"), scratch.path("p.damaged"))
     try copyFolder("backup", "p", with: "cp -a")
     try scratch.write("the cat, retouched after the restore", to: original)
+    return (bookmark, original)
+  }
+
+  @Test(
+    "a backup restored beside the renamed original, its file then edited: ambiguous, never the old project silently"
+  )
+  func restoredThenEdited() throws {
+    let (bookmark, original) = try restoreBesideRenamedOriginalThenEdit()
 
     let resolution = try anchored("p/board.json").resolveAgreeing(bookmark)
     let renamed = scratch.path("p.damaged/img/cat.png")
@@ -194,13 +201,7 @@ struct ResolutionSituationTests {
     "an ambiguous result settled by the user's choice: a refreshed bookmark that keeps it",
     arguments: [Resolution.Candidate.Basis.recordedIdentity, .relativePath])
   func choiceKept(basis: Resolution.Candidate.Basis) throws {
-    try scratch.file("p/board.json", "{}")
-    let original = try scratch.file("p/img/cat.png", "the cat")
-    let bookmark = try anchored("p/board.json").makeBookmark(to: original)
-    try copyFolder("p", "backup", with: "cp -a")
-    try scratch.move(scratch.path("p"), scratch.path("p.damaged"))
-    try copyFolder("backup", "p", with: "cp -a")
-    try scratch.write("the cat, retouched after the restore", to: original)
+    let (bookmark, _) = try restoreBesideRenamedOriginalThenEdit()
     let document = anchored("p/board.json")
     let candidates = try document.resolveAgreeing(bookmark).candidates
     let chosen = try #require(candidates.first { $0.basis == basis }).path

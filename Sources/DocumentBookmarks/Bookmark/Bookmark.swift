@@ -39,8 +39,8 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   ///
   /// - Throws: ``DocbmError`` with `corrupt` when the text is not a bookmark's text form.
   public init(text: String) throws(DocbmError) {
-    // Whitespace and line breaks around it (Unicode White_Space) are not part of it. The
-    // form is ASCII, so text that starts and ends with its characters needs no trimming.
+    // Whitespace and line breaks around it (Unicode White_Space) are not part of it; the
+    // form is ASCII, so text that starts and ends with its characters has none.
     var trimmed = Substring(text)
     if !(trimmed.utf8.first.map(Base64URL.isAlphabet) ?? false
       && trimmed.utf8.last.map(Base64URL.isAlphabet) ?? false)
