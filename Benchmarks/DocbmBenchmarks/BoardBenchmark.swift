@@ -14,7 +14,7 @@ import Glibc
 /// entries (the standard 10,000 would not reach every moved target of the larger board).
 func runBoardBenchmark(root: String) throws -> [Row] {
   var rows: [Row] = []
-  let service = BookmarkService(searchBudget: SearchBudget(maximumEntries: 50_000))
+  let service = BookmarkService(searchBudget: SearchBudget(maximumEntries: 50_000), escrow: nil)
   for count in [1_000, 10_000] {
     let unmoved = try makeBoard(at: "\(root)/board-\(count)/unmoved", count: count, service: service)
     let moved = try makeBoard(at: "\(root)/board-\(count)/moved", count: count, service: service)
@@ -97,7 +97,7 @@ func runScatteredBoardBenchmark(root: String) throws -> [Row] {
   if mounted { print("(the scattered board on a tmpfs of its own)") }
   defer { if mounted { _ = run("/bin/umount", [folder]) } }
   let count = 100_000
-  let service = BookmarkService()
+  let service = BookmarkService(escrow: nil)
   let unmoved = try makeBoard(at: "\(folder)/unmoved", count: count, service: service)
   let moved = try makeBoard(at: "\(folder)/moved", count: count, service: service)
   for index in stride(from: 0, to: count, by: 10) {

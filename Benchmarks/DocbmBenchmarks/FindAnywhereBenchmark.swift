@@ -43,7 +43,8 @@ func runFindAnywhereBenchmark(root: String, entries: Int) -> Bool {
   makeFile("\(home)/Documents/board/board.json", "{}")
   let environment = ["HOME=\(home)"]
   setenv("HOME", home, 1)
-  let document = BookmarkService().documents(anchoredOn: FilePath("\(home)/Documents/board/board.json"))
+  let document = BookmarkService(escrow: nil).documents(
+    anchoredOn: FilePath("\(home)/Documents/board/board.json"))
   var bookmarks: [Bookmark] = []
   for index in 0..<101 {
     let path = "\(home)/Documents/board/img/\(index).png"

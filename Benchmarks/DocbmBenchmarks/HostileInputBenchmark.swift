@@ -107,7 +107,7 @@ func runTrashBenchmark(root: String) -> Bool {
   makeFile("\(folder)/project/board.json", "{}")
   makeFile("\(folder)/project/img.png")
   // The nearby search only: the rows measure the Trash, not a walk of the filesystem.
-  let document = BookmarkService(searchBudget: .nearby).documents(
+  let document = BookmarkService(searchBudget: .nearby, escrow: nil).documents(
     anchoredOn: FilePath("\(folder)/project/board.json"))
   guard let bookmark = try? document.makeBookmark(to: FilePath("\(folder)/project/img.png")) else {
     print("cannot make the bookmark")

@@ -23,7 +23,7 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   }
   let storePath = FilePath("\(folder)/store.json")
   let store = StoreCore<String, NoMetadata>(
-    file: storePath, policy: StorePolicy(), service: BookmarkService())
+    file: storePath, policy: StorePolicy(), service: BookmarkService(escrow: nil))
   let targets = (0..<count).map { index in
     (
       target: FilePath("\(folder)/targets/\(index / 1000)/file\(index).txt"), key: "record-\(index)",
@@ -38,8 +38,10 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   // Load: a fresh store reading the file, against the rows read and decoded plainly, in
   // alternating rounds (each first in turn), so that a busy moment weighs on both.
   let loadOnce = {
-    _ = try StoreCore<String, NoMetadata>(file: storePath, policy: StorePolicy(), service: BookmarkService())
-      .load()
+    _ = try StoreCore<String, NoMetadata>(
+      file: storePath, policy: StorePolicy(), service: BookmarkService(escrow: nil)
+    )
+    .load()
   }
   let plainOnce = {
     let database = try SQLiteDatabase(storePath)
@@ -76,12 +78,12 @@ func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
     slowest = max(slowest, one)
     changes.append(one)
   }
-  let same = BookmarkService().documents(anchoredOn: FilePath("\(folder)/same-size.json"))
+  let same = BookmarkService(escrow: nil).documents(anchoredOn: FilePath("\(folder)/same-size.json"))
   let bytes = Data(repeating: UInt8(ascii: "x"), count: size)
   let save = try measure(iterations: 1, rounds: 5) { try same.replaceDocument(with: bytes) }
   let whole = try measure(iterations: 1, rounds: 3) { try store.compact() }
   // Every status refreshed, against resolving the same bookmarks directly on every core.
-  let document = BookmarkService().documents(anchoredOn: storePath)
+  let document = BookmarkService(escrow: nil).documents(anchoredOn: storePath)
   let bookmarks = try store.load().compactMap(\.bookmark)
   let refresh = try measure(iterations: 1, rounds: 3) { _ = try store.refreshStatuses() }
   let direct = measure(iterations: 1, rounds: 3) {
@@ -135,7 +137,7 @@ private func measureChangesBySize(
 ) throws -> [(String, Double, String, Double, Double?)] {
   makeFolders("\(folder)/small-targets")
   let small = StoreCore<String, NoMetadata>(
-    file: FilePath("\(folder)/small.json"), policy: StorePolicy(), service: BookmarkService())
+    file: FilePath("\(folder)/small.json"), policy: StorePolicy(), service: BookmarkService(escrow: nil))
   _ = try small.add(
     targets: (0..<10).map { index in
       makeFile("\(folder)/small-targets/file\(index).txt")
@@ -190,7 +192,7 @@ func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: 
   let folder = "\(root)/store"
   makeFolders("\(folder)/targets")
   let store = StoreCore<String, NoMetadata>(
-    file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService())
+    file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService(escrow: nil))
   _ = try store.add(
     targets: (0..<count).map { index in
       makeFile("\(folder)/targets/file\(index).txt")
@@ -203,7 +205,7 @@ func profileStoreChanges(root: String, records count: Int, repeats: Int, loads: 
   }
   for _ in 0..<loads {
     _ = try StoreCore<String, NoMetadata>(
-      file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService()
+      file: FilePath("\(folder)/store.json"), policy: StorePolicy(), service: BookmarkService(escrow: nil)
     ).load()
   }
   for _ in 0..<refreshes { _ = try store.refreshStatuses() }

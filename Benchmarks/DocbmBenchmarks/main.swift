@@ -215,7 +215,7 @@ if CommandLine.arguments.dropFirst().first == "resolve-profile",
   makeFolders("\(root)/project/images")
   makeFile(documentPath, "{}")
   makeFile(targetPath)
-  let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
+  let document = BookmarkService(escrow: nil).documents(anchoredOn: FilePath(documentPath))
   let bookmark = try document.makeBookmark(to: FilePath(targetPath))
   if CommandLine.arguments.count == 4, CommandLine.arguments[3] == "baseline" {
     var status = cdocbm_file_status()
@@ -240,7 +240,7 @@ if CommandLine.arguments.dropFirst().first == "resolve-profile",
 if CommandLine.arguments.dropFirst().first == "resolve-text", CommandLine.arguments.count == 6,
   let iterations = Int(CommandLine.arguments[4]), let rounds = Int(CommandLine.arguments[5])
 {
-  let document = BookmarkService().documents(anchoredOn: FilePath(CommandLine.arguments[2]))
+  let document = BookmarkService(escrow: nil).documents(anchoredOn: FilePath(CommandLine.arguments[2]))
   let text = CommandLine.arguments[3]
   let time = try measure(iterations: iterations, rounds: rounds) {
     _ = try document.resolve(try Bookmark(text: text))
@@ -321,7 +321,7 @@ if CommandLine.arguments.dropFirst().first == "board-scattered" {
 if CommandLine.arguments.dropFirst().first == "board-profile", CommandLine.arguments.count == 5,
   let count = Int(CommandLine.arguments[2]), let repeats = Int(CommandLine.arguments[4])
 {
-  let service = BookmarkService(searchBudget: SearchBudget(maximumEntries: 50_000))
+  let service = BookmarkService(searchBudget: SearchBudget(maximumEntries: 50_000), escrow: nil)
   let board = try makeBoard(at: "\(root)/board", count: count, service: service)
   for index in stride(from: 0, to: count, by: 10) {
     switch CommandLine.arguments[3] {
@@ -364,7 +364,7 @@ makeFile(shadowedTarget)
 let replacedTarget = "\(root)/project/images/notes.txt"
 makeFile(replacedTarget)
 
-let document = BookmarkService().documents(anchoredOn: FilePath(documentPath))
+let document = BookmarkService(escrow: nil).documents(anchoredOn: FilePath(documentPath))
 let unmoved = try document.makeBookmark(to: FilePath(unmovedTarget))
 let renamed = try document.makeBookmark(to: FilePath(renamedTarget))
 let far = try document.makeBookmark(to: FilePath(farTarget))
@@ -547,7 +547,7 @@ let loadBefore = loadAverage()
     let data = Data(bytes)
     let path = "\(folder)/doc-\(size)"
     makeFile(path)
-    let saved = BookmarkService().documents(anchoredOn: FilePath(path))
+    let saved = BookmarkService(escrow: nil).documents(anchoredOn: FilePath(path))
     _ = try saved.makeBookmark(to: FilePath(unmovedTarget))
     setAttributes(path)
     // Interleave the three, in a rotating order, each phase starting from a flushed

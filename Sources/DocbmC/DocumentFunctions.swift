@@ -18,7 +18,24 @@ import DocumentBookmarks
   _ path: UnsafePointer<CChar>?, _ reach: UInt32, _ timeLimit: Double,
   _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> OpaquePointer? {
-  let function = "docbm_document_open_searching"
+  openDocument(path, reach, timeLimit, escrow: 0, of: "docbm_document_open_searching", reportingTo: error)
+}
+
+/// `docbm_document *docbm_document_open_with(const char *path, docbm_search_reach reach,
+/// double time_limit_seconds, docbm_escrow_use escrow, docbm_error **error)`
+@c public func docbm_document_open_with(
+  _ path: UnsafePointer<CChar>?, _ reach: UInt32, _ timeLimit: Double, _ escrow: UInt32,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  openDocument(path, reach, timeLimit, escrow: escrow, of: "docbm_document_open_with", reportingTo: error)
+}
+
+/// A document opened with the search and escrow settings of `function`'s arguments, or
+/// `nil` with the error reported for an argument that is none of its values.
+private func openDocument(
+  _ path: UnsafePointer<CChar>?, _ reach: UInt32, _ timeLimit: Double, escrow: UInt32, of function: String,
+  reportingTo error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
   guard let path = CallOutcome.path(path, named: "a path", of: function, reportingTo: error) else {
     return nil
   }
@@ -28,11 +45,18 @@ import DocumentBookmarks
       ErrorHandle(invalid: "\(function) got reach \(reach), not a docbm_search_reach"), to: error)
     return nil
   }
+  // DOCBM_USER_ESCROW is 0, DOCBM_NO_ESCROW 1.
+  guard escrow <= 1 else {
+    ErrorHandle.report(
+      ErrorHandle(invalid: "\(function) got escrow \(escrow), not a docbm_escrow_use"), to: error)
+    return nil
+  }
   budget.reach = chosen
   budget.filesystemTimeLimit =
     timeLimit.isNaN || timeLimit < 0 || timeLimit > 1e9
     ? nil : .milliseconds(Int64((timeLimit * 1000).rounded()))
-  return DocumentHandle(path: path, searchBudget: budget).retainedPointer()
+  return DocumentHandle(path: path, searchBudget: budget, escrow: escrow == 0 ? .default : nil)
+    .retainedPointer()
 }
 
 /// `void docbm_document_close(docbm_document *document)`

@@ -1,12 +1,12 @@
 import DocumentBookmarks
 
-/// A `docbm_document`: an ``AnchoredDocument`` with the user's escrow, as the `docbm`
-/// command makes it.
+/// A `docbm_document`: an ``AnchoredDocument``, by default with the user's escrow, as the
+/// `docbm` command makes it.
 final class DocumentHandle: CHandle {
   let document: AnchoredDocument
 
-  init(path: FilePath, searchBudget: SearchBudget = .standard) {
-    document = BookmarkService(searchBudget: searchBudget, escrow: .default).documents(anchoredOn: path)
+  init(path: FilePath, searchBudget: SearchBudget = .standard, escrow: KeyEscrow? = .default) {
+    document = BookmarkService(searchBudget: searchBudget, escrow: escrow).documents(anchoredOn: path)
   }
 }
 

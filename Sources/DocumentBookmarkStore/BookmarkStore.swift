@@ -48,8 +48,8 @@ public final class BookmarkStore<
   ///   - file: the store file's path; a symbolic link at its end is followed now, once
   ///     (``path``).
   ///   - policy: duplicates, order, limit, eviction and failure handling.
-  ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed:
-  ///     give it the user's escrow so that a store whose key is lost can be repaired.
+  ///   - service: how bookmarks resolve (search budget) and where new keys are escrowed
+  ///     (by default the user's escrow, so that a store whose key is lost is repaired).
   ///   - followsOtherProcesses: whether to reload when another process saves the store.
   ///   - followsMounts: whether to follow mounts and unmounts (``MountEvents``): records
   ///     on a filesystem that goes away are marked `volumeUnavailable` at once, without

@@ -12,11 +12,13 @@ public import FoundationEssentials
 public struct BookmarkService: Sendable {
   /// How far resolution searches for moved targets.
   public var searchBudget: SearchBudget
-  /// Where new keys are kept so that a lost key can be repaired; `nil` (the default) keeps
-  /// none. Pass ``KeyEscrow/default`` to opt in, as the `docbm` command does.
+  /// Where new keys are kept so that a lost key can be repaired: by default the user's
+  /// escrow (``KeyEscrow/default``), as the `docbm` command, C and Python use it. `nil`
+  /// keeps none: a key the document then loses cannot be put back.
   public var escrow: KeyEscrow?
 
-  public init(searchBudget: SearchBudget = .standard, escrow: KeyEscrow? = nil) {
+  /// A service; `escrow` is the user's unless the app passes another, or `nil` for none.
+  public init(searchBudget: SearchBudget = .standard, escrow: KeyEscrow? = .default) {
     self.searchBudget = searchBudget
     self.escrow = escrow
   }

@@ -76,7 +76,7 @@ private func recordingLostKeys(
   for (path, fingerprint) in recorder.documents.sorted(by: { $0.key.description < $1.key.description })
   where !reported.contains(path.absolute.lexicallyNormalized) {
     let now = Result { () throws(DocbmError) in
-      try BookmarkService().documents(anchoredOn: path).keyFingerprint()
+      try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()
     }
     switch now {
     case .success(let current?) where current == fingerprint:

@@ -7,7 +7,8 @@ public struct WatchOptions: Sendable {
   /// Every rename the watcher sees under its folders (of any file or folder) is kept in its
   /// folder too, in the file `moves`, so that resolution finds a target moved there without
   /// a search, even after the watcher stopped (docs/design.md, "Search").
-  /// `nil`: no escrow, no repair, nothing recorded.
+  /// By default the user's escrow (`KeyEscrow.default`), as for `BookmarkService`; `nil`:
+  /// no escrow, no repair, nothing recorded.
   public var escrow: KeyEscrow?
   /// Put back a key that a save dropped, with `DocumentRepairer` and only under its rules:
   /// the document is the user's, the escrow recorded it for that key, and its own bookmarks
@@ -29,9 +30,11 @@ public struct WatchOptions: Sendable {
   /// file (Emacs on a loaded machine).
   public var settleTime: Duration
 
-  /// Options; by default no escrow, recursive, up to 65,536 folders, one second to settle.
+  /// Options; by default the user's escrow, recursive, up to 65,536 folders, one second to
+  /// settle.
   public init(
-    escrow: KeyEscrow? = nil, repairs: Bool = false, recordsSightings: Bool = true, recursive: Bool = true,
+    escrow: KeyEscrow? = .default, repairs: Bool = false, recordsSightings: Bool = true,
+    recursive: Bool = true,
     maximumFolders: Int = 65_536, settleTime: Duration = .seconds(1)
   ) {
     self.escrow = escrow

@@ -616,6 +616,44 @@ static void test_search_reach(void) {
   EXPECT(unlink(document_path) == 0);
 }
 
+/* Every interface escrows new keys in the user's escrow unless the app opts out: a key
+ * lost to a plain save is put back only for the document opened with the escrow. */
+static void test_escrow_use(void) {
+  docbm_error *error = NULL;
+  const char *escrowed = path_in(0, "escrowed.txt");
+  const char *unescrowed = path_in(1, "unescrowed.txt");
+  const char *target = path_in(2, "escrow-use-target.png");
+  write_file(escrowed, "board\n");
+  write_file(unescrowed, "board\n");
+  write_file(target, "target\n");
+  docbm_document *with = docbm_document_open(escrowed, &error);
+  docbm_document *without =
+    docbm_document_open_with(unescrowed, DOCBM_SEARCH_NEARBY, -1, DOCBM_NO_ESCROW, &error);
+  EXPECT(with != NULL && without != NULL && error == NULL);
+  char *kept = docbm_make_bookmark(with, target, &error);
+  char *unkept = docbm_make_bookmark(without, target, &error);
+  EXPECT(kept != NULL && unkept != NULL && error == NULL);
+  char contents[4096];
+  snprintf(contents, sizeof contents, "board %s\n", kept);
+  plain_atomic_save(escrowed, contents);
+  snprintf(contents, sizeof contents, "board %s\n", unkept);
+  plain_atomic_save(unescrowed, contents);
+  docbm_repair_report *restored = docbm_repair(escrowed, &error);
+  EXPECT(restored && docbm_repair_report_action(restored) == DOCBM_REPAIR_RESTORED);
+  docbm_repair_report *refused = docbm_repair(unescrowed, &error);
+  EXPECT(refused && docbm_repair_report_action(refused) == DOCBM_REPAIR_REFUSED);
+  EXPECT(refused && strcmp(docbm_repair_report_refusal(refused), "notEscrowed") == 0);
+  docbm_repair_report_free(restored);
+  docbm_repair_report_free(refused);
+  EXPECT(docbm_document_open_with(escrowed, DOCBM_SEARCH_NEARBY, -1, (docbm_escrow_use)2, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  docbm_free(kept);
+  docbm_free(unkept);
+  docbm_document_close(with);
+  docbm_document_close(without);
+  EXPECT(unlink(escrowed) == 0 && unlink(unescrowed) == 0 && unlink(target) == 0);
+}
+
 static void test_relink(void) {
   docbm_error *error = NULL;
   const char *document_path = path_in(0, "relink.txt");
@@ -675,6 +713,7 @@ int main(int argc, char **argv) {
   test_lint();
   test_names_that_are_not_utf8();
   test_search_reach();
+  test_escrow_use();
   test_relink();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);

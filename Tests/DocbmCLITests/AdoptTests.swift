@@ -102,7 +102,7 @@ struct AdoptTests {
     #expect(
       refused.output.contains(scratch.path("copy/images/cat.png").description), "the targets are listed")
     #expect(try Data(contentsOf: copy.url) == before)
-    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint() == nil)
   }
 
   @Test("adoption keeps a key the document carries and never touches the original")
@@ -125,7 +125,7 @@ struct AdoptTests {
     #expect(adopted[0] != adopted[1])
     #expect(try document.keyFingerprint() == key)
     // The original, with its own key, is untouched and still resolves its own files.
-    let original = BookmarkService().documents(anchoredOn: board)
+    let original = BookmarkService(escrow: nil).documents(anchoredOn: board)
     #expect(try original.adoptionCandidates().isEmpty)
   }
 
@@ -139,7 +139,7 @@ struct AdoptTests {
     try scratch.remove(scratch.path("copy/images/cat.png"))
     try scratch.symlink("../../secret/id_ed25519", at: scratch.path("copy/images/cat.png"))
 
-    let candidates = try BookmarkService().documents(anchoredOn: copy).adoptionCandidates()
+    let candidates = try BookmarkService(escrow: nil).documents(anchoredOn: copy).adoptionCandidates()
     let cat = try #require(candidates.first { $0.recordedRelativePath == FilePath("images/cat.png") })
     #expect(cat.target == secret)
     #expect(cat.reachedThroughLink && cat.isOutsideDocumentFolder && cat.needsItsOwnConfirmation)
@@ -207,10 +207,12 @@ struct AdoptTests {
     let second = ["DOCBM_ESCROW_DIR": scratch.path("second").description]
     chmod(scratch.path("copy").description, 0o777)
     let old = try Data(contentsOf: copy.url)
-    let oldKey = try #require(try BookmarkService().documents(anchoredOn: copy).adoptionCandidates().first)
-      .keyFingerprint
+    let oldKey = try #require(
+      try BookmarkService(escrow: nil).documents(anchoredOn: copy).adoptionCandidates().first
+    )
+    .keyFingerprint
     try #require(run(docbm, ["adopt", "--yes", copy.description], environment: second).status == 0)
-    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    let adopted = try #require(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint())
     // `git checkout` of the old bytes: a new file, no key, the old bookmarks.
     try scratch.replaceAtomically(copy, with: String(decoding: old, as: UTF8.self))
     let refused = run(docbm, ["adopt", "--yes", copy.description], environment: second)
@@ -228,7 +230,7 @@ struct AdoptTests {
     let (_, copy) = try copiedProject(scratch)
     let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
     try #require(run(docbm, ["adopt", "--yes", copy.description], environment: first).status == 0)
-    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    let adopted = try #require(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint())
     try FileManager.default.removeItem(atPath: scratch.path("copy").description)
     try #require(
       run("/bin/cp", ["-r", scratch.path("project").description, scratch.path("copy").description]).status
@@ -264,7 +266,7 @@ struct AdoptTests {
     let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
     try FileManager.default.removeItem(atPath: scratch.path("copy/images/dog.png").description)
     try #require(run(docbm, ["adopt", "--yes", copy.description], environment: first).status == 0)
-    let adopted = try #require(try BookmarkService().documents(anchoredOn: copy).keyFingerprint())
+    let adopted = try #require(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint())
     #expect(run(docbm, ["check", copy.description], environment: first).output.hasPrefix("mixed"))
     // Another program's plain atomic save: a new file without the key.
     try scratch.replaceAtomically(
@@ -273,7 +275,7 @@ struct AdoptTests {
     #expect(checked.output.contains("'docbm repair' can put it back"), "\(checked.output)")
     let repaired = run(docbm, ["repair", copy.description], environment: first)
     #expect(repaired.status == 0 && repaired.output.hasPrefix("restored"), "\(repaired.output)")
-    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == adopted)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint() == adopted)
     #expect(run(docbm, ["check", copy.description], environment: first).output.hasPrefix("mixed"))
   }
 
@@ -292,7 +294,7 @@ struct AdoptTests {
     let refused = run(docbm, ["adopt", "--yes", copy.description], environment: second)
     #expect(refused.status != 0)
     #expect(refused.error.contains("belongs to user 65534"), "\(refused.error)")
-    #expect(try BookmarkService().documents(anchoredOn: copy).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: copy).keyFingerprint() == nil)
     #expect(try Data(contentsOf: copy.url) == before)
   }
 }

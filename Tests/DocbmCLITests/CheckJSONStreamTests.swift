@@ -69,7 +69,7 @@ struct CheckJSONStreamTests {
     }
     let scratch = try Scratch()
     let board = try scratch.file("tree/board.json", "{}")
-    let bookmark = try BookmarkService().documents(anchoredOn: board).makeBookmark(
+    let bookmark = try BookmarkService(escrow: nil).documents(anchoredOn: board).makeBookmark(
       to: try scratch.file("tree/images/t.png"))
     try scratch.file("tree/board.json", "{\"b\": \"\(bookmark.text)\", \"empty\": []}")
     try scratch.file("tree/notes/copy.json", "[\"\(bookmark.text)\"]")

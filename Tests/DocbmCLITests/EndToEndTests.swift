@@ -142,7 +142,7 @@ struct EndToEndTests {
         }
         return await group.reduce(into: []) { $0.append($1) }
       }
-      let anchored = BookmarkService().documents(anchoredOn: document)
+      let anchored = BookmarkService(escrow: nil).documents(anchoredOn: document)
       for output in outputs {
         #expect(output.status == 0, "\(output.error)")
         let bookmark = try Bookmark(text: output.output)
@@ -173,7 +173,7 @@ struct EndToEndTests {
     // The same user may anchor on a document it can write: the refusal is the mode's.
     let allowed = asNobody(["bookmark", writable.description, target.description])
     #expect(allowed.status == 0, "\(allowed.error)")
-    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: document).keyFingerprint() == nil)
   }
 
   @Test("filesystems that cannot hold a key give typed errors naming the document")

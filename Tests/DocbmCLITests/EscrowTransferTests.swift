@@ -60,7 +60,7 @@ struct EscrowTransferTests {
         .status == 0)
     // The first machine's files are not on the second.
     #expect(run("/bin/rm", ["-rf", scratch.path("project.first").description]).status == 0)
-    #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint() == nil)
     let refused = run(docbm, ["repair", board.description], environment: second)
     #expect(refused.status == 2, "\(refused.output) \(refused.error)")
 
@@ -88,7 +88,8 @@ struct EscrowTransferTests {
     for arguments in [["escrow", "list"], ["escrow", "list", "--json"]] {
       let listed = run(docbm, arguments, environment: second)
       #expect(listed.status == 0, "\(listed.error)")
-      let fingerprint = try #require(try BookmarkService().documents(anchoredOn: board).keyFingerprint())
+      let fingerprint = try #require(
+        try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint())
       #expect(listed.output.contains(fingerprint.description), "\(listed.output)")
       #expect(listed.output.contains(board.description), "\(listed.output)")
       let hex = key.map { String(format: "%02x", $0) }.joined()
@@ -233,7 +234,9 @@ struct EscrowTransferTests {
     #expect(check.output.contains("\"noBookmarks\""), "\(check.output)")
     #expect(!check.output.contains("keyLost"), "\(check.output)")
     let repair = run(docbm, ["repair", notes.description], environment: mine)
-    #expect(try BookmarkService().documents(anchoredOn: notes).keyFingerprint() == nil, "\(repair.output)")
+    #expect(
+      try BookmarkService(escrow: nil).documents(anchoredOn: notes).keyFingerprint() == nil,
+      "\(repair.output)")
     let made = run(docbm, ["bookmark", notes.description, image.description], environment: mine)
     #expect(made.status == 0, "\(made.error)")
     #expect(try keyBytes(of: notes) != strangerKey)
@@ -253,7 +256,9 @@ struct EscrowTransferTests {
     // A plain save dropped the key, and the bookmarks too: nothing in the file names the key.
     try scratch.replaceAtomically(board, with: "{}")
     let refused = run(docbm, ["repair", board.description], environment: second)
-    #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == nil, "\(refused.output)")
+    #expect(
+      try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint() == nil,
+      "\(refused.output)")
     // Saved again with its bookmark, still without the key: the bookmark is the proof.
     try scratch.replaceAtomically(board, with: "{\"image\": \"\(bookmark)\"}")
     let repaired = run(docbm, ["repair", board.description], environment: second)
@@ -303,7 +308,8 @@ struct EscrowTransferTests {
     let scratch = try Scratch()
     let first = ["DOCBM_ESCROW_DIR": scratch.path("first").description]
     let (board, _) = try project(in: scratch, escrow: scratch.path("first"))
-    let fingerprint = try #require(try BookmarkService().documents(anchoredOn: board).keyFingerprint())
+    let fingerprint = try #require(
+      try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint())
     let export = scratch.path("keys.docbm")
     try #require(run(docbm, ["escrow", "export", export.description], environment: first).status == 0)
     // The second escrow, made by docbm, then given 32 other bytes under that fingerprint.

@@ -25,7 +25,7 @@ struct PortalEndToEndTests {
     #expect(bookmark.status == 0, "\(bookmark.error)")
     try scratch.write(
       "{\"image\":\"\(bookmark.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}", to: board)
-    let fingerprint = try BookmarkService().documents(anchoredOn: board).keyFingerprint()
+    let fingerprint = try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint()
     let inode = try FileStatus.of(board, followSymlinks: false).inode
     let projectBoard = try scratch.file("home/project/board.json", "{}")
     let projectCat = try scratch.file("home/project/images/cat.png", "cat")
@@ -82,7 +82,7 @@ struct PortalEndToEndTests {
     #expect(inPlace.status == 0, "\(inPlace.error)")
     #expect(contents(board) == "{\"new\":1}")
     #expect(try FileStatus.of(board, followSymlinks: false).inode == inode)
-    #expect(try BookmarkService().documents(anchoredOn: board).keyFingerprint() == fingerprint)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint() == fingerprint)
 
     let noKey = run(docbm, ["bookmark", portal.path(of: 1, name: "bare.json").description, cat.description])
     #expect(noKey.status == 1)

@@ -48,13 +48,18 @@ struct SamplesEndToEndTests {
     #expect(folderList("list").output.hasPrefix("garden  missing: "))
   }
 
-  @Test("moodboard: moved images are found again, deleted ones pruned, and the board keeps its key")
+  @Test(
+    "moodboard: moved images are found again, deleted ones pruned, and the board keeps its key, escrowed by default"
+  )
   func moodboard() throws {
     let scratch = try Scratch()
+    let escrow = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
     let cat = try scratch.file("cat.png", "cat")
     let dog = try scratch.file("dog.png", "dog")
     let board = scratch.path("board.json").description
-    #expect(run(sample("moodboard"), ["add", board, cat.description, dog.description]).status == 0)
+    #expect(
+      run(sample("moodboard"), ["add", board, cat.description, dog.description], environment: escrow).status
+        == 0)
     try scratch.move(cat, scratch.path("pets/cat.png"))
     try scratch.remove(dog)
     let opened = run(sample("moodboard"), ["open", board]).output
@@ -64,5 +69,12 @@ struct SamplesEndToEndTests {
     let pruned = run(sample("moodboard"), ["open", board]).output
     #expect(!pruned.contains("dog.png"))
     #expect(pruned.contains("cat.png: \(scratch.path("pets/cat.png"))\n"))
+    // The sample's `BookmarkService()` escrows the board's key in the user's escrow: a
+    // plain save elsewhere loses it, and repair puts it back.
+    let url = URL(fileURLWithPath: board)
+    try Data(contentsOf: url).write(to: url, options: .atomic)
+    let repaired = run(Capabilities.docbmExecutable, ["repair", board], environment: escrow)
+    #expect(repaired.status == 0, "\(repaired.output)\(repaired.error)")
+    #expect(repaired.output.hasPrefix("restored"), "\(repaired.output)")
   }
 }

@@ -19,7 +19,7 @@ struct SaveEndToEndTests {
     let scratch = try Scratch()
     let document = try scratch.file("doc.txt", "old")
     #expect(run(docbm, ["bookmark", document.description, try scratch.file("t").description]).status == 0)
-    let fingerprint = try BookmarkService().documents(anchoredOn: document).keyFingerprint()
+    let fingerprint = try BookmarkService(escrow: nil).documents(anchoredOn: document).keyFingerprint()
 
     let fromInput = run(docbm, ["save", document.description], input: "from standard input")
     #expect(fromInput.status == 0, "\(fromInput.error)")
@@ -28,7 +28,7 @@ struct SaveEndToEndTests {
     let fromFile = run(docbm, ["save", "--from", source.description, document.description])
     #expect(fromFile.status == 0)
     #expect(contents(document) == "from a file")
-    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() == fingerprint)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: document).keyFingerprint() == fingerprint)
 
     #expect(link(document.description, scratch.path("other-name").description) == 0)
     let refused = run(docbm, ["save", "--json", document.description], input: "x")
@@ -47,7 +47,7 @@ struct SaveEndToEndTests {
     ]
     let sources = try versions.enumerated().map { try scratch.file("version\($0.offset)", $0.element) }
     let document = try scratch.file("doc.txt", versions[0])
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: document)
     _ = try anchored.makeBookmark(to: try scratch.file("target"))
     let fingerprint = try anchored.keyFingerprint()
 
@@ -112,7 +112,7 @@ struct SaveEndToEndTests {
     let versions = [String(repeating: "first ", count: 50_000), String(repeating: "second ", count: 50_000)]
     let sources = try versions.enumerated().map { try scratch.file("v\($0.offset)", $0.element) }
     let document = try scratch.file("doc", "start")
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: document)
     _ = try anchored.makeBookmark(to: try scratch.file("t"))
     let fingerprint = try anchored.keyFingerprint()
     for _ in 0..<10 {
@@ -208,7 +208,7 @@ struct SaveEndToEndTests {
     #expect((status[.ownerAccountID] as? NSNumber)?.intValue == 65534)
     #expect((status[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     #expect(contents(ownDocument) == "new")
-    #expect(try BookmarkService().documents(anchoredOn: ownDocument).keyFingerprint() != nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: ownDocument).keyFingerprint() != nil)
   }
 
   /// Runs docbm as nobody (65534) with `groups` as its supplementary groups.
@@ -259,7 +259,7 @@ struct SaveEndToEndTests {
     #expect(allowed.status == 0, "\(allowed.error)")
     #expect(contents(document) == "new")
     #expect(try owner(document) == (65534, 65534))
-    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() != nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: document).keyFingerprint() != nil)
   }
 
   @Test("a read-only document is refused before writing, unless allowed; the save keeps its mode")
@@ -284,7 +284,7 @@ struct SaveEndToEndTests {
     #expect(contents(document) == "new")
     let status = try FileManager.default.attributesOfItem(atPath: document.description)
     #expect((status[.posixPermissions] as? NSNumber)?.intValue == 0o444)
-    #expect(try BookmarkService().documents(anchoredOn: document).keyFingerprint() != nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: document).keyFingerprint() != nil)
 
     // Another user's document that only its owner may write, in a folder anyone may write:
     // read-only to the saver, which is said before the owner change.

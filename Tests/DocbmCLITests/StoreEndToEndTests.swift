@@ -16,7 +16,7 @@ struct StoreEndToEndTests {
   }
 
   private func fingerprint() throws -> KeyFingerprint? {
-    try BookmarkService().documents(anchoredOn: store).keyFingerprint()
+    try BookmarkService(escrow: nil).documents(anchoredOn: store).keyFingerprint()
   }
 
   @Test("add, list, refresh after a move and a deletion, pin, forget")

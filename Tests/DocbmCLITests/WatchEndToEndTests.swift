@@ -114,7 +114,7 @@ struct WatchEndToEndTests {
   }
 
   private func key(_ path: FilePath) -> KeyFingerprint? {
-    (try? BookmarkService().documents(anchoredOn: path).keyFingerprint()) ?? nil
+    (try? BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()) ?? nil
   }
 
   @Test(

@@ -10,9 +10,11 @@ struct StoreCopyTests {
   @Test("the copy resolves in its new store, followed to where the target is now, pin and metadata kept")
   func copied() async throws {
     let files = try StoreScratch()
-    let projects = BookmarkStore<String, [String: String]>(file: files.storePath)
+    let projects = BookmarkStore<String, [String: String]>(
+      file: files.storePath, service: BookmarkService(escrow: nil))
     let archive = BookmarkStore<String, [String: String]>(
-      file: StoreScratch(sharing: files, name: "archive.json").storePath)
+      file: StoreScratch(sharing: files, name: "archive.json").storePath,
+      service: BookmarkService(escrow: nil))
     let plan = try files.scratch.file("work/plan.txt")
     try await projects.add(target: plan, key: "plan", metadata: ["colour": "blue"])
     let pinned = try await projects.setPinned("plan", true)

@@ -14,7 +14,7 @@ struct StoreDatabaseTests {
   init() throws { files = try StoreScratch() }
 
   private func core(_ policy: StorePolicy = StorePolicy()) -> StoreCore<String, NoMetadata> {
-    StoreCore(file: files.storePath, policy: policy, service: BookmarkService())
+    StoreCore(file: files.storePath, policy: policy, service: BookmarkService(escrow: nil))
   }
 
   /// The rows' keys with the version that last changed each, in the store's order.
@@ -55,7 +55,7 @@ struct StoreDatabaseTests {
     // A process that never loads the store: each change is scoped to its records.
     let short = StoreCore<String, NoMetadata>(
       file: files.storePath, policy: StorePolicy(duplicates: .returnExisting, ordering: .mostRecentlyUsed),
-      service: BookmarkService(), changesInPlace: true)
+      service: BookmarkService(escrow: nil), changesInPlace: true)
     _ = try short.add(target: try files.scratch.file("d.txt"), key: "d", metadata: NoMetadata())
     let again = try short.add(target: try files.scratch.file("a.txt"), key: "other", metadata: NoMetadata())
     #expect(again.key == "a", "the existing record of the same file is found by its inode")
@@ -123,7 +123,7 @@ struct StoreDatabaseTests {
     try files.scratch.folder("shared")
     #expect(chmod(shared.description, 0o1777) == 0)
     let store = StoreCore<String, NoMetadata>(
-      file: shared.appending("store.json"), policy: StorePolicy(), service: BookmarkService())
+      file: shared.appending("store.json"), policy: StorePolicy(), service: BookmarkService(escrow: nil))
     let target = try files.scratch.file("a.txt")
     do throws(BookmarkStoreError<String>) {
       _ = try store.add(target: target, key: "a", metadata: NoMetadata())
@@ -188,7 +188,7 @@ struct StoreEditTests {
   init() throws { files = try StoreScratch() }
 
   private func core(_ policy: StorePolicy) -> StoreCore<String, NoMetadata> {
-    StoreCore(file: files.storePath, policy: policy, service: BookmarkService())
+    StoreCore(file: files.storePath, policy: policy, service: BookmarkService(escrow: nil))
   }
 
   @Test(

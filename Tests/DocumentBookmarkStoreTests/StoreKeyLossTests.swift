@@ -114,7 +114,7 @@ struct StoreKeyLossTests {
     #expect(recordA.hasBookmark && recordA.status == .available)
     #expect(!recordB.hasBookmark && recordB.isPinned && recordB.status.failure == .missing)
     #expect(try await again.resolve("a").path == a)
-    #expect(DocumentChecker().check(files.storePath).verdict == .ok)
+    #expect(DocumentChecker(escrow: nil).check(files.storePath).verdict == .ok)
     // Nothing is lost a second time.
     #expect(try await again.reanchor().isEmpty)
   }
@@ -127,7 +127,7 @@ struct StoreKeyLossTests {
     try saveAtomically()
     // Another program gave the file a key of its own (as docbm did before the store looked
     // for its key): the record's bookmark names the old one.
-    _ = try BookmarkService().documents(anchoredOn: files.storePath).makeBookmark(to: a)
+    _ = try BookmarkService(escrow: nil).documents(anchoredOn: files.storePath).makeBookmark(to: a)
     let again = self.store(escrow: nil)
     do {
       _ = try again.core.resolve("a")

@@ -30,7 +30,8 @@ struct StoreRecordTests {
       Issue.record("\(String(describing: results["b"]))")
       return
     }
-    let reread = BookmarkStore<String, NoMetadata>(file: files.storePath, followsOtherProcesses: false)
+    let reread = BookmarkStore<String, NoMetadata>(
+      file: files.storePath, service: BookmarkService(escrow: nil), followsOtherProcesses: false)
     let records = Dictionary(uniqueKeysWithValues: try await reread.load().map { ($0.key, $0) })
     #expect(records["a"]?.lastKnownPath == files.scratch.path("archive/photos/2025/a.jpg"))
     #expect(records["a"]?.bookmark == results["a"]?.refreshed)
@@ -55,7 +56,8 @@ struct StoreRecordTests {
     #expect(resolved.record.refreshedAt != nil)
     #expect(resolved.record.bookmark != added.bookmark)
     // The refreshed bookmark is what the file holds, for every process.
-    let reread = BookmarkStore<String, NoMetadata>(file: files.storePath, followsOtherProcesses: false)
+    let reread = BookmarkStore<String, NoMetadata>(
+      file: files.storePath, service: BookmarkService(escrow: nil), followsOtherProcesses: false)
     let records = try await reread.load()
     #expect(records.first?.bookmark == resolved.record.bookmark)
     #expect(records.first?.lastKnownPath == moved)
@@ -191,7 +193,7 @@ struct StoreRecordTests {
     _ = try await store.forget("f1")
     #expect(try files.fingerprint() == fingerprint)
     // And the store file checks ok.
-    let check = DocumentChecker().check(files.storePath)
+    let check = DocumentChecker(escrow: nil).check(files.storePath)
     #expect(check.verdict == .ok)
   }
 
@@ -224,7 +226,9 @@ struct StoreRecordTests {
       try core.commit(outcome)
     }
     #expect(
-      try BookmarkStore<String, NoMetadata>(file: files.storePath, followsOtherProcesses: false).core.load()
+      try BookmarkStore<String, NoMetadata>(
+        file: files.storePath, service: BookmarkService(escrow: nil), followsOtherProcesses: false
+      ).core.load()
         .isEmpty)
   }
 }

@@ -37,7 +37,7 @@ struct StoreRecoveryTests {
     #expect(
       String(decoding: try Data(contentsOf: files.scratch.path("state/\(quarantine[0])").url), as: UTF8.self)
         == "{\"format\": \"docbm-st")
-    #expect(DocumentChecker().check(files.storePath).verdict == .ok)
+    #expect(DocumentChecker(escrow: nil).check(files.storePath).verdict == .ok)
     // The restored records still resolve.
     #expect(try await reader.resolve("b").path == files.scratch.path("b.txt"))
   }

@@ -62,7 +62,8 @@ struct MadeUpMountEventTests {
   func unmountAndMount() async throws {
     let files = try StoreScratch()
     let store = BookmarkStore<String, NoMetadata>(
-      file: files.storePath, followsOtherProcesses: false, followsMounts: false)
+      file: files.storePath, service: BookmarkService(escrow: nil), followsOtherProcesses: false,
+      followsMounts: false)
     let cat = try files.scratch.file("Photos/cat.png")
     try await store.add(target: cat, key: "cat")
     let disk = try #require(MountInfo.holding(cat))

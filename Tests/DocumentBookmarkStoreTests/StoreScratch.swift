@@ -26,7 +26,8 @@ struct StoreScratch {
   func store(
     _ policy: StorePolicy = StorePolicy(), follows: Bool = false
   ) -> BookmarkStore<String, NoMetadata> {
-    BookmarkStore(file: storePath, policy: policy, followsOtherProcesses: follows)
+    BookmarkStore(
+      file: storePath, policy: policy, service: BookmarkService(escrow: nil), followsOtherProcesses: follows)
   }
 
   /// The store file's bytes.
@@ -38,7 +39,7 @@ struct StoreScratch {
   /// The store as JSON (what `docbm store export` prints), parsed.
   func exported() throws -> [String: Any] {
     let bytes = try StoreCore<String, NoMetadata>(
-      file: storePath, policy: StorePolicy(), service: BookmarkService()
+      file: storePath, policy: StorePolicy(), service: BookmarkService(escrow: nil)
     ).exportJSON()
     return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
   }
@@ -76,7 +77,7 @@ struct StoreScratch {
 
   /// The store file's key fingerprint.
   func fingerprint() throws -> KeyFingerprint? {
-    try BookmarkService().documents(anchoredOn: storePath).keyFingerprint()
+    try BookmarkService(escrow: nil).documents(anchoredOn: storePath).keyFingerprint()
   }
 }
 

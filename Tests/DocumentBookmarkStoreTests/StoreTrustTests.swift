@@ -51,8 +51,10 @@ struct StoreTrustTests {
     try files.scratch.symlink("../dotfiles/middle.json", at: link)
     try files.scratch.symlink(real.description, at: files.scratch.path("dotfiles/middle.json"))
 
-    let throughLink = BookmarkStore<String, NoMetadata>(file: link, followsOtherProcesses: false)
-    let direct = BookmarkStore<String, NoMetadata>(file: real, followsOtherProcesses: false)
+    let throughLink = BookmarkStore<String, NoMetadata>(
+      file: link, service: BookmarkService(escrow: nil), followsOtherProcesses: false)
+    let direct = BookmarkStore<String, NoMetadata>(
+      file: real, service: BookmarkService(escrow: nil), followsOtherProcesses: false)
     #expect(throughLink.path == direct.path)
     #expect(throughLink.path == real)
     try await throughLink.add(target: try files.scratch.file("a.txt"), key: "a")
@@ -62,8 +64,10 @@ struct StoreTrustTests {
     try await direct.add(target: try files.scratch.file("d.txt"), key: "d")
 
     for store in [
-      BookmarkStore<String, NoMetadata>(file: link, followsOtherProcesses: false),
-      BookmarkStore<String, NoMetadata>(file: real, followsOtherProcesses: false),
+      BookmarkStore<String, NoMetadata>(
+        file: link, service: BookmarkService(escrow: nil), followsOtherProcesses: false),
+      BookmarkStore<String, NoMetadata>(
+        file: real, service: BookmarkService(escrow: nil), followsOtherProcesses: false),
     ] {
       #expect(try await store.load().map(\.key).sorted() == ["a", "b", "c", "d"])
     }

@@ -13,7 +13,7 @@ struct KeepsDocumentKeysTests {
   func safeSavesPass() throws {
     let scratch = try #require(KeepsDocumentKeysTests.lasting)
     let path = try scratch.file("doc.json", "{}")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try document.makeBookmark(to: try scratch.file("image.png"))
     try document.replaceDocument(with: Data("{\"saved\": true}".utf8))
   }
@@ -23,12 +23,12 @@ struct KeepsDocumentKeysTests {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "{}")
     try await expectDocumentKeysKept {
-      let document = BookmarkService().documents(anchoredOn: path)
+      let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
       _ = try document.makeBookmark(to: try scratch.file("image.png"))
       try document.replaceDocument(with: Data("{\"saved\": true}".utf8))
       try Data("in place".utf8).write(to: path.url)
     }
-    #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() != nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint() != nil)
   }
 
   @Test("a save that drops the key during the test is reported when the test ends")
@@ -38,9 +38,9 @@ struct KeepsDocumentKeysTests {
     let other = try scratch.file("untouched.json", "{}")
     try await withKnownIssue {
       try await expectDocumentKeysKept {
-        let document = BookmarkService().documents(anchoredOn: path)
+        let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
         _ = try document.makeBookmark(to: try scratch.file("image.png"))
-        _ = try BookmarkService().documents(anchoredOn: other).makeBookmark(to: path)
+        _ = try BookmarkService(escrow: nil).documents(anchoredOn: other).makeBookmark(to: path)
         try Data("{}".utf8).write(to: path.url, options: .atomic)
       }
     } matching: { issue in
@@ -53,10 +53,11 @@ struct KeepsDocumentKeysTests {
   func resolvedDocumentsAreChecked() async throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "{}")
-    let bookmark = try BookmarkService().documents(anchoredOn: path).makeBookmark(to: try scratch.file("a"))
+    let bookmark = try BookmarkService(escrow: nil).documents(anchoredOn: path).makeBookmark(
+      to: try scratch.file("a"))
     await withKnownIssue {
       try await expectDocumentKeysKept {
-        _ = try BookmarkService().documents(anchoredOn: path).resolve(bookmark)
+        _ = try BookmarkService(escrow: nil).documents(anchoredOn: path).resolve(bookmark)
         try "{}".write(to: path.url, atomically: true, encoding: .utf8)
       }
     }
@@ -74,7 +75,7 @@ struct KeepsDocumentKeysTests {
       let image = try scratch.file("image.png")
       try await withKnownIssue("round \(round)") {
         try await expectDocumentKeysKept {
-          let document = BookmarkService().documents(anchoredOn: path)
+          let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
           _ = try document.makeBookmark(to: image)
           defer { try? FileManager.default.removeItem(atPath: path.description) }
           switch save {
@@ -98,7 +99,7 @@ struct KeepsDocumentKeysTests {
       let scratch = try Scratch()
       let path = try scratch.file("doc.json", "{}")
       try await expectDocumentKeysKept {
-        let document = BookmarkService().documents(anchoredOn: path)
+        let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
         _ = try document.makeBookmark(to: try scratch.file("image.png"))
         defer { try? FileManager.default.removeItem(atPath: path.description) }
         try document.replaceDocument(with: Data("{\"saved\": true}".utf8))

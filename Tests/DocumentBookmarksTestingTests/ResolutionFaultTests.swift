@@ -25,7 +25,7 @@ private struct Board {
 
   init() throws {
     scratch = try Scratch()
-    document = BookmarkService().documents(anchoredOn: try scratch.file("board.json", "{}"))
+    document = BookmarkService(escrow: nil).documents(anchoredOn: try scratch.file("board.json", "{}"))
     picture = try scratch.file("images/cat.png")
     notes = try scratch.file("notes.txt")
     pictureBookmark = try document.makeBookmark(to: picture)

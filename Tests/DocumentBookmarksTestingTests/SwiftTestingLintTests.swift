@@ -12,7 +12,7 @@ struct SwiftTestingLintTests {
   @Test("a safe save passes and returns its report")
   func passes() throws {
     let report = expectSafeSave { url in
-      try BookmarkService().documents(anchoredOn: url).replaceDocument(with: new)
+      try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(with: new)
     }
     #expect(report?.isSafe == true)
   }
@@ -44,7 +44,7 @@ struct SwiftTestingLintTests {
       }
     }
     let report = await expectSafeSave { url async throws in
-      try BookmarkService().documents(anchoredOn: url).replaceDocument(with: new)
+      try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(with: new)
     }
     #expect(report?.isSafe == true)
   }
@@ -79,7 +79,7 @@ struct FaultInjectionTests {
   func nextSaveFails() throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try document.makeBookmark(to: try scratch.file("t"))
     for (fault, code, step) in [
       (SaveFault.diskFull(), DocbmError.Code.noSpace, SaveStep.write),
@@ -101,7 +101,7 @@ struct FaultInjectionTests {
   func crashBeforeRename() throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     let leftovers = {
       try FileManager.default.contentsOfDirectory(atPath: scratch.root.description)
         .filter { $0.contains(".docbm-save-") }
@@ -128,7 +128,7 @@ struct ProcessWideFaultTests {
   func processWide(runner: String) async throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try document.makeBookmark(to: try scratch.file("t"))
     let elsewhere: @Sendable () async -> DocbmError.Code? = {
       await withCheckedContinuation { (continuation: CheckedContinuation<DocbmError.Code?, Never>) in
@@ -173,8 +173,8 @@ struct ProcessWideFaultTests {
       let sibling = try scratch.folder("first-sibling")
       try withProcessWideSaveFault(.ioError(), in: sibling) {}
       try withProcessWideSaveFault(.ioError(at: .write), in: second) {
-        let one = BookmarkService().documents(anchoredOn: try scratch.file("first/doc", "old"))
-        let two = BookmarkService().documents(anchoredOn: try scratch.file("second/doc", "old"))
+        let one = BookmarkService(escrow: nil).documents(anchoredOn: try scratch.file("first/doc", "old"))
+        let two = BookmarkService(escrow: nil).documents(anchoredOn: try scratch.file("second/doc", "old"))
         #expect(failure { try one.replaceDocument(with: Data("new".utf8)) }?.code == .noSpace)
         #expect(failure { try two.replaceDocument(with: Data("new".utf8)) }?.code == .ioError)
       }
@@ -185,7 +185,7 @@ struct ProcessWideFaultTests {
   func asyncScope() async throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     await withSaveFault(.diskFull()) {
       await Task.yield()
       #expect(throws: DocbmError.self) { try document.replaceDocument(with: Data("new".utf8)) }
@@ -196,7 +196,7 @@ struct ProcessWideFaultTests {
   func asyncAPI() async throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     let failed = await withSaveFault(.diskFull()) { () async -> DocbmError.Code? in
       do {
         try await document.async.replaceDocument(with: Data("new".utf8))
@@ -247,7 +247,7 @@ struct LintLocationTests {
   }
 
   private func replaceWithDocbm(_ url: URL) throws {
-    let document = BookmarkService().documents(anchoredOn: FilePath(url.path))
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: FilePath(url.path))
     try document.replaceDocument(with: Data("{\"new\": true}".utf8))
   }
 }

@@ -43,7 +43,7 @@ final class XCTestLintTests: XCTestCase {
   func testSafeSavePasses() {
     capturing = true
     let report = XCTAssertSafeSave { url in
-      try BookmarkService().documents(anchoredOn: url).replaceDocument(with: Data("{}".utf8))
+      try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(with: Data("{}".utf8))
     }
     capturing = false
     XCTAssertTrue(captured.isEmpty, "\(captured)")

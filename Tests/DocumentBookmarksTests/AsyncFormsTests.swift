@@ -12,16 +12,16 @@ struct AsyncFormsTests {
   @Test("createDocument: the first save creates the document with the key its bookmarks name")
   func createDocument() async throws {
     let scratch = try Scratch()
-    let draft = BookmarkService().newDocument(at: scratch.path("board.json"))
+    let draft = BookmarkService(escrow: nil).newDocument(at: scratch.path("board.json"))
     let cat = try draft.makeBookmark(to: try scratch.file("cat.png"))
     let document = try await draft.async.createDocument(with: Data("{}".utf8))
     #expect(try document.resolve(cat).path == scratch.path("cat.png"))
     // The writer form, and its refusal of a path where something is now.
-    let second = BookmarkService().newDocument(at: scratch.path("notes.txt"))
+    let second = BookmarkService(escrow: nil).newDocument(at: scratch.path("notes.txt"))
     try await second.async.createDocument { url in try Data("notes".utf8).write(to: url) }
-    let created = BookmarkService().documents(anchoredOn: scratch.path("notes.txt"))
+    let created = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("notes.txt"))
     #expect(try created.keyFingerprint() == second.keyFingerprint)
-    let again = BookmarkService().newDocument(at: scratch.path("notes.txt"))
+    let again = BookmarkService(escrow: nil).newDocument(at: scratch.path("notes.txt"))
     await #expect(throws: DocbmError.self) { try await again.async.createDocument(with: Data("x".utf8)) }
     #expect(try String(contentsOf: scratch.path("notes.txt").url, encoding: .utf8) == "notes")
   }
@@ -29,7 +29,7 @@ struct AsyncFormsTests {
   @Test("a task cancelled before the first save starts creates nothing")
   func cancelledCreate() async throws {
     let scratch = try Scratch()
-    let draft = BookmarkService().newDocument(at: scratch.path("board.json"))
+    let draft = BookmarkService(escrow: nil).newDocument(at: scratch.path("board.json"))
     let task = Task {
       withUnsafeCurrentTask { $0?.cancel() }
       return try await draft.async.createDocument(with: Data("{}".utf8))
@@ -41,7 +41,8 @@ struct AsyncFormsTests {
   @Test("saveCopy: data, writer, and Save As with re-anchored bookmarks")
   func saveCopy() async throws {
     let scratch = try Scratch()
-    let document = BookmarkService().documents(anchoredOn: try scratch.file("project/board.json", "{}"))
+    let document = BookmarkService(escrow: nil).documents(
+      anchoredOn: try scratch.file("project/board.json", "{}"))
     let cat = try document.makeBookmark(to: try scratch.file("project/cat.png"))
     let copy = try await document.async.saveCopy(to: scratch.path("project/copy.json"), data: Data("{}".utf8))
     #expect(try copy.resolve(cat).path == scratch.path("project/cat.png"))

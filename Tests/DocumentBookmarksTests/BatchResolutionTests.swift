@@ -16,7 +16,7 @@ struct BatchResolutionTests {
     // Two folders deep, so that the search area (two folders above the targets' folder)
     // stays inside the scratch folder.
     documentPath = try scratch.file("a/b/project/board.json", "{}")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
   }
 
   @Test("a board of unmoved, renamed, moved, deleted, tampered and foreign bookmarks: each as alone")
@@ -49,7 +49,8 @@ struct BatchResolutionTests {
     tampered[tampered.count / 2] ^= 1
     bookmarks.append(try Bookmark(bytes: tampered))
     expected.append("tampered")
-    let other = BookmarkService().documents(anchoredOn: try scratch.file("a/b/project/other.json", "{}"))
+    let other = BookmarkService(escrow: nil).documents(
+      anchoredOn: try scratch.file("a/b/project/other.json", "{}"))
     bookmarks.append(try other.makeBookmark(to: scratch.path("a/b/project/images/still0")))
     expected.append("keyMismatch")
 
@@ -102,7 +103,7 @@ struct BatchResolutionTests {
     for index in 0..<50 { _ = try scratch.file("a/b/project/images/filler\(index).png") }
     try scratch.remove(target)
     let tight = BookmarkService(
-      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby)
+      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby), escrow: nil
     )
     .documents(anchoredOn: documentPath)
     for result in tight.resolve([bookmark]) {
@@ -110,12 +111,12 @@ struct BatchResolutionTests {
       #expect(result.failure?.code == .notFoundNearby)
       #expect(result.failure?.message.contains("in the 10 folder entries the nearby search read") == true)
     }
-    let nearby = BookmarkService(searchBudget: .nearby).documents(anchoredOn: documentPath)
+    let nearby = BookmarkService(searchBudget: .nearby, escrow: nil).documents(anchoredOn: documentPath)
     let near = #expect(throws: DocbmError.self) { try nearby.resolve(bookmark) }
     #expect(near?.code == .notFoundNearby)
     #expect(near?.message.contains("in the folders near its old place") == true)
     // No time at all for the walk: it stops before its first folder.
-    let hurried = BookmarkService(searchBudget: SearchBudget(filesystemTimeLimit: .zero))
+    let hurried = BookmarkService(searchBudget: SearchBudget(filesystemTimeLimit: .zero), escrow: nil)
       .documents(anchoredOn: documentPath)
     let cut = #expect(throws: DocbmError.self) { try hurried.resolve(bookmark) }
     #expect(cut?.code == .notFoundNearby)

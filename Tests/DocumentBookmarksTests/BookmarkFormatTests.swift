@@ -17,7 +17,7 @@ struct BookmarkFormatTests {
       scratch = try Scratch()
       let documentPath = try scratch.file("project/board.json", "{}")
       target = try scratch.file("project/images/cat.png", "PNG")
-      document = BookmarkService().documents(anchoredOn: documentPath)
+      document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
       bookmark = try document.makeBookmark(to: target)
     }
   }
@@ -135,7 +135,7 @@ struct BookmarkFormatTests {
   func otherDocument() throws {
     let fixture = try Fixture()
     let otherPath = try fixture.scratch.file("other.json")
-    let other = BookmarkService().documents(anchoredOn: otherPath)
+    let other = BookmarkService(escrow: nil).documents(anchoredOn: otherPath)
     _ = try other.makeBookmark(to: fixture.target)
     let error = #expect(throws: DocbmError.self) { try other.resolve(fixture.bookmark) }
     #expect(error?.code == .keyMismatch)
@@ -145,7 +145,7 @@ struct BookmarkFormatTests {
   @Test("a document without a key gives keyMissing")
   func keyMissing() throws {
     let fixture = try Fixture()
-    let bare = BookmarkService().documents(anchoredOn: try fixture.scratch.file("bare.json"))
+    let bare = BookmarkService(escrow: nil).documents(anchoredOn: try fixture.scratch.file("bare.json"))
     let error = #expect(throws: DocbmError.self) { try bare.resolve(fixture.bookmark) }
     #expect(error?.code == .keyMissing)
   }

@@ -17,7 +17,7 @@ struct BookmarkScannerTests {
     init(count: Int = 9) throws {
       scratch = try Scratch()
       let documentPath = try scratch.file("project/board.json", "{}")
-      document = BookmarkService().documents(anchoredOn: documentPath)
+      document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
       for _ in 0..<count { try makeBookmark() }
     }
 

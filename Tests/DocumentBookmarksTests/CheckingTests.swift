@@ -82,7 +82,7 @@ struct CheckingTests {
     var verdicts: [CheckVerdict] = []
     for path in [healthy, replaced, mixed, lost, empty] {
       let withEscrow = check(path)
-      let without = DocumentChecker().check(path)
+      let without = DocumentChecker(escrow: nil).check(path)
       verdicts.append(withEscrow.verdict)
       if DocumentChecker.verdictDependsOnEscrow(without) {
         #expect([lost, empty].contains(path), "\(path): \(without.message)")
@@ -93,7 +93,7 @@ struct CheckingTests {
     }
     #expect(verdicts == [.ok, .keyMismatch, .mixed, .keyLost, .keyLost], "\(verdicts)")
     // Without the escrow, the empty document that lost its key has nothing to say so.
-    #expect(DocumentChecker().check(empty).verdict == .noBookmarks)
+    #expect(DocumentChecker(escrow: nil).check(empty).verdict == .noBookmarks)
   }
 
   @Test(
@@ -153,7 +153,7 @@ struct CheckingTests {
     }
     #expect(repair.action == .restored, "\(repair.message)")
     #expect(repair.after?.verdict == .ok)
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     for bookmark in bookmarks {
       #expect(throws: Never.self) { try document.resolve(bookmark) }
     }
@@ -174,7 +174,7 @@ struct CheckingTests {
     #expect(quoted.message.contains("made on another document (\(path))"), "\(quoted.message)")
     #expect(quoted.bookmarks.first?.recordedDocument == path)
     #expect(repairer.repair(history).action == .nothingToDo)
-    #expect(try BookmarkService().documents(anchoredOn: history).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: history).keyFingerprint() == nil)
     // A store's journal quotes its store's bookmarks, wherever they lead.
     let store = try scratch.file("project/recents.json", "{}")
     let storeBookmark = try service.documents(anchoredOn: store).makeBookmark(
@@ -206,7 +206,7 @@ struct CheckingTests {
     let repair = DocumentRepairer(escrow: escrow).repair(other)
     #expect(repair.action == .refused)
     #expect(
-      try BookmarkService().documents(anchoredOn: other).keyFingerprint()
+      try BookmarkService(escrow: nil).documents(anchoredOn: other).keyFingerprint()
         != result.bookmarks.first?.fingerprint)
   }
 
@@ -246,9 +246,9 @@ struct CheckingTests {
     #expect(check(path).verdict == .noBookmarks)
     let repair = DocumentRepairer(escrow: escrow).repair(path)
     #expect(repair.action == .nothingToDo)
-    #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint() == nil)
     // Bookmarks naming a key the escrow does not have: refused.
-    let foreign = BookmarkService()  // no escrow
+    let foreign = BookmarkService(escrow: nil)  // no escrow
     let lonely = try scratch.file("project/lonely.json", "{}")
     let bookmark = try foreign.documents(anchoredOn: lonely).makeBookmark(to: path)
     try scratch.replaceAtomically(lonely, with: bookmark.text)
@@ -270,12 +270,12 @@ struct CheckingTests {
     let repair = DocumentRepairer(escrow: escrow).repair(victim)
     #expect(repair.action == .refused)
     #expect(repair.message.contains("not verify"))
-    #expect(try BookmarkService().documents(anchoredOn: victim).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: victim).keyFingerprint() == nil)
     // Under another name it only quotes a bookmark of that document: no key either.
     let quoting = try scratch.file("elsewhere/forged.json", try Bookmark(bytes: forged).text)
     #expect(check(quoting).verdict == .quotesBookmarks)
     #expect(DocumentRepairer(escrow: escrow).repair(quoting).action == .nothingToDo)
-    #expect(try BookmarkService().documents(anchoredOn: quoting).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: quoting).keyFingerprint() == nil)
   }
 
   @Test("a tree check's hints come from its own reading of each document, and agree with repair's")
@@ -326,7 +326,7 @@ struct CheckingTests {
       #expect(check.sighting == nil)
       if check.document == path { #expect(prospect?.refusal == .notEscrowed) }
     }
-    #expect(try BookmarkService().documents(anchoredOn: path).keyFingerprint() == nil)
+    #expect(try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint() == nil)
   }
 
   @Test(

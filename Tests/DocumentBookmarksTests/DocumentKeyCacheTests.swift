@@ -128,7 +128,8 @@ struct DocumentKeyCacheTests {
   func scheduleAgreesWithKey() throws {
     let scratch = try Scratch()
     let path = try scratch.file("doc.json", "{}")
-    let bookmark = try BookmarkService().documents(anchoredOn: path).makeBookmark(to: try scratch.file("t"))
+    let bookmark = try BookmarkService(escrow: nil).documents(anchoredOn: path).makeBookmark(
+      to: try scratch.file("t"))
     let key = try #require(try KeyAttribute.read(atPath: path).key(of: path))
     let entry = DocumentKeyCache.Entry(key)
     let other = DocumentKeyCache.Entry(DocumentKey.random())

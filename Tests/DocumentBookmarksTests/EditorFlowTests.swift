@@ -30,7 +30,7 @@ struct EditorFlowTests {
     let cat = try scratch.file("project/cat.png")
     let folder = try scratch.folder("project/sources")
     let path = scratch.path("project/board.json")
-    let draft = BookmarkService().newDocument(at: path)
+    let draft = BookmarkService(escrow: nil).newDocument(at: path)
     let bookmarks = [try draft.makeBookmark(to: cat), try draft.makeBookmark(to: folder)]
     #expect(!FileManager.default.fileExists(atPath: path.description))
     #expect(bookmarks.allSatisfy { $0.keyFingerprint == draft.keyFingerprint })
@@ -49,7 +49,7 @@ struct EditorFlowTests {
   @Test("a new document's writer can write the file itself")
   func newDocumentWriter() throws {
     let cat = try scratch.file("cat.png")
-    let draft = BookmarkService().newDocument(at: scratch.path("board.txt"))
+    let draft = BookmarkService(escrow: nil).newDocument(at: scratch.path("board.txt"))
     let bookmark = try draft.makeBookmark(to: cat)
     let document = try draft.createDocument { url in try Data(bookmark.text.utf8).write(to: url) }
     #expect(try contents(scratch.path("board.txt")) == bookmark.text)
@@ -60,14 +60,14 @@ struct EditorFlowTests {
   func documentCreatedMeanwhile() throws {
     let cat = try scratch.file("cat.png")
     let path = scratch.path("board.json")
-    let draft = BookmarkService().newDocument(at: path)
+    let draft = BookmarkService(escrow: nil).newDocument(at: path)
     let bookmark = try draft.makeBookmark(to: cat)
     var otherFingerprint: KeyFingerprint?
     do {
       try draft.createDocument { url in
         // Someone else saves a document at the path, and anchors a bookmark on it.
         try scratch.write("theirs", to: path)
-        otherFingerprint = try BookmarkService().documents(anchoredOn: path).makeBookmark(to: cat)
+        otherFingerprint = try BookmarkService(escrow: nil).documents(anchoredOn: path).makeBookmark(to: cat)
           .keyFingerprint
         try Data("mine".utf8).write(to: url)
       }
@@ -78,7 +78,7 @@ struct EditorFlowTests {
       #expect(error.recommendation == .saveElsewhere)
     }
     #expect(try contents(path) == "theirs")
-    let theirs = BookmarkService().documents(anchoredOn: path)
+    let theirs = BookmarkService(escrow: nil).documents(anchoredOn: path)
     #expect(try theirs.keyFingerprint() == otherFingerprint)
     #expect(otherFingerprint != draft.keyFingerprint)
     #expect(throws: DocbmError.self) { try theirs.resolve(bookmark) }
@@ -88,7 +88,7 @@ struct EditorFlowTests {
   @Test("a first save refuses a file, or a dangling symbolic link, already at the path")
   func documentThereBefore() throws {
     let path = try scratch.file("board.json", "theirs")
-    let draft = BookmarkService().newDocument(at: path)
+    let draft = BookmarkService(escrow: nil).newDocument(at: path)
     var wrote = false
     #expect(throws: DocbmError.self) {
       try draft.createDocument { url in
@@ -103,7 +103,7 @@ struct EditorFlowTests {
     let link = scratch.path("link.json")
     #expect(symlink(scratch.path("nowhere.json").description, link.description) == 0)
     do {
-      try BookmarkService().newDocument(at: link).createDocument(with: Data("mine".utf8))
+      try BookmarkService(escrow: nil).newDocument(at: link).createDocument(with: Data("mine".utf8))
       Issue.record("saved through a symbolic link")
     } catch {
       #expect(error.code == .documentExists)
@@ -128,7 +128,7 @@ struct EditorFlowTests {
   @Test("a new document never shows its key")
   func newDocumentHidesKey() throws {
     let path = scratch.path("board.json")
-    let draft = BookmarkService().newDocument(at: path)
+    let draft = BookmarkService(escrow: nil).newDocument(at: path)
     try draft.createDocument(with: Data("x".utf8))
     let key = try #require(try KeyAttribute.read(atPath: path).key(of: path))
     #expect(key.fingerprint == draft.keyFingerprint)
@@ -150,7 +150,7 @@ struct EditorFlowTests {
     let gone = try scratch.file("project/gone.png")
     let documentPath = try scratch.file("project/board.json", "board")
     _ = try scratch.folder("archive/2024")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let originals = try [cat, dog, gone].map { try document.makeBookmark(to: $0) }
     unlink(gone.description)
 
@@ -191,7 +191,7 @@ struct EditorFlowTests {
   @Test("DocbmError.code(...) matches in catch clauses, typed or inside closures")
   func codePatterns() throws {
     let cat = try scratch.file("cat.png")
-    let document = BookmarkService().documents(anchoredOn: try scratch.file("board.json"))
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: try scratch.file("board.json"))
     let bookmark = try document.makeBookmark(to: cat)
     unlink(cat.description)
 
@@ -230,20 +230,20 @@ struct EditorFlowTests {
   func asyncCalls() async throws {
     let cat = try scratch.file("cat.png")
     let path = try scratch.file("board.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     let bookmark = try await document.async.makeBookmark(to: cat)
     try await document.async.replaceDocument(with: Data(bookmark.text.utf8))
     #expect(try contents(path) == bookmark.text)
     let resolution = try await document.async.resolve(bookmark)
     #expect(resolution.path == cat && !resolution.isStale)
-    let check = try await DocumentChecker().async.check(path)
+    let check = try await DocumentChecker(escrow: nil).async.check(path)
     #expect(check.verdict == .ok)
   }
 
   @Test("async work runs on docbm's own threads, not the cooperative pool's")
   func asyncThreads() async throws {
     let path = try scratch.file("board.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     #expect(!DocbmThreads.isCurrent)
     let seen = Mutex<(name: String?, marked: Bool)?>(nil)
     try await document.async.replaceDocument { url in
@@ -266,7 +266,7 @@ struct EditorFlowTests {
   func cancelledSave() async throws {
     let cat = try scratch.file("project/cat.png")
     let path = try scratch.file("project/board.json", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     let bookmark = try document.makeBookmark(to: cat)
     let writing = Atomic<Bool>(false)
     let proceed = Atomic<Bool>(false)
@@ -291,7 +291,7 @@ struct EditorFlowTests {
   func cancelledBeforeStart() async throws {
     let path = try scratch.file("board.json", "old")
     let cat = try scratch.file("cat.png")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     let wrote = Atomic<Bool>(false)
     let task = Task {
       withUnsafeCurrentTask { $0?.cancel() }

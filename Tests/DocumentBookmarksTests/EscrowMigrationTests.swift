@@ -69,7 +69,7 @@ struct EscrowMigrationTests {
     for text in board.split(separator: "\"").filter({ $0.hasPrefix("docbmRec") }) {
       let bookmark = try Bookmark(text: String(text))
       #expect(throws: Never.self) {
-        try BookmarkService().documents(anchoredOn: project("board.json")).resolve(bookmark)
+        try BookmarkService(escrow: nil).documents(anchoredOn: project("board.json")).resolve(bookmark)
       }
     }
   }

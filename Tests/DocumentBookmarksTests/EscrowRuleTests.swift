@@ -17,6 +17,13 @@ struct EscrowRuleTests {
     (scratch, escrow, service) = try EscrowScratch.make()
   }
 
+  @Test("a service escrows new keys in the user's escrow unless the app passes nil, as C and Python do")
+  func userEscrowByDefault() {
+    #expect(BookmarkService().escrow == KeyEscrow.default)
+    #expect(BookmarkService(searchBudget: .nearby).escrow == KeyEscrow.default)
+    #expect(BookmarkService(escrow: nil).escrow == nil)
+  }
+
   /// A folder anyone may change (mode 0777, not sticky), as a group project folder can be.
   private func sharedFolder(_ name: String) throws -> FilePath {
     let folder = try scratch.folder(name)
@@ -43,7 +50,7 @@ struct EscrowRuleTests {
   }
 
   private func key(of path: FilePath) throws -> KeyFingerprint? {
-    try BookmarkService().documents(anchoredOn: path).keyFingerprint()
+    try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()
   }
 
   /// The attacker's move: the document goes away, `other` takes its path.

@@ -27,7 +27,7 @@ struct EscrowTrustTests {
   }
 
   private func key(of path: FilePath) throws -> KeyFingerprint? {
-    try BookmarkService().documents(anchoredOn: path).keyFingerprint()
+    try BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()
   }
 
   @Test(
@@ -66,7 +66,9 @@ struct EscrowTrustTests {
       let allowed = DocumentRepairer(escrow: escrow, policy: .init(allowsUnrecordedDocuments: true)).repair(
         copy)
       #expect(allowed.action == .restored, "\(allowed.message)")
-      #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: copy).resolve(bookmark) }
+      #expect(throws: Never.self) {
+        try BookmarkService(escrow: nil).documents(anchoredOn: copy).resolve(bookmark)
+      }
     }
   }
 
@@ -91,7 +93,9 @@ struct EscrowTrustTests {
       let repair = DocumentRepairer(escrow: escrow).repair(moved)
       if checksAfterMoving {
         #expect(repair.action == .restored, "\(repair.message)")
-        #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: moved).resolve(bookmark) }
+        #expect(throws: Never.self) {
+          try BookmarkService(escrow: nil).documents(anchoredOn: moved).resolve(bookmark)
+        }
       } else {
         #expect(repair.refusal == .notRecorded, "\(repair.message)")
       }
@@ -143,7 +147,9 @@ struct EscrowTrustTests {
     #expect(try key(of: path) == nil)
     let second = try service.documents(anchoredOn: path).makeBookmark(to: try scratch.file("a/two.png"))
     #expect(second.keyFingerprint == first.keyFingerprint)
-    #expect(throws: Never.self) { try BookmarkService().documents(anchoredOn: path).resolve(first) }
+    #expect(throws: Never.self) {
+      try BookmarkService(escrow: nil).documents(anchoredOn: path).resolve(first)
+    }
     // A document the escrow never saw gets a key of its own.
     let fresh = try scratch.file("a/fresh.json", "{}")
     let own = try service.documents(anchoredOn: fresh).makeBookmark(to: try scratch.file("a/one.png"))

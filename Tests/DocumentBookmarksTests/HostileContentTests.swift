@@ -37,7 +37,7 @@ struct HostileContentTests {
     // Besides the records, only the headers in the last 10 240 bytes (cut short there).
     #expect(statistics.candidatesExamined <= statistics.bookmarksFound + BookmarkRecord.maximumLength / 40)
 
-    let check = DocumentChecker().check(path)
+    let check = DocumentChecker(escrow: nil).check(path)
     #expect(check.verdict == .keyLost, "\(check.message)")
     #expect(check.bookmarks.count == statistics.bookmarksFound)
   }
@@ -86,14 +86,14 @@ struct HostileContentTests {
       statistics.completion == .stoppedAtBookmarkLimit(offset: UInt64(limit * BookmarkRecord.minimumLength)))
     #expect(try BookmarkScanner().scan(fileAt: path) { _ in } == statistics.completion)
 
-    let check = DocumentChecker().check(path)
+    let check = DocumentChecker(escrow: nil).check(path)
     #expect(check.verdict == .incomplete)
     #expect(check.verdict.isProblem)
     #expect(check.bookmarks.count == limit)
     #expect(check.message.contains("more than \(limit) bookmarks"), "\(check.message)")
     // Exactly at the limit, the document is checked whole.
     let atLimit = try write(Crafted.minimumRecords(count: limit), named: "limit.bin")
-    #expect(DocumentChecker().check(atLimit).verdict == .keyLost)
+    #expect(DocumentChecker(escrow: nil).check(atLimit).verdict == .keyLost)
   }
 
   @Test("more candidates than a check examines: the scan stops, the verdict is incomplete")
@@ -105,17 +105,17 @@ struct HostileContentTests {
     try BookmarkScanner().scan(fileAt: path, statistics: &statistics) { _ in }
     #expect(statistics.candidatesExamined == limit)
     #expect(statistics.completion == .stoppedAtCandidateLimit(offset: UInt64(9 * limit)))
-    let check = DocumentChecker().check(path)
+    let check = DocumentChecker(escrow: nil).check(path)
     #expect(check.verdict == .incomplete)
     #expect(check.message.contains("places that look like bookmarks"), "\(check.message)")
     // One fewer is checked whole.
     let fewer = try write(Array(String(repeating: "docbmRec ", count: limit).utf8), named: "fewer.txt")
-    #expect(DocumentChecker().check(fewer).verdict == .noBookmarks)
+    #expect(DocumentChecker(escrow: nil).check(fewer).verdict == .noBookmarks)
   }
 
   @Test("a document with 3 000 real bookmarks, and one with one bookmark 5 000 times, check ok")
   func manyRealBookmarks() throws {
-    let service = BookmarkService()
+    let service = BookmarkService(escrow: nil)
     let documentPath = try scratch.file("board.json", "{}")
     let document = service.documents(anchoredOn: documentPath)
     var texts: [String] = []
@@ -123,7 +123,7 @@ struct HostileContentTests {
       texts.append(try document.makeBookmark(to: try scratch.file("images/\(index).png", "PNG")).text)
     }
     try document.replaceDocument(with: JSONEncoder().encode(texts))
-    let check = DocumentChecker().check(documentPath)
+    let check = DocumentChecker(escrow: nil).check(documentPath)
     #expect(check.verdict == .ok, "\(check.message)")
     #expect(check.bookmarks.count == 3000)
     #expect(check.bookmarks.allSatisfy { $0.verifies && $0.resolves })
@@ -140,12 +140,12 @@ struct HostileContentTests {
     #expect(collector.memoHits == 4999)
     #expect(collector.evidence.allSatisfy { $0.verifies && $0.resolves })
     #expect(collector.evidenceBytes < 5000 * EvidenceCollector.evidenceOverhead + 4096)
-    #expect(DocumentChecker().check(documentPath).verdict == .ok)
+    #expect(DocumentChecker(escrow: nil).check(documentPath).verdict == .ok)
   }
 
   @Test("records that share a tag but differ are each judged, never mistaken for one another")
   func sharedTags() throws {
-    let service = BookmarkService()
+    let service = BookmarkService(escrow: nil)
     let documentPath = try scratch.file("tags.json", "{}")
     let document = service.documents(anchoredOn: documentPath)
     let genuine = try document.makeBookmark(to: try scratch.file("images/cat.png", "PNG"))

@@ -39,7 +39,7 @@ struct KeyRaceTests {
       let document = service.documents(anchoredOn: path)
       let made = Mutex<Result<Bookmark, DocbmError>?>(nil)
       race(
-        { _ = try? BookmarkService().documents(anchoredOn: path).replaceDocument(with: contents) },
+        { _ = try? BookmarkService(escrow: nil).documents(anchoredOn: path).replaceDocument(with: contents) },
         { made.withLock { $0 = Result { () throws(DocbmError) in try document.makeBookmark(to: target) } } })
       let bookmark = try #require(made.withLock { $0 }).get()
       do {

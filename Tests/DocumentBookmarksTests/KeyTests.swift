@@ -12,7 +12,7 @@ struct KeyTests {
     let scratch = try Scratch()
     let documentPath = try scratch.file("doc.json", "{}")
     let target = try scratch.file("a.txt")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     #expect(try document.keyFingerprint() == nil)
     #expect(
       try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)) == nil)
@@ -29,7 +29,7 @@ struct KeyTests {
   func valueLayout() throws {
     let scratch = try Scratch()
     let documentPath = try scratch.file("doc")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try scratch.file("t"))
     let value = try #require(
       try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)))
@@ -44,7 +44,7 @@ struct KeyTests {
   func noKeyOnFailure() throws {
     let scratch = try Scratch()
     let documentPath = try scratch.file("doc")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let error = #expect(throws: DocbmError.self) {
       try document.makeBookmark(to: scratch.path("nope"))
     }
@@ -58,7 +58,7 @@ struct KeyTests {
     let documentPath = try scratch.file("doc")
     let junk = Array("not a docbm key".utf8)
     try ExtendedAttributes.set(KeyAttribute.name, to: junk, on: .path(documentPath, followSymlinks: false))
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let error = #expect(throws: DocbmError.self) { try document.makeBookmark(to: scratch.file("t")) }
     #expect(error?.code == .keyMalformed)
     #expect(
@@ -83,7 +83,7 @@ struct KeyTests {
     let scratch = try Scratch()
     let package = try scratch.folder("Project.pkg")
     let target = try scratch.file("Project.pkg/assets/a.png")
-    let document = BookmarkService().documents(anchoredOn: package)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: package)
     let bookmark = try document.makeBookmark(to: target)
     #expect(try document.keyFingerprint() == bookmark.keyFingerprint)
     #expect(try document.resolve(bookmark).path == target)
@@ -93,7 +93,7 @@ struct KeyTests {
   func keyNeverShown() throws {
     let scratch = try Scratch()
     let documentPath = try scratch.file("doc")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let bookmark = try document.makeBookmark(to: try scratch.file("t"))
     let value = try #require(
       try ExtendedAttributes.value(KeyAttribute.name, of: .path(documentPath, followSymlinks: false)))
@@ -101,7 +101,7 @@ struct KeyTests {
     let keyHex = key.map { String($0, radix: 16) }.joined()
     let other = try scratch.file("other")
     let mismatch = #expect(throws: DocbmError.self) {
-      try BookmarkService().documents(anchoredOn: other).resolve(bookmark)
+      try BookmarkService(escrow: nil).documents(anchoredOn: other).resolve(bookmark)
     }
     let texts = [
       String(describing: DocumentKey(bytes: key)!), String(describing: mismatch as Any),
@@ -120,7 +120,7 @@ struct KeyTests {
     for round in 0..<10 {
       let documentPath = try scratch.file("doc\(round)")
       let target = try scratch.file("target\(round)")
-      let document = BookmarkService().documents(anchoredOn: documentPath)
+      let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
       let bookmarks = try await withThrowingTaskGroup(of: Bookmark.self) { group in
         for _ in 0..<8 {
           group.addTask { try document.makeBookmark(to: target) }
@@ -147,7 +147,7 @@ struct KeyTests {
       return
     }
     defer { run("/usr/bin/chattr", ["-i", documentPath.description]) }
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let error = #expect(throws: DocbmError.self) { try document.makeBookmark(to: scratch.file("t")) }
     #expect(error?.code == .immutable)
     #expect(error?.path == documentPath)

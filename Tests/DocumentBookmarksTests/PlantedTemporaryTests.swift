@@ -16,7 +16,7 @@ struct PlantedTemporaryTests {
   init() throws {
     scratch = try Scratch()
     documentPath = try scratch.file("shared/board.json", "{}")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try scratch.file("shared/cat.png"))
   }
 

@@ -13,7 +13,7 @@ struct PortalTests {
   /// The host's view: `home/board.json` (a file export), `home/images/cat.png` its target,
   /// `home/project/{board.json,images/cat.png}` (a folder export).
   let home: FilePath
-  let service = BookmarkService()
+  let service = BookmarkService(escrow: nil)
 
   init() throws {
     scratch = try Scratch()
@@ -164,7 +164,7 @@ struct PortalTests {
     let resolution = try through.resolve(bookmark)
     #expect(!resolution.isStale)
     #expect(resolution.portalDocument?.kind == .folder)
-    let check = DocumentChecker().check(exported.appending("board.json"))
+    let check = DocumentChecker(escrow: nil).check(exported.appending("board.json"))
     #expect(check.verdict == .ok, "\(check)")
     #expect(check.bookmarks.map(\.resolves) == [true])
   }

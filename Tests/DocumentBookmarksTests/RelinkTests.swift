@@ -14,7 +14,7 @@ struct RelinkTests {
   init() throws {
     scratch = try Scratch.enclosed()
     documentPath = try scratch.file("project/board.json", "{}")
-    document = BookmarkService(searchBudget: .nearby).documents(anchoredOn: documentPath)
+    document = BookmarkService(searchBudget: .nearby, escrow: nil).documents(anchoredOn: documentPath)
   }
 
   @Test("on the same filesystem the very file is relinked; a copy or another file at its place is not")

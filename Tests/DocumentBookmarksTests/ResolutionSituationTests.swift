@@ -18,7 +18,7 @@ struct ResolutionSituationTests {
   }
 
   private func anchored(_ relative: String) -> AnchoredDocument {
-    BookmarkService().documents(anchoredOn: scratch.path(relative))
+    BookmarkService(escrow: nil).documents(anchoredOn: scratch.path(relative))
   }
 
   @Test("the document moved alone next to an unrelated file of the target's name: the original wins")

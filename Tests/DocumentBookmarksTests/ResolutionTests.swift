@@ -15,7 +15,7 @@ struct ResolutionTests {
     // The search area of the tests' targets stays inside the test's own folders.
     scratch = try Scratch.enclosed()
     documentPath = try scratch.file("project/board.json", "{}")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
   }
 
   @Test("an unmoved target resolves exactly, with no refreshed bookmark")
@@ -89,7 +89,8 @@ struct ResolutionTests {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     try scratch.move(scratch.path("project"), scratch.path("elsewhere/project-2026"))
-    let moved = BookmarkService().documents(anchoredOn: scratch.path("elsewhere/project-2026/board.json"))
+    let moved = BookmarkService(escrow: nil).documents(
+      anchoredOn: scratch.path("elsewhere/project-2026/board.json"))
     let resolution = try moved.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("elsewhere/project-2026/images/cat.png"))
     #expect(resolution.staleReasons == [.documentMoved])
@@ -102,7 +103,7 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     let copy = run("/bin/cp", ["-a", scratch.path("project").description, scratch.path("copy").description])
     try #require(copy.status == 0, "cp -a failed: \(copy.error)")
-    let copied = BookmarkService().documents(anchoredOn: scratch.path("copy/board.json"))
+    let copied = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("copy/board.json"))
     let resolution = try copied.resolveAgreeing(bookmark)
     #expect(resolution.path == scratch.path("copy/images/cat.png"))
     #expect(resolution.staleReasons == [.documentMoved])
@@ -147,7 +148,7 @@ struct ResolutionTests {
     // A folder copied with a new modification time (a file manager's copy), same entries.
     #expect(run("/usr/bin/touch", [copy.appending("albums/summer").description]).status == 0)
 
-    let copied = BookmarkService().documents(anchoredOn: copy.appending("board.json"))
+    let copied = BookmarkService(escrow: nil).documents(anchoredOn: copy.appending("board.json"))
     let file = try copied.resolveAgreeing(toFile)
     #expect(file.path == copiedTarget, "\(file.staleReasons) \(file.candidates)")
     #expect(file.staleReasons == [.documentMoved])
@@ -165,7 +166,7 @@ struct ResolutionTests {
     let bookmark = try document.makeBookmark(to: target)
     let newPath = scratch.path("desktop/board.json")
     try scratch.move(documentPath, newPath)
-    let resolution = try BookmarkService().documents(anchoredOn: newPath).resolveAgreeing(bookmark)
+    let resolution = try BookmarkService(escrow: nil).documents(anchoredOn: newPath).resolveAgreeing(bookmark)
     #expect(resolution.path == target)
     #expect(resolution.staleReasons == [.relativePathChanged])
   }
@@ -244,7 +245,8 @@ struct ResolutionTests {
       scratch.path("outside/deep/er/hidden").description, at: scratch.path("project/images/link"))
     let error = #expect(throws: DocbmError.self) {
       try BookmarkService(
-        searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0, reach: .nearby)
+        searchBudget: SearchBudget(maximumEntries: 10_000, maximumDepth: 6, ascent: 0, reach: .nearby),
+        escrow: nil
       )
       .documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
@@ -259,13 +261,13 @@ struct ResolutionTests {
     for index in 0..<50 { try scratch.file("project/images/filler\(index).png") }
     try scratch.move(target, scratch.path("project/images/zz/cat.png"))
     let tight = BookmarkService(
-      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby))
+      searchBudget: SearchBudget(maximumEntries: 10, maximumDepth: 4, ascent: 2, reach: .nearby), escrow: nil)
     let error = #expect(throws: DocbmError.self) {
       try tight.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
     #expect(error?.code == .notFoundNearby)
     #expect(error?.message.contains("in the 10 folder entries the nearby search read") == true)
-    let none = BookmarkService(searchBudget: .none)
+    let none = BookmarkService(searchBudget: .none, escrow: nil)
     #expect(throws: DocbmError.self) {
       try none.documents(anchoredOn: documentPath).resolveAgreeing(bookmark)
     }
@@ -310,7 +312,7 @@ struct ResolutionTests {
   func documentThroughSymlink() throws {
     let link = scratch.path("board-link.json")
     try scratch.symlink(documentPath.description, at: link)
-    let viaLink = BookmarkService().documents(anchoredOn: link)
+    let viaLink = BookmarkService(escrow: nil).documents(anchoredOn: link)
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try viaLink.makeBookmark(to: target)
     #expect(try document.keyFingerprint() == bookmark.keyFingerprint)

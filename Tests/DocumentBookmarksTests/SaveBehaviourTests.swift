@@ -33,7 +33,7 @@ struct SaveBehaviourTests {
   func observe(_ method: String, _ save: (URL, Data) throws -> Void) throws -> Observation {
     let scratch = try Scratch()
     let path = try scratch.file("doc.txt", "old")
-    let document = BookmarkService().documents(anchoredOn: path)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try document.makeBookmark(to: try scratch.file("target"))
     let key = try document.keyFingerprint()
     try ExtendedAttributes.set("user.other", to: [1, 2, 3], on: .path(path, followSymlinks: false))
@@ -116,7 +116,7 @@ struct SaveBehaviourTests {
   @Test("replaceDocument keeps the key, the attributes and the mode, with a new inode")
   func replaceDocument() throws {
     let seen = try observe("replaceDocument") { url, data in
-      try BookmarkService().documents(anchoredOn: url).replaceDocument(with: data)
+      try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(with: data)
     }
     #expect(seen.documentExists && seen.contentsAreNew)
     #expect(seen.keyKept && seen.otherAttributeKept)

@@ -97,7 +97,7 @@ struct SaveProbeTests {
   func safeSaves() throws {
     for options in [linked, ScratchDocument.Options(hardLink: true, throughSymbolicLink: true)] {
       let report = try SaveProbe.lint(options: options) { url in
-        try BookmarkService().documents(anchoredOn: url).replaceDocument(with: new)
+        try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(with: new)
       }
       #expect(report.isSafe, "\(report.summary)")
       #expect(report.contentsChanged)
@@ -105,7 +105,7 @@ struct SaveProbeTests {
       #expect(try kinds(options) { url in try new.write(to: url) }.isEmpty)
     }
     let split = try kinds(linked) { url in
-      try BookmarkService().documents(anchoredOn: url).replaceDocument(
+      try BookmarkService(escrow: nil).documents(anchoredOn: url).replaceDocument(
         with: new, options: ReplaceOptions(hardLinks: .split))
     }
     #expect(split == [.hardLinkSplit])

@@ -16,7 +16,7 @@ struct SaveRefusalTests {
   init() throws {
     scratch = try Scratch()
     documentPath = try scratch.file("project/board.json", "old contents")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try scratch.file("project/cat.png"))
   }
 
@@ -141,7 +141,7 @@ struct SaveRefusalTests {
     let name: [UInt8] = Array("r".utf8) + [0xE9] + Array("sum".utf8) + [0xE9] + Array(".txt".utf8)
     let path = folder.appending(name)
     _ = try scratch.file(bytes: path, "first")
-    let latin = BookmarkService().documents(anchoredOn: path)
+    let latin = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try latin.makeBookmark(to: try scratch.file("project/dog.png"))
     var ran = false
     do {
@@ -172,7 +172,7 @@ struct SaveRefusalTests {
   func folderDocumentWithData() throws {
     let package = try scratch.folder("Project.pkg")
     try scratch.file("Project.pkg/inside.txt", "inside")
-    let folderDocument = BookmarkService().documents(anchoredOn: package)
+    let folderDocument = BookmarkService(escrow: nil).documents(anchoredOn: package)
     _ = try folderDocument.makeBookmark(to: scratch.path("Project.pkg/inside.txt"))
     let error = #expect(throws: DocbmError.self) { try folderDocument.replaceDocument(with: Data("x".utf8)) }
     #expect(error?.code == .unsupportedFileType, "\(String(describing: error))")
@@ -216,7 +216,7 @@ struct SaveRefusalTests {
   @Test("a path over PATH_MAX is pathTooLong when saving, resolving and inspecting, not notFound")
   func pathTooLong() throws {
     let deep = try deepDocument()
-    let anchored = BookmarkService().documents(anchoredOn: deep)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: deep)
     let saveError = #expect(throws: DocbmError.self) { try anchored.replaceDocument(with: Data("x".utf8)) }
     #expect(saveError?.code == .pathTooLong, "\(String(describing: saveError))")
     #expect(saveError?.message.contains("too long") == true)
@@ -230,7 +230,7 @@ struct SaveRefusalTests {
     #expect(inspectError?.code == .pathTooLong)
 
     // A single name over NAME_MAX is told apart.
-    let longName = BookmarkService().documents(
+    let longName = BookmarkService(escrow: nil).documents(
       anchoredOn: scratch.path("project/" + String(repeating: "n", count: 300)))
     let nameError = #expect(throws: DocbmError.self) { try longName.replaceDocument(with: Data("x".utf8)) }
     #expect(nameError?.code == .pathTooLong)
@@ -242,7 +242,7 @@ struct SaveRefusalTests {
   @Test("save errors recommend what to do about the save, resolve errors about the bookmark")
   func saveRecommendations() throws {
     // A missing folder: choose where to save, not pick the file again.
-    let nowhere = BookmarkService().documents(anchoredOn: scratch.path("gone/board.json"))
+    let nowhere = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("gone/board.json"))
     let missing = #expect(throws: DocbmError.self) { try nowhere.replaceDocument(with: Data("x".utf8)) }
     #expect(missing?.code == .notFound)
     #expect(missing?.recommendation == .saveElsewhere)
@@ -273,7 +273,7 @@ struct SaveRefusalTests {
 
     // Resolving keeps the resolve-side recommendations.
     let bookmark = try document.makeBookmark(to: scratch.path("project/cat.png"))
-    let gone = BookmarkService().documents(anchoredOn: scratch.path("gone/board.json"))
+    let gone = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("gone/board.json"))
     let notFound = #expect(throws: DocbmError.self) { try gone.resolve(bookmark) }
     #expect(notFound?.code == .notFound)
     #expect(notFound?.recommendation == .pickAgain)

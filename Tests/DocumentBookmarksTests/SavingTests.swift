@@ -16,7 +16,7 @@ struct SavingTests {
   init() throws {
     scratch = try Scratch()
     documentPath = try scratch.file("project/board.json", "old contents")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     bookmark = try document.makeBookmark(to: try scratch.file("project/cat.png"))
     try ExtendedAttributes.set(
       "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
@@ -67,7 +67,7 @@ struct SavingTests {
 
   @Test("a first save gets the usual mode, not the private mode it was written with")
   func firstSaveMode() throws {
-    let fresh = BookmarkService().documents(anchoredOn: scratch.path("project/fresh.txt"))
+    let fresh = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("project/fresh.txt"))
     try fresh.replaceDocument(with: Data("x".utf8))
     let mode = try FileStatus.of(scratch.path("project/fresh.txt"), followSymlinks: false).permissions
     #expect(mode == 0o666 & ~FileModeCreationMask.current)
@@ -143,7 +143,7 @@ struct SavingTests {
 
   @Test("a document that does not exist yet is created")
   func firstSave() throws {
-    let fresh = BookmarkService().documents(anchoredOn: scratch.path("project/new.json"))
+    let fresh = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("project/new.json"))
     try fresh.replaceDocument(with: Data("{}".utf8))
     #expect(try contents(scratch.path("project/new.json")) == "{}")
     #expect(try fresh.keyFingerprint() == nil)
@@ -153,7 +153,7 @@ struct SavingTests {
   func symlinkedDocument() throws {
     let link = scratch.path("link.json")
     try scratch.symlink("project/board.json", at: link)
-    let viaLink = BookmarkService().documents(anchoredOn: link)
+    let viaLink = BookmarkService(escrow: nil).documents(anchoredOn: link)
     try viaLink.replaceDocument(with: Data("through the link".utf8))
     #expect(try FileStatus.of(link, followSymlinks: false).kind == .symbolicLink)
     #expect(try contents(documentPath) == "through the link")
@@ -177,7 +177,7 @@ struct SavingTests {
   func folderDocument() throws {
     let package = try scratch.folder("Project.pkg")
     try scratch.file("Project.pkg/old.txt")
-    let folderDocument = BookmarkService().documents(anchoredOn: package)
+    let folderDocument = BookmarkService(escrow: nil).documents(anchoredOn: package)
     let inside = try folderDocument.makeBookmark(to: try scratch.file("Project.pkg/assets/a.png"))
     try folderDocument.replaceDocument { url in
       try FileManager.default.createDirectory(
@@ -264,7 +264,7 @@ struct SavingTests {
       close(fd)
     }
     let path = try scratch.file("big/board.json", "old")
-    let big = BookmarkService().documents(anchoredOn: path)
+    let big = BookmarkService(escrow: nil).documents(anchoredOn: path)
     _ = try big.makeBookmark(to: try scratch.file("big/target"))
     let counter = DirectoryStream.ReadCounter()
     try DirectoryStream.$readCounter.withValue(counter) {

@@ -58,7 +58,7 @@ struct TextFormAgreementTests {
         // Checked as a document, it is no bookmark at all (before, it was ok).
         let path = try fixture.scratch.file(
           "mutated-\(remainder)-\(alphabet).json", "[\"\(String(decoding: text, as: UTF8.self))\"]")
-        #expect(DocumentChecker().check(path).bookmarks.isEmpty)
+        #expect(DocumentChecker(escrow: nil).check(path).bookmarks.isEmpty)
       }
     }
   }

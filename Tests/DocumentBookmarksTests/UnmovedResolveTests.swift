@@ -16,7 +16,7 @@ struct UnmovedResolveTests {
   init() throws {
     scratch = try Scratch()
     documentPath = try scratch.file("project/board.json", "{}")
-    document = BookmarkService().documents(anchoredOn: documentPath)
+    document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
   }
 
   /// The full resolve, without the unmoved one in front of it.
@@ -45,7 +45,7 @@ struct UnmovedResolveTests {
   func otherSpelling() throws {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
-    let spelled = BookmarkService().documents(
+    let spelled = BookmarkService(escrow: nil).documents(
       anchoredOn: FilePath(scratch.path("project").description + "/./images/..//board.json"))
     #expect(UnmovedResolver.locate(bookmark, on: spelled)?.path == target)
   }
@@ -75,7 +75,7 @@ struct UnmovedResolveTests {
     let target = try scratch.file("project/images/cat.png")
     let bookmark = try document.makeBookmark(to: target)
     try scratch.move(scratch.path("project"), scratch.path("moved"))
-    let moved = BookmarkService().documents(anchoredOn: scratch.path("moved/board.json"))
+    let moved = BookmarkService(escrow: nil).documents(anchoredOn: scratch.path("moved/board.json"))
     #expect(UnmovedResolver.locate(bookmark, on: moved) == nil)
     let resolution = try moved.resolve(bookmark)
     #expect(resolution.path == scratch.path("moved/images/cat.png"))
@@ -100,7 +100,8 @@ struct UnmovedResolveTests {
     #expect(UnmovedResolver.locate(tampered, on: document) == nil)
     #expect((#expect(throws: DocbmError.self) { try document.resolve(tampered) })?.code == .tampered)
 
-    let other = BookmarkService().documents(anchoredOn: try scratch.file("project/other.json", "{}"))
+    let other = BookmarkService(escrow: nil).documents(
+      anchoredOn: try scratch.file("project/other.json", "{}"))
     _ = try other.makeBookmark(to: target)
     #expect(UnmovedResolver.locate(bookmark, on: other) == nil)
     #expect((#expect(throws: DocbmError.self) { try other.resolve(bookmark) })?.code == .keyMismatch)

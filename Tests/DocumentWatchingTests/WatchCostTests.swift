@@ -51,7 +51,8 @@ struct WatchCostTests {
   func boundedWatches() throws {
     let setting = try WatchScratch()
     for index in 0..<8 { try setting.scratch.folder("docs/f\(index)") }
-    let watcher = try DocumentWatcher(watching: [setting.folder], options: WatchOptions(maximumFolders: 3))
+    let watcher = try DocumentWatcher(
+      watching: [setting.folder], options: WatchOptions(escrow: nil, maximumFolders: 3))
     #expect(watcher.summary.folders == 3)
     #expect(watcher.summary.foldersNotWatched == 6)
     let recorder = WatchRecorder(watcher)

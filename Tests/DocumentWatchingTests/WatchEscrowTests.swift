@@ -11,10 +11,16 @@ import Testing
 @Suite("Watching documents: which file is a key's document")
 struct WatchEscrowTests {
   private func watcher(
-    _ setting: WatchScratch, repairs: Bool, settleTime: Duration = WatchOptions().settleTime
+    _ setting: WatchScratch, repairs: Bool, settleTime: Duration = WatchOptions(escrow: nil).settleTime
   ) throws -> WatchRecorder {
     let options = WatchOptions(escrow: setting.escrow, repairs: repairs, settleTime: settleTime)
     return WatchRecorder(try DocumentWatcher(watching: [setting.folder], options: options))
+  }
+
+  @Test("a watcher records in the user's escrow unless the app passes nil")
+  func userEscrowByDefault() {
+    #expect(WatchOptions().escrow == KeyEscrow.default)
+    #expect(WatchOptions(escrow: nil).escrow == nil)
   }
 
   /// A document of mode 0600 at `name` in the watched folder holding one bookmark (or none).

@@ -9,7 +9,7 @@ import Testing
 struct WatchEventTests {
   /// A watched scratch folder with one document in it, and the recorder, started.
   private func watched(
-    _ name: String = "board.json", userFolder: Bool = false, options: WatchOptions = WatchOptions()
+    _ name: String = "board.json", userFolder: Bool = false, options: WatchOptions = WatchOptions(escrow: nil)
   ) throws -> (WatchScratch, FilePath, KeyFingerprint, WatchRecorder) {
     let setting = try WatchScratch(userFolder: userFolder)
     let document = try setting.document(name)

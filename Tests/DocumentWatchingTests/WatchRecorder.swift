@@ -94,7 +94,7 @@ struct WatchScratch {
 
   /// The fingerprint of the key the file at `path` carries.
   func key(_ path: FilePath) -> KeyFingerprint? {
-    (try? BookmarkService().documents(anchoredOn: path).keyFingerprint()) ?? nil
+    (try? BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()) ?? nil
   }
 }
 

@@ -53,6 +53,9 @@ _INVALID_ARGUMENT = 1000
 _ALLOW_SPLIT_HARD_LINKS = 1
 _ALLOW_OWNER_CHANGE = 2
 _ALLOW_READ_ONLY = 4
+# docbm_escrow_use: whether a document's new keys are escrowed.
+_USER_ESCROW = 0
+_NO_ESCROW = 1
 
 
 def version() -> str:
@@ -220,8 +223,10 @@ class Document:
 
     Opening reads nothing; the key is made by the first :meth:`make_bookmark`. New keys
     are escrowed in the user's escrow (``$DOCBM_ESCROW_DIR``, else
-    ``$XDG_STATE_HOME/docbm``, else ``~/.local/state/docbm``), as the ``docbm`` command
-    does. A document may be used from several threads; close it (or use ``with``) when done.
+    ``$XDG_STATE_HOME/docbm``, else ``~/.local/state/docbm``), as the ``docbm`` command,
+    Swift and C do by default, so that :func:`repair` can put a lost key back;
+    ``escrow=False`` keeps none (a scratch document, or an app that keeps its keys itself).
+    A document may be used from several threads; close it (or use ``with``) when done.
 
     ``search`` says how far its resolutions look for a target that left its recorded
     paths: ``"filesystem"`` (the default: near its old place, then every folder the user
@@ -238,6 +243,7 @@ class Document:
         path: PathLike,
         search: Literal["nearby", "filesystem"] = "filesystem",
         search_time: Optional[float] = 10.0,
+        escrow: bool = True,
     ) -> None:
         self._handle: Optional[int] = None
         # Calls in flight on the handle (run without the GIL): close() waits for them.
@@ -250,7 +256,8 @@ class Document:
         limit = -1.0 if search_time is None else float(search_time)
         if search_time is not None and not limit >= 0:
             raise ValueError(f"search_time must be a number of seconds at least 0, or None, not {search_time!r}")
-        self._handle = _call(lib.docbm_document_open_searching, _path(path), reaches[search], limit)
+        use = _USER_ESCROW if escrow else _NO_ESCROW
+        self._handle = _call(lib.docbm_document_open_with, _path(path), reaches[search], limit, use)
 
     def close(self) -> None:
         """Releases the document once the calls other threads are making on it have

@@ -128,6 +128,19 @@ def test_a_plain_atomic_save_loses_the_key_and_repair_puts_it_back(notes: Path, 
         assert docbm.repair(notes).action == "nothingToDo"
 
 
+def test_only_a_document_opened_without_the_escrow_cannot_be_repaired(notes: Path, picture: Path, folder: Path) -> None:
+    """New keys go to the user's escrow unless the app opts out, as in Swift and C."""
+    scratch = folder / "scratch.txt"
+    scratch.write_bytes(b"scratch\n")
+    for path, escrow, action in ((notes, True, "restored"), (scratch, False, "refused")):
+        with docbm.Document(path, escrow=escrow) as document:
+            bookmark = document.make_bookmark(picture)
+        plain_atomic_save(path, f"edited elsewhere\n{bookmark}\n".encode())
+        report = docbm.repair(path)
+        assert report.action == action, report.message
+    assert docbm.repair(scratch).refusal == "notEscrowed"
+
+
 def test_a_document_holding_another_documents_bookmark_gets_its_own_key_back(
     notes: Path, picture: Path, folder: Path
 ) -> None:
@@ -418,17 +431,20 @@ def test_the_header_names_match_swift() -> None:
         "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
         "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
     }
-    # A set of flags, not names: each value is the package's own constant.
-    allowances = {
-        "DOCBM_ALLOW_SPLIT_HARD_LINKS": docbm._ALLOW_SPLIT_HARD_LINKS,
-        "DOCBM_ALLOW_OWNER_CHANGE": docbm._ALLOW_OWNER_CHANGE,
-        "DOCBM_ALLOW_READ_ONLY": docbm._ALLOW_READ_ONLY,
+    # Values without names: each is the package's own constant.
+    constants = {
+        "docbm_allowance": {
+            "DOCBM_ALLOW_SPLIT_HARD_LINKS": docbm._ALLOW_SPLIT_HARD_LINKS,
+            "DOCBM_ALLOW_OWNER_CHANGE": docbm._ALLOW_OWNER_CHANGE,
+            "DOCBM_ALLOW_READ_ONLY": docbm._ALLOW_READ_ONLY,
+        },
+        "docbm_escrow_use": {"DOCBM_USER_ESCROW": docbm._USER_ESCROW, "DOCBM_NO_ESCROW": docbm._NO_ESCROW},
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
-        if body == "docbm_allowance":
+        if body in constants:
             found = {constant: eval(value) for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name)}
-            assert found == allowances
+            assert found == constants[body]
             continue
         prefix, function = prefixes[body]
         for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name):

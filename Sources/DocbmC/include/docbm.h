@@ -184,7 +184,8 @@ typedef struct docbm_document docbm_document;
  * working folder of this moment). Nothing is read or written yet: the key is made by the
  * first docbm_make_bookmark(). New keys are escrowed in the user's escrow
  * ($DOCBM_ESCROW_DIR, else $XDG_STATE_HOME/docbm, else ~/.local/state/docbm), as the
- * `docbm` command does, so that docbm_repair() can restore a lost one.
+ * `docbm` command, Swift and Python do by default, so that docbm_repair() can restore a
+ * lost one; docbm_document_open_with() opens one without.
  *
  * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path.
  */
@@ -216,6 +217,26 @@ const char *docbm_search_reach_name(docbm_search_reach reach);
  */
 docbm_document *docbm_document_open_searching(
   const char *path, docbm_search_reach reach, double time_limit_seconds, docbm_error **error);
+
+/** Whether a document's new keys are kept in an escrow. */
+typedef enum docbm_escrow_use {
+  /** The user's escrow, as docbm_document_open() and every docbm interface use by default. */
+  DOCBM_USER_ESCROW = 0,
+  /** None: a key the document loses cannot be put back by docbm_repair(). For a scratch
+      document, or an app that keeps its keys itself. */
+  DOCBM_NO_ESCROW = 1
+} docbm_escrow_use;
+
+/**
+ * docbm_document_open_searching(), with `escrow` saying whether new keys are escrowed
+ * (DOCBM_USER_ESCROW, what the other open calls do) or not (DOCBM_NO_ESCROW).
+ *
+ * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path, or a reach or escrow use not
+ * listed above.
+ */
+docbm_document *docbm_document_open_with(
+  const char *path, docbm_search_reach reach, double time_limit_seconds, docbm_escrow_use escrow,
+  docbm_error **error);
 
 /** Releases a document. NULL is allowed. */
 void docbm_document_close(docbm_document *document);

@@ -30,7 +30,7 @@ struct BookmarkCommand {
   }
 
   func run(_ console: Console) throws -> Int32 {
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: document)
     // A document the escrow records, which lost its key, gets that key back, never a new one.
     try anchored.restoreEscrowedKey(.default)
     var escrowed = Set<KeyFingerprint>()

@@ -40,7 +40,8 @@ struct ResolveCommand {
 
   func run(_ console: Console) throws -> Int32 {
     if bookmark == [UInt8(ascii: "-")] { return try runLines(console) }
-    let anchored = BookmarkService(searchBudget: search).documents(anchoredOn: document)
+    // The command records the document in the escrow itself, once per key, below.
+    let anchored = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document)
     do {
       let bookmark = try Bookmark.operand(self.bookmark, console: console)
       let resolution =
@@ -121,8 +122,9 @@ struct ResolveCommand {
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
     let bookmarks = parsed.compactMap { try? $0.get() }
-    var resolved = BookmarkService(searchBudget: search).documents(anchoredOn: document).resolve(bookmarks)[
-      ...]
+    var resolved = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document).resolve(
+      bookmarks)[
+        ...]
     let results = parsed.map { bookmark in
       bookmark.flatMap { _ in resolved.popFirst()! }
     }

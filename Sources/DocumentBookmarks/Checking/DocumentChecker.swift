@@ -23,9 +23,11 @@ public struct DocumentChecker: Sendable {
   /// a checker whose every document check is a call of its own.
   private let filesystem: FilesystemSearch?
 
-  /// Makes a checker; with an escrow, its database is opened now (and a 0.1.0 escrow
-  /// imported first), and each document's records are read when it is checked.
-  public init(escrow: KeyEscrow? = nil, searchBudget: SearchBudget = .standard) {
+  /// Makes a checker with the user's escrow unless given another, or `nil` for none (a
+  /// document that lost its key is then told only by its own bookmarks). With an escrow,
+  /// its database is opened now (and a 0.1.0 escrow imported first), and each document's
+  /// records are read when it is checked.
+  public init(escrow: KeyEscrow? = .default, searchBudget: SearchBudget = .standard) {
     self.init(escrow: escrow, searchBudget: searchBudget, index: EscrowIndex(escrow))
   }
 

@@ -111,11 +111,12 @@ public struct DocumentRepairer: Sendable {
   /// The checker whose verdicts repair acts on, holding the escrow's database open.
   package let checker: DocumentChecker
 
-  /// Makes a repairer; the escrow's database is opened now and serves every check and
-  /// repair this repairer makes (keys and records another process escrows meanwhile are
-  /// read from it; an escrow that had no database yet stays without one for this repairer:
-  /// make a new one to see it).
-  public init(escrow: KeyEscrow, searchBudget: SearchBudget = .standard, policy: Policy = Policy()) {
+  /// Makes a repairer with the user's escrow unless given another; the escrow's database
+  /// is opened now and serves every check and repair this repairer makes (keys and records
+  /// another process escrows meanwhile are read from it; an escrow that had no database
+  /// yet stays without one for this repairer: make a new one to see it).
+  public init(escrow: KeyEscrow = .default, searchBudget: SearchBudget = .standard, policy: Policy = Policy())
+  {
     self.escrow = escrow
     self.policy = policy
     self.checker = DocumentChecker(escrow: escrow, searchBudget: searchBudget)

@@ -129,7 +129,7 @@ public enum SaveProbe {
           ? "the document kept its inode (written in place)" : "the document has a new inode")
     }
 
-    let anchored = BookmarkService().documents(anchoredOn: scratch.savePath)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: scratch.savePath)
     switch Result(catching: { () throws(DocbmError) in try anchored.keyFingerprint() }) {
     case .success(nil):
       report.findings.append(

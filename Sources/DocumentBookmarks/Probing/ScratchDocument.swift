@@ -89,7 +89,7 @@ public struct ScratchDocument: Sendable {
     let sibling = folder.appending("sibling.txt")
     try write(Array("the file the bookmark points at\n".utf8), to: sibling)
     try write(Array("{}\n".utf8), to: document)
-    let anchored = BookmarkService().documents(anchoredOn: document)
+    let anchored = BookmarkService(escrow: nil).documents(anchoredOn: document)
     let bookmark = try anchored.makeBookmark(to: sibling)
     let contents = Array("{\"sibling\": \"\(bookmark.text)\"}\n".utf8)
     try write(contents, to: document)

@@ -41,7 +41,7 @@ struct BtrfsSubvolumeTests {
     let scratch = lab.scratch
     var rows: [(String, String)] = []
     func path(_ relative: String) -> FilePath { FilePath(m.description + "/" + relative) }
-    let service = BookmarkService()
+    let service = BookmarkService(escrow: nil)
 
     // A document in the top-level subvolume, its target in the subvolume `work`.
     try lab.sh("btrfs -q subvolume create '\(path("work"))'")

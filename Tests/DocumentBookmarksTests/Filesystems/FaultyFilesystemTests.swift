@@ -99,7 +99,7 @@ struct FaultyFilesystemTests {
     let faulty = try mountFaulty(in: lab)
     var rows: [(String, String)] = []
     let documentPath = try lab.scratch.file(bytes: faulty.path("board.doc"), "original")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try lab.scratch.file(bytes: faulty.path("cat.png"), "cat"))
     try ExtendedAttributes.set(
       "user.color", to: Array("blue".utf8), on: .path(documentPath, followSymlinks: false))
@@ -248,7 +248,7 @@ struct FaultyFilesystemTests {
     let faulty = try mountFaulty(in: lab)
     var rows: [(String, String)] = []
     let documentPath = try lab.scratch.file(bytes: faulty.path("board.json"), "original")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     _ = try document.makeBookmark(to: try lab.scratch.file(bytes: faulty.path("cat.png"), "cat"))
     let key = try ExtendedAttributes.value(
       KeyAttribute.name, of: .path(documentPath, followSymlinks: false))
@@ -395,7 +395,7 @@ struct FaultyFilesystemTests {
     let faulty = try mountFaulty(in: lab)
     var rows: [(String, String)] = []
     let documentPath = try lab.scratch.file(bytes: faulty.path("board.doc"), "original")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let cat = try lab.scratch.file(bytes: faulty.path("images/cat.png"), "cat")
     let bookmark = try document.makeBookmark(to: cat)
     try lab.scratch.write("board \(bookmark.text)", to: documentPath)
@@ -417,7 +417,7 @@ struct FaultyFilesystemTests {
     try faulty.heal()
     resolve("resolve a moved target, no fault", expecting: moved)
 
-    let checker = DocumentChecker()
+    let checker = DocumentChecker(escrow: nil)
     rows.append(("check, no fault", checker.check(documentPath).verdict.rawValue))
     try faulty.fail("read", "EIO", in: "board.doc")
     rows.append(("check, the document unreadable (read EIO)", checker.check(documentPath).verdict.rawValue))
@@ -452,7 +452,7 @@ struct FaultyFilesystemTests {
     let faulty = try mountFaulty(in: lab)
     var rows: [(String, String)] = []
     let documentPath = try lab.scratch.file("project/board.doc", "original")
-    let document = BookmarkService().documents(anchoredOn: documentPath)
+    let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
     let cat = try lab.scratch.file("project/images/cat.png", "cat")
     let dog = try lab.scratch.file("project/images/dog.png", "dog")
     let fox = try lab.scratch.file(bytes: faulty.path("fox.png"), "fox")

@@ -57,7 +57,7 @@ struct LargeAttributeTests {
       }
       func row(_ operation: String, _ result: String) { rows.append((kind.rawValue, operation, result)) }
       let documentPath = try lab.scratch.file(bytes: FilePath(m.description + "/doc"), "document")
-      let document = BookmarkService().documents(anchoredOn: documentPath)
+      let document = BookmarkService(escrow: nil).documents(anchoredOn: documentPath)
       _ = try document.makeBookmark(to: try lab.scratch.file(bytes: FilePath(m.description + "/target"), "t"))
       let subject = ExtendedAttributes.Subject.path(documentPath, followSymlinks: false)
 

@@ -38,7 +38,7 @@ struct OverlayCopyUpTests {
     let lower = FilePath(layers.description + "/lower")
     try lab.sh("mkdir -p '\(layers)/lower' '\(layers)/upper' '\(layers)/work'")
     // The image: two documents with keys and a colour, a target, a folder document.
-    let service = BookmarkService()
+    let service = BookmarkService(escrow: nil)
     var fingerprints: [String: KeyFingerprint?] = [:]
     for name in ["board.doc", "notes.doc"] {
       let path = try scratch.file(bytes: FilePath(lower.description + "/" + name), "original \(name)")
