@@ -28,6 +28,11 @@ extension CommandName {
           help:
             "List every document; with --recursive only those with a problem are listed unless this is given."
         ),
+        CommandOption(
+          "--explain",
+          help:
+            "Under each document whose key was lost, say why 'docbm repair' would put it back or refuse it, as repair says it (the hint gives only what to do)."
+        ),
         .progress, .noProgress,
       ] + SearchSettings.options + [.json()]
     case .repair:

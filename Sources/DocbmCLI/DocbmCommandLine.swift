@@ -145,7 +145,8 @@ public enum DocbmCommandLine {
     case .check(let settings):
       return try CheckCommand(
         paths: settings.paths.map(path), recursive: settings.recursive, json: settings.json,
-        listAll: settings.listAll, progress: settings.progress, search: settings.search
+        listAll: settings.listAll, progress: settings.progress, search: settings.search,
+        explain: settings.explain
       ).run(console)
     case .repair(let settings):
       return try RepairCommand(

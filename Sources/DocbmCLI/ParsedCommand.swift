@@ -129,7 +129,7 @@ enum ParsedCommand: Equatable {
       return .check(
         CheckSettings(
           paths: operands, recursive: recursive, json: json, listAll: listAll, progress: progress,
-          search: try SearchSettings.budget(scan, command: name)))
+          search: try SearchSettings.budget(scan, command: name), explain: scan.has("--explain")))
     case .repair:
       guard !operands.isEmpty else {
         throw UsageError(message: "Missing expected argument 'DOCUMENT'", command: name)
@@ -206,6 +206,9 @@ struct CheckSettings: Equatable, Sendable {
   var progress = ProgressMode.automatic
   /// `--search`, `--search-time`: how far the targets are looked for.
   var search = SearchBudget.standard
+  /// `--explain`: say under each document whose key was lost why repair decides as the
+  /// hint says.
+  var explain = false
 }
 
 /// `repair`'s operands and options.

@@ -281,6 +281,18 @@ struct CheckEndToEndTests {
     let fifo = scratch.path("project/pipe")
     try #require(fifo.withCString { mkfifo($0, 0o644) } == 0)
     cases.append((.unreadable, fifo))
+    // A copy made without the key beside its bookmark's target, the original still
+    // carrying it (adopt); and the same copy made again after an adopted one was deleted
+    // (the escrow records the adopted key at its path: forget, then adopt).
+    func copyBoard(to folder: String) throws -> FilePath {
+      try scratch.folder(folder)
+      for file in [board, cat] {
+        let copied = run("/bin/cp", [file.description, scratch.path(folder).description])
+        try #require(copied.status == 0, "\(copied.error)")
+      }
+      return scratch.path("\(folder)/board.json")
+    }
+    cases.append((.keyLost, try copyBoard(to: "copies/first")))
 
     let promise = "'docbm repair' can put it back"
     let refuses = "'docbm repair' would refuse it: "
@@ -304,6 +316,25 @@ struct CheckEndToEndTests {
           repaired.output.contains(line[range.upperBound...].prefix { $0 != ";" }),
           "\(line) → \(repaired.output)")
         #expect(keyAfter == keyBefore, "\(path)")
+        if line.contains("'docbm adopt' give") {
+          // The advice, followed: forget the record it names first, when it names one.
+          if line.contains("'docbm escrow forget \(path)'") {
+            #expect(docbm(["escrow", "forget", path.description]).status == 0)
+          }
+          let adopted = docbm(["adopt", "--yes", path.description])
+          #expect(adopted.status == 0, "\(line) → \(adopted.output)\(adopted.error)")
+          #expect(docbm(["check", path.description]).status == 0, "\(path) after adopting")
+          if path == scratch.path("copies/first/board.json") {
+            // Deleted, and copied again: the escrow still records the adopted key there.
+            try FileManager.default.removeItem(atPath: scratch.path("copies/first").description)
+            let again = try copyBoard(to: "copies/first")
+            let hint = docbm(["check", again.description]).output
+            #expect(hint.contains("'docbm escrow forget \(again)'"), "\(hint)")
+            #expect(docbm(["escrow", "forget", again.description]).status == 0)
+            #expect(docbm(["adopt", "--yes", again.description]).status == 0)
+            #expect(docbm(["check", again.description]).status == 0, "\(again) after forget and adopt")
+          }
+        }
       } else {
         // No promise: repair puts no key anywhere, and says so.
         #expect(!line.contains("'docbm "), "\(line)")
@@ -354,6 +385,22 @@ struct CheckEndToEndTests {
       let report = try #require((object["repairs"] as? [[String: Any]])?.first, "\(repaired.output)")
       #expect(report["advice"] as? String == hint, "\(report)")
       #expect((report["message"] as? String)?.hasSuffix("; " + hint) == true, "\(report)")
+      // `check --json` carries the same decision; `--explain` gives repair's reason, and
+      // with the hint it is repair's whole message.
+      let checked = docbm(["check", "--json", scratch.path(path).description], escrow: escrow)
+      let checkObject = try #require(
+        JSONSerialization.jsonObject(with: Data(checked.output.utf8)) as? [String: Any], "\(checked.output)")
+      let prospect = try #require(
+        ((checkObject["documents"] as? [[String: Any]])?.first?["repair"]) as? [String: Any],
+        "\(checked.output)")
+      for field in ["action", "refusal", "remedy", "recordedDocument", "advice", "message"] {
+        #expect(prospect[field] as? String == report[field] as? String, "\(field): \(prospect) vs \(report)")
+      }
+      let explained = docbm(["check", "--explain", scratch.path(path).description], escrow: escrow).output
+      let why = try #require(
+        explained.split(separator: "\n").first { $0.hasPrefix("    why: ") }?.dropFirst("    why: ".count),
+        "\(explained)")
+      #expect(report["message"] as? String == "refused: \(why); \(hint)", "\(why)")
       return (hint, report)
     }
 

@@ -14,6 +14,8 @@ struct CheckCommand {
   var progress = ProgressMode.automatic
   /// How far the bookmarks' targets are looked for (`--search`, `--search-time`).
   var search = SearchBudget.standard
+  /// `--explain`: a line under each document whose key was lost with repair's reason.
+  var explain = false
 
   /// What a walk found: the counts for the summary and the documents with a problem.
   struct Tally {
@@ -39,11 +41,8 @@ struct CheckCommand {
 
   func run(_ console: Console) throws -> Int32 {
     // The hints are decided as repair decides (the same rules, nothing written), beside
-    // each check, from the same reading of the escrow. JSON carries no hints.
-    let tree =
-      json
-      ? TreeChecker(checker: DocumentChecker(escrow: .default, searchBudget: search))
-      : TreeChecker(repairer: DocumentRepairer(escrow: .default, searchBudget: search))
+    // each check, from the same reading of the escrow; JSON carries them as fields.
+    let tree = TreeChecker(repairer: DocumentRepairer(escrow: .default, searchBudget: search))
     let checker = tree.checker
     for problem in checker.escrowProblems {
       console.printError("warning: the escrow cannot be used: \(problem)")
@@ -70,7 +69,7 @@ struct CheckCommand {
         }
         if checker.isUnrecordedMove(check) { moves.append(check) }
         if json {
-          stream.add(check)
+          stream.add(check, prospect: prospect)
         } else if listsEveryDocument || check.verdict.isProblem {
           progressLine.clear()
           // The portal's note is said in full once per export; later lines refer to it.
@@ -79,6 +78,9 @@ struct CheckCommand {
           console.print(
             CheckCommand.line(
               for: check, hint: CheckCommand.hint(from: prospect), paths: console.paths, portalNoted: said))
+          if explain, let reason = CheckCommand.reason(from: prospect) {
+            console.print("    why: " + console.paths.shown(reason))
+          }
           progressLine.flushed()
         }
       })
@@ -226,6 +228,19 @@ struct CheckCommand {
       if reason.hasPrefix("refused: ") { reason = reason.dropFirst("refused: ".count) }
       return "'docbm repair' would refuse it: \(reason)"
     }
+  }
+
+  /// Why repair decides for a document whose key was lost as ``hint(from:)`` says
+  /// (`--explain`): repair's message without the remedy the hint already gives; `nil`
+  /// when there is no hint.
+  static func reason(from prospect: DocumentRepairer.Report?) -> String? {
+    guard let prospect, prospect.action != .nothingToDo else { return nil }
+    var reason = Substring(prospect.message)
+    if reason.hasPrefix("refused: ") { reason = reason.dropFirst("refused: ".count) }
+    if prospect.action == .refused, let advice = prospect.advice, reason.hasSuffix("; " + advice) {
+      reason = reason.dropLast(advice.count + 2)
+    }
+    return String(reason)
   }
 
   /// The column where paths start after the verdicts.
