@@ -284,15 +284,27 @@ struct CheckEndToEndTests {
     // A copy made without the key beside its bookmark's target, the original still
     // carrying it (adopt); and the same copy made again after an adopted one was deleted
     // (the escrow records the adopted key at its path: forget, then adopt).
-    func copyBoard(to folder: String) throws -> FilePath {
+    func copyBoard(from board: FilePath = board, to folder: String) throws -> FilePath {
       try scratch.folder(folder)
-      for file in [board, cat] {
+      for file in [board, board.removingLastComponent.appending("cat.png")] {
         let copied = run("/bin/cp", [file.description, scratch.path(folder).description])
         try #require(copied.status == 0, "\(copied.error)")
       }
       return scratch.path("\(folder)/board.json")
     }
     cases.append((.keyLost, try copyBoard(to: "copies/first")))
+    // A project from another machine, whose escrow this one has not imported: the advice
+    // is to import that escrow first (or adopt a copy to keep apart).
+    let away = try scratch.file("machine2/board.json", "{}")
+    let awayCat = try scratch.file("machine2/cat.png")
+    let awayMade = run(
+      self.docbm, ["bookmark", away.description, awayCat.description],
+      environment: ["DOCBM_ESCROW_DIR": scratch.path("escrow2").description])
+    try #require(awayMade.status == 0, "\(awayMade.error)")
+    try scratch.write(
+      "{\"cat\": \"\(awayMade.output.trimmingCharacters(in: .whitespacesAndNewlines))\"}", to: away)
+    let arrived = try copyBoard(from: away, to: "arrived")
+    cases.append((.keyLost, arrived))
 
     let promise = "'docbm repair' can put it back"
     let refuses = "'docbm repair' would refuse it: "
@@ -316,7 +328,9 @@ struct CheckEndToEndTests {
           repaired.output.contains(line[range.upperBound...].prefix { $0 != ";" }),
           "\(line) → \(repaired.output)")
         #expect(keyAfter == keyBefore, "\(path)")
-        if line.contains("'docbm adopt' give") {
+        if path == arrived {
+          #expect(line.contains("is in no escrow here: if it came from another machine"), "\(line)")
+        } else if line.contains("'docbm adopt' give") {
           // The advice, followed: forget the record it names first, when it names one.
           if line.contains("'docbm escrow forget \(path)'") {
             #expect(docbm(["escrow", "forget", path.description]).status == 0)
