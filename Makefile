@@ -144,10 +144,12 @@ test-c: c-prefix
 # Debian's packages, whatever `python3` comes first on PATH.
 DEBIAN_PYTHON ?= /usr/bin/python3
 test-python: c-prefix
+	$(SWIFT) build --product docbm
 	rm -rf .build/python-venv
 	$(DEBIAN_PYTHON) -m venv --system-site-packages .build/python-venv
 	.build/python-venv/bin/pip install --quiet --no-build-isolation --no-index ./python
-	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 .build/python-venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 DOCBM_COMMAND=$(CURDIR)/.build/debug/docbm \
+	  .build/python-venv/bin/python -m pytest -q -p no:cacheprovider python/tests
 	cd .build && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 python-venv/bin/python ../Samples/python-editor/editor.py
 
 # libdocbm's release build: .build/libdocbm/release/libDocbmC.so (installed as libdocbm.so.0).

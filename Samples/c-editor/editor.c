@@ -20,7 +20,7 @@
 
 /* Prints a failure and releases it. */
 static void report(const char *what, docbm_error *error) {
-  fprintf(stderr, "%s: %s (recommendation: %s)\n", what, error ? docbm_error_message(error) : "failed",
+  fprintf(stderr, "%s: %s (recommendation: %s)\n", what, error ? docbm_error_description(error) : "failed",
           error ? docbm_recommendation_name(docbm_error_recommendation(error)) : "none");
   docbm_error_free(error);
 }

@@ -158,10 +158,23 @@ struct CNames: Sendable {
     self.names = names.mapValues(StaticCString.init)
   }
 
+  /// These names and `name` for `value`.
+  func adding(_ value: UInt32, _ name: String) -> CNames {
+    var names = self.names
+    names[value] = StaticCString(name)
+    return CNames(names: names)
+  }
+
+  private init(names: [UInt32: StaticCString]) {
+    self.names = names
+  }
+
   /// The name for `value`, or `nil` when no case has it.
   subscript(value: UInt32) -> UnsafePointer<CChar>? { names[value]?.pointer }
 
+  /// `docbm_code`: Swift's codes and libdocbm's own `invalidArgument`.
   static let codes = CNames(DocbmError.Code.self, cValue: \.cValue)
+    .adding(DocbmError.Code.invalidArgumentCValue, "invalidArgument")
   static let recommendations = CNames(Recommendation.self, cValue: \.cValue)
   static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)

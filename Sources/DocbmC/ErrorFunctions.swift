@@ -15,14 +15,34 @@
   UnsafePointer(ErrorHandle.borrow(error).message.pointer)
 }
 
+/// `const char *docbm_error_description(const docbm_error *error)`
+@c public func docbm_error_description(_ error: OpaquePointer) -> UnsafePointer<CChar> {
+  UnsafePointer(ErrorHandle.borrow(error).description.pointer)
+}
+
 /// `const char *docbm_error_path(const docbm_error *error)`
 @c public func docbm_error_path(_ error: OpaquePointer) -> UnsafePointer<CChar>? {
   ErrorHandle.borrow(error).path.map { UnsafePointer($0.pointer) }
 }
 
+/// `const char *docbm_error_last_known_path(const docbm_error *error)`
+@c public func docbm_error_last_known_path(_ error: OpaquePointer) -> UnsafePointer<CChar>? {
+  ErrorHandle.borrow(error).lastKnownPath.map { UnsafePointer($0.pointer) }
+}
+
 /// `int docbm_error_errno(const docbm_error *error)`
 @c public func docbm_error_errno(_ error: OpaquePointer) -> Int32 {
   ErrorHandle.borrow(error).errno
+}
+
+/// `const char *docbm_error_system_call(const docbm_error *error)`
+@c public func docbm_error_system_call(_ error: OpaquePointer) -> UnsafePointer<CChar>? {
+  ErrorHandle.borrow(error).systemCall.map { UnsafePointer($0.pointer) }
+}
+
+/// `const char *docbm_error_step(const docbm_error *error)`
+@c public func docbm_error_step(_ error: OpaquePointer) -> UnsafePointer<CChar>? {
+  ErrorHandle.borrow(error).step.map { UnsafePointer($0.pointer) }
 }
 
 /// `void docbm_error_free(docbm_error *error)`

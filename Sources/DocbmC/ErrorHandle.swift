@@ -7,19 +7,32 @@ final class ErrorHandle: CHandle {
   let code: UInt32
   /// The `docbm_recommendation` value.
   let recommendation: UInt32
-  /// The error in one line.
+  /// The sentence that says what failed (``DocbmError/message``).
   let message: CStringCopy
+  /// The error in one line: code, message, step and system call
+  /// (``DocbmError/description``).
+  let description: CStringCopy
   /// The path it concerns, if any.
   let path: CStringCopy?
+  /// Where the document or target was last known to be, if that is not ``path``.
+  let lastKnownPath: CStringCopy?
   /// The failed system call's errno, or 0.
   let errno: Int32
+  /// The failed system call's name, if one failed.
+  let systemCall: CStringCopy?
+  /// The step of a save that failed, by name.
+  let step: CStringCopy?
 
   init(_ error: DocbmError) {
     code = error.code.cValue
     recommendation = error.recommendation.cValue
-    message = CStringCopy(error.description)
+    message = CStringCopy(error.message)
+    description = CStringCopy(error.description)
     path = error.path.map { CStringCopy($0.bytes) }
+    lastKnownPath = error.lastKnownPath.map { CStringCopy($0.bytes) }
     errno = error.errno ?? 0
+    systemCall = error.systemCall.map { CStringCopy($0) }
+    step = error.step.map { CStringCopy($0.rawValue) }
   }
 
   /// An invalid-argument error: `argument` of `function` was NULL or empty.
@@ -31,14 +44,22 @@ final class ErrorHandle: CHandle {
   init(invalid sentence: String) {
     code = DocbmError.Code.invalidArgumentCValue
     recommendation = 0  // DOCBM_RECOMMEND_NONE: the call itself was wrong
-    message = CStringCopy("invalidArgument: \(sentence)")
+    message = CStringCopy(sentence)
+    description = CStringCopy("invalidArgument: \(sentence)")
     path = nil
+    lastKnownPath = nil
     errno = 0
+    systemCall = nil
+    step = nil
   }
 
   deinit {
     message.release()
+    description.release()
     path?.release()
+    lastKnownPath?.release()
+    systemCall?.release()
+    step?.release()
   }
 
   /// Stores a new error made by `make` in `*out`, when the caller asked for errors.

@@ -71,6 +71,9 @@ struct ErrorReport: Encodable {
   let recommendation: String
   let path: FilePath?
   let lastKnownPath: FilePath?
+  let systemCall: String?
+  let errno: Int32?
+  let step: String?
 
   init(_ error: DocbmError) {
     code = error.code.rawValue
@@ -78,6 +81,9 @@ struct ErrorReport: Encodable {
     recommendation = error.recommendation.rawValue
     path = error.path
     lastKnownPath = error.lastKnownPath
+    systemCall = error.systemCall
+    errno = error.errno
+    step = error.step?.rawValue
   }
 }
 

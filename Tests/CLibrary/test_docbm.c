@@ -103,7 +103,7 @@ static void test_names(void) {
   EXPECT(strcmp(docbm_code_name(DOCBM_OUTSIDE_SANDBOX), "outsideSandbox") == 0);
   EXPECT(strcmp(docbm_code_name(DOCBM_NOT_FOUND_NEARBY), "notFoundNearby") == 0);
   EXPECT(strcmp(docbm_recommendation_name(DOCBM_RECOMMEND_SEARCH_WIDER), "searchWider") == 0);
-  EXPECT(docbm_code_name(DOCBM_INVALID_ARGUMENT) == NULL);
+  EXPECT(strcmp(docbm_code_name(DOCBM_INVALID_ARGUMENT), "invalidArgument") == 0);
   EXPECT(docbm_code_name((docbm_code)999) == NULL);
   EXPECT(strcmp(docbm_recommendation_name(DOCBM_RECOMMEND_REPAIR_KEY), "repairKey") == 0);
   EXPECT(strcmp(docbm_verdict_name(DOCBM_VERDICT_KEY_LOST), "keyLost") == 0);
@@ -391,7 +391,17 @@ static void test_read_only_document(void) {
   if (!document) return;
 
   EXPECT(docbm_replace_document(document, "new\n", 4, &error) == -1);
-  if (error) EXPECT(docbm_error_recommendation(error) == DOCBM_RECOMMEND_CONFIRM_SAVE);
+  if (error) {
+    /* The fields Swift's DocbmError has: the bare sentence, the step, no system call. */
+    EXPECT(docbm_error_recommendation(error) == DOCBM_RECOMMEND_CONFIRM_SAVE);
+    EXPECT(strncmp(docbm_error_message(error), document_path, strlen(document_path)) == 0);
+    EXPECT(strncmp(docbm_error_description(error), "readOnlyDocument: ", 18) == 0);
+    EXPECT(strstr(docbm_error_description(error), docbm_error_message(error)) != NULL);
+    EXPECT(docbm_error_step(error) && strcmp(docbm_error_step(error), "inspectDocument") == 0);
+    EXPECT(docbm_error_system_call(error) == NULL && docbm_error_errno(error) == 0);
+    EXPECT(docbm_error_last_known_path(error) == NULL);
+    EXPECT(strcmp(docbm_error_path(error), document_path) == 0);
+  }
   EXPECT_ERROR(error, DOCBM_READ_ONLY_DOCUMENT);
   error = NULL;
   char contents[16] = {0};
@@ -563,7 +573,7 @@ static void test_names_that_are_not_utf8(void) {
   EXPECT(document != NULL && error == NULL);
   EXPECT(docbm_replace_document_with_writer(document, write_hello, "second\n", &error) == 0);
   if (error) {
-    fprintf(stderr, "%s\n", docbm_error_message(error));
+    fprintf(stderr, "%s\n", docbm_error_description(error));
     docbm_error_free(error);
     error = NULL;
   }

@@ -47,8 +47,6 @@ __all__ = [
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-# docbm.h's DOCBM_INVALID_ARGUMENT: libdocbm's own code, with no Swift name.
-_INVALID_ARGUMENT = 1000
 # docbm.h's docbm_allowance values.
 _ALLOW_SPLIT_HARD_LINKS = 1
 _ALLOW_OWNER_CHANGE = 2
@@ -69,13 +67,18 @@ def _name(function, value: int) -> Optional[str]:
 
 
 class DocbmError(Exception):
-    """A failure reported by libdocbm.
+    """A failure reported by libdocbm, with the fields of Swift's ``DocbmError`` and C's
+    ``docbm_error`` under the same names.
 
     ``code`` is spelled as in Swift's ``DocbmError.Code`` and the CLI's JSON
     (``"keyMissing"``, ``"missing"``, ...), or ``"invalidArgument"``;
     ``recommendation`` says what to do (``"repairKey"``, ``"pickAgain"``, ...), ``None``
-    when the call itself was wrong; ``path`` is the path it concerns, if any; ``errno``
-    the failed system call's errno, if one failed.
+    when the call itself was wrong; ``message`` is the sentence that says what failed;
+    ``path`` is the path it concerns, if any; ``last_known_path`` where the document or
+    target was last known to be, when that is not ``path``; ``errno`` and ``system_call``
+    the system call that failed, if one did; ``step`` the step of a save that failed
+    (``"writeKey"``, ...). ``str()`` gives it in one line, code first, as Swift's
+    ``description`` and C's ``docbm_error_description`` do.
     """
 
     def __init__(
@@ -85,28 +88,42 @@ class DocbmError(Exception):
         recommendation: Optional[str] = None,
         path: Optional[str] = None,
         errno: Optional[int] = None,
+        *,
+        last_known_path: Optional[str] = None,
+        system_call: Optional[str] = None,
+        step: Optional[str] = None,
+        description: Optional[str] = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(description or f"{code}: {message}")
         self.code = code
         self.message = message
         self.recommendation = recommendation
         self.path = path
+        self.last_known_path = last_known_path
         self.errno = errno
+        self.system_call = system_call
+        self.step = step
 
     @classmethod
     def _take(cls, handle: int) -> "DocbmError":
         """Copies a ``docbm_error`` out and releases it."""
         try:
             number = lib.docbm_error_code(handle)
-            code = "invalidArgument" if number == _INVALID_ARGUMENT else _name(lib.docbm_code_name, number)
+            code = _name(lib.docbm_code_name, number)
             path = lib.docbm_error_path(handle)
-            errno = lib.docbm_error_errno(handle)
+            last_known_path = lib.docbm_error_last_known_path(handle)
+            system_call = lib.docbm_error_system_call(handle)
+            step = lib.docbm_error_step(handle)
             return cls(
                 code or f"unknown({number})",
                 lib.docbm_error_message(handle).decode(errors="replace"),
                 _name(lib.docbm_recommendation_name, lib.docbm_error_recommendation(handle)),
                 os.fsdecode(path) if path is not None else None,
-                errno or None,
+                lib.docbm_error_errno(handle) or None,
+                last_known_path=os.fsdecode(last_known_path) if last_known_path is not None else None,
+                system_call=system_call.decode() if system_call is not None else None,
+                step=step.decode() if step is not None else None,
+                description=lib.docbm_error_description(handle).decode(errors="replace"),
             )
         finally:
             lib.docbm_error_free(handle)

@@ -4,9 +4,11 @@ the lost key and a repair that restores it), errors, and the names shared with S
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
+import subprocess
 import threading
 from pathlib import Path
 
@@ -189,6 +191,57 @@ def test_check_of_what_cannot_be_read(folder: Path) -> None:
     result = docbm.check(folder / "absent.txt")
     assert result.verdict == "unreadable"
     assert result.is_problem
+
+
+def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, folder: Path) -> None:
+    """One failure of each kind resolve meets, made through Python (over C) and through the
+    docbm command (Swift): the same code, recommendation, message, path and last known path."""
+    command = os.environ.get("DOCBM_COMMAND")
+    if not command:
+        pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
+
+    def swift(document: Path, bookmark: str) -> dict:
+        ran = subprocess.run(
+            [command, "resolve", "--json", "--search", "nearby", str(document), bookmark],
+            capture_output=True,
+            text=True,
+        )
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        return json.loads(ran.stdout)["error"]
+
+    def python(document: Path, bookmark: str) -> docbm.DocbmError:
+        with docbm.Document(document, search="nearby") as opened:
+            with pytest.raises(docbm.DocbmError) as raised:
+                opened.resolve(bookmark)
+        return raised.value
+
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        document.replace(f"notes\n{bookmark}\n".encode())
+    changed = bookmark[:-2] + ("B" if bookmark[-2] == "A" else "A") + bookmark[-1]
+    failures = {"corrupt": (notes, "not a bookmark"), "tampered": (notes, changed)}
+    seen = {}
+    for code, (document, text) in failures.items():
+        seen[code] = (swift(document, text), python(document, text))
+    contents = picture.read_bytes()
+    picture.unlink()
+    seen["notFoundNearby"] = (swift(notes, bookmark), python(notes, bookmark))
+    picture.write_bytes(contents)
+    plain_atomic_save(notes, f"edited elsewhere\n{bookmark}\n".encode())
+    seen["keyMissing"] = (swift(notes, bookmark), python(notes, bookmark))
+    for code, (report, error) in seen.items():
+        assert report["code"] == error.code == code, (report, error)
+        assert report["recommendation"] == error.recommendation, code
+        assert report["message"] == error.message, code
+        assert report.get("path") == error.path, code
+        assert report.get("lastKnownPath") == error.last_known_path, code
+        assert (report.get("errno"), report.get("systemCall"), report.get("step")) == (
+            error.errno,
+            error.system_call,
+            error.step,
+        ), code
+        assert str(error).startswith(f"{code}: {error.message}"), code
+    assert seen["notFoundNearby"][1].last_known_path == str(picture)
 
 
 def test_errors_carry_their_code(notes: Path, picture: Path, folder: Path) -> None:
@@ -451,12 +504,12 @@ def test_the_header_names_match_swift() -> None:
             number = eval(value)  # "1 << 3" and plain numbers only
             words = constant[len(prefix):].lower().split("_")
             expected = words[0] + "".join(word.capitalize() for word in words[1:])
-            if constant in ("DOCBM_INVALID_ARGUMENT", "DOCBM_RECOMMEND_NONE"):
+            if constant == "DOCBM_RECOMMEND_NONE":
                 assert function(number) is None
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 32 + 10 + 7 + 9 + 3 + 4 + 2 + 5
+    assert checked == 33 + 10 + 7 + 9 + 3 + 4 + 2 + 5
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

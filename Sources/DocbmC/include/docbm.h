@@ -120,7 +120,8 @@ typedef enum docbm_code {
   /** A save would overwrite a document its permissions mark read-only (no one, or not the
    *  caller, may write it); allowed with DOCBM_ALLOW_READ_ONLY. */
   DOCBM_READ_ONLY_DOCUMENT = 32,
-  /** A required argument was NULL or empty (libdocbm's own code; no Swift equivalent). */
+  /** A required argument was NULL or empty, or a value no enumeration has (libdocbm's own
+   *  code, named "invalidArgument"; no Swift equivalent). */
   DOCBM_INVALID_ARGUMENT = 1000
 } docbm_code;
 
@@ -150,24 +151,42 @@ typedef enum docbm_recommendation {
   DOCBM_RECOMMEND_SEARCH_WIDER = 10
 } docbm_recommendation;
 
-/** A failure: its code, what to do, the path it concerns and a message. */
+/**
+ * A failure, with the fields Swift's `DocbmError` and Python's `docbm.DocbmError` have
+ * under the same names: code, recommendation, message, path, last known path, errno,
+ * system call and step.
+ */
 typedef struct docbm_error docbm_error;
 
 /** The error's code. */
 docbm_code docbm_error_code(const docbm_error *error);
 /** What to do about it. */
 docbm_recommendation docbm_error_recommendation(const docbm_error *error);
-/** The error in one readable line. Owned by `error`; never NULL. */
+/** The sentence that says what failed, naming the path. Owned by `error`; never NULL. */
 const char *docbm_error_message(const docbm_error *error);
+/** The error in one line for a log or a terminal: its code's name, the message, and the
+ *  step and system call when there are ones ("noSpace: ... (step: write) [write: ENOSPC]").
+ *  Owned by `error`; never NULL. */
+const char *docbm_error_description(const docbm_error *error);
 /** The path the error concerns, or NULL. Owned by `error`. */
 const char *docbm_error_path(const docbm_error *error);
+/** Where the document or target was last known to be, when that is not the path the error
+ *  concerns (a target gone from its recorded place), or NULL. Owned by `error`. */
+const char *docbm_error_last_known_path(const docbm_error *error);
 /** The errno of the system call that failed, or 0 when none did. */
 int docbm_error_errno(const docbm_error *error);
+/** The name of the system call that failed ("renameat2"), or NULL when none did. Owned by
+ *  `error`. */
+const char *docbm_error_system_call(const docbm_error *error);
+/** For a failed save, the step that failed, named as Swift's `SaveStep` ("writeKey"), or
+ *  NULL. The document is intact unless the step is "syncFolder". Owned by `error`. */
+const char *docbm_error_step(const docbm_error *error);
 /** Releases an error. NULL is allowed. */
 void docbm_error_free(docbm_error *error);
 
-/** A code's name as the Swift API and the CLI's JSON spell it ("keyMissing"), or NULL
- *  for a value this library does not know. Static. */
+/** A code's name as the Swift API and the CLI's JSON spell it ("keyMissing";
+ *  DOCBM_INVALID_ARGUMENT is "invalidArgument"), or NULL for a value this library does
+ *  not know. Static. */
 const char *docbm_code_name(docbm_code code);
 /** A recommendation's name ("repairKey"), or NULL for an unknown value. Static. */
 const char *docbm_recommendation_name(docbm_recommendation recommendation);
