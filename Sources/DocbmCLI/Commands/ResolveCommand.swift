@@ -122,9 +122,9 @@ struct ResolveCommand {
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
     let bookmarks = parsed.compactMap { try? $0.get() }
-    var resolved = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document).resolve(
-      bookmarks)[
-        ...]
+    // The escrow records the document below, once per key, as for one bookmark.
+    let anchored = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document)
+    var resolved = anchored.resolve(bookmarks)[...]
     let results = parsed.map { bookmark in
       bookmark.flatMap { _ in resolved.popFirst()! }
     }
