@@ -451,6 +451,9 @@ static void test_escrow_refusals(void) {
   write_file(swapped, "someone else's\n");
   EXPECT(chmod(swapped, 0644) == 0 && rename(swapped, recorded) == 0);
   EXPECT(docbm_make_bookmark(document, target, &error) == NULL);
+  /* The message names the way out (forget the record), never an adopt it would refuse. */
+  EXPECT(error && strstr(docbm_error_message(error), "docbm escrow forget ") != NULL);
+  EXPECT(error && strstr(docbm_error_message(error), "adopt") == NULL);
   EXPECT_ERROR(error, DOCBM_DOCUMENT_UNPROVEN);
   error = NULL;
   EXPECT(getxattr(recorded, "user.docbm.key", NULL, 0) < 0 && errno == ENODATA);

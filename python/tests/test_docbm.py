@@ -143,6 +143,27 @@ def test_only_a_document_opened_without_the_escrow_cannot_be_repaired(notes: Pat
     assert docbm.repair(scratch).refusal == "notEscrowed"
 
 
+def test_a_file_swapped_into_a_recorded_path_gets_no_new_key_and_the_way_out(
+    notes: Path, picture: Path, folder: Path
+) -> None:
+    """The escrow records a key at the path; a file readable by more users put there is not
+    shown to be that document's save, so no new key is made, and the message names the
+    way out (forget the record) rather than an adoption that would be refused."""
+    notes.chmod(0o600)
+    with docbm.Document(notes) as document:
+        document.make_bookmark(picture)
+        swapped = folder / "swapped.txt"
+        swapped.write_bytes(b"someone else's\n")
+        swapped.chmod(0o644)
+        swapped.rename(notes)
+        with pytest.raises(docbm.DocbmError) as raised:
+            document.make_bookmark(picture)
+    assert raised.value.code == "documentUnproven"
+    assert f"docbm escrow forget {notes}" in raised.value.message
+    assert "adopt" not in raised.value.message
+    assert KEY not in os.listxattr(notes)
+
+
 def test_a_document_holding_another_documents_bookmark_gets_its_own_key_back(
     notes: Path, picture: Path, folder: Path
 ) -> None:
