@@ -150,8 +150,8 @@ private func measureChangesBySize(
   var names = ["add", "forget", "pin", "markUsed"]
   if docbm != nil { names += ["docbm store add", "docbm store forget", "docbm store pin"] }
   var times = Array(repeating: Array(repeating: [Double](), count: names.count), count: 2)
-  // The library's calls first, then the command line's: each library call is then timed
-  // on a store no other process changed since its last call.
+  // The library's calls are timed before the command line's, so that each library call
+  // meets a store only this process has changed.
   for commandLine in [false, true] where !commandLine || docbm != nil {
     for round in 0..<31 {
       let flag = round % 2 == 0

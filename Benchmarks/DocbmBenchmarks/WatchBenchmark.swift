@@ -119,11 +119,12 @@ private func measureLossySaves(root: String) throws -> Bool {
     }
   }
   latencies.sort()
+  // A file whose key cannot be read counts as one without a key.
   let keysBack = documents.filter {
     (try? service.documents(anchoredOn: FilePath($0)).keyFingerprint()) != nil
   }
   let copiesWithKey = copies.filter {
-    ((try? BookmarkService(escrow: nil).documents(anchoredOn: FilePath($0)).keyFingerprint()) ?? nil) != nil
+    (try? BookmarkService(escrow: nil).documents(anchoredOn: FilePath($0)).keyFingerprint()) != nil
   }
   // The repair alone, as the watcher calls it (a repairer made per repair), on the same
   // documents, each saved by `sed -i` first: how much of the latency is the repair.

@@ -21,31 +21,10 @@ struct CheckJSONStream {
     let unreadable: [TreeChecker.Unreadable]
   }
 
-  /// What `repair` would do for a document whose key was lost (its check's hint): the
-  /// action, why it would refuse, and the one remedy that fits, as `repair --json` says them.
-  struct RepairProspect: Encodable {
-    let action: DocumentRepairer.Report.Action
-    let refusal: DocumentRepairer.Report.Refusal?
-    let remedy: DocumentRepairer.Report.Remedy?
-    let recordedDocument: FilePath?
-    let advice: String?
-    let message: String
-
-    init?(_ prospect: DocumentRepairer.Report?) {
-      guard let prospect, prospect.action != .nothingToDo else { return nil }
-      action = prospect.action
-      refusal = prospect.refusal
-      remedy = prospect.remedy
-      recordedDocument = prospect.recordedDocument
-      advice = prospect.advice
-      message = prospect.message
-    }
-  }
-
   /// A document's check with, when its key was lost, what repair would do (`repair`).
   private struct CheckedDocument: Encodable {
     let check: DocumentCheck
-    let repair: RepairProspect?
+    let repair: RepairSummary?
 
     enum CodingKeys: String, CodingKey { case repair }
 
@@ -58,7 +37,8 @@ struct CheckJSONStream {
 
   /// Prints one checked document, with `prospect`, what repair would do for it.
   mutating func add(_ check: DocumentCheck, prospect: DocumentRepairer.Report? = nil) {
-    let report = JSONReport.renderBytes(CheckedDocument(check: check, repair: RepairProspect(prospect)))
+    let repair = prospect.flatMap { $0.action == .nothingToDo ? nil : RepairSummary($0) }
+    let report = JSONReport.renderBytes(CheckedDocument(check: check, repair: repair))
     var text = Array((documents == 0 ? "{\n  \"documents\" : [\n" : ",\n").utf8)
     text.reserveCapacity(text.count + report.count + report.count / 8)
     // Each of the report's lines indented by four spaces, as an element of the array.

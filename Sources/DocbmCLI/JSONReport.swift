@@ -64,6 +64,27 @@ enum JSONReport {
   }
 }
 
+/// What repair did, or would do, for a document, as `check --json` and `watch --json` give
+/// it: the action, why it refused, and the one remedy that fits, with `repair --json`'s
+/// names for them.
+struct RepairSummary: Encodable {
+  let action: DocumentRepairer.Report.Action
+  let refusal: DocumentRepairer.Report.Refusal?
+  let remedy: DocumentRepairer.Report.Remedy?
+  let recordedDocument: FilePath?
+  let advice: String?
+  let message: String
+
+  init(_ report: DocumentRepairer.Report) {
+    action = report.action
+    refusal = report.refusal
+    remedy = report.remedy
+    recordedDocument = report.recordedDocument
+    advice = report.advice
+    message = report.message
+  }
+}
+
 /// An error as it appears in JSON output.
 struct ErrorReport: Encodable {
   let code: String

@@ -40,7 +40,8 @@ struct ResolveCommand {
 
   func run(_ console: Console) throws -> Int32 {
     if bookmark == [UInt8(ascii: "-")] { return try runLines(console) }
-    // The command records the document in the escrow itself, once per key, below.
+    // No escrow here: the command itself records the document in the escrow, below, for
+    // the key its bookmark names.
     let anchored = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document)
     do {
       let bookmark = try Bookmark.operand(self.bookmark, console: console)
@@ -122,7 +123,8 @@ struct ResolveCommand {
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
     let bookmarks = parsed.compactMap { try? $0.get() }
-    // The escrow records the document below, once per key, as for one bookmark.
+    // No escrow here: the command itself records the document in the escrow, below, for
+    // each key its bookmarks name.
     let anchored = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document)
     var resolved = anchored.resolve(bookmarks)[...]
     let results = parsed.map { bookmark in

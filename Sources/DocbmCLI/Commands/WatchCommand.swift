@@ -111,12 +111,6 @@ struct WatchCommand {
     }
   }
 
-  private struct Repair: Encodable {
-    let action: String
-    let refusal: String?
-    let message: String
-  }
-
   private struct EventLine: Encodable {
     let schemaVersion = JSONReport.schemaVersion
     let event: String
@@ -126,7 +120,7 @@ struct WatchCommand {
     let oldIdentity: Identity?
     let fingerprint: String?
     let message: String
-    let repair: Repair?
+    let repair: RepairSummary?
   }
 
   struct SummaryReport: Encodable {
@@ -163,8 +157,6 @@ struct WatchCommand {
         identity: Identity(event.identity),
         oldIdentity: Identity(event.oldIdentity), fingerprint: event.fingerprint?.description,
         message: event.message,
-        repair: event.repair.map {
-          Repair(action: $0.action.rawValue, refusal: $0.refusal?.rawValue, message: $0.message)
-        }))
+        repair: event.repair.map(RepairSummary.init)))
   }
 }
