@@ -259,17 +259,27 @@ struct TerminalHabitsTests {
       "zsh showed no prompt")
     session.send("source '\(scratch.path("zshrc"))'; echo sourced-$((6 * 7))", "Enter")
     try #require(session.screen(showing: "sourced-42") != nil, "\(session.screen())")
-    session.send("clear", "Enter")
-    /// Completes `line` (Tab twice: the common part, then the list) and says whether the
-    /// screen came to show `expected`.
+    /// Clears the screen and waits for the bare prompt: keys typed while `clear` still runs
+    /// would reach the terminal before zsh reads them again.
+    func clearScreen() {
+      session.send("clear", "Enter")
+      _ = waitUntil { session.screen().trimmingCharacters(in: .whitespacesAndNewlines) == "%" }
+    }
+    clearScreen()
+    /// Completes `line` (Tab, and Tab again unless the first showed it: the common part,
+    /// then the list) and says whether the screen came to show `expected`.
     func completes(_ line: String, showing expected: String) -> Bool {
-      session.send("C-u", line, "Tab")
-      _ = session.screen(showing: line.split(separator: " ").last.map(String.init) ?? line)
+      session.send("C-u", line)
+      let prompt = "% " + line.trimmingCharacters(in: .whitespaces)
+      guard let typed = session.screen(showing: prompt) else { return false }
       session.send("Tab")
+      // The second Tab is typed only once the first has changed the screen, so that it
+      // starts the list rather than arriving with the first.
+      _ = waitUntil { session.screen() != typed }
+      if !session.screen().contains(expected) { session.send("Tab") }
       let pane = session.screen(showing: expected, within: 30)
       session.send("C-c")
-      session.send("clear", "Enter")
-      _ = waitUntil { !session.screen().contains(expected) }
+      clearScreen()
       return pane != nil
     }
     #expect(completes("docbm decode --", showing: "--json"))
