@@ -155,7 +155,9 @@ public final class BookmarkStore<
         folder: core.path.removingLastComponent,
         names: [core.path.lastComponent, core.file.databaseJournalPath.lastComponent]
       ) {
-        _ = try? core.load()
+        // A read that fails here (a damaged store, a lost permission) is tried again at the
+        // next change seen; every call that changes the store reads it and reports it.
+        try? core.reload()
       }
     }
   }

@@ -72,17 +72,24 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   // MARK: Reading
 
   /// Reads the store file (restoring the last good copy when it is damaged) and makes it
-  /// what this process sees; listeners hear what changed since.
+  /// what this process sees; listeners hear what changed since. Returns the records.
   @discardableResult
   package func load() throws(Failure) -> [Record] {
+    try reload()
+    return snapshot.records
+  }
+
+  /// ``load()`` without making the list of records it returns: what a process that follows
+  /// another's changes calls, so that learning one change costs what it changed.
+  package func reload() throws(Failure) {
     if !FileManager.default.fileExists(atPath: file.path.description) {
       // No store yet: nothing to lock, and no folder is made just to read.
       publish(try file.read(), evicted: [])
-      return snapshot.records
+      return
     }
     do {
-      try file.reload { (before: Contents, now: Contents, unchanged: Bool) in
-        publish(now, evicted: [], after: unchanged ? before : nil, changed: unchanged ? [] : nil)
+      try file.reload { (read: StoreFile.Published) in
+        publish(read.after, evicted: [], after: read.before, changed: read.changed, catchUp: read.catchUp)
       }
     } catch .docbm(let error)
       where error.code == .readOnlyFilesystem || error.code == .permissionDenied
@@ -93,7 +100,6 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       // read sees one version.
       publish(try file.readUnchanging(), evicted: [])
     }
-    return snapshot.records
   }
 
   /// Loads when this process has not read the store yet.
@@ -136,8 +142,10 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         evicted = []
         return try change(&contents, &evicted)
       },
-      publish: { (before: Contents, now: Contents, changed: [Int]?, edit: Edit?) in
-        publish(now, evicted: evicted, after: before, changed: changed, edit: edit)
+      publish: { (change: StoreFile.Published) in
+        publish(
+          change.after, evicted: evicted, after: change.before, changed: change.changed, edit: change.edit,
+          catchUp: change.catchUp)
       })
   }
 
@@ -155,25 +163,36 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
   /// last version seen, then the evictions. Runs under the store file's lock, so versions
   /// are published in the order they were saved.
   ///
-  /// `before` and `changed`: the version `contents` was made from and the positions of the
-  /// records changed in it (the same keys in the same order). When this process last saw
-  /// that very version, the changes are those records, without comparing the rest again.
+  /// `before`, `changed` and `edit`: the version `contents` was made from and what the
+  /// change did (the positions of the records changed in place, or the edit it returned);
+  /// `catchUp`: how `before` was made from an earlier version with another process's rows.
+  /// When this process last saw `before`, or the version the catch-up was made from, the
+  /// changes are those, without comparing the rest of the records again.
   func publish(
     _ contents: Contents, evicted: [Eviction], after before: Contents? = nil, changed: [Int]? = nil,
-    edit: Edit? = nil
+    edit: Edit? = nil, catchUp: StoreCatchUp<Key, Metadata>? = nil
   ) {
     state.withLock { state in
       let changes: [StoreChange<Key, Metadata>]
       let records = contents.records
       // The new version as one array, when comparing whole lists made it anyway.
       var recordArray: [Record]?
+      // What turns the records listeners last heard into `before`, when it is known.
+      var toBefore: [StoreChange<Key, Metadata>]?
+      if let before, !state.updateListeners.isEmpty {
+        if state.records.isSameVersion(as: before.records) {
+          toBefore = []
+        } else if let catchUp, catchUp.from.isSameVersion(as: state.records) {
+          toBefore = catchUp.storeChanges(after: before.records)
+        }
+      }
       if state.updateListeners.isEmpty {
         // Nobody to tell what changed.
         changes = []
-      } else if let before, let edit, state.records.isSameVersion(as: before.records) {
-        changes = edit.storeChanges(after: records)
-      } else if let before, let changed, state.records.isSameVersion(as: before.records) {
-        changes = changed.map { .updated(records[$0]) }
+      } else if let toBefore, let edit {
+        changes = toBefore + edit.storeChanges(after: records)
+      } else if let toBefore, let changed {
+        changes = toBefore + changed.map { .updated(records[$0]) }
       } else {
         let array = records.elements
         changes = Self.changes(from: state.snapshotRecords(), to: array)
@@ -210,9 +229,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         changes.append(.added(record))
       }
     }
-    let keptOld = old.map(\.key).filter { newKeys.contains($0) }
-    let keptNew = new.map(\.key).filter { oldByKey[$0] != nil }
-    if keptOld != keptNew { changes.append(.reordered(new.map(\.key))) }
+    if let order = StoreCatchUp<Key, Metadata>.newOrder(from: old, to: new) { changes.append(.reordered(order)) }
     return changes
   }
 

@@ -107,12 +107,14 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
   }
 
   /// What changed after `version`: the records put since (in order, with their positions)
-  /// and the keys removed since.
+  /// and the keys removed since. Only those rows are read: they are found through the
+  /// index of versions and then sorted (`+position` keeps SQLite from walking the whole
+  /// table in the order of positions instead).
   func changes(since version: Int64) throws(SQLiteError) -> (
     put: [(record: Record, position: Int64)], removed: [Key]
   ) {
     let rows = try connection.prepare(
-      "SELECT position, \(Self.recordColumns) FROM records WHERE changed > ?1 ORDER BY position, key"
+      "SELECT position, \(Self.recordColumns) FROM records WHERE changed > ?1 ORDER BY +position, key"
     ).bind(.integer(version))
     var put: [(record: Record, position: Int64)] = []
     while try rows.step() {

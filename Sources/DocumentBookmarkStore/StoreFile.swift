@@ -42,11 +42,25 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     var seen: Seen?
   }
 
-  /// A version of the whole store as this process holds it.
+  /// A version of the whole store as this process holds it; `catchUp` when it was made
+  /// from the version before by another process's rows.
   struct Seen {
     var stamp: Database.Stamp
     var contents: Contents
     var positions: Positions
+    var catchUp: StoreCatchUp<Key, Metadata>? = nil
+  }
+
+  /// What a read or a change gives its `publish` after the commit: the contents it was
+  /// made from and after it, what changed (the positions of the records changed in place,
+  /// or the ``StoreEdit`` the change returned), and the catch-up that made `before` from
+  /// the version this process saw earlier, when there was one.
+  struct Published {
+    var before: Contents
+    var after: Contents
+    var changed: [Int]?
+    var edit: StoreEdit<Key, Metadata>?
+    var catchUp: StoreCatchUp<Key, Metadata>?
   }
 
   init(path: FilePath, service: BookmarkService) {
@@ -158,16 +172,23 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   {
     let (put, removed) = try database.changes(since: seen.stamp.version)
     guard put.count + removed.count <= max(64, seen.contents.records.count / 8) else { return nil }
+    var catchUp = StoreCatchUp(from: seen.contents.records)
     var seen = seen
     seen.stamp = stamp
     for key in removed {
-      if let index = seen.contents.index(of: key) { seen.contents.records.remove(at: index) }
+      if let index = seen.contents.index(of: key) {
+        catchUp.remove(seen.contents.records[index])
+        seen.contents.records.remove(at: index)
+      }
       seen.positions.note(key, at: nil)
     }
     for (record, position) in put {
+      var previous: StoreRecord<Key, Metadata>?
       if let index = seen.contents.index(of: record.key) {
+        previous = seen.contents.records[index]
         if seen.positions[record.key] == position {
           seen.contents.records[index] = record
+          catchUp.put(record, replacing: previous, moved: false)
           continue
         }
         seen.contents.records.remove(at: index)
@@ -175,22 +196,23 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       seen.positions.note(record.key, at: position)
       let index = seen.positions.insertionIndex(of: position, in: seen.contents.records)
       seen.contents.records.insert(record, at: index)
+      catchUp.put(record, replacing: previous, moved: true)
     }
+    seen.catchUp = catchUp
     return seen
   }
 
   /// Reads the store as it is now (restoring the last good copy when it is damaged) and
-  /// runs `publish` with what this process saw before and the contents now, and whether
-  /// they are the same version; still holding this process's hold on the store, so that
-  /// versions are published in the order they were saved.
-  func reload(publish: (_ before: Contents, _ now: Contents, _ unchanged: Bool) -> Void) throws(Failure) {
+  /// runs `publish` with the contents now, as a change that changed nothing, with the
+  /// catch-up that made them when there was one; still holding this process's hold on the
+  /// store, so that versions are published in the order they were saved.
+  func reload(publish: (Published) -> Void) throws(Failure) {
     var recovery = 0
     while true {
       do {
         return try held.state.withLock { (state: inout State) throws(Failure) in
-          let before = state.seen
           guard let database = try connection(&state) else {
-            publish(before?.contents ?? Contents(), Contents(), false)
+            publish(Published(before: state.seen?.contents ?? Contents(), after: Contents()))
             return
           }
           let seen = try database.sqlite("reading") { () throws(SQLiteError) -> Seen in
@@ -198,7 +220,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
               try current(database, &state)
             }
           }
-          publish(before?.contents ?? Contents(), seen.contents, before?.stamp == seen.stamp)
+          publish(Published(before: seen.contents, after: seen.contents, changed: [], catchUp: seen.catchUp))
         }
       } catch .corrupt(_, let reason) {
         try recover(reason: reason, attempt: &recovery)
@@ -236,9 +258,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   @discardableResult
   func update(
     _ change: (inout Contents) throws(Failure) -> StoreEdit<Key, Metadata>?,
-    publish: (_ before: Contents, _ after: Contents, _ changed: [Int]?, _ edit: StoreEdit<Key, Metadata>?) ->
-      Void =
-      { _, _, _, _ in }
+    publish: (Published) -> Void = { _ in }
   ) throws(Failure) -> Bool {
     try changing(
       create: { (contents: inout Contents) throws(Failure) -> Bool in
@@ -260,7 +280,8 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       // records serves the test, the rows written and the listeners.
       let changed = edit == nil ? before.changedPositions(to: after) : nil
       let unchanged = edit.map(\.isEmpty) ?? (changed?.isEmpty == true)
-      let nothing = Outcome(wrote: false, published: (before, before, [], nil))
+      let nothing = Outcome(
+        wrote: false, published: Published(before: before, after: before, changed: [], catchUp: seen.catchUp))
       guard !unchanged else { return nothing }
       guard
         let line = edit?.line ?? StoreJournal<Key, Metadata>.change(from: before, to: after, changed: changed)
@@ -269,7 +290,9 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       let version = try write(line, after: after.records, positions: &positions, isWhole: true, to: database)
       state.seen = Seen(
         stamp: Database.Stamp(name: seen.stamp.name, version: version), contents: after, positions: positions)
-      return Outcome(wrote: true, published: (before, after, changed, edit))
+      return Outcome(
+        wrote: true,
+        published: Published(before: before, after: after, changed: changed, edit: edit, catchUp: seen.catchUp))
     }
   }
 
@@ -288,7 +311,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       create: { (contents: inout Contents) throws(Failure) -> Bool in
         var probe = contents
         return !(try change(&probe)).isEmpty
-      }, publish: { _, _, _, _ in }
+      }, publish: { _ in }
     ) { (database: Database, _: inout State) throws(Failure) -> Outcome in
       var rows: [(record: StoreRecord<Key, Metadata>, position: Int64)] = try database.records(withKeys: keys)
       for target in targets { rows += try database.records(withInode: target.inode, orPath: target.path) }
@@ -315,7 +338,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// What a change did: whether it wrote, and what to publish after the commit.
   private struct Outcome {
     let wrote: Bool
-    let published: (before: Contents, after: Contents, changed: [Int]?, edit: StoreEdit<Key, Metadata>?)?
+    let published: Published?
   }
 
   /// Runs `body` in a write transaction on the store's database, made first when there is
@@ -324,7 +347,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
   /// from its last good copy (``restoreLastGood(reason:)``) and the change made on that.
   private func changing(
     create: (inout Contents) throws(Failure) -> Bool,
-    publish: (Contents, Contents, [Int]?, StoreEdit<Key, Metadata>?) -> Void,
+    publish: (Published) -> Void,
     _ body: (Database, inout State) throws(Failure) -> Outcome
   ) throws(Failure) -> Bool {
     var recovery = 0
@@ -340,9 +363,7 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
           let outcome = try transaction(database, &state) { (state: inout State) throws(Failure) in
             try body(database, &state)
           }
-          if let published = outcome.published {
-            publish(published.before, published.after, published.changed, published.edit)
-          }
+          if let published = outcome.published { publish(published) }
           if outcome.wrote { refreshLastGoodIfDue(database) }
           return .done(outcome.wrote)
         }

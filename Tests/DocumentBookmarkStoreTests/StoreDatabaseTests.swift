@@ -278,4 +278,65 @@ struct StoreEditTests {
     _ = try store.forget(["nothing"])
     #expect(files.storeVersion() == version)
   }
+
+  @Test(
+    "a process that holds the store hears another's changes as the rows they changed, and its own after them",
+    .timeLimit(.minutes(1)))
+  func catchUpIsHeard() async throws {
+    let policy = StorePolicy(duplicates: .returnExisting, ordering: .mostRecentlyUsed)
+    let writer = core(policy)
+    let reader = core(policy)
+    for key in ["a", "b", "c"] {
+      _ = try writer.add(target: try files.scratch.file("\(key).txt"), key: key, metadata: NoMetadata())
+    }
+    _ = try reader.load()
+    var updates = reader.updates().makeAsyncIterator()
+    guard case .snapshot(let snapshot)? = await updates.next() else {
+      Issue.record("the first update is not a snapshot")
+      return
+    }
+    /// What the reader hears after `change` (made by the writer) and a load.
+    func heard(after change: () throws -> Void) async throws -> [String] {
+      try change()
+      _ = try reader.load()
+      guard case .changes(let changes)? = await updates.next() else { return ["nothing"] }
+      return changes.map(Self.describe)
+    }
+    #expect(snapshot.map(\.key) == ["c", "b", "a"])
+    #expect(try await heard { _ = try writer.setPinned("b", true) } == ["updated b"])
+    #expect(
+      try await heard {
+        _ = try writer.forget(["a"])
+        _ = try writer.add(target: try files.scratch.file("d.txt"), key: "d", metadata: NoMetadata())
+      } == ["removed a", "added d"])
+    // Used: moved to the front, which changes the order of records the reader had.
+    #expect(try await heard { _ = try writer.markUsed("c") } == ["updated c", "reordered c d b"])
+    // The reader's own change, made on top of the writer's: both, the writer's first.
+    _ = try writer.setPinned("d", true)
+    _ = try reader.setPinned("b", false)
+    guard case .changes(let both)? = await updates.next() else {
+      Issue.record("no change after the reader's own")
+      return
+    }
+    #expect(both.map(Self.describe) == ["updated d", "updated b"])
+    #expect(reader.snapshot.records.map(\.key) == ["c", "d", "b"])
+    #expect(reader.snapshot["d"]?.isPinned == true && reader.snapshot["b"]?.isPinned == false)
+    // A row written again as it was is no change.
+    #expect(
+      try await heard {
+        _ = try writer.setPinned("d", false)
+        _ = try writer.setPinned("d", true)
+        _ = try writer.setPinned("c", true)
+      } == ["updated c"])
+  }
+
+  private static func describe(_ change: StoreChange<String, NoMetadata>) -> String {
+    switch change {
+    case .added(let record): "added \(record.key)"
+    case .updated(let record): "updated \(record.key)"
+    case .removed(let record): "removed \(record.key)"
+    case .reordered(let keys): "reordered " + keys.joined(separator: " ")
+    @unknown default: "unknown"
+    }
+  }
 }
