@@ -229,7 +229,9 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
         changes.append(.added(record))
       }
     }
-    if let order = StoreCatchUp<Key, Metadata>.newOrder(from: old, to: new) { changes.append(.reordered(order)) }
+    if let order = StoreCatchUp<Key, Metadata>.newOrder(from: old, to: new) {
+      changes.append(.reordered(order))
+    }
     return changes
   }
 

@@ -292,7 +292,8 @@ struct StoreFile<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
         stamp: Database.Stamp(name: seen.stamp.name, version: version), contents: after, positions: positions)
       return Outcome(
         wrote: true,
-        published: Published(before: before, after: after, changed: changed, edit: edit, catchUp: seen.catchUp))
+        published: Published(
+          before: before, after: after, changed: changed, edit: edit, catchUp: seen.catchUp))
     }
   }
 
