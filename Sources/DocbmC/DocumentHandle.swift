@@ -8,6 +8,11 @@ final class DocumentHandle: CHandle {
   init(path: FilePath, searchBudget: SearchBudget = .standard, escrow: KeyEscrow? = .default) {
     document = BookmarkService(searchBudget: searchBudget, escrow: escrow).documents(anchoredOn: path)
   }
+
+  /// The handle of a document made already (by its first save).
+  init(_ document: AnchoredDocument) {
+    self.document = document
+  }
 }
 
 /// A `docbm_resolution`: a ``Resolution`` with its strings in C form.

@@ -79,6 +79,16 @@ public struct NewDocument: Sendable, CustomStringConvertible, CustomReflectable 
     return created()
   }
 
+  /// ``createDocument(options:_:)`` with the first version's path as a `FilePath`: its
+  /// bytes exactly, for callers in other languages.
+  @discardableResult
+  package func createDocumentByPath(
+    options: ReplaceOptions = ReplaceOptions(), _ write: (FilePath) throws -> Void
+  ) throws(DocbmError) -> AnchoredDocument {
+    try replacer(options: options, writesFile: false).replace(write)
+    return created()
+  }
+
   /// Creates the document with `data` as its contents; see ``createDocument(options:_:)``.
   @discardableResult
   public func createDocument(

@@ -91,6 +91,14 @@ static int write_nothing(const char *path, void *context) {
   return 0;
 }
 
+/* Writes a folder document: the folder, and a file in it holding `context`. */
+static int write_folder(const char *path, void *context) {
+  char inside[4200];
+  if (mkdir(path, 0755) != 0) return 1;
+  snprintf(inside, sizeof inside, "%s/contents.txt", path);
+  return write_hello(inside, context);
+}
+
 static int fail_writing(const char *path, void *context) {
   (void)path;
   (void)context;
@@ -706,6 +714,87 @@ static void test_relink(void) {
   EXPECT(unlink(moved) == 0 && rmdir(new_folder) == 0 && unlink(document_path) == 0);
 }
 
+/* A new document: bookmarks made before it exists resolve once it is created with its key,
+ * a second creation at the same path is refused and changes nothing, the key is escrowed
+ * (a plain save's loss is repaired), and the writer form creates a folder document. */
+static void test_new_document(void) {
+  docbm_error *error = NULL;
+  const char *board = path_in(0, "new-board.txt");
+  const char *target = path_in(1, "new-target.png");
+  const char *folder = path_in(2, "new-folder.docbm");
+  write_file(target, "target\n");
+  docbm_new_document *draft = docbm_new_document_open(board, DOCBM_USER_ESCROW, &error);
+  EXPECT(draft != NULL && error == NULL);
+  char *bookmark = docbm_new_document_make_bookmark(draft, target, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+  struct stat status;
+  EXPECT(stat(board, &status) != 0 && errno == ENOENT);
+  char contents[4096];
+  snprintf(contents, sizeof contents, "board %s\n", bookmark);
+  docbm_document *document = docbm_document_create(draft, contents, strlen(contents), &error);
+  EXPECT(document != NULL && error == NULL);
+  docbm_resolution *resolution = document ? docbm_resolve(document, bookmark, &error) : NULL;
+  EXPECT(resolution && strcmp(docbm_resolution_path(resolution), target) == 0);
+  EXPECT(resolution && docbm_resolution_is_stale(resolution) == 0);
+  docbm_resolution_free(resolution);
+  /* Created once: the same draft again finds the document there and leaves it. */
+  EXPECT(docbm_document_create(draft, "other\n", 6, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_DOCUMENT_EXISTS);
+  error = NULL;
+  docbm_check_result *check = docbm_check(board, &error);
+  EXPECT(check && docbm_check_result_verdict(check) == DOCBM_VERDICT_OK);
+  docbm_check_result_free(check);
+  /* Escrowed during the first save: a plain save's loss is put back. */
+  plain_atomic_save(board, contents);
+  docbm_repair_report *repaired = docbm_repair(board, &error);
+  EXPECT(repaired && docbm_repair_report_action(repaired) == DOCBM_REPAIR_RESTORED);
+  docbm_repair_report_free(repaired);
+  docbm_document_close(document);
+  docbm_free(bookmark);
+  docbm_new_document_close(draft);
+
+  /* The writer form: a folder document, created whole by the writer. */
+  docbm_new_document *folder_draft = docbm_new_document_open(folder, DOCBM_NO_ESCROW, &error);
+  char *inner = docbm_new_document_make_bookmark(folder_draft, target, &error);
+  EXPECT(inner != NULL && error == NULL);
+  docbm_document *folder_document =
+    docbm_document_create_with_writer(folder_draft, write_folder, inner, &error);
+  EXPECT(folder_document != NULL && error == NULL);
+  EXPECT(stat(folder, &status) == 0 && S_ISDIR(status.st_mode));
+  resolution = folder_document ? docbm_resolve(folder_document, inner, &error) : NULL;
+  EXPECT(resolution && strcmp(docbm_resolution_path(resolution), target) == 0);
+  docbm_resolution_free(resolution);
+  docbm_document_close(folder_document);
+  docbm_free(inner);
+  docbm_new_document_close(folder_draft);
+
+  /* A writer that fails creates nothing; arguments that are none are refused. */
+  const char *failed = path_in(3, "never-made.txt");
+  docbm_new_document *failing = docbm_new_document_open(failed, DOCBM_NO_ESCROW, &error);
+  EXPECT(docbm_document_create_with_writer(failing, fail_writing, NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_WRITER_FAILED);
+  error = NULL;
+  EXPECT(stat(failed, &status) != 0 && errno == ENOENT);
+  docbm_new_document_close(failing);
+  EXPECT(docbm_new_document_open(failed, (docbm_escrow_use)2, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_new_document_open("", DOCBM_NO_ESCROW, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_document_create(NULL, "x", 1, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_new_document_make_bookmark(NULL, target, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  docbm_new_document_close(NULL);
+
+  char command[8400];
+  snprintf(command, sizeof command, "rm -rf '%s'", folder);
+  EXPECT(system(command) == 0);
+  EXPECT(unlink(board) == 0 && unlink(target) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -728,6 +817,7 @@ int main(int argc, char **argv) {
   test_search_reach();
   test_escrow_use();
   test_relink();
+  test_new_document();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

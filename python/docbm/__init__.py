@@ -36,6 +36,7 @@ __all__ = [
     "Document",
     "LintFinding",
     "LintReport",
+    "NewDocument",
     "Relink",
     "RepairReport",
     "Resolution",
@@ -276,6 +277,16 @@ class Document:
         use = _USER_ESCROW if escrow else _NO_ESCROW
         self._handle = _call(lib.docbm_document_open_with, _path(path), reaches[search], limit, use)
 
+    @classmethod
+    def _take(cls, handle: int, path: str) -> "Document":
+        """The document behind a ``docbm_document`` handle the caller owns."""
+        document = cls.__new__(cls)
+        document._handle = handle
+        document._users = 0
+        document._idle = threading.Condition()
+        document.path = path
+        return document
+
     def close(self) -> None:
         """Releases the document once the calls other threads are making on it have
         returned; further calls raise ``ValueError``. Closing twice is fine."""
@@ -384,6 +395,58 @@ class Document:
         )
         with self._using() as handle:
             _call(lib.docbm_replace_document_allowing, handle, buffer, len(buffer), allowances)
+
+
+class NewDocument:
+    """A document about to be saved for the first time: bookmarks can be made for it
+    before it exists, and :meth:`create` saves it with the key that signed them.
+
+    The key is made, in memory, when the value is made; it is never printed nor put in an
+    error. Make the bookmarks with one value and create the document once: another
+    ``NewDocument`` for the same path has another key. With ``escrow=True`` (the default)
+    the key is escrowed during the first save, as :class:`Document` escrows the keys it
+    makes."""
+
+    def __init__(self, path: PathLike, escrow: bool = True) -> None:
+        self._handle: Optional[int] = None
+        self.path = os.fsdecode(path)
+        self._handle = _call(lib.docbm_new_document_open, _path(path), _USER_ESCROW if escrow else _NO_ESCROW)
+
+    def close(self) -> None:
+        """Releases the value (and its key, when no document was created)."""
+        handle, self._handle = self._handle, None
+        if handle:
+            lib.docbm_new_document_close(handle)
+
+    def __enter__(self) -> "NewDocument":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def _live(self) -> int:
+        if not self._handle:
+            raise ValueError("the new document is closed")
+        return self._handle
+
+    def make_bookmark(self, target: PathLike) -> str:
+        """Makes a bookmark to ``target``, signed with the key the document will be
+        created with; it resolves once :meth:`create` has created the document. Raises
+        :class:`DocbmError` (``notFound``, ``unsupportedFileType``, ...)."""
+        return _take_string(_call(lib.docbm_new_document_make_bookmark, self._live(), _path(target)))
+
+    def create(self, data: bytes) -> Document:
+        """Creates the document with ``data`` as its contents: written beside its path,
+        given the key, flushed, and renamed into place only while nothing is there.
+        Returns the :class:`Document`. Raises :class:`DocbmError` (``documentExists``
+        when something is at the path: it is left as it is; and the failures of
+        :meth:`Document.replace`); nothing is created then."""
+        buffer = bytes(data)
+        handle = _call(lib.docbm_document_create, self._live(), buffer, len(buffer))
+        return Document._take(handle, self.path)
 
 
 @dataclass(frozen=True)

@@ -143,6 +143,27 @@ def test_only_a_document_opened_without_the_escrow_cannot_be_repaired(notes: Pat
     assert docbm.repair(scratch).refusal == "notEscrowed"
 
 
+def test_a_new_document_is_created_with_the_key_its_bookmarks_were_made_with(picture: Path, folder: Path) -> None:
+    """Bookmarks made before the document exists resolve once it is created; the key was
+    escrowed by the first save; a second creation is refused and leaves the file."""
+    board = folder / "new-board.txt"
+    with docbm.NewDocument(board) as draft:
+        bookmark = draft.make_bookmark(picture)
+        assert not board.exists()
+        contents = f"board\n{bookmark}\n".encode()
+        with draft.create(contents) as document:
+            assert document.path == str(board)
+            resolution = document.resolve(bookmark)
+            assert resolution.path == str(picture) and not resolution.stale
+        with pytest.raises(docbm.DocbmError) as raised:
+            draft.create(b"other\n")
+    assert raised.value.code == "documentExists"
+    assert board.read_bytes() == contents
+    assert docbm.check(board).verdict == "ok"
+    plain_atomic_save(board, contents)
+    assert docbm.repair(board).action == "restored"
+
+
 def test_a_file_swapped_into_a_recorded_path_gets_no_new_key_and_the_way_out(
     notes: Path, picture: Path, folder: Path
 ) -> None:

@@ -10,8 +10,9 @@
  * Link with `pkg-config --cflags --libs docbm`.
  *
  * Ownership
- *   - Every object returned by a function named *_open, docbm_resolve, docbm_check,
- *     docbm_repair or docbm_lint_save is the caller's, and is released with its own *_free or *_close call.
+ *   - Every object returned by a function named *_open, docbm_document_create*,
+ *     docbm_resolve, docbm_check, docbm_repair or docbm_lint_save is the caller's, and is
+ *     released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -442,6 +443,62 @@ typedef int (*docbm_writer)(const char *path, void *context);
  */
 int docbm_replace_document_with_writer(
   const docbm_document *document, docbm_writer writer, void *context, docbm_error **error);
+
+/* ---------------------------------------------------------------------------------- */
+/* New documents                                                                        */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * A document about to be saved for the first time: bookmarks can be made for it before it
+ * exists, and its first save creates it with the key that signed them. The key is made,
+ * in memory, when the handle is made; it is never printed nor put in an error. Make the
+ * bookmarks with one handle and create the document once: another handle for the same
+ * path has another key.
+ */
+typedef struct docbm_new_document docbm_new_document;
+
+/**
+ * A new document to be created at `path`, where nothing is yet (nothing is checked or
+ * written now). With DOCBM_USER_ESCROW its key is escrowed during the first save, before
+ * the document appears at its path; with DOCBM_NO_ESCROW it is not.
+ *
+ * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path, or an escrow use not listed.
+ */
+docbm_new_document *docbm_new_document_open(const char *path, docbm_escrow_use escrow, docbm_error **error);
+
+/** Releases a new document's handle (and its key, when no document was created). NULL is allowed. */
+void docbm_new_document_close(docbm_new_document *draft);
+
+/**
+ * docbm_make_bookmark() for a document not created yet: signed with the key the document
+ * will be created with, relative to its folder. The bookmark resolves once
+ * docbm_document_create() has created the document.
+ *
+ * Fails with DOCBM_NOT_FOUND, DOCBM_UNSUPPORTED_FILE_TYPE, DOCBM_PERMISSION_DENIED.
+ */
+char *docbm_new_document_make_bookmark(const docbm_new_document *draft, const char *target, docbm_error **error);
+
+/**
+ * Creates the document with `length` bytes as its contents: written beside its path,
+ * given the key with XATTR_CREATE and the usual mode (0666 less the umask), flushed, and
+ * renamed into place only while nothing is at the path. Returns the document, released
+ * with docbm_document_close(); NULL on failure, when nothing is created.
+ *
+ * Fails with DOCBM_DOCUMENT_EXISTS (a file, folder or link is at the path, there before or
+ * made meanwhile; it is left as it is), and as docbm_replace_document() does; with the
+ * escrow's errors when the key cannot be escrowed.
+ */
+docbm_document *docbm_document_create(
+  const docbm_new_document *draft, const void *bytes, size_t length, docbm_error **error);
+
+/**
+ * docbm_document_create() for a writer that writes the first version itself, at the path
+ * it is given (for a folder document, a folder). Fails as docbm_document_create() does,
+ * and with DOCBM_WRITER_FAILED when the writer returns non-zero, DOCBM_NOTHING_WRITTEN
+ * when it wrote nothing.
+ */
+docbm_document *docbm_document_create_with_writer(
+  const docbm_new_document *draft, docbm_writer writer, void *context, docbm_error **error);
 
 /* ---------------------------------------------------------------------------------- */
 /* Checking and repair                                                                  */
