@@ -8,9 +8,9 @@ import Glibc
 /// filesystem: the library's changes and the command line's (`docbm store add`, `forget`,
 /// `pin`) and a load that hears another process's change against the same on a store of 10
 /// records (goal ≤ 1.5x); loading it against reading its rows with SQLite and decoding each
-/// into plain structs (goal ≤ 1.5x); the slowest of a run of changes (one writes the last good copy); a compaction; refreshing
-/// every status against resolving the same bookmarks directly, both on every core (goal
-/// ≤ 2x). Returns whether the goals were met.
+/// into plain structs (goal ≤ 1.5x); the slowest of a run of changes (one writes the last
+/// good copy); a compaction; refreshing every status against resolving the same bookmarks
+/// directly, both on every core (goal ≤ 2x). Returns whether the goals were met.
 func runStoreBenchmark(root: String, records count: Int) throws -> Bool {
   let folder = "\(root)/store"
   makeFolders("\(folder)/targets")

@@ -1,7 +1,7 @@
 /// How this process's copy of the store was brought up to date with the rows other
 /// processes changed: the records it was made from, and what listeners hear. Made as the
-/// rows are applied, so that a change another process made is told at the cost of the rows
-/// it changed, without comparing every record of the store before and after.
+/// rows are applied: listeners hear what those rows changed, and the other records are not
+/// compared.
 struct StoreCatchUp<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codable & Equatable> {
   typealias Record = StoreRecord<Key, Metadata>
 

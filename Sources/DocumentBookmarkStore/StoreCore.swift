@@ -79,8 +79,8 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     return snapshot.records
   }
 
-  /// ``load()`` without making the list of records it returns: what a process that follows
-  /// another's changes calls, so that learning one change costs what it changed.
+  /// ``load()`` without making the list of records it returns: for a process that follows
+  /// other processes' changes and only needs its listeners told.
   package func reload() throws(Failure) {
     if !FileManager.default.fileExists(atPath: file.path.description) {
       // No store yet: nothing to lock, and no folder is made just to read.

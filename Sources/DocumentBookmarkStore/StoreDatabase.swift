@@ -107,9 +107,9 @@ final class StoreDatabase<Key: Hashable & Sendable & Codable, Metadata: Sendable
   }
 
   /// What changed after `version`: the records put since (in order, with their positions)
-  /// and the keys removed since. Only those rows are read: they are found through the
-  /// index of versions and then sorted (`+position` keeps SQLite from walking the whole
-  /// table in the order of positions instead).
+  /// and the keys removed since: only those rows are read, found through the index of
+  /// versions. `+position` leaves the index of positions out of the plan, which would
+  /// give the order by reading every row; the rows found are sorted instead.
   func changes(since version: Int64) throws(SQLiteError) -> (
     put: [(record: Record, position: Int64)], removed: [Key]
   ) {

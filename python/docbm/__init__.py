@@ -236,7 +236,51 @@ class Relink:
             lib.docbm_relink_result_free(handle)
 
 
-class Document:
+class _Handle:
+    """A libdocbm object this package owns, released once by ``_release`` when closed.
+    Calls run without the GIL, so :meth:`close` waits for those in flight on other
+    threads; a call after it raises ``ValueError``."""
+
+    _release: Callable[[int], None]
+    _what = "object"
+
+    def _hold(self, handle: Optional[int]) -> None:
+        self._handle = handle
+        # Calls in flight on the handle: close() waits for them.
+        self._users = 0
+        self._idle = threading.Condition()
+
+    def close(self) -> None:
+        """Releases it once the calls other threads are making on it have returned;
+        further calls raise ``ValueError``. Closing twice is fine."""
+        with self._idle:
+            handle, self._handle = self._handle, None
+            while self._users:
+                self._idle.wait()
+        if handle:
+            type(self)._release(handle)
+
+    def __del__(self) -> None:
+        if hasattr(self, "_idle"):
+            self.close()
+
+    @contextmanager
+    def _using(self) -> Iterator[int]:
+        """The handle, held open for one call: :meth:`close` waits until it is given back."""
+        with self._idle:
+            if not self._handle:
+                raise ValueError(f"the {self._what} is closed")
+            handle = self._handle
+            self._users += 1
+        try:
+            yield handle
+        finally:
+            with self._idle:
+                self._users -= 1
+                self._idle.notify_all()
+
+
+class Document(_Handle):
     """A document that bookmarks are anchored on (a regular file or a folder).
 
     Opening reads nothing; the key is made by the first :meth:`make_bookmark`. New keys
@@ -263,10 +307,7 @@ class Document:
         search_time: Optional[float] = 10.0,
         escrow: bool = True,
     ) -> None:
-        self._handle: Optional[int] = None
-        # Calls in flight on the handle (run without the GIL): close() waits for them.
-        self._users = 0
-        self._idle = threading.Condition()
+        self._hold(None)
         self.path = os.fsdecode(path)
         reaches = {"nearby": 1, "filesystem": 2}
         if search not in reaches:
@@ -281,45 +322,18 @@ class Document:
     def _take(cls, handle: int, path: str) -> "Document":
         """The document behind a ``docbm_document`` handle the caller owns."""
         document = cls.__new__(cls)
-        document._handle = handle
-        document._users = 0
-        document._idle = threading.Condition()
+        document._hold(handle)
         document.path = path
         return document
 
-    def close(self) -> None:
-        """Releases the document once the calls other threads are making on it have
-        returned; further calls raise ``ValueError``. Closing twice is fine."""
-        with self._idle:
-            handle, self._handle = self._handle, None
-            while self._users:
-                self._idle.wait()
-        if handle:
-            lib.docbm_document_close(handle)
+    _release = staticmethod(lambda handle: lib.docbm_document_close(handle))
+    _what = "document"
 
     def __enter__(self) -> "Document":
         return self
 
     def __exit__(self, *exception) -> None:
         self.close()
-
-    def __del__(self) -> None:
-        self.close()
-
-    @contextmanager
-    def _using(self) -> Iterator[int]:
-        """The handle, held open for one call: :meth:`close` waits until it is given back."""
-        with self._idle:
-            if not self._handle:
-                raise ValueError("the document is closed")
-            handle = self._handle
-            self._users += 1
-        try:
-            yield handle
-        finally:
-            with self._idle:
-                self._users -= 1
-                self._idle.notify_all()
 
     def make_bookmark(self, target: PathLike) -> str:
         """Makes a bookmark to ``target`` (a file or folder; a symbolic link is followed)
@@ -397,7 +411,7 @@ class Document:
             _call(lib.docbm_replace_document_allowing, handle, buffer, len(buffer), allowances)
 
 
-class NewDocument:
+class NewDocument(_Handle):
     """A document about to be saved for the first time: bookmarks can be made for it
     before it exists, and :meth:`create` saves it with the key that signed them.
 
@@ -408,15 +422,12 @@ class NewDocument:
     makes."""
 
     def __init__(self, path: PathLike, escrow: bool = True) -> None:
-        self._handle: Optional[int] = None
+        self._hold(None)
         self.path = os.fsdecode(path)
         self._handle = _call(lib.docbm_new_document_open, _path(path), _USER_ESCROW if escrow else _NO_ESCROW)
 
-    def close(self) -> None:
-        """Releases the value (and its key, when no document was created)."""
-        handle, self._handle = self._handle, None
-        if handle:
-            lib.docbm_new_document_close(handle)
+    _release = staticmethod(lambda handle: lib.docbm_new_document_close(handle))
+    _what = "new document"
 
     def __enter__(self) -> "NewDocument":
         return self
@@ -424,19 +435,13 @@ class NewDocument:
     def __exit__(self, *exception) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        self.close()
-
-    def _live(self) -> int:
-        if not self._handle:
-            raise ValueError("the new document is closed")
-        return self._handle
-
     def make_bookmark(self, target: PathLike) -> str:
         """Makes a bookmark to ``target``, signed with the key the document will be
         created with; it resolves once :meth:`create` has created the document. Raises
         :class:`DocbmError` (``notFound``, ``unsupportedFileType``, ...)."""
-        return _take_string(_call(lib.docbm_new_document_make_bookmark, self._live(), _path(target)))
+        encoded = _path(target)
+        with self._using() as handle:
+            return _take_string(_call(lib.docbm_new_document_make_bookmark, handle, encoded))
 
     def create(self, data: bytes) -> Document:
         """Creates the document with ``data`` as its contents: written beside its path,
@@ -445,8 +450,9 @@ class NewDocument:
         when something is at the path: it is left as it is; and the failures of
         :meth:`Document.replace`); nothing is created then."""
         buffer = bytes(data)
-        handle = _call(lib.docbm_document_create, self._live(), buffer, len(buffer))
-        return Document._take(handle, self.path)
+        with self._using() as draft:
+            created = _call(lib.docbm_document_create, draft, buffer, len(buffer))
+        return Document._take(created, self.path)
 
 
 @dataclass(frozen=True)
