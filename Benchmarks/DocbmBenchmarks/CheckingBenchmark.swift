@@ -215,8 +215,8 @@ struct CheckMeasurement {
 }
 
 /// `docbm check --recursive tree` (`docbm`: the command before `check`, a `taskset` prefix
-/// included) and `baseline` in `rounds` alternating rounds; warm, the first round only warms
-/// the caches; `cold`, the page cache is
+/// included) and `baseline` in `rounds` alternating rounds, both with `environment` (the
+/// same escrow); warm, the first round only warms the caches; `cold`, the page cache is
 /// dropped before every run. Every check must exit with `status` (2: the tree holds
 /// documents whose keys were lost).
 func measureCheck(
@@ -237,7 +237,8 @@ func measureCheck(
         }
         measured.peakKiB = max(measured.peakKiB, run.maxResidentKiB)
       } else {
-        let run = measureChild(baseline)
+        // The baseline reads the same escrow as the check it is compared with.
+        let run = measureChild(baseline, environment: environment)
         if round > 0 || cold {
           measured.baseline.values.append(run.seconds)
           measured.baselineCPU.values.append(run.cpuSeconds)

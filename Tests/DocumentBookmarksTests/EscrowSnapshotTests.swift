@@ -34,7 +34,8 @@ struct EscrowSnapshotTests {
   }
 
   @Test(
-    "only the records inside the tree's folders are read: a sibling folder whose name starts alike is not")
+    "only the records inside the tree's folders are read: a sibling folder whose name starts alike is not, nor a record taken from another escrow"
+  )
   func onlyTheTreesRecords() throws {
     let (scratch, escrow, _) = try EscrowScratch.make()
     let key = DocumentKey.random()
@@ -47,10 +48,18 @@ struct EscrowSnapshotTests {
           birthTime: nil,
           permissions: 0o600, origin: .saved, recorded: .now))
     }
+    try escrow.deposit(
+      DocumentKey.random(),
+      record: EscrowEntry.Document(
+        path: scratch.path("work/imported.json"), inode: 200, fileHandle: nil, filesystemID: 7,
+        birthTime: nil,
+        permissions: 0o600, origin: .transferred, recorded: .now))
     let database = try #require(try escrow.open(create: false))
-    let inside = try database.records(inside: [scratch.path("work")]).map(\.document.path)
-    #expect(Set(inside) == [scratch.path("work/a.json"), scratch.path("work/deep/b.json")])
-    #expect(try database.records(inside: [FilePath("/")]).count == 5)
+    let inside = try database.pathRecords(inside: [scratch.path("work")])
+    #expect(Set(inside.map(\.path)) == [scratch.path("work/a.json"), scratch.path("work/deep/b.json")])
+    #expect(inside.allSatisfy { $0.fingerprint == key.fingerprint })
+    #expect(Set(inside.map(\.inode)) == [100, 101])
+    #expect(try database.pathRecords(inside: [FilePath("/")]).count == 5)
   }
 
   @Test("a recorded document moved into the tree from elsewhere is known by the keys it names")

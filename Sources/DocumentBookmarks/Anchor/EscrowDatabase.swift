@@ -195,23 +195,34 @@ final class EscrowDatabase {
 
   // MARK: - Reading
 
-  /// The key and records of `fingerprint`, or `nil` when the escrow has no such key.
+  /// The key and records of `fingerprint`, or `nil` when the escrow has no such key: read
+  /// in one statement (one state of the file), the key joined with its records.
   func entry(_ fingerprint: KeyFingerprint) throws(DocbmError) -> EscrowEntry? {
     do {
-      return try connection.readTransaction { () throws(SQLiteError) in
-        let statement = try connection.prepare("SELECT key, created FROM keys WHERE fingerprint = ?")
-        guard try statement.bind(.text(fingerprint.description)).step() else { return nil }
-        let key = statement.bytes(0)
-        let created = Timestamp(nanosecondsSince1970: statement.int64(1))
-        let records = try documents(
-          "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE fingerprint = ? ORDER BY confirmed, id",
-          .text(fingerprint.description))
-        return try makeEntry(fingerprint, key: key, created: created, records.map(\.document))
-      }
+      let statement = try connection.prepare(EscrowDatabase.entrySQL)
+      try statement.bind(.text(fingerprint.description))
+      guard try statement.step() else { return nil }
+      let key = statement.bytes(0)
+      let created = Timestamp(nanosecondsSince1970: statement.int64(1))
+      var records: [(id: Int64, document: EscrowEntry.Document)] = []
+      repeat {
+        // A key without records joins none: its one row has no record's id.
+        guard let id = statement.optionalInt64(2) else { break }
+        records.append((id, try EscrowDatabase.record(statement, from: 3).document))
+      } while try statement.step()
+      records.sort { ($0.document.confirmed, $0.id) < ($1.document.confirmed, $1.id) }
+      return try makeEntry(fingerprint, key: key, created: created, records.map(\.document))
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "reading")
     }
   }
+
+  /// A key and its records, joined (``entry(_:)``).
+  private static let entrySQL = """
+    SELECT keys.key, keys.created, documents.id, \(EscrowSchema.documentColumns(of: "documents"))
+    FROM keys LEFT JOIN documents ON documents.fingerprint = keys.fingerprint
+    WHERE keys.fingerprint = ?
+    """
 
   /// Every key and its records, in the order of their fingerprints.
   func entries() throws(DocbmError) -> [EscrowEntry] {
@@ -254,22 +265,36 @@ final class EscrowDatabase {
     }
   }
 
-  /// The records of documents inside `folders` (absolute, normalized paths), in the order
-  /// they were made: one range of the path index per folder, read in one statement.
-  func records(inside folders: [FilePath]) throws(DocbmError) -> [EscrowRecord] {
+  /// What a tree check keeps of the records of documents inside `folders` (absolute,
+  /// normalized paths): one range of the path index per folder, read in one statement.
+  /// Records taken from another escrow's export are left out: they name no document here.
+  func pathRecords(inside folders: [FilePath]) throws(DocbmError) -> [EscrowPathRecord] {
     guard !folders.isEmpty else { return [] }
     var ranges: [String] = []
-    var values: [SQLiteValue] = []
+    var values: [SQLiteValue] = [.text(EscrowEntry.Document.Origin.transferred.rawValue)]
     for folder in folders {
       // Every path below `folder/`: from `folder/` up to `folder0` ('0' follows '/').
       let prefix = folder.bytes.last == UInt8(ascii: "/") ? Array(folder.bytes.dropLast()) : folder.bytes
       ranges.append("(path >= ?\(values.count + 1) AND path < ?\(values.count + 2))")
       values += [.blob(prefix + [UInt8(ascii: "/")]), .blob(prefix + [UInt8(ascii: "0")])]
     }
-    do {
-      let sql =
-        "SELECT \(EscrowSchema.documentColumns) FROM documents WHERE \(ranges.joined(separator: " OR ")) ORDER BY id"
-      return try documents(sql, values)
+    do throws(SQLiteError) {
+      let statement = try connection.prepare(
+        "SELECT id, fingerprint, path, inode, confirmed FROM documents WHERE (\(ranges.joined(separator: " OR "))) AND origin <> ?1"
+      )
+      try statement.bind(values)
+      var records: [EscrowPathRecord] = []
+      while try statement.step() {
+        guard let fingerprint = statement.withBytes(1, KeyFingerprint.init(printed:)) else {
+          throw EscrowDatabase.damage("a document record names no key")
+        }
+        records.append(
+          EscrowPathRecord(
+            fingerprint: fingerprint, path: FilePath(uncheckedBytes: statement.bytes(2)),
+            inode: UInt64(bitPattern: statement.int64(3)),
+            confirmed: Timestamp(nanosecondsSince1970: statement.int64(4)), order: statement.int64(0)))
+      }
+      return records
     } catch {
       throw EscrowDatabase.error(error, path: path, doing: "reading")
     }
@@ -293,7 +318,6 @@ final class EscrowDatabase {
   }
 
   /// The document record in the current row of a statement that selected
-  /// ``EscrowSchema/documentColumns``.
   /// ``EscrowSchema/documentColumns`` from column `first` on.
   private static func record(_ row: SQLiteStatement, from first: Int32 = 0) throws(SQLiteError)
     -> EscrowRecord

@@ -46,8 +46,16 @@ enum EscrowSchema {
     """
 
   /// The columns of a document record, in the order ``EscrowDatabase`` reads them.
-  static let documentColumns =
-    "fingerprint, path, filesystem, inode, handle_type, handle, birth, mode, origin, recorded, confirmed"
+  static let documentColumns = documentColumns(of: nil)
+
+  /// ``documentColumns``, each named with `table` in front when it is given (for a join).
+  static func documentColumns(of table: String?) -> String {
+    [
+      "fingerprint", "path", "filesystem", "inode", "handle_type", "handle", "birth", "mode", "origin",
+      "recorded", "confirmed",
+    ]
+    .map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+  }
 }
 
 extension Timestamp {

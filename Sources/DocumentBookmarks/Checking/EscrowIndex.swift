@@ -15,31 +15,46 @@ struct EscrowIndex: Sendable {
   /// Records looked up in memory; one instance shared by the threads of a tree check.
   final class Tables: Sendable {
     /// Each path's most recently confirmed record.
-    let byPath: [FilePath: EscrowRecord]
-    /// Every record of each inode number.
-    let byInode: [UInt64: [EscrowRecord]]
+    let byPath: [FilePath: EscrowPathRecord]
     /// A hash of the last component of every recorded path: a document whose name's hash
     /// is not among them has no record of its path, so its path is not made absolute to be
     /// looked up. A hash that is there only leads to the lookup by path, which decides.
     let nameHashes: Set<Int>
+    /// The inode numbers the records name: only a document with one of them may be a
+    /// recorded file found at another path.
+    let inodes: Set<UInt64>
+    /// Every whole record of each inode number, for tables made of whole records; `nil`
+    /// for a tree's, whose records are read whole from the database when a document's
+    /// inode number is among ``inodes``.
+    let byInode: [UInt64: [EscrowRecord]]?
 
-    /// Tables of `records`, in the order they were made.
-    init(_ records: [EscrowRecord]) {
-      var byPath: [FilePath: EscrowRecord] = [:]
-      var byInode: [UInt64: [EscrowRecord]] = [:]
-      var nameHashes: Set<Int> = []
+    /// Tables of whole `records`, in the order they were made.
+    convenience init(_ records: [EscrowRecord]) {
       // A record taken from another escrow's export names no document by itself: a
       // document is looked up by this escrow's own records only.
-      for record in records where record.document.origin != .transferred {
-        let path = record.document.path
-        nameHashes.insert(Tables.nameHash(of: path))
-        // The later confirmed record of a path wins (the later made, when confirmed alike).
-        if byPath[path].map({ $0.document.confirmed <= record.document.confirmed }) ?? true {
-          byPath[path] = record
-        }
-        byInode[record.document.inode, default: []].append(record)
+      let own = records.filter { $0.document.origin != .transferred }
+      var byInode: [UInt64: [EscrowRecord]] = [:]
+      for record in own { byInode[record.document.inode, default: []].append(record) }
+      self.init(
+        paths: own.enumerated().map { order, record in
+          EscrowPathRecord(
+            fingerprint: record.fingerprint, path: record.document.path, inode: record.document.inode,
+            confirmed: record.document.confirmed, order: Int64(order))
+        }, byInode: byInode)
+    }
+
+    /// Tables of `paths` (none taken from another escrow's export); `byInode`: the whole
+    /// records, when the caller has them.
+    init(paths: [EscrowPathRecord], byInode: [UInt64: [EscrowRecord]]? = nil) {
+      var byPath: [FilePath: EscrowPathRecord] = [:]
+      var nameHashes: Set<Int> = []
+      var inodes: Set<UInt64> = []
+      for record in paths {
+        nameHashes.insert(Tables.nameHash(of: record.path))
+        inodes.insert(record.inode)
+        if byPath[record.path].map({ record.supersedes($0) }) ?? true { byPath[record.path] = record }
       }
-      (self.byPath, self.byInode, self.nameHashes) = (byPath, byInode, nameHashes)
+      (self.byPath, self.nameHashes, self.inodes, self.byInode) = (byPath, nameHashes, inodes, byInode)
     }
 
     /// The hash of the bytes after the last slash of `path`.
@@ -54,7 +69,7 @@ struct EscrowIndex: Sendable {
 
     /// The record of `path` (made absolute, unless `absolute` is given), when some
     /// record's name hashes as its name does.
-    func record(atPath path: FilePath, absolute: FilePath? = nil) -> EscrowRecord? {
+    func record(atPath path: FilePath, absolute: FilePath? = nil) -> EscrowPathRecord? {
       guard nameHashes.contains(Tables.nameHash(of: path)) else { return nil }
       return byPath[absolute ?? path.absolute]
     }
@@ -69,7 +84,8 @@ struct EscrowIndex: Sendable {
     let elsewhere: EscrowRecord?
   }
 
-  /// The records of the folders a tree check walks, and the keys its documents name.
+  /// The records of the folders a tree check walks (what finds a document by its path),
+  /// and the keys its documents name.
   final class Tree: Sendable {
     let tables: Tables
     let connection: EscrowConnection
@@ -180,11 +196,14 @@ struct EscrowIndex: Sendable {
   func loading(inside folders: [FilePath]) -> EscrowIndex {
     if case .deferred(let deferred) = source { return deferred.index.loading(inside: folders) }
     guard case .perFile(let connection) = source else { return self }
-    switch connection.withDatabase({ (database) throws(DocbmError) in try database.records(inside: folders) })
+    switch connection.withDatabase({ (database) throws(DocbmError) in
+      try database.pathRecords(inside: folders)
+    })
     {
     case .success(let records):
       return EscrowIndex(
-        source: .tree(Tree(Tables(records), connection: connection)), problem: problem, migration: migration)
+        source: .tree(Tree(Tables(paths: records), connection: connection)), problem: problem,
+        migration: migration)
     case .failure(let error):
       return EscrowIndex(
         source: .none, problem: EscrowProblem(file: error.path ?? connection.path, reason: error.message),
@@ -232,17 +251,34 @@ struct EscrowIndex: Sendable {
     case .deferred(let deferred):
       return deferred.index.lookUp(path, absolute: absolute, descriptor: fd, inode: inode)
     case .tree(let tree):
-      return EscrowIndex.lookUp(path, absolute: absolute, in: tree.tables, descriptor: fd, inode: inode)
-    case .perFile(let connection):
       let absolute = absolute ?? path.absolute
-      guard let inode = inode ?? (try? FileStatus.of(fd))?.inode,
-        case .success(let records) = connection.withDatabase({ (database) throws(DocbmError) in
-          try database.records(atPath: absolute, orInode: inode)
-        }), !records.isEmpty
+      if let found = tree.tables.record(atPath: path, absolute: absolute) {
+        return Found(fingerprint: found.fingerprint, elsewhere: nil)
+      }
+      // A file whose inode number a record of the tree names: its records are read whole
+      // to compare identities, as for a single file.
+      guard !tree.tables.inodes.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
+        tree.tables.inodes.contains(inode)
       else { return nil }
-      return EscrowIndex.lookUp(
-        absolute, absolute: absolute, in: Tables(records), descriptor: fd, inode: inode)
+      return EscrowIndex.lookUp(absolute, descriptor: fd, inode: inode, in: tree.connection)
+    case .perFile(let connection):
+      // A file that cannot be looked at has no identity to find it by.
+      guard let inode = inode ?? (try? FileStatus.of(fd))?.inode else { return nil }
+      return EscrowIndex.lookUp(absolute ?? path.absolute, descriptor: fd, inode: inode, in: connection)
     }
+  }
+
+  /// The record of the file open as `fd` (at `absolute`, with inode number `inode`) among
+  /// the records of its path and of its inode number, read from the database.
+  private static func lookUp(
+    _ absolute: FilePath, descriptor fd: FileDescriptor, inode: UInt64, in connection: EscrowConnection
+  ) -> Found? {
+    guard
+      case .success(let records) = connection.withDatabase({ (database) throws(DocbmError) in
+        try database.records(atPath: absolute, orInode: inode)
+      }), !records.isEmpty
+    else { return nil }
+    return EscrowIndex.lookUp(absolute, absolute: absolute, in: Tables(records), descriptor: fd, inode: inode)
   }
 
   /// For a tree's index, the record of the document open as `fd` (at `absolute`) among
@@ -271,8 +307,9 @@ struct EscrowIndex: Sendable {
     if let found = tables.record(atPath: path, absolute: absolute) {
       return Found(fingerprint: found.fingerprint, elsewhere: nil)
     }
-    guard !tables.byInode.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
-      let candidates = tables.byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)
+    guard let byInode = tables.byInode, !byInode.isEmpty,
+      let inode = inode ?? (try? FileStatus.of(fd))?.inode,
+      let candidates = byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)
     else { return nil }
     let handle = try? KernelFileHandle.of(fd)
     let now = EscrowEntry.Document(

@@ -61,7 +61,9 @@ struct RepairRemedy {
     recordedHere: KeyFingerprint? = nil
   ) -> RepairRemedy {
     let copyFirst = "copy it to a filesystem with user extended attributes"
-    let adoptable = hasAdoptionTargets(path)
+    // Listing the adoption candidates reads the document and looks for its targets: only
+    // the remedies that offer adoption ask.
+    var adoptable: Bool { hasAdoptionTargets(path) }
     // Another key recorded at this path holds adoption back here (not on a copy made
     // elsewhere, on a filesystem with user extended attributes).
     let heldBack = holdsNoKey ? nil : recordedHere.flatMap { $0 == wanted ? nil : $0 }

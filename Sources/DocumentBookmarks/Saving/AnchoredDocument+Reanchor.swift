@@ -34,7 +34,7 @@ extension AnchoredDocument {
   }
 
   /// Each bookmark resolved here and, when that found one target, signed for `destination`.
-  func reanchor(_ bookmarks: [Bookmark], for destination: FilePath) -> [ReanchoredBookmark] {
+  package func reanchor(_ bookmarks: [Bookmark], for destination: FilePath) -> [ReanchoredBookmark] {
     guard !bookmarks.isEmpty else { return [] }
     let copy = AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
     // The key is the one each bookmark verified with: this document's, which the copy carries.

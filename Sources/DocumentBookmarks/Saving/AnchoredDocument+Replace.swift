@@ -127,9 +127,20 @@ extension AnchoredDocument {
     to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
     _ write: (URL) throws -> Void
   ) throws(DocbmError) -> AnchoredDocument {
+    try saveCopyByPath(to: destination, key: key, options: options) { path in try write(try path.exactURL()) }
+  }
+
+  /// ``saveCopy(to:key:options:_:)`` with a writer handed the copy's new file's path as
+  /// bytes, exactly (a name that is not UTF-8 included): for the C library, whose writers
+  /// take `const char *`.
+  @discardableResult
+  package func saveCopyByPath(
+    to destination: FilePath, key: CopyKey = .carry, options: ReplaceOptions = ReplaceOptions(),
+    _ write: (FilePath) throws -> Void
+  ) throws(DocbmError) -> AnchoredDocument {
     try DocumentReplacer(
       destination: destination, metadataSource: path, copiesOwner: false, key: key, options: options
-    ).replace { path in try write(try path.exactURL()) }
+    ).replace(write)
     if key == .carry { recordInEscrow(destination) }
     return AnchoredDocument(path: destination, searchBudget: searchBudget, escrow: escrow)
   }
