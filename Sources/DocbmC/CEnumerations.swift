@@ -185,6 +185,19 @@ struct CNames: Sendable {
   static let relinkOutcomes = CNames([
     1: "relinked", 2: "notUnderSource", 3: "nothingThere", 4: "notTheTarget", 5: "failed",
   ])
+  /// `docbm_reanchor_outcome`, as ``ReanchoredBookmark/Outcome``'s cases are named.
+  static let reanchorOutcomes = CNames([1: "reanchored", 2: "ambiguous", 3: "failed"])
+}
+
+extension CopyKey {
+  /// The key a `docbm_copy_key` value names, or `nil` when the header lists no such value.
+  init?(cValue value: UInt32) {
+    switch value {
+    case 0: self = .carry
+    case 1: self = .strip
+    default: return nil
+    }
+  }
 }
 
 extension ReplaceOptions {

@@ -795,6 +795,92 @@ static void test_new_document(void) {
   EXPECT(unlink(board) == 0 && unlink(target) == 0);
 }
 
+/* Save As: bookmarks re-anchored for the copy's folder resolve there unstale, the copy
+ * carries the key (or, stripped, none), a text that is no bookmark is reported and kept in
+ * its place, and a writer that fails leaves nothing at the destination. */
+static void test_save_as(void) {
+  docbm_error *error = NULL;
+  const char *original = path_in(0, "save-as-board.txt");
+  const char *target = path_in(1, "save-as-target.png");
+  const char *folder = path_in(2, "save-as-copies");
+  const char *copy_path = path_in(3, "save-as-copies/board.txt");
+  const char *stripped_path = path_in(4, "save-as-copies/shared.txt");
+  const char *never = path_in(5, "save-as-copies/never.txt");
+  EXPECT(mkdir(folder, 0755) == 0);
+  write_file(target, "target\n");
+  write_file(original, "board\n");
+  docbm_document *document = docbm_document_open(original, &error);
+  char *bookmark = docbm_make_bookmark(document, target, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+
+  const char *bookmarks[] = {bookmark, "garbage"};
+  docbm_reanchored *results[2] = {NULL, NULL};
+  EXPECT(docbm_reanchor(document, copy_path, bookmarks, 2, results, &error) == 1);
+  EXPECT(results[0] && docbm_reanchored_outcome(results[0]) == DOCBM_REANCHOR_REANCHORED);
+  EXPECT(results[0] && docbm_reanchored_code(results[0]) == 0 && !docbm_reanchored_message(results[0]));
+  const char *reanchored = results[0] ? docbm_reanchored_bookmark(results[0]) : NULL;
+  EXPECT(reanchored != NULL);
+  EXPECT(results[1] && docbm_reanchored_outcome(results[1]) == DOCBM_REANCHOR_FAILED);
+  EXPECT(results[1] && docbm_reanchored_code(results[1]) == DOCBM_CORRUPT);
+  EXPECT(results[1] && docbm_reanchored_message(results[1]) && !docbm_reanchored_bookmark(results[1]));
+  EXPECT(results[1] && docbm_reanchored_candidate_count(results[1]) == 0);
+  EXPECT(results[1] && docbm_reanchored_candidate(results[1], 0) == NULL);
+  EXPECT(strcmp(docbm_reanchor_outcome_name(DOCBM_REANCHOR_AMBIGUOUS), "ambiguous") == 0);
+  EXPECT(docbm_reanchor_outcome_name((docbm_reanchor_outcome)9) == NULL);
+
+  char contents[4096];
+  snprintf(contents, sizeof contents, "board %s\n", reanchored ? reanchored : "");
+  docbm_document *copy =
+    docbm_save_copy(document, copy_path, contents, strlen(contents), DOCBM_COPY_CARRY_KEY, &error);
+  EXPECT(copy != NULL && error == NULL);
+  docbm_resolution *resolution = copy && reanchored ? docbm_resolve(copy, reanchored, &error) : NULL;
+  EXPECT(resolution && strcmp(docbm_resolution_path(resolution), target) == 0);
+  EXPECT(resolution && docbm_resolution_is_stale(resolution) == 0);
+  docbm_resolution_free(resolution);
+  /* The bookmark as the original stores it resolves from the copy, but stale. */
+  resolution = copy ? docbm_resolve(copy, bookmark, &error) : NULL;
+  EXPECT(resolution && docbm_resolution_is_stale(resolution) == 1);
+  docbm_resolution_free(resolution);
+  docbm_document_close(copy);
+
+  /* A copy for someone else carries no key. */
+  docbm_document *stripped =
+    docbm_save_copy_with_writer(document, stripped_path, DOCBM_COPY_STRIP_KEY, write_hello, "shared\n", &error);
+  EXPECT(stripped != NULL && error == NULL);
+  EXPECT(stripped && docbm_resolve(stripped, bookmark, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_KEY_MISSING);
+  error = NULL;
+  docbm_document_close(stripped);
+
+  /* A writer that fails leaves nothing; arguments that are none or not listed are refused. */
+  struct stat status;
+  EXPECT(docbm_save_copy_with_writer(document, never, DOCBM_COPY_CARRY_KEY, fail_writing, NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_WRITER_FAILED);
+  error = NULL;
+  EXPECT(stat(never, &status) != 0 && errno == ENOENT);
+  EXPECT(docbm_save_copy(document, never, "x", 1, (docbm_copy_key)2, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_save_copy(document, NULL, "x", 1, DOCBM_COPY_CARRY_KEY, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_save_copy_with_writer(document, never, DOCBM_COPY_CARRY_KEY, NULL, NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_reanchor(document, NULL, bookmarks, 1, results, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(stat(never, &status) != 0 && errno == ENOENT);
+
+  docbm_reanchored_free(results[0]);
+  docbm_reanchored_free(results[1]);
+  docbm_reanchored_free(NULL);
+  docbm_free(bookmark);
+  docbm_document_close(document);
+  EXPECT(unlink(copy_path) == 0 && unlink(stripped_path) == 0 && rmdir(folder) == 0);
+  EXPECT(unlink(original) == 0 && unlink(target) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -818,6 +904,7 @@ int main(int argc, char **argv) {
   test_escrow_use();
   test_relink();
   test_new_document();
+  test_save_as();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -37,6 +37,7 @@ __all__ = [
     "LintFinding",
     "LintReport",
     "NewDocument",
+    "Reanchored",
     "Relink",
     "RepairReport",
     "Resolution",
@@ -55,6 +56,9 @@ _ALLOW_READ_ONLY = 4
 # docbm_escrow_use: whether a document's new keys are escrowed.
 _USER_ESCROW = 0
 _NO_ESCROW = 1
+# docbm_copy_key values.
+_COPY_CARRY_KEY = 0
+_COPY_STRIP_KEY = 1
 
 
 def version() -> str:
@@ -236,6 +240,41 @@ class Relink:
             lib.docbm_relink_result_free(handle)
 
 
+@dataclass(frozen=True)
+class Reanchored:
+    """What :meth:`Document.reanchor` made of one bookmark: ``outcome`` as Swift spells it
+    (``"reanchored"``, ``"ambiguous"``, ``"failed"``); ``bookmark``, its text for the copy
+    when re-anchored; ``candidates``, the files an ambiguous one could lead to;
+    ``code`` and ``message``, why it failed."""
+
+    outcome: str
+    bookmark: Optional[str]
+    candidates: List[str]
+    code: Optional[str]
+    message: Optional[str]
+
+    @classmethod
+    def _take(cls, handle: int) -> "Reanchored":
+        """Copies a ``docbm_reanchored`` out and releases it."""
+        try:
+            outcome = lib.docbm_reanchored_outcome(handle)
+            bookmark = lib.docbm_reanchored_bookmark(handle)
+            code = lib.docbm_reanchored_code(handle)
+            message = lib.docbm_reanchored_message(handle)
+            return cls(
+                outcome=_name(lib.docbm_reanchor_outcome_name, outcome) or f"unknown({outcome})",
+                bookmark=bookmark.decode() if bookmark is not None else None,
+                candidates=[
+                    os.fsdecode(lib.docbm_reanchored_candidate(handle, index))
+                    for index in range(lib.docbm_reanchored_candidate_count(handle))
+                ],
+                code=_name(lib.docbm_code_name, code) if code else None,
+                message=message.decode() if message is not None else None,
+            )
+        finally:
+            lib.docbm_reanchored_free(handle)
+
+
 class _Handle:
     """A libdocbm object this package owns, released once by ``_release`` when closed.
     Calls run without the GIL, so :meth:`close` waits for those in flight on other
@@ -380,6 +419,38 @@ class Document(_Handle):
         with self._using() as handle:
             _call(lib.docbm_relink, handle, texts, count, _path(old_folder), _path(new_folder), results)
         return [Relink._take(results[index]) for index in range(count)]
+
+    def reanchor(self, destination: PathLike, bookmarks: Sequence[str]) -> List[Reanchored]:
+        """Makes bookmarks of this document work from a copy to be saved at
+        ``destination`` ("Save As"): each is resolved here and, when that finds one target,
+        signed anew relative to the copy's folder with the key the copy will carry. A
+        :class:`Reanchored` for each, in order; one that was not re-anchored is reported,
+        never dropped (store its original text, typically, for the user to pick again).
+        Nothing is written: save the copy with :meth:`save_copy`, the new bookmarks in it."""
+        count = len(bookmarks)
+        texts = (ctypes.c_char_p * max(count, 1))(*(_text(text) for text in bookmarks))
+        results = (ctypes.c_void_p * max(count, 1))()
+        encoded = _path(destination)
+        with self._using() as handle:
+            _call(lib.docbm_reanchor, handle, encoded, texts, count, results)
+        return [Reanchored._take(results[index]) for index in range(count)]
+
+    def save_copy(self, destination: PathLike, data: bytes, *, key: Literal["carry", "strip"] = "carry") -> "Document":
+        """Saves ``data`` as a copy of this document at ``destination`` ("Save As") and
+        returns the copy. The copy gets this document's attributes and mode (not its
+        owner) and, with ``key="carry"``, its key, so the bookmarks in it resolve there
+        (made for its place with :meth:`reanchor`); ``key="strip"`` gives it none (a copy
+        for someone else). A file at ``destination`` is replaced as safely as
+        :meth:`replace` replaces a document; this document is not written. Raises
+        :class:`DocbmError` as :meth:`replace` does."""
+        keys = {"carry": _COPY_CARRY_KEY, "strip": _COPY_STRIP_KEY}
+        if key not in keys:
+            raise ValueError(f"key must be 'carry' or 'strip', not {key!r}")
+        buffer = bytes(data)
+        encoded = _path(destination)
+        with self._using() as handle:
+            copy = _call(lib.docbm_save_copy, handle, encoded, buffer, len(buffer), keys[key])
+        return Document._take(copy, os.fsdecode(destination))
 
     def replace(
         self,

@@ -164,6 +164,33 @@ def test_a_new_document_is_created_with_the_key_its_bookmarks_were_made_with(pic
     assert docbm.repair(board).action == "restored"
 
 
+def test_save_as_reanchors_bookmarks_for_the_copys_folder(notes: Path, picture: Path, folder: Path) -> None:
+    """A copy in another folder carries the key; its re-anchored bookmarks resolve there
+    unstale, the original's stale; a text that is no bookmark is reported, not dropped; a
+    copy for someone else carries no key."""
+    copies = folder / "copies"
+    copies.mkdir()
+    copy_path = copies / "notes.txt"
+    with docbm.Document(notes) as document:
+        bookmark = document.make_bookmark(picture)
+        made, garbage = document.reanchor(copy_path, [bookmark, "garbage"])
+        assert made.outcome == "reanchored" and made.bookmark is not None and made.code is None
+        assert garbage.outcome == "failed" and garbage.code == "corrupt" and garbage.message
+        assert garbage.bookmark is None and garbage.candidates == []
+        with document.save_copy(copy_path, f"notes\n{made.bookmark}\n".encode()) as copy:
+            assert copy.path == str(copy_path)
+            resolution = copy.resolve(made.bookmark)
+            assert resolution.path == str(picture) and not resolution.stale
+            assert copy.resolve(bookmark).stale
+        with document.save_copy(copies / "shared.txt", b"shared\n", key="strip") as shared:
+            with pytest.raises(docbm.DocbmError) as raised:
+                shared.resolve(bookmark)
+            assert raised.value.code == "keyMissing"
+        with pytest.raises(ValueError):
+            document.save_copy(copies / "never.txt", b"x", key="keep")  # type: ignore[arg-type]
+    assert not (copies / "never.txt").exists()
+
+
 def test_a_file_swapped_into_a_recorded_path_gets_no_new_key_and_the_way_out(
     notes: Path, picture: Path, folder: Path
 ) -> None:
@@ -525,6 +552,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name),
         "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
         "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
+        "docbm_reanchor_outcome": ("DOCBM_REANCHOR_", lib.docbm_reanchor_outcome_name),
     }
     # Values without names: each is the package's own constant.
     constants = {
@@ -534,6 +562,7 @@ def test_the_header_names_match_swift() -> None:
             "DOCBM_ALLOW_READ_ONLY": docbm._ALLOW_READ_ONLY,
         },
         "docbm_escrow_use": {"DOCBM_USER_ESCROW": docbm._USER_ESCROW, "DOCBM_NO_ESCROW": docbm._NO_ESCROW},
+        "docbm_copy_key": {"DOCBM_COPY_CARRY_KEY": docbm._COPY_CARRY_KEY, "DOCBM_COPY_STRIP_KEY": docbm._COPY_STRIP_KEY},
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
@@ -551,7 +580,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 33 + 10 + 7 + 9 + 3 + 4 + 2 + 5
+    assert checked == 33 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

@@ -11,8 +11,8 @@
  *
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
- *     docbm_resolve, docbm_check, docbm_repair or docbm_lint_save is the caller's, and is
- *     released with its own *_free or *_close call.
+ *     docbm_save_copy*, docbm_resolve, docbm_check, docbm_repair or docbm_lint_save is the
+ *     caller's, and is released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -443,6 +443,98 @@ typedef int (*docbm_writer)(const char *path, void *context);
  */
 int docbm_replace_document_with_writer(
   const docbm_document *document, docbm_writer writer, void *context, docbm_error **error);
+
+/* ---------------------------------------------------------------------------------- */
+/* Save As                                                                              */
+/* ---------------------------------------------------------------------------------- */
+
+/** What a copy gets of the document's key. */
+typedef enum docbm_copy_key {
+  /** The copy carries the document's key: the bookmarks in it keep resolving there
+   *  ("Save As"). Whoever gets the copy can resolve them too. */
+  DOCBM_COPY_CARRY_KEY = 0,
+  /** The copy carries no key ("save a copy for someone else"): bookmarks in it fail with
+   *  DOCBM_KEY_MISSING there; the recipient's app makes new ones. */
+  DOCBM_COPY_STRIP_KEY = 1
+} docbm_copy_key;
+
+/**
+ * Saves `length` bytes as a copy of the document at `destination` ("Save As"). The copy
+ * gets the document's extended attributes and mode (not its owner: a copy belongs to
+ * whoever makes it) and, with DOCBM_COPY_CARRY_KEY, its key, recorded in the document's
+ * escrow for the copy's path. A file at `destination` is replaced as safely as
+ * docbm_replace_document() replaces a document; the document itself is not written.
+ * Returns the copy, with the document's escrow (release it with docbm_document_close()),
+ * or NULL on failure.
+ *
+ * Bookmarks copied in as they are resolve from a copy in another folder, but stale:
+ * docbm_reanchor() makes them for the copy's place first.
+ *
+ * Fails as docbm_replace_document() does, and with DOCBM_INVALID_ARGUMENT for a NULL
+ * argument or a key value not listed.
+ */
+docbm_document *docbm_save_copy(
+  const docbm_document *document, const char *destination, const void *bytes, size_t length, docbm_copy_key key,
+  docbm_error **error);
+
+/**
+ * docbm_save_copy() for a writer that writes the copy itself: called once, on the calling
+ * thread, with the path of a new file beside `destination`. Fails as
+ * docbm_replace_document_with_writer() does; nothing is at `destination` then that was not
+ * there before.
+ */
+docbm_document *docbm_save_copy_with_writer(
+  const docbm_document *document, const char *destination, docbm_copy_key key, docbm_writer writer,
+  void *context, docbm_error **error);
+
+/** What became of a bookmark made for a copy's place. Mirrors `ReanchoredBookmark.Outcome`. */
+typedef enum docbm_reanchor_outcome {
+  /** Resolved against the document and signed for the copy's place: store
+   *  docbm_reanchored_bookmark() in the copy. */
+  DOCBM_REANCHOR_REANCHORED = 1,
+  /** Two files could be the target (see the candidates): not re-anchored; let the user
+   *  choose. */
+  DOCBM_REANCHOR_AMBIGUOUS = 2,
+  /** It did not resolve (see docbm_reanchored_code()): not re-anchored. */
+  DOCBM_REANCHOR_FAILED = 3
+} docbm_reanchor_outcome;
+
+/** An outcome's name ("reanchored"), or NULL for a value that is not one. */
+const char *docbm_reanchor_outcome_name(docbm_reanchor_outcome outcome);
+
+/** One bookmark made for a copy's place. */
+typedef struct docbm_reanchored docbm_reanchored;
+
+/**
+ * Makes `count` bookmarks of the document work from a copy to be saved at `destination`:
+ * each is resolved against the document and, when that finds one target, signed anew,
+ * relative to the copy's folder, with the key the copy will carry (the document's).
+ * Stores a result in `results[i]` for each (the caller releases each with
+ * docbm_reanchored_free()). A bookmark that is not re-anchored is reported, never dropped:
+ * the caller decides what the copy stores for it (its original text, typically, for the
+ * user to pick again). Nothing is written: save the copy with docbm_save_copy() and
+ * DOCBM_COPY_CARRY_KEY, with the new bookmarks in it. Returns how many were re-anchored,
+ * or -1 (with `*error` set, nothing stored) when an argument is NULL.
+ */
+long docbm_reanchor(
+  const docbm_document *document, const char *destination, const char *const *bookmarks, size_t count,
+  docbm_reanchored **results, docbm_error **error);
+
+/** The outcome. */
+docbm_reanchor_outcome docbm_reanchored_outcome(const docbm_reanchored *result);
+/** The bookmark's text form for the copy when re-anchored, else NULL. Owned by `result`. */
+const char *docbm_reanchored_bookmark(const docbm_reanchored *result);
+/** How many files could be the target of an ambiguous bookmark; else 0. */
+size_t docbm_reanchored_candidate_count(const docbm_reanchored *result);
+/** The path of candidate `index`, or NULL when `index` is not below the count. Owned by
+ *  `result`. */
+const char *docbm_reanchored_candidate(const docbm_reanchored *result, size_t index);
+/** The failure's code for DOCBM_REANCHOR_FAILED, else 0. */
+docbm_code docbm_reanchored_code(const docbm_reanchored *result);
+/** The failure's message for DOCBM_REANCHOR_FAILED, else NULL. Owned by `result`. */
+const char *docbm_reanchored_message(const docbm_reanchored *result);
+/** Releases a result. NULL is allowed. */
+void docbm_reanchored_free(docbm_reanchored *result);
 
 /* ---------------------------------------------------------------------------------- */
 /* New documents                                                                        */
