@@ -111,23 +111,11 @@ private func openDocument(
     let document
   else { return -1 }
   guard count > 0, let bookmarks, let resolutions else { return 0 }
-  let texts = UnsafeBufferPointer(start: bookmarks, count: Int(count))
-  // Each text is parsed first; those that parse are resolved together, sharing one search.
-  let parsed: [Result<Bookmark, DocbmError>] = texts.map { text in
-    guard let text else {
-      return .failure(DocbmError(.corrupt, message: "the bookmark text is NULL"))
-    }
-    return Result { () throws(DocbmError) in try Bookmark(text: String(cString: text)) }
-  }
-  let valid = parsed.compactMap { try? $0.get() }
-  var results = DocumentHandle.borrow(document).document.resolve(valid).makeIterator()
+  let anchored = DocumentHandle.borrow(document).document
+  let outcomes = BookmarkTexts(bookmarks, count: count).map(
+    { anchored.resolve($0) }, failed: { .failure($0) })
   var resolved = 0
-  for index in parsed.indices {
-    let outcome: Result<Resolution, DocbmError>
-    switch parsed[index] {
-    case .success: outcome = results.next()!
-    case .failure(let failure): outcome = .failure(failure)
-    }
+  for (index, outcome) in outcomes.enumerated() {
     switch outcome {
     case .success(let resolution):
       resolutions[index] = ResolutionHandle(resolution).retainedPointer()

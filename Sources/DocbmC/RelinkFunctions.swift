@@ -18,26 +18,14 @@ import DocumentBookmarks
         && CallOutcome.present(results, named: "results", of: function, reportingTo: error))
   else { return -1 }
   guard count > 0, let bookmarks, let results else { return 0 }
-  let texts = UnsafeBufferPointer(start: bookmarks, count: Int(count))
-  // Each text is parsed first; those that parse are relinked together.
-  let parsed: [Result<Bookmark, DocbmError>] = texts.map { text in
-    guard let text else { return .failure(DocbmError(.corrupt, message: "the bookmark text is NULL")) }
-    return Result { () throws(DocbmError) in try Bookmark(text: String(cString: text)) }
-  }
-  let valid = parsed.compactMap { try? $0.get() }
-  var relinks = DocumentHandle.borrow(document).document.relink(valid, from: source, to: destination)
-    .makeIterator()
+  let anchored = DocumentHandle.borrow(document).document
+  let relinks = BookmarkTexts(bookmarks, count: count).map(
+    { anchored.relink($0, from: source, to: destination).map { ($0.outcome, $0.candidate) } },
+    failed: { (.failed($0), nil) })
   var relinked = 0
-  for index in parsed.indices {
-    let handle: RelinkResultHandle
-    switch parsed[index] {
-    case .success:
-      let relink = relinks.next()!
-      if case .relinked = relink.outcome { relinked += 1 }
-      handle = RelinkResultHandle(relink)
-    case .failure(let failure): handle = RelinkResultHandle(.failed(failure), candidate: nil)
-    }
-    results[index] = handle.retainedPointer()
+  for (index, (outcome, candidate)) in relinks.enumerated() {
+    if case .relinked = outcome { relinked += 1 }
+    results[index] = RelinkResultHandle(outcome, candidate: candidate).retainedPointer()
   }
   return relinked
 }

@@ -13,10 +13,6 @@ final class RelinkResultHandle: CHandle {
   /// The failure's `docbm_code`, 0 unless it failed.
   let code: UInt32
 
-  convenience init(_ relink: Relink) {
-    self.init(relink.outcome, candidate: relink.candidate)
-  }
-
   /// A result with `outcome`, the target looked for at `candidate`.
   init(_ outcome: Relink.Outcome, candidate: FilePath?) {
     self.candidate = candidate.map { CStringCopy($0.bytes) }

@@ -79,21 +79,11 @@ private func copyArguments(
         && CallOutcome.present(results, named: "results", of: function, reportingTo: error))
   else { return -1 }
   guard count > 0, let bookmarks, let results else { return 0 }
-  // Each text is parsed first; those that parse are re-anchored together.
-  let parsed: [Result<Bookmark, DocbmError>] = UnsafeBufferPointer(start: bookmarks, count: Int(count)).map {
-    text in
-    guard let text else { return .failure(DocbmError(.corrupt, message: "the bookmark text is NULL")) }
-    return Result { () throws(DocbmError) in try Bookmark(text: String(cString: text)) }
-  }
-  let valid = parsed.compactMap { try? $0.get() }
-  var reanchored = DocumentHandle.borrow(document).document.reanchor(valid, for: destination).makeIterator()
+  let anchored = DocumentHandle.borrow(document).document
+  let outcomes = BookmarkTexts(bookmarks, count: count).map(
+    { anchored.reanchor($0, for: destination).map(\.outcome) }, failed: { .failed($0) })
   var made = 0
-  for index in parsed.indices {
-    let outcome: ReanchoredBookmark.Outcome
-    switch parsed[index] {
-    case .success: outcome = reanchored.next()!.outcome
-    case .failure(let failure): outcome = .failed(failure)
-    }
+  for (index, outcome) in outcomes.enumerated() {
     if case .reanchored = outcome { made += 1 }
     results[index] = ReanchoredHandle(outcome).retainedPointer()
   }
