@@ -881,6 +881,69 @@ static void test_save_as(void) {
   EXPECT(unlink(original) == 0 && unlink(target) == 0);
 }
 
+/* Adoption: a copy that travelled without its key lists its bookmark with the file its
+ * recorded path names beside it; adopting it makes a new bookmark that resolves there, an
+ * index past the list is refused with nothing stored. */
+static void test_adoption(void) {
+  docbm_error *error = NULL;
+  const char *project = path_in(0, "adopt-project");
+  const char *board = path_in(1, "adopt-project/board.txt");
+  const char *cat = path_in(2, "adopt-project/cat.png");
+  const char *copy = path_in(3, "adopt-copy");
+  const char *copy_board = path_in(4, "adopt-copy/board.txt");
+  const char *copy_cat = path_in(5, "adopt-copy/cat.png");
+  EXPECT(mkdir(project, 0755) == 0 && mkdir(copy, 0755) == 0);
+  write_file(cat, "cat\n");
+  write_file(copy_cat, "cat\n");
+  write_file(board, "board\n");
+  docbm_document *original = docbm_document_open(board, &error);
+  char *bookmark = docbm_make_bookmark(original, cat, &error);
+  EXPECT(bookmark != NULL && error == NULL);
+  char contents[4096];
+  snprintf(contents, sizeof contents, "board %s\n", bookmark ? bookmark : "");
+  write_file(copy_board, contents); /* copied without its attributes */
+
+  docbm_document *document = docbm_document_open(copy_board, &error);
+  docbm_adoption *adoption = docbm_adoption_list(document, &error);
+  EXPECT(adoption != NULL && error == NULL);
+  char real_cat[4096];
+  EXPECT(realpath(copy_cat, real_cat) != NULL);
+  EXPECT(adoption && docbm_adoption_count(adoption) == 1);
+  EXPECT(adoption && bookmark && strcmp(docbm_adoption_bookmark(adoption, 0), bookmark) == 0);
+  EXPECT(adoption && strlen(docbm_adoption_key(adoption, 0)) == 17);
+  EXPECT(adoption && strcmp(docbm_adoption_recorded_path(adoption, 0), "cat.png") == 0);
+  EXPECT(adoption && docbm_adoption_target(adoption, 0) && strcmp(docbm_adoption_target(adoption, 0), real_cat) == 0);
+  EXPECT(adoption && docbm_adoption_target_is_folder(adoption, 0) == 0);
+  EXPECT(adoption && docbm_adoption_needs_own_confirmation(adoption, 0) == 0);
+  EXPECT(adoption && docbm_adoption_bookmark(adoption, 1) == NULL && docbm_adoption_target(adoption, 1) == NULL);
+
+  char *made[1] = {NULL};
+  size_t wrong[] = {1};
+  EXPECT(docbm_adopt(document, adoption, wrong, 1, made, &error) == -1 && made[0] == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_adopt(document, NULL, wrong, 1, made, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  size_t first[] = {0};
+  EXPECT(docbm_adopt(document, adoption, first, 1, made, &error) == 1 && error == NULL);
+  docbm_resolution *resolution = made[0] ? docbm_resolve(document, made[0], &error) : NULL;
+  EXPECT(resolution && strcmp(docbm_resolution_path(resolution), real_cat) == 0);
+  EXPECT(resolution && docbm_resolution_is_stale(resolution) == 0);
+  docbm_resolution_free(resolution);
+  EXPECT(docbm_adoption_list(NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+
+  docbm_free(made[0]);
+  docbm_adoption_free(adoption);
+  docbm_adoption_free(NULL);
+  docbm_document_close(document);
+  docbm_document_close(original);
+  docbm_free(bookmark);
+  EXPECT(unlink(board) == 0 && unlink(cat) == 0 && rmdir(project) == 0);
+  EXPECT(unlink(copy_board) == 0 && unlink(copy_cat) == 0 && rmdir(copy) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -905,6 +968,7 @@ int main(int argc, char **argv) {
   test_relink();
   test_new_document();
   test_save_as();
+  test_adoption();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

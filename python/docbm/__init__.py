@@ -25,12 +25,13 @@ import ctypes
 import os
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from ._library import SAVE_FUNCTION, lib
 
 __all__ = [
+    "AdoptionCandidate",
     "Check",
     "DocbmError",
     "Document",
@@ -319,6 +320,39 @@ class _Handle:
                 self._idle.notify_all()
 
 
+class _AdoptionList(_Handle):
+    """A ``docbm_adoption``: the list :meth:`Document.adopt` takes its candidates from."""
+
+    _release = staticmethod(lambda handle: lib.docbm_adoption_free(handle))
+    _what = "adoption list"
+
+    def __init__(self, handle: int) -> None:
+        self._hold(handle)
+
+
+@dataclass(frozen=True)
+class AdoptionCandidate:
+    """A bookmark in a document that does not verify with its key, listed by
+    :meth:`Document.adoption_candidates`: ``bookmark``, its text as the document stores it;
+    ``key``, the fingerprint of the key it names; ``recorded_path``, its target's path
+    relative to the document's folder and ``recorded_document``, the document it was made
+    in, as recorded (unverified); ``target``, the real path of what ``recorded_path`` names
+    from the document's folder now (``None`` when nothing is there), the only target
+    adoption gives it; ``needs_own_confirmation``, whether the target is reached through a
+    symbolic link or lies outside the document's folder, so that the user must confirm it
+    alone, having seen where it leads."""
+
+    bookmark: str
+    key: str
+    recorded_path: str
+    recorded_document: Optional[str]
+    target: Optional[str]
+    target_is_folder: bool
+    needs_own_confirmation: bool
+    _list: _AdoptionList = field(repr=False, compare=False)
+    _index: int = field(repr=False, compare=False)
+
+
 class Document(_Handle):
     """A document that bookmarks are anchored on (a regular file or a folder).
 
@@ -419,6 +453,54 @@ class Document(_Handle):
         with self._using() as handle:
             _call(lib.docbm_relink, handle, texts, count, _path(old_folder), _path(new_folder), results)
         return [Relink._take(results[index]) for index in range(count)]
+
+    def adoption_candidates(self) -> List[AdoptionCandidate]:
+        """The document's bookmarks that do not verify with its key (a copy that travelled
+        without it: a sync, a ``git clone``, an unzipped archive), in the order found, each
+        with the file its recorded path names from the document's folder now: what an app
+        shows the user before :meth:`adopt`. Nothing in them is verified. Writes nothing.
+        Raises :class:`DocbmError` when the document cannot be read."""
+        with self._using() as handle:
+            adoption = _AdoptionList(_call(lib.docbm_adoption_list, handle))
+        with adoption._using() as listed:
+
+            def text(function: Callable[[int, int], Optional[bytes]], index: int) -> Optional[str]:
+                value = function(listed, index)
+                return os.fsdecode(value) if value is not None else None
+
+            return [
+                AdoptionCandidate(
+                    bookmark=lib.docbm_adoption_bookmark(listed, index).decode(),
+                    key=lib.docbm_adoption_key(listed, index).decode(),
+                    recorded_path=os.fsdecode(lib.docbm_adoption_recorded_path(listed, index)),
+                    recorded_document=text(lib.docbm_adoption_recorded_document, index),
+                    target=text(lib.docbm_adoption_target, index),
+                    target_is_folder=bool(lib.docbm_adoption_target_is_folder(listed, index)),
+                    needs_own_confirmation=bool(lib.docbm_adoption_needs_own_confirmation(listed, index)),
+                    _list=adoption,
+                    _index=index,
+                )
+                for index in range(lib.docbm_adoption_count(listed))
+            ]
+
+    def adopt(self, candidates: Sequence[AdoptionCandidate]) -> List[Optional[str]]:
+        """Adopts ``candidates`` (from one :meth:`adoption_candidates` of this document),
+        after the user has seen where each leads and said yes: a new bookmark to each
+        one's target, made with the document's key (given one first when it has none), in
+        order; ``None`` for one whose target is not there. Store them with the next save;
+        the old records are never trusted or reused. Raises :class:`DocbmError`
+        (``notFound`` when a target is no longer the object listed: list and ask again)."""
+        count = len(candidates)
+        if count == 0:
+            return []
+        adoption = candidates[0]._list
+        if any(candidate._list is not adoption for candidate in candidates):
+            raise ValueError("the candidates come from different adoption_candidates() lists")
+        indexes = (ctypes.c_size_t * count)(*(candidate._index for candidate in candidates))
+        made = (ctypes.c_void_p * count)()
+        with self._using() as handle, adoption._using() as listed:
+            _call(lib.docbm_adopt, handle, listed, indexes, count, made)
+        return [_take_string(made[index]) if made[index] else None for index in range(count)]
 
     def reanchor(self, destination: PathLike, bookmarks: Sequence[str]) -> List[Reanchored]:
         """Makes bookmarks of this document work from a copy to be saved at

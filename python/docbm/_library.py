@@ -116,6 +116,26 @@ _declare("docbm_reanchored_candidate", _s, _p, ctypes.c_size_t)
 _declare("docbm_reanchored_code", _u, _p)
 _declare("docbm_reanchored_message", _s, _p)
 _declare("docbm_reanchored_free", None, _p)
+_declare("docbm_adoption_list", _p, _p, _error_out)
+_declare("docbm_adoption_count", ctypes.c_size_t, _p)
+_declare("docbm_adoption_bookmark", _s, _p, ctypes.c_size_t)
+_declare("docbm_adoption_key", _s, _p, ctypes.c_size_t)
+_declare("docbm_adoption_recorded_path", _s, _p, ctypes.c_size_t)
+_declare("docbm_adoption_recorded_document", _s, _p, ctypes.c_size_t)
+_declare("docbm_adoption_target", _s, _p, ctypes.c_size_t)
+_declare("docbm_adoption_target_is_folder", _i, _p, ctypes.c_size_t)
+_declare("docbm_adoption_needs_own_confirmation", _i, _p, ctypes.c_size_t)
+_declare("docbm_adoption_free", None, _p)
+_declare(
+    "docbm_adopt",
+    ctypes.c_long,
+    _p,
+    _p,
+    ctypes.POINTER(ctypes.c_size_t),
+    ctypes.c_size_t,
+    ctypes.POINTER(_p),
+    _error_out,
+)
 _declare("docbm_replace_document_allowing", _i, _p, _p, ctypes.c_size_t, _u, _error_out)
 _declare("docbm_check", _p, _s, _error_out)
 _declare("docbm_check_result_verdict", _u, _p)

@@ -191,6 +191,33 @@ def test_save_as_reanchors_bookmarks_for_the_copys_folder(notes: Path, picture: 
     assert not (copies / "never.txt").exists()
 
 
+def test_a_copy_without_its_key_adopts_the_bookmarks_the_user_confirms(folder: Path) -> None:
+    """A copy that travelled without its key lists its bookmark with the file beside it;
+    adopting it makes a bookmark that resolves there; candidates of two lists are refused."""
+    project, copy = folder / "project", folder / "copy"
+    project.mkdir()
+    copy.mkdir()
+    (project / "cat.png").write_bytes(b"cat\n")
+    (copy / "cat.png").write_bytes(b"cat\n")
+    (project / "board.txt").write_bytes(b"board\n")
+    with docbm.Document(project / "board.txt") as original:
+        bookmark = original.make_bookmark(project / "cat.png")
+    (copy / "board.txt").write_bytes(f"board {bookmark}\n".encode())  # without its attributes
+    with docbm.Document(copy / "board.txt") as document:
+        (candidate,) = document.adoption_candidates()
+        assert candidate.bookmark == bookmark and candidate.recorded_path == "cat.png"
+        assert candidate.target == os.path.realpath(copy / "cat.png")
+        assert not candidate.target_is_folder and not candidate.needs_own_confirmation
+        (other,) = document.adoption_candidates()
+        with pytest.raises(ValueError):
+            document.adopt([candidate, other])
+        (made,) = document.adopt([candidate])
+        assert made is not None
+        resolution = document.resolve(made)
+        assert resolution.path == os.path.realpath(copy / "cat.png") and not resolution.stale
+        assert document.adopt([]) == []
+
+
 def test_a_file_swapped_into_a_recorded_path_gets_no_new_key_and_the_way_out(
     notes: Path, picture: Path, folder: Path
 ) -> None:

@@ -11,8 +11,8 @@
  *
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
- *     docbm_save_copy*, docbm_resolve, docbm_check, docbm_repair or docbm_lint_save is the
- *     caller's, and is released with its own *_free or *_close call.
+ *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair or
+ *     docbm_lint_save is the caller's, and is released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -535,6 +535,74 @@ docbm_code docbm_reanchored_code(const docbm_reanchored *result);
 const char *docbm_reanchored_message(const docbm_reanchored *result);
 /** Releases a result. NULL is allowed. */
 void docbm_reanchored_free(docbm_reanchored *result);
+
+/* ---------------------------------------------------------------------------------- */
+/* Adoption                                                                             */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * A document's bookmarks that do not verify with its key (it has none, or another), each
+ * with the file its recorded path relative to the document names now: what an app shows
+ * the user before adopting them. A copy of a project that travelled without its key (a
+ * sync, a `git clone`, an unzipped archive) holds such bookmarks. Nothing in a candidate
+ * is verified: it may be a copy's, or pasted from someone else's document, or forged; only
+ * the user, who sees where it leads, can say it is theirs.
+ */
+typedef struct docbm_adoption docbm_adoption;
+
+/**
+ * Lists the document's candidates for adoption, in the order found in its bytes (each
+ * occurrence a candidate of its own). Writes nothing. Fails with DOCBM_NOT_FOUND,
+ * DOCBM_PERMISSION_DENIED, DOCBM_UNSUPPORTED_FILE_TYPE, DOCBM_IO_ERROR (the document
+ * cannot be read), DOCBM_KEY_MALFORMED or DOCBM_UNSUPPORTED_VERSION (its key attribute
+ * cannot be used).
+ */
+docbm_adoption *docbm_adoption_list(const docbm_document *document, docbm_error **error);
+
+/** How many candidates the list holds. */
+size_t docbm_adoption_count(const docbm_adoption *adoption);
+/** Candidate `index`'s bookmark, as the document stores it. Owned by `adoption`; NULL when
+ *  `index` is not below the count (as for every docbm_adoption_* call below). */
+const char *docbm_adoption_bookmark(const docbm_adoption *adoption, size_t index);
+/** The fingerprint of the key it names ("1a2b3c4d-5e6f7a8b"). Owned by `adoption`. */
+const char *docbm_adoption_key(const docbm_adoption *adoption, size_t index);
+/** The target's path relative to the document's folder, as recorded (unverified). Owned by
+ *  `adoption`. */
+const char *docbm_adoption_recorded_path(const docbm_adoption *adoption, size_t index);
+/** The document the bookmark was made in, as recorded (unverified), or NULL when it does not
+ *  say. Owned by `adoption`. */
+const char *docbm_adoption_recorded_document(const docbm_adoption *adoption, size_t index);
+/** What the recorded path names from the document's folder now, as its real path: the only
+ *  target adoption gives it; NULL when nothing is there. Owned by `adoption`. */
+const char *docbm_adoption_target(const docbm_adoption *adoption, size_t index);
+/** 1 when the target is a folder, else 0. */
+int docbm_adoption_target_is_folder(const docbm_adoption *adoption, size_t index);
+/** 1 when the user must confirm this candidate on its own, having seen where it really
+ *  leads: its target is reached through a symbolic link, or lies outside the document's
+ *  folder; else 0. Adopt such a candidate only on a yes for it, never with the others. */
+int docbm_adoption_needs_own_confirmation(const docbm_adoption *adoption, size_t index);
+/** Releases a list. NULL is allowed. */
+void docbm_adoption_free(docbm_adoption *adoption);
+
+/**
+ * Adopts the `count` candidates at `indexes` of `adoption` (listed from this document),
+ * after the user has seen what each points at and said yes: makes a new bookmark to each
+ * one's target with the document's key, giving the document a key first when it has none
+ * (escrowed as docbm_make_bookmark() escrows it; a key the document carries is kept).
+ * Stores in `bookmarks[i]` the new bookmark's text for `indexes[i]` (the caller releases
+ * each with docbm_free()), or NULL when its target is not there; candidates with the same
+ * target get the same bookmark. The old records are never trusted or reused: store the
+ * new ones with the document's next save. Never automatic: docbm_repair() and checks do
+ * not adopt.
+ *
+ * Returns how many bookmarks were made, or -1 with nothing stored: DOCBM_INVALID_ARGUMENT
+ * for a NULL argument or an index not below the count; DOCBM_NOT_FOUND when a target is no
+ * longer the object listed (list again, and ask again); DOCBM_DOCUMENT_UNPROVEN and the
+ * other failures of docbm_make_bookmark().
+ */
+long docbm_adopt(
+  const docbm_document *document, const docbm_adoption *adoption, const size_t *indexes, size_t count,
+  char **bookmarks, docbm_error **error);
 
 /* ---------------------------------------------------------------------------------- */
 /* New documents                                                                        */
