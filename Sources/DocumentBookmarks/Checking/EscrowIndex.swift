@@ -251,16 +251,16 @@ struct EscrowIndex: Sendable {
     case .deferred(let deferred):
       return deferred.index.lookUp(path, absolute: absolute, descriptor: fd, inode: inode)
     case .tree(let tree):
-      let absolute = absolute ?? path.absolute
       if let found = tree.tables.record(atPath: path, absolute: absolute) {
         return Found(fingerprint: found.fingerprint, elsewhere: nil)
       }
       // A file whose inode number a record of the tree names: its records are read whole
-      // to compare identities, as for a single file.
+      // to compare identities, as for a single file. A file that cannot be looked at has
+      // no identity to find it by.
       guard !tree.tables.inodes.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
         tree.tables.inodes.contains(inode)
       else { return nil }
-      return EscrowIndex.lookUp(absolute, descriptor: fd, inode: inode, in: tree.connection)
+      return EscrowIndex.lookUp(absolute ?? path.absolute, descriptor: fd, inode: inode, in: tree.connection)
     case .perFile(let connection):
       // A file that cannot be looked at has no identity to find it by.
       guard let inode = inode ?? (try? FileStatus.of(fd))?.inode else { return nil }
