@@ -27,9 +27,9 @@ import DocumentBookmarks
   let function = "docbm_adopt"
   guard CallOutcome.present(document, named: "a document", of: function, reportingTo: error),
     CallOutcome.present(adoption, named: "an adoption list", of: function, reportingTo: error),
-    count == 0
-      || (CallOutcome.present(indexes, named: "indexes", of: function, reportingTo: error)
-        && CallOutcome.present(bookmarks, named: "bookmarks", of: function, reportingTo: error)),
+    CallOutcome.arrays(
+      indexes, named: "indexes", bookmarks, named: "bookmarks", count: count, of: function, reportingTo: error
+    ),
     let document, let adoption
   else { return -1 }
   guard count > 0, let indexes, let bookmarks else { return 0 }

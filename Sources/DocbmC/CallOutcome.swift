@@ -40,4 +40,15 @@ enum CallOutcome {
     }
     return true
   }
+
+  /// Whether the two arrays of `count` elements a call takes were given: both may be NULL
+  /// when `count` is 0; otherwise an invalid-argument error names the first one missing.
+  static func arrays(
+    _ first: (some Any)?, named firstName: String, _ second: (some Any)?, named secondName: String,
+    count: UInt, of function: String, reportingTo error: UnsafeMutablePointer<OpaquePointer?>?
+  ) -> Bool {
+    count == 0
+      || (present(first, named: firstName, of: function, reportingTo: error)
+        && present(second, named: secondName, of: function, reportingTo: error))
+  }
 }

@@ -105,9 +105,9 @@ private func openDocument(
 ) -> Int {
   let function = "docbm_resolve_all"
   guard CallOutcome.present(document, named: "a document", of: function, reportingTo: error),
-    count == 0
-      || (CallOutcome.present(bookmarks, named: "bookmarks", of: function, reportingTo: error)
-        && CallOutcome.present(resolutions, named: "resolutions", of: function, reportingTo: error)),
+    CallOutcome.arrays(
+      bookmarks, named: "bookmarks", resolutions, named: "resolutions", count: count, of: function,
+      reportingTo: error),
     let document
   else { return -1 }
   guard count > 0, let bookmarks, let resolutions else { return 0 }

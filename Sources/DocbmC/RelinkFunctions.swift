@@ -13,9 +13,9 @@ import DocumentBookmarks
     let document,
     let source = CallOutcome.path(from, named: "the old folder", of: function, reportingTo: error),
     let destination = CallOutcome.path(to, named: "the new folder", of: function, reportingTo: error),
-    count == 0
-      || (CallOutcome.present(bookmarks, named: "bookmarks", of: function, reportingTo: error)
-        && CallOutcome.present(results, named: "results", of: function, reportingTo: error))
+    CallOutcome.arrays(
+      bookmarks, named: "bookmarks", results, named: "results", count: count, of: function, reportingTo: error
+    )
   else { return -1 }
   guard count > 0, let bookmarks, let results else { return 0 }
   let anchored = DocumentHandle.borrow(document).document

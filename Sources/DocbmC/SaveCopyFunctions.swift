@@ -74,9 +74,9 @@ private func copyArguments(
   guard CallOutcome.present(document, named: "a document", of: function, reportingTo: error),
     let document,
     let destination = CallOutcome.path(destination, named: "a destination", of: function, reportingTo: error),
-    count == 0
-      || (CallOutcome.present(bookmarks, named: "bookmarks", of: function, reportingTo: error)
-        && CallOutcome.present(results, named: "results", of: function, reportingTo: error))
+    CallOutcome.arrays(
+      bookmarks, named: "bookmarks", results, named: "results", count: count, of: function, reportingTo: error
+    )
   else { return -1 }
   guard count > 0, let bookmarks, let results else { return 0 }
   let anchored = DocumentHandle.borrow(document).document

@@ -113,6 +113,7 @@ struct WatchEndToEndTests {
     try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
   }
 
+  /// The key the file at `path` carries; `nil` also when it is gone or cannot be read.
   private func key(_ path: FilePath) -> KeyFingerprint? {
     (try? BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()) ?? nil
   }

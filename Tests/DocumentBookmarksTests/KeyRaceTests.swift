@@ -38,6 +38,7 @@ struct KeyRaceTests {
       let path = try scratch.file("doc\(round).json", "{}")
       let document = service.documents(anchoredOn: path)
       let made = Mutex<Result<Bookmark, DocbmError>?>(nil)
+      // The save's own outcome is not what the test judges: the bookmark's is.
       race(
         { _ = try? BookmarkService(escrow: nil).documents(anchoredOn: path).replaceDocument(with: contents) },
         { made.withLock { $0 = Result { () throws(DocbmError) in try document.makeBookmark(to: target) } } })

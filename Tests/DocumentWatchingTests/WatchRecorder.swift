@@ -92,7 +92,8 @@ struct WatchScratch {
     return (path, bookmark, fingerprint)
   }
 
-  /// The fingerprint of the key the file at `path` carries.
+  /// The fingerprint of the key the file at `path` carries; `nil` also when it is gone or
+  /// cannot be read.
   func key(_ path: FilePath) -> KeyFingerprint? {
     (try? BookmarkService(escrow: nil).documents(anchoredOn: path).keyFingerprint()) ?? nil
   }

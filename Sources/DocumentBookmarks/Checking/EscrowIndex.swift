@@ -307,6 +307,7 @@ struct EscrowIndex: Sendable {
     if let found = tables.record(atPath: path, absolute: absolute) {
       return Found(fingerprint: found.fingerprint, elsewhere: nil)
     }
+    // A file whose identity cannot be read is found by no record of it.
     guard let byInode = tables.byInode, !byInode.isEmpty,
       let inode = inode ?? (try? FileStatus.of(fd))?.inode,
       let candidates = byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)

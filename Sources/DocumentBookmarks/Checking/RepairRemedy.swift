@@ -61,8 +61,8 @@ struct RepairRemedy {
     recordedHere: KeyFingerprint? = nil
   ) -> RepairRemedy {
     let copyFirst = "copy it to a filesystem with user extended attributes"
-    // Listing the adoption candidates reads the document and looks for its targets: only
-    // the remedies that offer adoption ask.
+    // Whether the document has bookmarks to adopt: asked by the remedies that offer
+    // adoption, and by no other.
     var adoptable: Bool { hasAdoptionTargets(path) }
     // Another key recorded at this path holds adoption back here (not on a copy made
     // elsewhere, on a filesystem with user extended attributes).
