@@ -173,8 +173,10 @@ struct CNames: Sendable {
   subscript(value: UInt32) -> UnsafePointer<CChar>? { names[value]?.pointer }
 
   /// `docbm_code`: Swift's codes and libdocbm's own `invalidArgument`.
-  static let codes = CNames(DocbmError.Code.self, cValue: \.cValue)
-    .adding(DocbmError.Code.invalidArgumentCValue, "invalidArgument")
+  static let codes = StoreCode.allCases.reduce(
+    CNames(DocbmError.Code.self, cValue: \.cValue)
+      .adding(DocbmError.Code.invalidArgumentCValue, "invalidArgument")
+  ) { $0.adding($1.rawValue, $1.name) }
   static let recommendations = CNames(Recommendation.self, cValue: \.cValue)
   static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
@@ -187,6 +189,8 @@ struct CNames: Sendable {
   ])
   /// `docbm_reanchor_outcome`, as ``ReanchoredBookmark/Outcome``'s cases are named.
   static let reanchorOutcomes = CNames([1: "reanchored", 2: "ambiguous", 3: "failed"])
+  /// `docbm_record_state`, as ``RecordStatus``'s cases are named.
+  static let recordStates = CNames([0: "unknown", 1: "available", 2: "unavailable"])
 }
 
 extension CopyKey {
@@ -215,5 +219,30 @@ extension ReplaceOptions {
       hardLinks: value & Self.splitHardLinksCValue != 0 ? .split : .refuse,
       ownerChange: value & Self.ownerChangeCValue != 0 ? .allow : .refuse,
       readOnlyDocument: value & Self.readOnlyCValue != 0 ? .allow : .refuse)
+  }
+}
+
+/// libdocbm's codes for a store's own failures (``BookmarkStoreError``'s cases other than
+/// a docbm call's failure), numbered after `invalidArgument`.
+enum StoreCode: UInt32, CaseIterable {
+  case noSuchKey = 1001
+  case newerVersion = 1002
+  case notAStore = 1003
+  case untrusted = 1004
+  case corrupt = 1005
+  case keyLost = 1006
+
+  /// The name `docbm_code_name` gives: the Swift case's, with `store` first where the
+  /// bare name would read as a document's failure (`untrusted`, `corrupt`, ...), and
+  /// `noSuchKey` for `notFound`, which names a missing file.
+  var name: String {
+    switch self {
+    case .noSuchKey: "noSuchKey"
+    case .newerVersion: "storeNewerVersion"
+    case .notAStore: "notAStore"
+    case .untrusted: "storeUntrusted"
+    case .corrupt: "storeCorrupt"
+    case .keyLost: "storeKeyLost"
+    }
   }
 }

@@ -53,6 +53,20 @@ final class ErrorHandle: CHandle {
     step = nil
   }
 
+  /// One of libdocbm's store codes (`DOCBM_STORE_*`, ``StoreCodes``), for a store's own
+  /// failure: no recommendation, since the message says what is wrong with the store.
+  init(store code: UInt32, name: String, message sentence: String, path: FilePath?) {
+    self.code = code
+    recommendation = 0  // DOCBM_RECOMMEND_NONE
+    message = CStringCopy(sentence)
+    description = CStringCopy("\(name): \(sentence)")
+    self.path = path.map { CStringCopy($0.bytes) }
+    lastKnownPath = nil
+    errno = 0
+    systemCall = nil
+    step = nil
+  }
+
   deinit {
     message.release()
     description.release()

@@ -24,7 +24,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     /// `records` as one array, made when a snapshot is first asked for.
     var recordArray: [Record]?
     var isLoaded = false
-    var updateListeners: [UInt64: AsyncStream<StoreUpdate<Key, Metadata>>.Continuation] = [:]
+    var updateListeners: [UInt64: UpdateListener] = [:]
     var evictionListeners: [UInt64: AsyncStream<Eviction>.Continuation] = [:]
     var keyRepairListeners: [UInt64: AsyncStream<StoreKeyRepair>.Continuation] = [:]
     /// The repairs of the store file's key this store made.
@@ -42,6 +42,14 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     }
   }
   let state = Mutex(State())
+
+  /// Who hears of the records' changes: a stream of ``updates()``, or a call made under
+  /// the store's lock (``listen(_:)``).
+  struct UpdateListener: Sendable {
+    let deliver: @Sendable (StoreUpdate<Key, Metadata>) -> Void
+    /// Ends a stream; a call has nothing to end.
+    let finish: @Sendable () -> Void
+  }
   /// How many resolutions this store has run (shared ones count once).
   let resolutions = Atomic<Int>(0)
   package var resolutionCount: Int { resolutions.load(ordering: .relaxed) }
@@ -202,7 +210,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       state.recordArray = recordArray
       state.isLoaded = true
       if !changes.isEmpty {
-        for listener in state.updateListeners.values { listener.yield(.changes(changes)) }
+        for listener in state.updateListeners.values { listener.deliver(.changes(changes)) }
       }
       for eviction in evicted {
         for listener in state.evictionListeners.values { listener.yield(eviction) }
@@ -244,13 +252,30 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
       let id = state.nextListener
       state.nextListener += 1
       continuation.yield(.snapshot(state.snapshotRecords()))
-      state.updateListeners[id] = continuation
+      state.updateListeners[id] = UpdateListener(
+        deliver: { continuation.yield($0) }, finish: { continuation.finish() })
       return id
     }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.updateListeners.removeValue(forKey: id) }
-    }
+    continuation.onTermination = { [weak self] _ in self?.stopListening(id) }
     return stream
+  }
+
+  /// Calls `deliver` with each change of the records from now on (not the records as
+  /// they are), on the thread that made or loaded it, under the store's lock: it must
+  /// return at once and call nothing of the store. Returns the number that
+  /// ``stopListening(_:)`` takes.
+  package func listen(_ deliver: @escaping @Sendable (StoreUpdate<Key, Metadata>) -> Void) -> UInt64 {
+    state.withLock { state in
+      let id = state.nextListener
+      state.nextListener += 1
+      state.updateListeners[id] = UpdateListener(deliver: deliver, finish: {})
+      return id
+    }
+  }
+
+  /// Stops the listener `id` of ``updates()`` or ``listen(_:)``.
+  package func stopListening(_ id: UInt64) {
+    _ = state.withLock { $0.updateListeners.removeValue(forKey: id) }
   }
 
   package func evictions() -> AsyncStream<Eviction> {

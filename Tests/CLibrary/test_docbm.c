@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -944,6 +945,183 @@ static void test_adoption(void) {
   EXPECT(unlink(copy_board) == 0 && unlink(copy_cat) == 0 && rmdir(copy) == 0);
 }
 
+/* Waits until the store's change descriptor is readable; fails the test after a minute
+ * (a bound for a broken build, not a wait for time to pass). */
+static int store_changed(const docbm_store *store) {
+  struct pollfd watched = {.fd = docbm_store_change_descriptor(store), .events = POLLIN};
+  return poll(&watched, 1, 60000) == 1 && (watched.revents & POLLIN);
+}
+
+/* The record under `key` in a fresh list of the store, copied into `path` (empty when no
+ * record has it); returns its state, or -1. */
+static int listed(docbm_store *store, const char *key, char *path, size_t size) {
+  docbm_error *error = NULL;
+  docbm_store_records *records = docbm_store_list(store, &error);
+  EXPECT(records && !error);
+  int state = -1;
+  path[0] = '\0';
+  for (size_t i = 0; records && i < docbm_store_records_count(records); i++) {
+    const docbm_store_record *record = docbm_store_records_at(records, i);
+    if (strcmp(docbm_store_record_key(record), key) == 0) {
+      snprintf(path, size, "%s", docbm_store_record_path(record));
+      state = (int)docbm_store_record_state(record);
+    }
+  }
+  if (records) EXPECT(docbm_store_records_at(records, docbm_store_records_count(records)) == NULL);
+  docbm_store_records_free(records);
+  return state;
+}
+
+static void test_store(void) {
+  docbm_error *error = NULL;
+  const char *file = path_in(0, "store/recents.sqlite");
+  const char *plan = path_in(1, "plan.md");
+  const char *renamed = path_in(2, "plan-final.md");
+  const char *later = path_in(3, "not-yet.md");
+  write_file(plan, "plan\n");
+
+  docbm_store *store = docbm_store_open(file, 0, &error);
+  EXPECT(store && !error);
+  if (!store) return;
+  EXPECT(strstr(docbm_store_path(store), "store/recents.sqlite") != NULL);
+  EXPECT(docbm_store_take_changes(store) == 0);
+
+  /* A record with a bookmark, under its path when no key is given. */
+  docbm_store_record *record = docbm_store_add(store, plan, NULL, &error);
+  EXPECT(record && !error);
+  if (record) {
+    EXPECT(strcmp(docbm_store_record_key(record), plan) == 0);
+    EXPECT(strcmp(docbm_store_record_path(record), plan) == 0);
+    EXPECT(docbm_store_record_state(record) == DOCBM_RECORD_AVAILABLE);
+    EXPECT(docbm_store_record_failure(record) == 0);
+    EXPECT(docbm_store_record_has_bookmark(record) == 1);
+    EXPECT(docbm_store_record_is_pinned(record) == 0);
+    EXPECT(docbm_store_record_is_gone(record) == 0);
+    EXPECT(docbm_store_record_is_in_trash(record) == 0);
+    EXPECT(docbm_store_record_created(record) > 1700000000LL * 1000000000LL);
+    EXPECT(docbm_store_record_last_used(record) == -1);
+  }
+  docbm_store_record_free(record);
+  EXPECT(store_changed(store));
+  EXPECT(docbm_store_take_changes(store) >= 1);
+  EXPECT(access(file, F_OK) == 0);
+
+  /* A path-only record, under a key of its own. */
+  record = docbm_store_add_path_only(store, later, "later", &error);
+  EXPECT(record && !error && docbm_store_record_state(record) == DOCBM_RECORD_UNKNOWN);
+  EXPECT(record && docbm_store_record_has_bookmark(record) == 0);
+  docbm_store_record_free(record);
+
+  /* The target is renamed: resolving finds it, and the store keeps its new path. */
+  EXPECT(rename(plan, renamed) == 0);
+  record = docbm_store_resolve(store, plan, &error);
+  EXPECT(record && !error);
+  if (record) {
+    EXPECT(strcmp(docbm_store_record_path(record), renamed) == 0);
+    EXPECT(docbm_store_record_state(record) == DOCBM_RECORD_AVAILABLE);
+  }
+  docbm_store_record_free(record);
+
+  record = docbm_store_set_pinned(store, plan, 1, &error);
+  EXPECT(record && !error && docbm_store_record_is_pinned(record) == 1);
+  docbm_store_record_free(record);
+  record = docbm_store_mark_used(store, plan, &error);
+  EXPECT(record && !error && docbm_store_record_last_used(record) >= docbm_store_record_created(record));
+  docbm_store_record_free(record);
+
+  /* A second store on the same file, as another window or process opens it, sees the
+   * first one's records; its change reaches the first one's descriptor. */
+  docbm_store *other = docbm_store_open(file, 0, &error);
+  EXPECT(other && !error);
+  char path[4096];
+  EXPECT(other && listed(other, plan, path, sizeof path) == DOCBM_RECORD_AVAILABLE);
+  EXPECT(strcmp(path, renamed) == 0);
+  docbm_store_take_changes(store);
+  EXPECT(other && docbm_store_forget(other, "later", &error) == 1 && !error);
+  EXPECT(store_changed(store));
+  EXPECT(docbm_store_take_changes(store) >= 1);
+  EXPECT(listed(store, "later", path, sizeof path) == -1);
+  docbm_store_close(other);
+
+  /* The target is deleted: a refresh counts the failure, and the record says why. */
+  EXPECT(unlink(renamed) == 0);
+  EXPECT(docbm_store_refresh(store, &error) == 1 && !error);
+  docbm_store_records *records = docbm_store_list(store, &error);
+  EXPECT(records && docbm_store_records_count(records) == 1);
+  if (records && docbm_store_records_count(records) == 1) {
+    const docbm_store_record *gone = docbm_store_records_at(records, 0);
+    EXPECT(docbm_store_record_state(gone) == DOCBM_RECORD_UNAVAILABLE);
+    docbm_code failure = docbm_store_record_failure(gone);
+    EXPECT(failure == DOCBM_MISSING || failure == DOCBM_NOT_FOUND_NEARBY);
+    EXPECT(docbm_store_record_is_pinned(gone) == 1);
+  }
+  docbm_store_records_free(records);
+  EXPECT(strcmp(docbm_record_state_name(DOCBM_RECORD_UNAVAILABLE), "unavailable") == 0);
+  EXPECT(docbm_record_state_name((docbm_record_state)9) == NULL);
+
+  /* Unknown keys: forget says 0, the others fail with the store's code. */
+  EXPECT(docbm_store_forget(store, "nobody", &error) == 0 && !error);
+  EXPECT(docbm_store_resolve(store, "nobody", &error) == NULL);
+  EXPECT(error && strcmp(docbm_code_name(docbm_error_code(error)), "noSuchKey") == 0);
+  EXPECT(error && docbm_error_recommendation(error) == DOCBM_RECOMMEND_NONE);
+  EXPECT_ERROR(error, DOCBM_STORE_NO_SUCH_KEY);
+  error = NULL;
+  EXPECT(docbm_store_set_pinned(store, "nobody", 1, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_STORE_NO_SUCH_KEY);
+  error = NULL;
+
+  /* Arguments: NULL store, empty key, NULL target. */
+  EXPECT(docbm_store_add(NULL, plan, NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_add(store, NULL, "k", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_mark_used(store, "", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_forget(NULL, "k", &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_open(NULL, 0, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  docbm_store_close(store);
+  docbm_store_close(NULL);
+
+  /* Another program's file is refused and left as it is; so is a folder. */
+  const char *notes = path_in(4, "notes.txt");
+  write_file(notes, "not a store\n");
+  EXPECT(docbm_store_open(notes, 0, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_STORE_CORRUPT);
+  error = NULL;
+  char kept[32] = "";
+  FILE *reread = fopen(notes, "r");
+  EXPECT(reread && fgets(kept, sizeof kept, reread) && strcmp(kept, "not a store\n") == 0);
+  if (reread) fclose(reread);
+  EXPECT(docbm_store_open(scratch, 0, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_STORE_NOT_A_STORE);
+  error = NULL;
+
+  /* A recent-documents store keeps the most recently used, up to its limit. */
+  docbm_store *recents = docbm_store_open(path_in(0, "store/limited.sqlite"), 2, &error);
+  EXPECT(recents && !error);
+  const char *names[3] = {"one.txt", "two.txt", "three.txt"};
+  for (int i = 0; recents && i < 3; i++) {
+    write_file(path_in(5, names[i]), names[i]);
+    docbm_store_record_free(docbm_store_add(recents, path_in(5, names[i]), names[i], &error));
+    EXPECT(!error);
+  }
+  if (recents) {
+    records = docbm_store_list(recents, &error);
+    EXPECT(records && docbm_store_records_count(records) == 2);
+    if (records && docbm_store_records_count(records) == 2)
+      EXPECT(strcmp(docbm_store_record_key(docbm_store_records_at(records, 0)), "three.txt") == 0);
+    docbm_store_records_free(records);
+  }
+  docbm_store_close(recents);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -969,6 +1147,7 @@ int main(int argc, char **argv) {
   test_new_document();
   test_save_as();
   test_adoption();
+  test_store();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -11,8 +11,9 @@
  *
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
- *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair or
- *     docbm_lint_save is the caller's, and is released with its own *_free or *_close call.
+ *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair,
+ *     docbm_lint_save or docbm_store_* (but docbm_store_records_at) is the caller's, and is
+ *     released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -26,7 +27,9 @@
  * Threads
  *   Every function may be called from any thread. Objects do not change after they are
  *   made, so one object may be read from several threads at once; an object must not be
- *   released while another thread still uses it. Calls block on file-system work (a few
+ *   released while another thread still uses it. A docbm_store is the one object whose
+ *   contents change: each call on it is one transaction on its file, and several threads
+ *   may call it at once. Calls block on file-system work (a few
  *   system calls; a bounded search when a target moved): keep them off a UI thread when
  *   the files may be on slow storage.
  *
@@ -123,12 +126,30 @@ typedef enum docbm_code {
   DOCBM_READ_ONLY_DOCUMENT = 32,
   /** A required argument was NULL or empty, or a value no enumeration has (libdocbm's own
    *  code, named "invalidArgument"; no Swift equivalent). */
-  DOCBM_INVALID_ARGUMENT = 1000
+  DOCBM_INVALID_ARGUMENT = 1000,
+  /** A store has no record with the key given ("noSuchKey"). */
+  DOCBM_STORE_NO_SUCH_KEY = 1001,
+  /** The store file was written by a newer docbm; it is neither read nor overwritten
+   *  ("storeNewerVersion"). */
+  DOCBM_STORE_NEWER_VERSION = 1002,
+  /** The file at a store's path is not a store file (another program's file, a folder, a
+   *  FIFO); it is left as it is ("notAStore"). */
+  DOCBM_STORE_NOT_A_STORE = 1003,
+  /** The store file belongs to another user or others may write it or its folder, so it
+   *  is neither read nor written ("storeUntrusted"). */
+  DOCBM_STORE_UNTRUSTED = 1004,
+  /** The store file is damaged and no last good copy restores it; it is left as it is
+   *  ("storeCorrupt"). */
+  DOCBM_STORE_CORRUPT = 1005,
+  /** The store file lost its key and the escrow cannot put it back: its records'
+   *  bookmarks cannot be verified; nothing was changed ("storeKeyLost"). */
+  DOCBM_STORE_KEY_LOST = 1006
 } docbm_code;
 
 /** What to do about a failure. Mirrors `Recommendation`; names are frozen. */
 typedef enum docbm_recommendation {
-  /** No recommendation: the call itself was wrong (DOCBM_INVALID_ARGUMENT). */
+  /** No recommendation: the call itself was wrong (DOCBM_INVALID_ARGUMENT), or a store
+   *  failed for a reason of its own (DOCBM_STORE_*), which the message explains. */
   DOCBM_RECOMMEND_NONE = 0,
   /** The condition may pass: try again later. */
   DOCBM_RECOMMEND_RETRY_LATER = 1,
@@ -766,6 +787,139 @@ const char *docbm_repair_report_advice(const docbm_repair_report *report);
 docbm_verdict docbm_repair_report_verdict(const docbm_repair_report *report);
 /** Releases a repair report. NULL is allowed. */
 void docbm_repair_report_free(docbm_repair_report *report);
+
+/* ---------------------------------------------------------------------------------- */
+/* A store of remembered files                                                          */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * An app's list of remembered files and folders (recent documents, places), each a record
+ * under a key, with a bookmark that follows its target through renames and moves. The
+ * store is an SQLite file anchored on itself (`docbm check` and `docbm repair` work on
+ * it); it is Swift's `BookmarkStore` with string keys, and the `docbm store` command
+ * reads and changes it too. Several processes may share one store: each change is one
+ * transaction, and each open store sees the others' changes within moments.
+ */
+typedef struct docbm_store docbm_store;
+
+/** One record, as it was when read. Its key is the string it was added under (a record
+ *  another app's store keyed with another type shows the key's JSON text). */
+typedef struct docbm_store_record docbm_store_record;
+
+/** A store's records in its order, as they were when read. */
+typedef struct docbm_store_records docbm_store_records;
+
+/**
+ * Opens the store kept at `path` and reads it; a store not made yet is empty, and its
+ * file (and folder, mode 0700) is made by the first change. With `recents_limit` 0 the
+ * records stay in the order they were added, and adding a target the store holds returns
+ * its record; with a limit it is a list of recent documents: the most recently used
+ * first, at most `recents_limit` records, gone ones evicted first. New keys are escrowed
+ * in the user's escrow. The store follows other processes' changes and the user's mounts
+ * on threads of its own until it is closed.
+ *
+ * Fails with DOCBM_STORE_NOT_A_STORE, DOCBM_STORE_NEWER_VERSION, DOCBM_STORE_UNTRUSTED,
+ * DOCBM_STORE_CORRUPT, or a docbm code (DOCBM_PERMISSION_DENIED, ...).
+ */
+docbm_store *docbm_store_open(const char *path, size_t recents_limit, docbm_error **error);
+
+/** Closes the store: its threads stop. NULL is allowed. */
+void docbm_store_close(docbm_store *store);
+
+/** The store file's path: absolute, a symbolic link at its end followed. */
+const char *docbm_store_path(const docbm_store *store);
+
+/**
+ * Adds `target` (a file or folder) with a bookmark, under `key`, or under its path when
+ * `key` is NULL, and returns its record. A key the store holds already is given the new
+ * target. Fails with a docbm code when the target cannot be bookmarked (DOCBM_NOT_FOUND,
+ * ...) or the store cannot be written.
+ */
+docbm_store_record *docbm_store_add(docbm_store *store, const char *target, const char *key, docbm_error **error);
+
+/** Adds `path` without touching it (it need not exist, or its disk may be away): its
+ *  record gets a bookmark when docbm_store_resolve() first reaches it. */
+docbm_store_record *docbm_store_add_path_only(
+    docbm_store *store, const char *path, const char *key, docbm_error **error);
+
+/**
+ * Finds the target of the record under `key` (following renames and moves, refreshing
+ * its bookmark) and returns the record as the store now holds it: its path is where the
+ * target is, its state says whether it was found. Fails with DOCBM_STORE_NO_SUCH_KEY, or
+ * the resolution's docbm code (DOCBM_MISSING, DOCBM_VOLUME_UNAVAILABLE, ...), which the
+ * record's state keeps too.
+ */
+docbm_store_record *docbm_store_resolve(docbm_store *store, const char *key, docbm_error **error);
+
+/** Pins (`pinned` non-zero) or unpins the record under `key`: a recent-documents store
+ *  evicts pinned records last. Fails with DOCBM_STORE_NO_SUCH_KEY. */
+docbm_store_record *docbm_store_set_pinned(docbm_store *store, const char *key, int pinned, docbm_error **error);
+
+/** Marks the record under `key` used now (a recent-documents store puts it first).
+ *  Fails with DOCBM_STORE_NO_SUCH_KEY. */
+docbm_store_record *docbm_store_mark_used(docbm_store *store, const char *key, docbm_error **error);
+
+/** Forgets the record under `key`: returns 1, or 0 when the store has no such record, or
+ *  -1 when the store cannot be written. */
+int docbm_store_forget(docbm_store *store, const char *key, docbm_error **error);
+
+/** Reads the store file and returns its records. */
+docbm_store_records *docbm_store_list(docbm_store *store, docbm_error **error);
+
+/** Resolves every record again and keeps each one's state; returns how many failed (their
+ *  records say why), or -1 when the store cannot be read or written. */
+long docbm_store_refresh(docbm_store *store, docbm_error **error);
+
+/**
+ * A descriptor that becomes readable (poll(2) POLLIN) when the store's records change,
+ * by this process's calls or another's: watch it in the app's main loop (GLib's
+ * g_unix_fd_add(), Qt's QSocketNotifier), then call docbm_store_take_changes() and
+ * docbm_store_list(). It belongs to the store; do not read or close it.
+ */
+int docbm_store_change_descriptor(const docbm_store *store);
+
+/** How many changes were seen since the last call (0 if none); the descriptor is not
+ *  readable after it until the next change. */
+unsigned long docbm_store_take_changes(docbm_store *store);
+
+/** How many records the list holds. */
+size_t docbm_store_records_count(const docbm_store_records *records);
+/** The record at `index` (NULL past the end); it belongs to the list. */
+const docbm_store_record *docbm_store_records_at(const docbm_store_records *records, size_t index);
+void docbm_store_records_free(docbm_store_records *records);
+
+/** What a store last learned of a record's target. Mirrors `RecordStatus`. */
+typedef enum docbm_record_state {
+  /** Not resolved yet (a new path-only record, or a state this version cannot read). */
+  DOCBM_RECORD_UNKNOWN = 0,
+  /** The last resolution found the target. */
+  DOCBM_RECORD_AVAILABLE = 1,
+  /** The last resolution failed: docbm_store_record_failure() says how. */
+  DOCBM_RECORD_UNAVAILABLE = 2
+} docbm_record_state;
+
+/** The name Swift gives `state` ("unknown", "available", "unavailable"), or NULL. */
+const char *docbm_record_state_name(docbm_record_state state);
+
+const char *docbm_store_record_key(const docbm_store_record *record);
+/** Where the target was last known to be. */
+const char *docbm_store_record_path(const docbm_store_record *record);
+docbm_record_state docbm_store_record_state(const docbm_store_record *record);
+/** Why the last resolution failed (DOCBM_MISSING, ...), or 0 unless unavailable. */
+docbm_code docbm_store_record_failure(const docbm_store_record *record);
+int docbm_store_record_is_pinned(const docbm_store_record *record);
+/** 1 when the record has a bookmark (a path-only record has none until first resolved). */
+int docbm_store_record_has_bookmark(const docbm_store_record *record);
+/** 1 when the target is gone for good: missing, its bookmark corrupt, or in a Trash. A
+ *  target on an unmounted disk, a lost key or a permission problem may pass. */
+int docbm_store_record_is_gone(const docbm_store_record *record);
+/** 1 when the record's path is inside a Trash folder. */
+int docbm_store_record_is_in_trash(const docbm_store_record *record);
+/** When the record was added, in nanoseconds since 1970 (UTC). */
+long long docbm_store_record_created(const docbm_store_record *record);
+/** When the record was last marked used, in nanoseconds since 1970, or -1 if never. */
+long long docbm_store_record_last_used(const docbm_store_record *record);
+void docbm_store_record_free(docbm_store_record *record);
 
 /* ---------------------------------------------------------------------------------- */
 /* The save-safety lint, for an app's tests                                             */

@@ -1,0 +1,65 @@
+import DocumentBookmarkStore
+import DocumentBookmarks
+import FoundationEssentials
+
+/// A `docbm_store_record`: one record of a store as it was when read, with its strings in
+/// C form.
+final class StoreRecordHandle: CHandle {
+  let record: StoreRecord<JSONValue, JSONValue>
+  /// The record's key: the string itself for a string key (the keys libdocbm makes), the
+  /// key's JSON text for a key another app's store made of another type.
+  let key: CStringCopy
+  let path: CStringCopy
+  /// ``StoreRecord/isInTrash`` and ``StoreRecord/isGone``, decided once (they read the
+  /// user's mounts).
+  let isInTrash: Bool
+  let isGone: Bool
+
+  init(_ record: StoreRecord<JSONValue, JSONValue>) {
+    self.record = record
+    key = CStringCopy(Self.text(of: record.key))
+    path = CStringCopy(record.lastKnownPath.bytes)
+    isInTrash = record.isInTrash
+    isGone = record.isGone
+  }
+
+  deinit {
+    key.release()
+    path.release()
+  }
+
+  /// `docbm_record_state`: 0 not resolved yet, 1 available, 2 unavailable.
+  var stateCValue: UInt32 {
+    switch record.status {
+    case .unknown: 0
+    case .available: 1
+    case .unavailable: 2
+    }
+  }
+
+  /// A key as C sees it: a string as itself, anything else as its JSON text.
+  static func text(of key: JSONValue) -> String {
+    if case .string(let string) = key { return string }
+    // Encoding a value decoded from JSON cannot fail but for a number JSON cannot
+    // write (infinite or NaN), which no store file holds.
+    return (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+  }
+
+  /// Nanoseconds since 1970 (UTC); a time past what 64 bits of nanoseconds hold (years
+  /// before 1678 or after 2262, which only a crafted store file has) is clamped.
+  static func nanoseconds(_ time: Timestamp) -> Int64 {
+    let (whole, overflow) = time.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+    guard !overflow else { return time.seconds < 0 ? .min : .max }
+    let (total, over) = whole.addingReportingOverflow(Int64(time.nanoseconds))
+    return over ? .max : total
+  }
+}
+
+/// A `docbm_store_records`: the records of a store in its order, as they were when read.
+final class StoreRecordsHandle: CHandle {
+  let records: [StoreRecordHandle]
+
+  init(_ records: [StoreRecord<JSONValue, JSONValue>]) {
+    self.records = records.map(StoreRecordHandle.init)
+  }
+}
