@@ -1064,10 +1064,10 @@ static void test_store(void) {
   EXPECT(docbm_store_resolve(store, "nobody", &error) == NULL);
   EXPECT(error && strcmp(docbm_code_name(docbm_error_code(error)), "noSuchKey") == 0);
   EXPECT(error && docbm_error_recommendation(error) == DOCBM_RECOMMEND_NONE);
-  EXPECT_ERROR(error, DOCBM_STORE_NO_SUCH_KEY);
+  EXPECT_ERROR(error, DOCBM_NO_SUCH_KEY);
   error = NULL;
   EXPECT(docbm_store_set_pinned(store, "nobody", 1, &error) == NULL);
-  EXPECT_ERROR(error, DOCBM_STORE_NO_SUCH_KEY);
+  EXPECT_ERROR(error, DOCBM_NO_SUCH_KEY);
   error = NULL;
 
   /* Arguments: NULL store, empty key, NULL target. */
@@ -1100,7 +1100,7 @@ static void test_store(void) {
   EXPECT(reread && fgets(kept, sizeof kept, reread) && strcmp(kept, "not a store\n") == 0);
   if (reread) fclose(reread);
   EXPECT(docbm_store_open(scratch, 0, &error) == NULL);
-  EXPECT_ERROR(error, DOCBM_STORE_NOT_A_STORE);
+  EXPECT_ERROR(error, DOCBM_NOT_A_STORE);
   error = NULL;
 
   /* A recent-documents store keeps the most recently used, up to its limit. */

@@ -42,6 +42,8 @@ __all__ = [
     "Relink",
     "RepairReport",
     "Resolution",
+    "Store",
+    "StoreRecord",
     "check",
     "lint_save",
     "repair",
@@ -606,6 +608,177 @@ class NewDocument(_Handle):
         with self._using() as draft:
             created = _call(lib.docbm_document_create, draft, buffer, len(buffer))
         return Document._take(created, self.path)
+
+
+@dataclass(frozen=True)
+class StoreRecord:
+    """One record of a :class:`Store`, as it was when read: ``key``, the string it was
+    added under; ``path``, where its target was last known to be; ``state``, what the
+    store last learned of the target (``"unknown"`` before its first resolution,
+    ``"available"``, ``"unavailable"``) and ``failure``, the code of the failure when
+    unavailable (``"missing"``, ``"volumeUnavailable"``, ...); ``is_gone`` when the
+    target is gone for good (missing, or in a Trash), not merely away; ``created_ns`` and
+    ``last_used_ns``, nanoseconds since 1970 (``None`` when never used)."""
+
+    key: str
+    path: str
+    state: str
+    failure: Optional[str]
+    pinned: bool
+    has_bookmark: bool
+    is_gone: bool
+    is_in_trash: bool
+    created_ns: int
+    last_used_ns: Optional[int]
+
+    @classmethod
+    def _read(cls, handle: int) -> "StoreRecord":
+        """Copies a ``docbm_store_record`` out (the caller releases it)."""
+        state = lib.docbm_store_record_state(handle)
+        failure = lib.docbm_store_record_failure(handle)
+        last_used = lib.docbm_store_record_last_used(handle)
+        return cls(
+            key=lib.docbm_store_record_key(handle).decode(errors="surrogateescape"),
+            path=os.fsdecode(lib.docbm_store_record_path(handle)),
+            state=_name(lib.docbm_record_state_name, state) or f"unknown({state})",
+            failure=_name(lib.docbm_code_name, failure) if failure else None,
+            pinned=bool(lib.docbm_store_record_is_pinned(handle)),
+            has_bookmark=bool(lib.docbm_store_record_has_bookmark(handle)),
+            is_gone=bool(lib.docbm_store_record_is_gone(handle)),
+            is_in_trash=bool(lib.docbm_store_record_is_in_trash(handle)),
+            created_ns=lib.docbm_store_record_created(handle),
+            last_used_ns=last_used if last_used >= 0 else None,
+        )
+
+    @classmethod
+    def _take(cls, handle: int) -> "StoreRecord":
+        """Copies a ``docbm_store_record`` out and releases it."""
+        try:
+            return cls._read(handle)
+        finally:
+            lib.docbm_store_record_free(handle)
+
+
+class Store(_Handle):
+    """An app's list of remembered files and folders (recent documents, places), each a
+    record under a key, whose bookmark follows its target through renames and moves.
+
+    The store is kept in ``path`` (an SQLite file, made with its folder by the first
+    change; ``docbm check`` and ``docbm repair`` work on it) and is the same store Swift's
+    ``BookmarkStore`` and ``docbm store`` read. With ``recents_limit`` it is a list of
+    recent documents: most recently used first, at most that many records, gone ones
+    evicted first; without, records stay in the order added. Several processes may share
+    it; each sees the others' changes within moments. :meth:`fileno` is readable when the
+    records changed, for :mod:`selectors` or a GUI main loop; :meth:`take_changes` then
+    says how many changes were seen. Raises :class:`DocbmError` (``storeCorrupt``,
+    ``notAStore``, ``storeUntrusted``, ``storeNewerVersion``, ...) when the file cannot be
+    used; a store not made yet is empty.
+
+        with docbm.Store("~/.local/state/editor/recents.sqlite", recents_limit=20) as recents:
+            recents.add("notes.txt")
+            for record in recents:
+                print(record.path, record.state)
+    """
+
+    def __init__(self, path: PathLike, *, recents_limit: Optional[int] = None) -> None:
+        self._hold(None)
+        if recents_limit is not None and recents_limit < 1:
+            raise ValueError(f"recents_limit must be at least 1, or None, not {recents_limit!r}")
+        self._handle = _call(lib.docbm_store_open, _path(os.path.expanduser(path)), recents_limit or 0)
+
+    _release = staticmethod(lambda handle: lib.docbm_store_close(handle))
+    _what = "store"
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    @property
+    def path(self) -> str:
+        """The store file's absolute path."""
+        with self._using() as handle:
+            return os.fsdecode(lib.docbm_store_path(handle))
+
+    def add(self, target: PathLike, key: Optional[str] = None) -> StoreRecord:
+        """Bookmarks ``target`` and adds it under ``key`` (its path when ``None``); a key
+        the store holds is given the new target. Raises :class:`DocbmError`
+        (``notFound``, ...)."""
+        return self._record(lib.docbm_store_add, _path(target), _key(key))
+
+    def add_path_only(self, path: PathLike, key: Optional[str] = None) -> StoreRecord:
+        """Adds ``path`` without touching it (it need not exist yet, or its disk may be
+        away); its record is bookmarked when :meth:`resolve` first reaches it."""
+        return self._record(lib.docbm_store_add_path_only, _path(path), _key(key))
+
+    def resolve(self, key: str) -> StoreRecord:
+        """Finds the target of the record under ``key`` (following renames and moves) and
+        returns the record as now kept: its ``path`` is where the target is. Raises
+        :class:`DocbmError` ``noSuchKey``, or the resolution's failure (``missing``,
+        ...), which the record's ``failure`` keeps too."""
+        return self._record(lib.docbm_store_resolve, _key(key))
+
+    def pin(self, key: str, pinned: bool = True) -> StoreRecord:
+        """Pins (or with ``pinned=False`` unpins) the record: recents evict it last."""
+        return self._record(lib.docbm_store_set_pinned, _key(key), 1 if pinned else 0)
+
+    def mark_used(self, key: str) -> StoreRecord:
+        """Marks the record used now (recents put it first)."""
+        return self._record(lib.docbm_store_mark_used, _key(key))
+
+    def forget(self, key: str) -> bool:
+        """Forgets the record under ``key``; ``False`` when there was none."""
+        encoded = _key(key)
+        with self._using() as handle:
+            return _call(lib.docbm_store_forget, handle, encoded) == 1
+
+    def records(self) -> List[StoreRecord]:
+        """Reads the store file and returns its records in the store's order."""
+        with self._using() as handle:
+            records = _call(lib.docbm_store_list, handle)
+        try:
+            return [
+                StoreRecord._read(lib.docbm_store_records_at(records, index))
+                for index in range(lib.docbm_store_records_count(records))
+            ]
+        finally:
+            lib.docbm_store_records_free(records)
+
+    def __iter__(self) -> Iterator[StoreRecord]:
+        return iter(self.records())
+
+    def refresh(self) -> int:
+        """Resolves every record again, keeping each one's state; returns how many
+        failed (their records say why)."""
+        with self._using() as handle:
+            return int(_call(lib.docbm_store_refresh, handle))
+
+    def fileno(self) -> int:
+        """A descriptor readable when the records changed (this process's calls or
+        another's); it belongs to the store: do not read or close it."""
+        with self._using() as handle:
+            return int(lib.docbm_store_change_descriptor(handle))
+
+    def take_changes(self) -> int:
+        """How many changes were seen since the last call; :meth:`fileno` is not
+        readable after it until the next change."""
+        with self._using() as handle:
+            return int(lib.docbm_store_take_changes(handle))
+
+    def _record(self, function, *arguments) -> StoreRecord:
+        with self._using() as handle:
+            return StoreRecord._take(_call(function, handle, *arguments))
+
+
+def _key(key: Optional[str]) -> Optional[bytes]:
+    """A store key as bytes for libdocbm (``None`` stays ``None``); an empty key or a NUL
+    byte in one raises ``ValueError``."""
+    if key is None:
+        return None
+    if not key:
+        raise ValueError("a store key is not empty")
+    return _text(key)
 
 
 @dataclass(frozen=True)

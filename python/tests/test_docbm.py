@@ -580,6 +580,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
         "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
         "docbm_reanchor_outcome": ("DOCBM_REANCHOR_", lib.docbm_reanchor_outcome_name),
+        "docbm_record_state": ("DOCBM_RECORD_", lib.docbm_record_state_name),
     }
     # Values without names: each is the package's own constant.
     constants = {
@@ -607,7 +608,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 33 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3
+    assert checked == 39 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3 + 3
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:
@@ -653,3 +654,74 @@ def test_an_interrupt_during_the_linted_save_reaches_the_caller(folder: Path) ->
     with pytest.raises(KeyboardInterrupt):
         docbm.lint_save(interrupted, folder)
     assert list(folder.iterdir()) == [], "the scratch document is removed"
+
+
+def test_a_store_remembers_files_across_renames_and_tells_of_changes(folder: Path) -> None:
+    """A store from Python: records with and without bookmarks, a renamed target found, a
+    second store on the same file whose change makes the first one's descriptor readable,
+    a deleted target counted by refresh, and the store's own error codes."""
+    import selectors
+
+    plan = folder / "plan.md"
+    plan.write_text("plan\n")
+    file = folder / "state" / "recents.sqlite"
+    with docbm.Store(file) as store:
+        assert store.path == str(file)
+        assert store.records() == []
+        record = store.add(plan)
+        assert (record.key, record.path, record.state, record.failure) == (str(plan), str(plan), "available", None)
+        assert record.has_bookmark and not record.pinned and not record.is_gone and record.last_used_ns is None
+        later = store.add_path_only(folder / "later.md", key="later")
+        assert (later.state, later.has_bookmark) == ("unknown", False)
+
+        renamed = folder / "plan-final.md"
+        plan.rename(renamed)
+        assert store.resolve(str(plan)).path == str(renamed)
+        assert store.pin(str(plan)).pinned
+        used = store.mark_used(str(plan))
+        assert used.last_used_ns is not None and used.last_used_ns >= used.created_ns
+
+        watcher = selectors.DefaultSelector()
+        watcher.register(store, selectors.EVENT_READ)
+        store.take_changes()
+        with docbm.Store(file) as other:
+            assert [record.key for record in other] == [str(plan), "later"]
+            assert other.forget("later")
+            assert not other.forget("later")
+        assert watcher.select(timeout=60), "the other store's change did not reach this one"
+        assert store.take_changes() >= 1
+        assert [record.key for record in store] == [str(plan)]
+
+        renamed.unlink()
+        assert store.refresh() == 1
+        (gone,) = store.records()
+        assert gone.state == "unavailable" and gone.failure in ("missing", "notFoundNearby") and gone.pinned
+
+        with pytest.raises(docbm.DocbmError) as raised:
+            store.resolve("nobody")
+        assert (raised.value.code, raised.value.recommendation) == ("noSuchKey", None)
+        with pytest.raises(ValueError):
+            store.mark_used("")
+    with pytest.raises(ValueError):
+        store.records()
+
+    notes = folder / "notes.txt"
+    notes.write_text("not a store\n")
+    with pytest.raises(docbm.DocbmError) as raised:
+        docbm.Store(notes)
+    assert raised.value.code == "storeCorrupt" and notes.read_text() == "not a store\n"
+    with pytest.raises(docbm.DocbmError) as raised:
+        docbm.Store(folder)
+    assert raised.value.code == "notAStore"
+
+
+def test_a_recents_store_keeps_the_most_recently_used(folder: Path) -> None:
+    with docbm.Store(folder / "recents.sqlite", recents_limit=2) as recents:
+        for name in ("one", "two", "three"):
+            (folder / name).write_text(name)
+            recents.add(folder / name, key=name)
+        assert [record.key for record in recents] == ["three", "two"]
+        recents.mark_used("two")
+        assert [record.key for record in recents] == ["two", "three"]
+    with pytest.raises(ValueError):
+        docbm.Store(folder / "other.sqlite", recents_limit=0)

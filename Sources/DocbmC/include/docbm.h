@@ -128,13 +128,13 @@ typedef enum docbm_code {
    *  code, named "invalidArgument"; no Swift equivalent). */
   DOCBM_INVALID_ARGUMENT = 1000,
   /** A store has no record with the key given ("noSuchKey"). */
-  DOCBM_STORE_NO_SUCH_KEY = 1001,
+  DOCBM_NO_SUCH_KEY = 1001,
   /** The store file was written by a newer docbm; it is neither read nor overwritten
    *  ("storeNewerVersion"). */
   DOCBM_STORE_NEWER_VERSION = 1002,
   /** The file at a store's path is not a store file (another program's file, a folder, a
    *  FIFO); it is left as it is ("notAStore"). */
-  DOCBM_STORE_NOT_A_STORE = 1003,
+  DOCBM_NOT_A_STORE = 1003,
   /** The store file belongs to another user or others may write it or its folder, so it
    *  is neither read nor written ("storeUntrusted"). */
   DOCBM_STORE_UNTRUSTED = 1004,
@@ -149,7 +149,7 @@ typedef enum docbm_code {
 /** What to do about a failure. Mirrors `Recommendation`; names are frozen. */
 typedef enum docbm_recommendation {
   /** No recommendation: the call itself was wrong (DOCBM_INVALID_ARGUMENT), or a store
-   *  failed for a reason of its own (DOCBM_STORE_*), which the message explains. */
+   *  failed for a reason of its own (the codes from 1001), which the message explains. */
   DOCBM_RECOMMEND_NONE = 0,
   /** The condition may pass: try again later. */
   DOCBM_RECOMMEND_RETRY_LATER = 1,
@@ -818,7 +818,7 @@ typedef struct docbm_store_records docbm_store_records;
  * in the user's escrow. The store follows other processes' changes and the user's mounts
  * on threads of its own until it is closed.
  *
- * Fails with DOCBM_STORE_NOT_A_STORE, DOCBM_STORE_NEWER_VERSION, DOCBM_STORE_UNTRUSTED,
+ * Fails with DOCBM_NOT_A_STORE, DOCBM_STORE_NEWER_VERSION, DOCBM_STORE_UNTRUSTED,
  * DOCBM_STORE_CORRUPT, or a docbm code (DOCBM_PERMISSION_DENIED, ...).
  */
 docbm_store *docbm_store_open(const char *path, size_t recents_limit, docbm_error **error);
@@ -845,18 +845,18 @@ docbm_store_record *docbm_store_add_path_only(
 /**
  * Finds the target of the record under `key` (following renames and moves, refreshing
  * its bookmark) and returns the record as the store now holds it: its path is where the
- * target is, its state says whether it was found. Fails with DOCBM_STORE_NO_SUCH_KEY, or
+ * target is, its state says whether it was found. Fails with DOCBM_NO_SUCH_KEY, or
  * the resolution's docbm code (DOCBM_MISSING, DOCBM_VOLUME_UNAVAILABLE, ...), which the
  * record's state keeps too.
  */
 docbm_store_record *docbm_store_resolve(docbm_store *store, const char *key, docbm_error **error);
 
 /** Pins (`pinned` non-zero) or unpins the record under `key`: a recent-documents store
- *  evicts pinned records last. Fails with DOCBM_STORE_NO_SUCH_KEY. */
+ *  evicts pinned records last. Fails with DOCBM_NO_SUCH_KEY. */
 docbm_store_record *docbm_store_set_pinned(docbm_store *store, const char *key, int pinned, docbm_error **error);
 
 /** Marks the record under `key` used now (a recent-documents store puts it first).
- *  Fails with DOCBM_STORE_NO_SUCH_KEY. */
+ *  Fails with DOCBM_NO_SUCH_KEY. */
 docbm_store_record *docbm_store_mark_used(docbm_store *store, const char *key, docbm_error **error);
 
 /** Forgets the record under `key`: returns 1, or 0 when the store has no such record, or
