@@ -98,7 +98,7 @@ let package = Package(
     // libdocbm: the C ABI (include/docbm.h), exporting only the docbm_* functions.
     .target(
       name: "DocbmC",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocbmSystem"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "DocbmSystem"],
       exclude: ["include", "docbm.map", "docbm.pc.in"],
       swiftSettings: strictSettings,
       linkerSettings: [

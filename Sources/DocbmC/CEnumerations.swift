@@ -1,4 +1,5 @@
 import DocumentBookmarks
+import DocumentWatching
 
 // The values of docbm.h's enumerations. They are part of the C ABI: a value, once
 // published, never changes meaning. Each switch is exhaustive, so a case added to the Swift
@@ -189,6 +190,8 @@ struct CNames: Sendable {
   ])
   /// `docbm_reanchor_outcome`, as ``ReanchoredBookmark/Outcome``'s cases are named.
   static let reanchorOutcomes = CNames([1: "reanchored", 2: "ambiguous", 3: "failed"])
+  /// `docbm_event_kind`, as ``DocumentEvent/Kind``'s cases are named.
+  static let eventKinds = CNames(DocumentEvent.Kind.self, cValue: \.cValue)
   /// `docbm_record_state`, as ``RecordStatus``'s cases are named.
   static let recordStates = CNames([0: "unknown", 1: "available", 2: "unavailable"])
 }

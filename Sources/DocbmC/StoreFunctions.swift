@@ -20,8 +20,9 @@ private func storeCall<Value>(
   }
 }
 
-/// The key in `argument`, or `nil` with an invalid-argument error when it is NULL or
-/// empty.
+/// The key in `argument`, or `nil` with an invalid-argument error when it is NULL, empty
+/// or not UTF-8 (a key is text: bytes that are not would be replaced, and two keys could
+/// become one).
 private func key(
   _ argument: UnsafePointer<CChar>?, of function: String,
   reportingTo error: UnsafeMutablePointer<OpaquePointer?>?
@@ -30,7 +31,12 @@ private func key(
     ErrorHandle.report(ErrorHandle(invalidArgument: "a key", of: function), to: error)
     return nil
   }
-  return .string(String(cString: argument))
+  guard let text = String(validatingCString: argument) else {
+    ErrorHandle.report(
+      ErrorHandle(invalid: "\(function) needs a key of UTF-8 text, and it was not"), to: error)
+    return nil
+  }
+  return .string(text)
 }
 
 /// `docbm_store *docbm_store_open(const char *path, size_t recents_limit,

@@ -50,6 +50,7 @@ package final class StoreCore<Key: Hashable & Sendable & Codable, Metadata: Send
     /// Ends a stream; a call has nothing to end.
     let finish: @Sendable () -> Void
   }
+
   /// How many resolutions this store has run (shared ones count once).
   let resolutions = Atomic<Int>(0)
   package var resolutionCount: Int { resolutions.load(ordering: .relaxed) }

@@ -1080,6 +1080,9 @@ static void test_store(void) {
   EXPECT(docbm_store_mark_used(store, "", &error) == NULL);
   EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
   error = NULL;
+  EXPECT(docbm_store_forget(store, "caf\xe9", &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
   EXPECT(docbm_store_forget(NULL, "k", &error) == -1);
   EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
   error = NULL;
@@ -1122,6 +1125,85 @@ static void test_store(void) {
   docbm_store_close(recents);
 }
 
+/* Reads the watcher's events until one of `kind` arrives (waiting on its descriptor, for a
+ * minute at most); returns it, or NULL. */
+static docbm_watch_event *wait_for_event(docbm_watcher *watcher, docbm_event_kind kind) {
+  for (;;) {
+    docbm_watch_event *event;
+    while ((event = docbm_watcher_next_event(watcher)) != NULL) {
+      if (docbm_watch_event_kind(event) == kind) return event;
+      docbm_watch_event_free(event);
+    }
+    struct pollfd watched = {.fd = docbm_watcher_descriptor(watcher), .events = POLLIN};
+    if (poll(&watched, 1, 60000) != 1) {
+      fprintf(stderr, "no %s event came\n", docbm_event_kind_name(kind));
+      return NULL;
+    }
+  }
+}
+
+static void test_watcher(void) {
+  docbm_error *error = NULL;
+  const char *folder = path_in(0, "watched");
+  const char *notes = path_in(1, "watched/notes.txt");
+  const char *moved = path_in(2, "watched/renamed.txt");
+  EXPECT(mkdir(folder, 0755) == 0);
+  write_file(notes, "notes\n");
+  write_file(path_in(3, "watched/picture.png"), "png");
+  docbm_document *document = docbm_document_open(notes, &error);
+  char *bookmark = document ? docbm_make_bookmark(document, path_in(3, "watched/picture.png"), &error) : NULL;
+  EXPECT(bookmark && !error);
+  docbm_free(bookmark);
+  docbm_document_close(document);
+
+  const char *folders[] = {folder};
+  docbm_watcher *watcher = docbm_watcher_watch_folders(folders, 1, 0, &error);
+  EXPECT(watcher && !error);
+  if (!watcher) return;
+  EXPECT(docbm_watcher_next_event(watcher) == NULL);
+
+  /* Renamed: the same document at a new path. */
+  EXPECT(rename(notes, moved) == 0);
+  docbm_watch_event *event = wait_for_event(watcher, DOCBM_EVENT_MOVED);
+  EXPECT(event != NULL);
+  if (event) {
+    EXPECT(strcmp(docbm_watch_event_path(event), moved) == 0);
+    EXPECT(strcmp(docbm_watch_event_old_path(event), notes) == 0);
+    EXPECT(docbm_watch_event_key(event) != NULL);
+    EXPECT(strlen(docbm_watch_event_message(event)) > 0);
+    EXPECT(docbm_watch_event_is_own_save(event) == 0);
+  }
+  docbm_watch_event_free(event);
+
+  /* Another program's atomic save: replaced, and the key is lost. */
+  plain_atomic_save(moved, "edited elsewhere\n");
+  event = wait_for_event(watcher, DOCBM_EVENT_KEY_LOST);
+  EXPECT(event && strcmp(docbm_watch_event_path(event), moved) == 0 && docbm_watch_event_key(event));
+  docbm_watch_event_free(event);
+  EXPECT(docbm_watcher_has_nothing_left(watcher) == 0);
+  docbm_watcher_close(watcher);
+  docbm_watcher_close(NULL);
+
+  EXPECT(strcmp(docbm_event_kind_name(DOCBM_EVENT_MOVED_OUT), "movedOut") == 0);
+  EXPECT(docbm_event_kind_name((docbm_event_kind)0) == NULL);
+
+  /* Arguments: no paths, a missing folder, flags the header does not list. */
+  EXPECT(docbm_watcher_watch_folders(NULL, 0, 0, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_watcher_watch_folders(folders, 1, 64, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  const char *missing[] = {path_in(4, "no-such-folder")};
+  EXPECT(docbm_watcher_watch_folders(missing, 1, 0, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND);
+  error = NULL;
+  const char *documents[] = {moved};
+  watcher = docbm_watcher_follow_documents(documents, 1, DOCBM_WATCH_NOT_RECURSIVE, &error);
+  EXPECT(watcher && !error);
+  docbm_watcher_close(watcher);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -1148,6 +1230,7 @@ int main(int argc, char **argv) {
   test_save_as();
   test_adoption();
   test_store();
+  test_watcher();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

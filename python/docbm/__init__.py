@@ -638,7 +638,7 @@ class StoreRecord:
         failure = lib.docbm_store_record_failure(handle)
         last_used = lib.docbm_store_record_last_used(handle)
         return cls(
-            key=lib.docbm_store_record_key(handle).decode(errors="surrogateescape"),
+            key=lib.docbm_store_record_key(handle).decode(),
             path=os.fsdecode(lib.docbm_store_record_path(handle)),
             state=_name(lib.docbm_record_state_name, state) or f"unknown({state})",
             failure=_name(lib.docbm_code_name, failure) if failure else None,

@@ -12,8 +12,8 @@
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
  *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair,
- *     docbm_lint_save or docbm_store_* (but docbm_store_records_at) is the caller's, and is
- *     released with its own *_free or *_close call.
+ *     docbm_lint_save, docbm_store_* (but docbm_store_records_at) or docbm_watcher_* is the
+ *     caller's, and is released with its own *_free or *_close call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -802,8 +802,9 @@ void docbm_repair_report_free(docbm_repair_report *report);
  */
 typedef struct docbm_store docbm_store;
 
-/** One record, as it was when read. Its key is the string it was added under (a record
- *  another app's store keyed with another type shows the key's JSON text). */
+/** One record, as it was when read. Its key is the UTF-8 string it was added under (a
+ *  record another app's store keyed with another type shows the key's JSON text). A key
+ *  given to a call is not empty and is UTF-8, else DOCBM_INVALID_ARGUMENT. */
 typedef struct docbm_store_record docbm_store_record;
 
 /** A store's records in its order, as they were when read. */
@@ -920,6 +921,104 @@ long long docbm_store_record_created(const docbm_store_record *record);
 /** When the record was last marked used, in nanoseconds since 1970, or -1 if never. */
 long long docbm_store_record_last_used(const docbm_store_record *record);
 void docbm_store_record_free(docbm_store_record *record);
+
+/* ---------------------------------------------------------------------------------- */
+/* Watching documents                                                                   */
+/* ---------------------------------------------------------------------------------- */
+
+/**
+ * Follows documents, not paths, while other programs rename, move, replace, delete or
+ * strip them: Swift's `DocumentWatcher`. The watcher runs on a thread of its own from the
+ * moment it is made; its events wait in order until read. Watch its descriptor in the
+ * app's main loop, then read events with docbm_watcher_next_event() until it returns NULL.
+ */
+typedef struct docbm_watcher docbm_watcher;
+
+/** One event. */
+typedef struct docbm_watch_event docbm_watch_event;
+
+/** How a watcher watches (bits, or-ed). */
+typedef enum docbm_watch_flags {
+  /** Put back a key that a save dropped, from the user's escrow and only under repair's
+   *  rules (the document is the user's, the escrow recorded it for that key). */
+  DOCBM_WATCH_REPAIRS = 1,
+  /** Watch only the folders given, not the folders under them. */
+  DOCBM_WATCH_NOT_RECURSIVE = 2
+} docbm_watch_flags;
+
+/**
+ * Watches the `count` folders (recursively unless DOCBM_WATCH_NOT_RECURSIVE) and every
+ * file carrying a key in them; documents seen at new paths are recorded in the user's
+ * escrow, as `docbm check` records them. Fails with DOCBM_NOT_FOUND, DOCBM_PERMISSION_DENIED
+ * or DOCBM_UNSUPPORTED_FILE_TYPE for a folder, DOCBM_SYSTEM_FAILURE when no inotify
+ * instance, watch or thread can be made (the user's limits).
+ */
+docbm_watcher *docbm_watcher_watch_folders(
+    const char *const *folders, size_t count, unsigned flags, docbm_error **error);
+
+/** Follows the `count` documents (files or folders) wherever they go in their folders. */
+docbm_watcher *docbm_watcher_follow_documents(
+    const char *const *documents, size_t count, unsigned flags, docbm_error **error);
+
+/** A descriptor readable (poll(2) POLLIN) while events wait to be read. It belongs to the
+ *  watcher; do not read or close it. */
+int docbm_watcher_descriptor(const docbm_watcher *watcher);
+
+/** The oldest event not read yet, or NULL when none waits. */
+docbm_watch_event *docbm_watcher_next_event(docbm_watcher *watcher);
+
+/** 1 when every folder given is gone (removed or unmounted): the watcher has stopped by
+ *  itself after a DOCBM_EVENT_FOLDER_GONE event for the last one. */
+int docbm_watcher_has_nothing_left(const docbm_watcher *watcher);
+
+/** Stops the watcher (waiting for its thread) and releases it. NULL is allowed. */
+void docbm_watcher_close(docbm_watcher *watcher);
+
+/** What happened. Mirrors `DocumentEvent.Kind`; `docbm watch --json` prints the names. */
+typedef enum docbm_event_kind {
+  /** A file carrying a key came into the watched folders. */
+  DOCBM_EVENT_APPEARED = 1,
+  /** Renamed or moved within the watched folders: same file, new path. */
+  DOCBM_EVENT_MOVED = 2,
+  /** Another file took the document's place (another program's atomic save): reload it,
+   *  unless docbm_watch_event_is_own_save(). */
+  DOCBM_EVENT_REPLACED = 3,
+  /** Written in place (same file, new contents). */
+  DOCBM_EVENT_MODIFIED = 4,
+  /** Removed, and nothing took its place. */
+  DOCBM_EVENT_DELETED = 5,
+  /** Moved out of the watched folders, to where is not known. */
+  DOCBM_EVENT_MOVED_OUT = 6,
+  /** The document no longer carries its key (docbm_watch_event_key()): a save dropped it. */
+  DOCBM_EVENT_KEY_LOST = 7,
+  /** Repair put the escrowed key back (with DOCBM_WATCH_REPAIRS). */
+  DOCBM_EVENT_KEY_RESTORED = 8,
+  /** Repair refused to put a key back: the trust rules did not hold. */
+  DOCBM_EVENT_REPAIR_REFUSED = 9,
+  /** The kernel dropped events; the folders were listed again and changes reported. */
+  DOCBM_EVENT_RESCANNED = 10,
+  /** A folder could not be watched (the watch limit, permissions): see the message. */
+  DOCBM_EVENT_NOT_WATCHED = 11,
+  /** A folder given to the watcher is gone: removed, or its filesystem unmounted. */
+  DOCBM_EVENT_FOLDER_GONE = 12
+} docbm_event_kind;
+
+/** The name Swift gives `kind` ("moved", "keyLost", ...), or NULL. */
+const char *docbm_event_kind_name(docbm_event_kind kind);
+
+docbm_event_kind docbm_watch_event_kind(const docbm_watch_event *event);
+/** Where the document is now (or the folder a notice is about), or NULL. */
+const char *docbm_watch_event_path(const docbm_watch_event *event);
+/** Where the document was, when it moved or was replaced, or NULL. */
+const char *docbm_watch_event_old_path(const docbm_watch_event *event);
+/** The document's key fingerprint (for DOCBM_EVENT_KEY_LOST, the key lost), or NULL. */
+const char *docbm_watch_event_key(const docbm_watch_event *event);
+/** 1 when the file that replaced the document, or appeared, is this process's own save
+ *  (docbm_replace_document(), docbm_save_copy(), docbm_document_create()). */
+int docbm_watch_event_is_own_save(const docbm_watch_event *event);
+/** One line for a person. */
+const char *docbm_watch_event_message(const docbm_watch_event *event);
+void docbm_watch_event_free(docbm_watch_event *event);
 
 /* ---------------------------------------------------------------------------------- */
 /* The save-safety lint, for an app's tests                                             */
