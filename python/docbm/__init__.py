@@ -44,6 +44,8 @@ __all__ = [
     "Resolution",
     "Store",
     "StoreRecord",
+    "WatchEvent",
+    "Watcher",
     "check",
     "lint_save",
     "repair",
@@ -59,6 +61,9 @@ _ALLOW_READ_ONLY = 4
 # docbm_escrow_use: whether a document's new keys are escrowed.
 _USER_ESCROW = 0
 _NO_ESCROW = 1
+# docbm_watch_flags bits.
+_WATCH_REPAIRS = 1
+_WATCH_NOT_RECURSIVE = 2
 # docbm_copy_key values.
 _COPY_CARRY_KEY = 0
 _COPY_STRIP_KEY = 1
@@ -779,6 +784,110 @@ def _key(key: Optional[str]) -> Optional[bytes]:
     if not key:
         raise ValueError("a store key is not empty")
     return _text(key)
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """What a :class:`Watcher` saw: ``kind`` as Swift and ``docbm watch --json`` spell it
+    (``"moved"``, ``"replaced"``, ``"keyLost"``, ``"deleted"``, ...); ``path``, where
+    the document is now (or the folder a notice is about); ``old_path``, where it was;
+    ``key``, its key's fingerprint (for ``"keyLost"`` the key lost); ``is_own_save``,
+    whether the file that replaced it is this process's own save; ``message``, one line
+    for a person."""
+
+    kind: str
+    path: Optional[str]
+    old_path: Optional[str]
+    key: Optional[str]
+    is_own_save: bool
+    message: str
+
+    @classmethod
+    def _take(cls, handle: int) -> "WatchEvent":
+        """Copies a ``docbm_watch_event`` out and releases it."""
+        try:
+            kind = lib.docbm_watch_event_kind(handle)
+            path = lib.docbm_watch_event_path(handle)
+            old_path = lib.docbm_watch_event_old_path(handle)
+            key = lib.docbm_watch_event_key(handle)
+            return cls(
+                kind=_name(lib.docbm_event_kind_name, kind) or f"unknown({kind})",
+                path=os.fsdecode(path) if path is not None else None,
+                old_path=os.fsdecode(old_path) if old_path is not None else None,
+                key=key.decode() if key is not None else None,
+                is_own_save=bool(lib.docbm_watch_event_is_own_save(handle)),
+                message=lib.docbm_watch_event_message(handle).decode(errors="replace"),
+            )
+        finally:
+            lib.docbm_watch_event_free(handle)
+
+
+class Watcher(_Handle):
+    """Follows documents, not paths, while other programs rename, move, replace, delete or
+    strip them: Swift's ``DocumentWatcher``, started when made. :meth:`folders` watches
+    folders and every file carrying a key in them; :meth:`documents` follows a few
+    documents. Events wait in order until read: :meth:`read` takes those waiting,
+    :meth:`wait` blocks until some come, and :meth:`fileno` is readable while some wait,
+    for :mod:`selectors` or a GUI main loop. With ``repairs=True`` a key a save dropped
+    is put back from the user's escrow, under repair's rules. Close it (or use ``with``)
+    to stop its thread."""
+
+    def __init__(self, function, paths: Sequence[PathLike], repairs: bool, recursive: bool) -> None:
+        self._hold(None)
+        encoded = [_path(path) for path in paths]
+        if not encoded:
+            raise ValueError("a watcher needs at least one path")
+        flags = (_WATCH_REPAIRS if repairs else 0) | (0 if recursive else _WATCH_NOT_RECURSIVE)
+        self._handle = _call(function, (ctypes.c_char_p * len(encoded))(*encoded), len(encoded), flags)
+
+    @classmethod
+    def folders(cls, folders: Sequence[PathLike], *, repairs: bool = False, recursive: bool = True) -> "Watcher":
+        """Watches ``folders`` (and the folders under them unless ``recursive=False``).
+        Raises :class:`DocbmError` (``notFound``, ``permissionDenied``, ...)."""
+        return cls(lib.docbm_watcher_watch_folders, folders, repairs, recursive)
+
+    @classmethod
+    def documents(cls, documents: Sequence[PathLike], *, repairs: bool = False) -> "Watcher":
+        """Follows ``documents`` (files or folders) wherever they go in their folders."""
+        return cls(lib.docbm_watcher_follow_documents, documents, repairs, False)
+
+    _release = staticmethod(lambda handle: lib.docbm_watcher_close(handle))
+    _what = "watcher"
+
+    def __enter__(self) -> "Watcher":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    def read(self) -> List[WatchEvent]:
+        """The events waiting, oldest first (none: an empty list); returns at once."""
+        events = []
+        with self._using() as handle:
+            while True:
+                event = lib.docbm_watcher_next_event(handle)
+                if not event:
+                    return events
+                events.append(WatchEvent._take(event))
+
+    def wait(self, timeout: Optional[float] = None) -> List[WatchEvent]:
+        """The events waiting, after waiting up to ``timeout`` seconds (``None``: for
+        ever) for one to come; an empty list when none came in time."""
+        import select
+
+        select.select([self.fileno()], [], [], timeout)
+        return self.read()
+
+    def fileno(self) -> int:
+        """A descriptor readable while events wait; it belongs to the watcher."""
+        with self._using() as handle:
+            return int(lib.docbm_watcher_descriptor(handle))
+
+    @property
+    def has_nothing_left(self) -> bool:
+        """Whether every folder given is gone: the watcher has stopped by itself."""
+        with self._using() as handle:
+            return bool(lib.docbm_watcher_has_nothing_left(handle))
 
 
 @dataclass(frozen=True)

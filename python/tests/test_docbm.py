@@ -581,6 +581,7 @@ def test_the_header_names_match_swift() -> None:
         "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
         "docbm_reanchor_outcome": ("DOCBM_REANCHOR_", lib.docbm_reanchor_outcome_name),
         "docbm_record_state": ("DOCBM_RECORD_", lib.docbm_record_state_name),
+        "docbm_event_kind": ("DOCBM_EVENT_", lib.docbm_event_kind_name),
     }
     # Values without names: each is the package's own constant.
     constants = {
@@ -591,6 +592,7 @@ def test_the_header_names_match_swift() -> None:
         },
         "docbm_escrow_use": {"DOCBM_USER_ESCROW": docbm._USER_ESCROW, "DOCBM_NO_ESCROW": docbm._NO_ESCROW},
         "docbm_copy_key": {"DOCBM_COPY_CARRY_KEY": docbm._COPY_CARRY_KEY, "DOCBM_COPY_STRIP_KEY": docbm._COPY_STRIP_KEY},
+        "docbm_watch_flags": {"DOCBM_WATCH_REPAIRS": docbm._WATCH_REPAIRS, "DOCBM_WATCH_NOT_RECURSIVE": docbm._WATCH_NOT_RECURSIVE},
     }
     checked = 0
     for body, name in re.findall(r"typedef enum (\w+) \{(.*?)\} \1;", text, re.S):
@@ -608,7 +610,7 @@ def test_the_header_names_match_swift() -> None:
                 continue
             assert function(number) == expected.encode(), constant
             checked += 1
-    assert checked == 39 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3 + 3
+    assert checked == 39 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3 + 3 + 12
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:
@@ -725,3 +727,37 @@ def test_a_recents_store_keeps_the_most_recently_used(folder: Path) -> None:
         assert [record.key for record in recents] == ["two", "three"]
     with pytest.raises(ValueError):
         docbm.Store(folder / "other.sqlite", recents_limit=0)
+
+
+def test_a_watcher_follows_a_document_through_a_rename_and_a_save_that_drops_its_key(folder: Path) -> None:
+    notes = folder / "notes.txt"
+    notes.write_text("notes\n")
+    (folder / "picture.png").write_bytes(b"png")
+    with docbm.Document(notes) as document:
+        document.make_bookmark(folder / "picture.png")
+
+    def wait_for(watcher: docbm.Watcher, kind: str) -> docbm.WatchEvent:
+        while True:
+            events = watcher.wait(timeout=60)
+            assert events, f"no {kind} event came"
+            for event in events:
+                if event.kind == kind:
+                    return event
+
+    with docbm.Watcher.folders([folder]) as watcher:
+        assert watcher.read() == [] and not watcher.has_nothing_left
+        renamed = folder / "renamed.txt"
+        notes.rename(renamed)
+        moved = wait_for(watcher, "moved")
+        assert (moved.path, moved.old_path, moved.is_own_save) == (str(renamed), str(notes), False)
+        assert moved.key and moved.message
+        plain_atomic_save(renamed, b"edited elsewhere\n")
+        lost = wait_for(watcher, "keyLost")
+        assert lost.path == str(renamed) and lost.key == moved.key
+    with pytest.raises(ValueError):
+        watcher.read()
+    with pytest.raises(docbm.DocbmError) as raised:
+        docbm.Watcher.folders([folder / "no-such-folder"])
+    assert raised.value.code == "notFound"
+    with pytest.raises(ValueError):
+        docbm.Watcher.documents([])
