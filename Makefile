@@ -16,6 +16,7 @@
 #                and rewrite docs/filesystems.md's tables from the tests' output
 #   make test-c  libdocbm from C: the C tests under AddressSanitizer, the C sample, C++ header check
 #   make test-python  the Python package installed with pip into a fresh venv, its pytest suite
+#                and mypy --strict over the package, its tests and the sample
 #   make libdocbm  build libdocbm (release, self-contained) into .build/libdocbm/release
 #   make install install docbm, its manual page, completions and systemd user unit
 #                (docbm-watch@.service), and libdocbm (lib/libdocbm.so.0, include/docbm.h,
@@ -26,7 +27,7 @@
 SWIFT ?= swift
 PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
-  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest \
+  gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-mypy \
   graphviz librsvg2-bin python3-markdown
 # Only for `make travel-table`: the copy, archive, backup and sync tools it measures.
 TRAVEL_TABLE_PACKAGES := rsync tar libarchive-tools cpio zip unzip p7zip-full borgbackup restic duplicity \
@@ -150,6 +151,7 @@ test-python: c-prefix
 	.build/python-venv/bin/pip install --quiet --no-build-isolation --no-index ./python
 	DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 DOCBM_COMMAND=$(CURDIR)/.build/debug/docbm \
 	  .build/python-venv/bin/python -m pytest -q -p no:cacheprovider python/tests
+	cd python && ../.build/python-venv/bin/python -m mypy --strict --cache-dir=/dev/null docbm tests ../Samples/python-editor
 	cd .build && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 python-venv/bin/python ../Samples/python-editor/editor.py
 
 # libdocbm's release build: .build/libdocbm/release/libDocbmC.so (installed as libdocbm.so.0).

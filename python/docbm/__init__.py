@@ -26,7 +26,7 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
 
 from ._library import SAVE_FUNCTION, lib
 
@@ -71,10 +71,11 @@ _COPY_STRIP_KEY = 1
 
 def version() -> str:
     """libdocbm's version, ``MAJOR.MINOR.PATCH``."""
-    return lib.docbm_version().decode()
+    version: bytes = lib.docbm_version()
+    return version.decode()
 
 
-def _name(function, value: int) -> Optional[str]:
+def _name(function: Callable[[int], Optional[bytes]], value: int) -> Optional[str]:
     name = function(value)
     return name.decode() if name is not None else None
 
@@ -142,7 +143,7 @@ class DocbmError(Exception):
             lib.docbm_error_free(handle)
 
 
-def _call(function, *arguments):
+def _call(function: Callable[..., Any], *arguments: Any) -> Any:
     """Calls a libdocbm function whose last argument is ``docbm_error **``; raises its error."""
     error = ctypes.c_void_p()
     result = function(*arguments, ctypes.byref(error))
@@ -168,7 +169,14 @@ def _text(text: str) -> bytes:
     return encoded
 
 
-def _take_string(pointer: Optional[int]) -> str:
+def _given(pointer: Optional[int]) -> int:
+    """A pointer libdocbm promises is not NULL (an element of a result array)."""
+    if not pointer:
+        raise RuntimeError("libdocbm returned NULL where docbm.h promises an object")
+    return pointer
+
+
+def _take_string(pointer: int) -> str:
     """Copies a ``char *`` the caller owns and releases it."""
     try:
         return ctypes.string_at(pointer).decode()
@@ -330,7 +338,7 @@ class _Handle:
 class _AdoptionList(_Handle):
     """A ``docbm_adoption``: the list :meth:`Document.adopt` takes its candidates from."""
 
-    _release = staticmethod(lambda handle: lib.docbm_adoption_free(handle))
+    _release = staticmethod(lib.docbm_adoption_free)
     _what = "adoption list"
 
     def __init__(self, handle: int) -> None:
@@ -406,13 +414,13 @@ class Document(_Handle):
         document.path = path
         return document
 
-    _release = staticmethod(lambda handle: lib.docbm_document_close(handle))
+    _release = staticmethod(lib.docbm_document_close)
     _what = "document"
 
     def __enter__(self) -> "Document":
         return self
 
-    def __exit__(self, *exception) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     def make_bookmark(self, target: PathLike) -> str:
@@ -444,7 +452,7 @@ class Document(_Handle):
         with self._using() as handle:
             _call(lib.docbm_resolve_all, handle, texts, count, resolutions, errors)
         return [
-            Resolution._take(resolutions[index]) if resolutions[index] else DocbmError._take(errors[index])
+            Resolution._take(_given(resolutions[index])) if resolutions[index] else DocbmError._take(_given(errors[index]))
             for index in range(count)
         ]
 
@@ -459,7 +467,7 @@ class Document(_Handle):
         results = (ctypes.c_void_p * max(count, 1))()
         with self._using() as handle:
             _call(lib.docbm_relink, handle, texts, count, _path(old_folder), _path(new_folder), results)
-        return [Relink._take(results[index]) for index in range(count)]
+        return [Relink._take(_given(results[index])) for index in range(count)]
 
     def adoption_candidates(self) -> List[AdoptionCandidate]:
         """The document's bookmarks that do not verify with its key (a copy that travelled
@@ -507,7 +515,7 @@ class Document(_Handle):
         made = (ctypes.c_void_p * count)()
         with self._using() as handle, adoption._using() as listed:
             _call(lib.docbm_adopt, handle, listed, indexes, count, made)
-        return [_take_string(made[index]) if made[index] else None for index in range(count)]
+        return [_take_string(_given(made[index])) if made[index] else None for index in range(count)]
 
     def reanchor(self, destination: PathLike, bookmarks: Sequence[str]) -> List[Reanchored]:
         """Makes bookmarks of this document work from a copy to be saved at
@@ -522,7 +530,7 @@ class Document(_Handle):
         encoded = _path(destination)
         with self._using() as handle:
             _call(lib.docbm_reanchor, handle, encoded, texts, count, results)
-        return [Reanchored._take(results[index]) for index in range(count)]
+        return [Reanchored._take(_given(results[index])) for index in range(count)]
 
     def save_copy(self, destination: PathLike, data: bytes, *, key: Literal["carry", "strip"] = "carry") -> "Document":
         """Saves ``data`` as a copy of this document at ``destination`` ("Save As") and
@@ -586,13 +594,13 @@ class NewDocument(_Handle):
         self.path = os.fsdecode(path)
         self._handle = _call(lib.docbm_new_document_open, _path(path), _USER_ESCROW if escrow else _NO_ESCROW)
 
-    _release = staticmethod(lambda handle: lib.docbm_new_document_close(handle))
+    _release = staticmethod(lib.docbm_new_document_close)
     _what = "new document"
 
     def __enter__(self) -> "NewDocument":
         return self
 
-    def __exit__(self, *exception) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     def make_bookmark(self, target: PathLike) -> str:
@@ -691,13 +699,13 @@ class Store(_Handle):
             raise ValueError(f"recents_limit must be at least 1, or None, not {recents_limit!r}")
         self._handle = _call(lib.docbm_store_open, _path(os.path.expanduser(path)), recents_limit or 0)
 
-    _release = staticmethod(lambda handle: lib.docbm_store_close(handle))
+    _release = staticmethod(lib.docbm_store_close)
     _what = "store"
 
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exception) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     @property
@@ -736,7 +744,7 @@ class Store(_Handle):
         """Forgets the record under ``key``; ``False`` when there was none."""
         encoded = _key(key)
         with self._using() as handle:
-            return _call(lib.docbm_store_forget, handle, encoded) == 1
+            return bool(_call(lib.docbm_store_forget, handle, encoded) == 1)
 
     def records(self) -> List[StoreRecord]:
         """Reads the store file and returns its records in the store's order."""
@@ -771,7 +779,7 @@ class Store(_Handle):
         with self._using() as handle:
             return int(lib.docbm_store_take_changes(handle))
 
-    def _record(self, function, *arguments) -> StoreRecord:
+    def _record(self, function: Callable[..., Any], *arguments: Any) -> StoreRecord:
         with self._using() as handle:
             return StoreRecord._take(_call(function, handle, *arguments))
 
@@ -832,7 +840,7 @@ class Watcher(_Handle):
     is put back from the user's escrow, under repair's rules. Close it (or use ``with``)
     to stop its thread."""
 
-    def __init__(self, function, paths: Sequence[PathLike], repairs: bool, recursive: bool) -> None:
+    def __init__(self, function: Callable[..., Any], paths: Sequence[PathLike], repairs: bool, recursive: bool) -> None:
         self._hold(None)
         encoded = [_path(path) for path in paths]
         if not encoded:
@@ -851,18 +859,18 @@ class Watcher(_Handle):
         """Follows ``documents`` (files or folders) wherever they go in their folders."""
         return cls(lib.docbm_watcher_follow_documents, documents, repairs, False)
 
-    _release = staticmethod(lambda handle: lib.docbm_watcher_close(handle))
+    _release = staticmethod(lib.docbm_watcher_close)
     _what = "watcher"
 
     def __enter__(self) -> "Watcher":
         return self
 
-    def __exit__(self, *exception) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     def read(self) -> List[WatchEvent]:
         """The events waiting, oldest first (none: an empty list); returns at once."""
-        events = []
+        events: List[WatchEvent] = []
         with self._using() as handle:
             while True:
                 event = lib.docbm_watcher_next_event(handle)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import Any
 
 _SONAME = "libdocbm.so.0"
 
@@ -34,7 +35,7 @@ _i = ctypes.c_int
 _error_out = ctypes.POINTER(ctypes.c_void_p)
 
 
-def _declare(name: str, result, *arguments) -> None:
+def _declare(name: str, result: Any, *arguments: Any) -> None:
     function = getattr(lib, name)
     function.restype = result
     function.argtypes = list(arguments)

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import threading
 from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
@@ -292,18 +293,20 @@ def test_check_of_what_cannot_be_read(folder: Path) -> None:
 def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, folder: Path) -> None:
     """One failure of each kind resolve meets, made through Python (over C) and through the
     docbm command (Swift): the same code, recommendation, message, path and last known path."""
-    command = os.environ.get("DOCBM_COMMAND")
-    if not command:
+    found = os.environ.get("DOCBM_COMMAND")
+    if not found:
         pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
+    command: str = found
 
-    def swift(document: Path, bookmark: str) -> dict:
+    def swift(document: Path, bookmark: str) -> Dict[str, Any]:
         ran = subprocess.run(
             [command, "resolve", "--json", "--search", "nearby", str(document), bookmark],
             capture_output=True,
             text=True,
         )
         assert ran.returncode == 1, ran.stdout + ran.stderr
-        return json.loads(ran.stdout)["error"]
+        error: Dict[str, Any] = json.loads(ran.stdout)["error"]
+        return error
 
     def python(document: Path, bookmark: str) -> docbm.DocbmError:
         with docbm.Document(document, search="nearby") as opened:
@@ -311,9 +314,9 @@ def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, f
                 opened.resolve(bookmark)
         return raised.value
 
-    with docbm.Document(notes) as document:
-        bookmark = document.make_bookmark(picture)
-        document.replace(f"notes\n{bookmark}\n".encode())
+    with docbm.Document(notes) as opened:
+        bookmark = opened.make_bookmark(picture)
+        opened.replace(f"notes\n{bookmark}\n".encode())
     changed = bookmark[:-2] + ("B" if bookmark[-2] == "A" else "A") + bookmark[-1]
     failures = {"corrupt": (notes, "not a bookmark"), "tampered": (notes, changed)}
     seen = {}
@@ -480,7 +483,7 @@ def test_threads_share_a_document(notes: Path, folder: Path) -> None:
         targets.append(target)
     with docbm.Document(notes) as document:
         bookmarks = [document.make_bookmark(target) for target in targets]
-        results: dict = {}
+        results: Dict[int, Any] = {}
 
         def resolve(index: int) -> None:
             for _ in range(20):
@@ -508,7 +511,7 @@ def test_closing_while_other_threads_resolve(notes: Path, picture: Path) -> None
         document = docbm.Document(notes)
         bookmark = document.make_bookmark(picture)
         started = threading.Barrier(5)
-        outcomes: list = []
+        outcomes: List[Any] = []
 
         def resolve() -> None:
             started.wait()
