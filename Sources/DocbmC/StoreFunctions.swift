@@ -66,21 +66,30 @@ private func key(
   UnsafePointer(StoreHandle.borrow(store).path.pointer)
 }
 
-/// Runs a change of one record: checks the store and the key, then `body`, returning the
-/// record it gives as a new `docbm_store_record`.
+/// Runs a change of one record: checks the store and the key (when `key` is NULL, the
+/// key is `path` as text, if one is given), then `body`, returning the record it gives as
+/// a new `docbm_store_record`.
 private func recordCall(
-  _ store: OpaquePointer?, _ key: UnsafePointer<CChar>?, of function: String,
+  _ store: OpaquePointer?, _ key: UnsafePointer<CChar>?, orPath path: FilePath? = nil, of function: String,
   reportingTo error: UnsafeMutablePointer<OpaquePointer?>?,
   _ body: (StoreHandle.Store, JSONValue) throws(BookmarkStoreError<JSONValue>) -> StoreRecord<
     JSONValue, JSONValue
   >
 ) -> OpaquePointer? {
-  guard CallOutcome.present(store, named: "a store", of: function, reportingTo: error), let store,
-    let key = DocbmC.key(key, of: function, reportingTo: error)
-  else { return nil }
+  guard CallOutcome.present(store, named: "a store", of: function, reportingTo: error), let store else {
+    return nil
+  }
+  let chosen: JSONValue
+  if key == nil, let path {
+    // Escaped as FilePath prints it (no two paths alike), as `docbm store add` keys it.
+    chosen = .string(path.description)
+  } else {
+    guard let given = DocbmC.key(key, of: function, reportingTo: error) else { return nil }
+    chosen = given
+  }
   let handle = StoreHandle.borrow(store)
   return storeCall(handle, reportingTo: error, failure: nil) { () throws(BookmarkStoreError<JSONValue>) in
-    StoreRecordHandle(try body(handle.store, key)).retainedPointer()
+    StoreRecordHandle(try body(handle.store, chosen)).retainedPointer()
   }
 }
 
@@ -92,8 +101,7 @@ private func add(
   guard CallOutcome.present(store, named: "a store", of: function, reportingTo: error),
     let path = CallOutcome.path(target, named: "a target", of: function, reportingTo: error)
   else { return nil }
-  let keyText = key ?? target
-  return recordCall(store, keyText, of: function, reportingTo: error) {
+  return recordCall(store, key, orPath: path, of: function, reportingTo: error) {
     store, key throws(BookmarkStoreError<JSONValue>) in
     pathOnly
       ? try store.core.add(pathOnly: path, key: key, metadata: .object([:]))

@@ -1106,6 +1106,22 @@ static void test_store(void) {
   EXPECT_ERROR(error, DOCBM_NOT_A_STORE);
   error = NULL;
 
+  /* A name that is not UTF-8, added under its path: the key is the path escaped. */
+  docbm_store *named = docbm_store_open(path_in(0, "store/named.sqlite"), 0, &error);
+  const char *latin = path_in(6, "caf\xe9.txt");
+  write_file(latin, "latin-1 name\n");
+  record = named ? docbm_store_add(named, latin, NULL, &error) : NULL;
+  EXPECT(record && !error);
+  if (record) {
+    EXPECT(strstr(docbm_store_record_key(record), "caf\\xe9.txt") != NULL);
+    EXPECT(strcmp(docbm_store_record_path(record), latin) == 0);
+    docbm_store_record *again = docbm_store_resolve(named, docbm_store_record_key(record), &error);
+    EXPECT(again && !error && strcmp(docbm_store_record_path(again), latin) == 0);
+    docbm_store_record_free(again);
+  }
+  docbm_store_record_free(record);
+  docbm_store_close(named);
+
   /* A recent-documents store keeps the most recently used, up to its limit. */
   docbm_store *recents = docbm_store_open(path_in(0, "store/limited.sqlite"), 2, &error);
   EXPECT(recents && !error);

@@ -832,7 +832,9 @@ const char *docbm_store_path(const docbm_store *store);
 
 /**
  * Adds `target` (a file or folder) with a bookmark, under `key`, or under its path when
- * `key` is NULL, and returns its record. A key the store holds already is given the new
+ * `key` is NULL (as text: bytes that are not UTF-8, control characters and backslashes
+ * escaped as \xNN, as `docbm store add` keys it; docbm_store_record_key() gives it), and
+ * returns its record. A key the store holds already is given the new
  * target. Fails with a docbm code when the target cannot be bookmarked (DOCBM_NOT_FOUND,
  * ...) or the store cannot be written.
  */
