@@ -3,15 +3,16 @@ import DocumentBookmarks
 /// How a C entry point reports what happened: the value on success; on failure `failure`,
 /// with the error stored in the caller's `docbm_error **` when it passed one.
 enum CallOutcome {
-  /// Runs `body`, turning a thrown ``DocbmError`` into `failure` and a stored error.
-  static func run<Value>(
+  /// Runs `body`, turning a thrown error (a ``DocbmError``, or a store's) into `failure`
+  /// and a stored error.
+  static func run<Value, Failure: CReportableError>(
     reportingTo error: UnsafeMutablePointer<OpaquePointer?>?, failure: Value,
-    _ body: () throws(DocbmError) -> Value
+    _ body: () throws(Failure) -> Value
   ) -> Value {
     do {
       return try body()
     } catch let thrown {
-      ErrorHandle.report(ErrorHandle(thrown), to: error)
+      ErrorHandle.report(thrown.errorHandle, to: error)
       return failure
     }
   }
@@ -51,4 +52,14 @@ enum CallOutcome {
       || (present(first, named: firstName, of: function, reportingTo: error)
         && present(second, named: secondName, of: function, reportingTo: error))
   }
+}
+
+/// An error a C call reports as a `docbm_error`.
+protocol CReportableError: Error {
+  /// A new `docbm_error` for it.
+  var errorHandle: ErrorHandle { get }
+}
+
+extension DocbmError: CReportableError {
+  var errorHandle: ErrorHandle { ErrorHandle(self) }
 }

@@ -12,12 +12,7 @@ private func storeCall<Value>(
   _ body: () throws(BookmarkStoreError<JSONValue>) -> Value
 ) -> Value {
   defer { handle?.following() }
-  do {
-    return try body()
-  } catch let thrown {
-    ErrorHandle.report(ErrorHandle(thrown), to: error)
-    return failure
-  }
+  return CallOutcome.run(reportingTo: error, failure: failure, body)
 }
 
 /// The key in `argument`, or `nil` with an invalid-argument error when it is NULL, empty
@@ -289,6 +284,10 @@ private func add(
 /// `const char *docbm_record_state_name(docbm_record_state state)`
 @c public func docbm_record_state_name(_ state: UInt32) -> UnsafePointer<CChar>? {
   CNames.recordStates[state]
+}
+
+extension BookmarkStoreError: CReportableError where Key == JSONValue {
+  var errorHandle: ErrorHandle { ErrorHandle(self) }
 }
 
 extension ErrorHandle {

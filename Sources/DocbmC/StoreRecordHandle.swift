@@ -10,17 +10,18 @@ final class StoreRecordHandle: CHandle {
   /// key's JSON text for a key another app's store made of another type.
   let key: CStringCopy
   let path: CStringCopy
-  /// ``StoreRecord/isInTrash`` and ``StoreRecord/isGone``, decided once (they read the
-  /// user's mounts).
+  /// ``StoreRecord/isInTrash`` and ``StoreRecord/isGone``, decided once.
   let isInTrash: Bool
   let isGone: Bool
 
-  init(_ record: StoreRecord<JSONValue, JSONValue>) {
+  /// The record, its Trash test made with `trash` (the Trash folders of the environment,
+  /// read once for a whole list).
+  init(_ record: StoreRecord<JSONValue, JSONValue>, trash: TrashFolders = TrashFolders()) {
     self.record = record
     key = CStringCopy(Self.text(of: record.key))
     path = CStringCopy(record.lastKnownPath.bytes)
-    isInTrash = record.isInTrash
-    isGone = record.isGone
+    isInTrash = trash.contains(record.lastKnownPath)
+    isGone = StoreRecord<JSONValue, JSONValue>.isGone(status: record.status, inTrash: isInTrash)
   }
 
   deinit {
@@ -60,6 +61,7 @@ final class StoreRecordsHandle: CHandle {
   let records: [StoreRecordHandle]
 
   init(_ records: [StoreRecord<JSONValue, JSONValue>]) {
-    self.records = records.map(StoreRecordHandle.init)
+    let trash = TrashFolders()
+    self.records = records.map { StoreRecordHandle($0, trash: trash) }
   }
 }

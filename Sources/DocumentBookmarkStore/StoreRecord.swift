@@ -145,7 +145,7 @@ public struct StoreRecord<Key: Hashable & Sendable & Codable, Metadata: Sendable
   /// not count.
   public var isGone: Bool { Self.isGone(status: status, inTrash: isInTrash) }
 
-  static func isGone(status: RecordStatus, inTrash: Bool) -> Bool {
+  package static func isGone(status: RecordStatus, inTrash: Bool) -> Bool {
     switch status.failure {
     case .missing, .corrupt, .unsupportedVersion: true
     default: inTrash

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -881,8 +882,6 @@ class Watcher(_Handle):
     def wait(self, timeout: Optional[float] = None) -> List[WatchEvent]:
         """The events waiting, after waiting up to ``timeout`` seconds (``None``: for
         ever) for one to come; an empty list when none came in time."""
-        import select
-
         select.select([self.fileno()], [], [], timeout)
         return self.read()
 
