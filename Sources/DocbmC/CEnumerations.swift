@@ -184,6 +184,7 @@ struct CNames: Sendable {
   static let repairActions = CNames(DocumentRepairer.Report.Action.self, cValue: \.cValue)
   static let lintVerdicts = CNames(SaveProbeReport.Verdict.self, cValue: \.cValue)
   static let searchReaches = CNames(SearchBudget.Reach.self, cValue: \.cValue)
+  static let saveSteps = CNames(SaveStep.self, cValue: \.cValue)
   /// `docbm_relink_outcome`, as ``Relink/Outcome``'s cases are named.
   static let relinkOutcomes = CNames([
     1: "relinked", 2: "notUnderSource", 3: "nothingThere", 4: "notTheTarget", 5: "failed",
@@ -194,6 +195,31 @@ struct CNames: Sendable {
   static let eventKinds = CNames(DocumentEvent.Kind.self, cValue: \.cValue)
   /// `docbm_record_state`, as ``RecordStatus``'s cases are named.
   static let recordStates = CNames([0: "unknown", 1: "available", 2: "unavailable"])
+}
+
+extension SaveStep {
+  /// The `docbm_save_step` value.
+  var cValue: UInt32 {
+    switch self {
+    case .inspectDocument: 1
+    case .prepareTemporary: 2
+    case .write: 3
+    case .openWritten: 4
+    case .changeOwner: 5
+    case .copyAttributes: 6
+    case .changeMode: 7
+    case .copyACL: 8
+    case .syncFile: 9
+    case .swap: 10
+    case .syncFolder: 11
+    }
+  }
+
+  /// The step whose `docbm_save_step` value is `value`, if one has it.
+  init?(cValue value: UInt32) {
+    guard let step = Self.allCases.first(where: { $0.cValue == value }) else { return nil }
+    self = step
+  }
 }
 
 extension CopyKey {

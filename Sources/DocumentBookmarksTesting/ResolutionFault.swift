@@ -50,7 +50,7 @@ public struct ResolutionFault: Sendable {
   func injectable() -> ResolutionFaults.Fault {
     switch action {
     case .fail(let code): ResolutionFaults.Fault(.fail(code), targets: targets)
-    case .hold(let gate): ResolutionFaults.Fault(.hold({ gate.hold() }), targets: targets)
+    case .hold(let gate): ResolutionFaults.Fault(.hold({ gate.state.hold() }), targets: targets)
     }
   }
 }

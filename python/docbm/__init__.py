@@ -27,24 +27,49 @@ import select
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from ._library import SAVE_FUNCTION, lib
+from ._names import (
+    Code,
+    EventKind,
+    LintVerdict,
+    ReanchorOutcome,
+    Recommendation,
+    RecordState,
+    RelinkOutcome,
+    RepairAction,
+    SaveStep,
+    StaleReason,
+    Verdict,
+    _Name,
+)
 
 __all__ = [
     "AdoptionCandidate",
     "Check",
+    "Code",
     "DocbmError",
     "Document",
+    "EventKind",
     "LintFinding",
     "LintReport",
+    "LintVerdict",
     "NewDocument",
+    "ReanchorOutcome",
     "Reanchored",
+    "Recommendation",
+    "RecordState",
     "Relink",
+    "RelinkOutcome",
+    "RepairAction",
     "RepairReport",
     "Resolution",
+    "SaveStep",
+    "StaleReason",
     "Store",
     "StoreRecord",
+    "Verdict",
     "WatchEvent",
     "Watcher",
     "check",
@@ -76,37 +101,42 @@ def version() -> str:
     return version.decode()
 
 
-def _name(function: Callable[[int], Optional[bytes]], value: int) -> Optional[str]:
+_N = TypeVar("_N", bound=_Name)
+
+
+def _named(kind: Type[_N], function: Callable[[int], Optional[bytes]], value: int) -> _N:
+    """The member of ``kind`` that libdocbm's name function gives ``value``; a value it
+    has no name for becomes ``unknown(VALUE)``."""
     name = function(value)
-    return name.decode() if name is not None else None
+    return kind(name.decode() if name is not None else f"unknown({value})")
 
 
 class DocbmError(Exception):
     """A failure reported by libdocbm, with the fields of Swift's ``DocbmError`` and C's
     ``docbm_error`` under the same names.
 
-    ``code`` is spelled as in Swift's ``DocbmError.Code`` and the CLI's JSON
-    (``"keyMissing"``, ``"missing"``, ...), or ``"invalidArgument"``;
-    ``recommendation`` says what to do (``"repairKey"``, ``"pickAgain"``, ...), ``None``
-    when the call itself was wrong; ``message`` is the sentence that says what failed;
-    ``path`` is the path it concerns, if any; ``last_known_path`` where the document or
-    target was last known to be, when that is not ``path``; ``errno`` and ``system_call``
-    the system call that failed, if one did; ``step`` the step of a save that failed
-    (``"writeKey"``, ...). ``str()`` gives it in one line, code first, as Swift's
+    ``code`` is a :class:`Code` (``Code.KEY_MISSING``, equal to ``"keyMissing"`` as Swift's
+    ``DocbmError.Code`` and the CLI's JSON spell it); ``recommendation`` a
+    :class:`Recommendation`, what to do (``Recommendation.REPAIR_KEY``, ...), ``None`` when
+    the call itself was wrong; ``message`` is the sentence that says what failed; ``path``
+    is the path it concerns, if any; ``last_known_path`` where the document or target was
+    last known to be, when that is not ``path``; ``errno`` and ``system_call`` the system
+    call that failed, if one did; ``step`` the :class:`SaveStep` of a save that failed
+    (``SaveStep.COPY_ATTRIBUTES``, ...). ``str()`` gives it in one line, code first, as Swift's
     ``description`` and C's ``docbm_error_description`` do.
     """
 
     def __init__(
         self,
-        code: str,
+        code: Code,
         message: str,
-        recommendation: Optional[str] = None,
+        recommendation: Optional[Recommendation] = None,
         path: Optional[str] = None,
         errno: Optional[int] = None,
         *,
         last_known_path: Optional[str] = None,
         system_call: Optional[str] = None,
-        step: Optional[str] = None,
+        step: Optional[SaveStep] = None,
         description: Optional[str] = None,
     ) -> None:
         super().__init__(description or f"{code}: {message}")
@@ -123,21 +153,20 @@ class DocbmError(Exception):
     def _take(cls, handle: int) -> "DocbmError":
         """Copies a ``docbm_error`` out and releases it."""
         try:
-            number = lib.docbm_error_code(handle)
-            code = _name(lib.docbm_code_name, number)
+            recommendation = lib.docbm_error_recommendation(handle)
             path = lib.docbm_error_path(handle)
             last_known_path = lib.docbm_error_last_known_path(handle)
             system_call = lib.docbm_error_system_call(handle)
             step = lib.docbm_error_step(handle)
             return cls(
-                code or f"unknown({number})",
+                _named(Code, lib.docbm_code_name, lib.docbm_error_code(handle)),
                 lib.docbm_error_message(handle).decode(errors="replace"),
-                _name(lib.docbm_recommendation_name, lib.docbm_error_recommendation(handle)),
+                _named(Recommendation, lib.docbm_recommendation_name, recommendation) if recommendation else None,
                 os.fsdecode(path) if path is not None else None,
                 lib.docbm_error_errno(handle) or None,
                 last_known_path=os.fsdecode(last_known_path) if last_known_path is not None else None,
                 system_call=system_call.decode() if system_call is not None else None,
-                step=step.decode() if step is not None else None,
+                step=SaveStep(step.decode()) if step is not None else None,
                 description=lib.docbm_error_description(handle).decode(errors="replace"),
             )
         finally:
@@ -189,14 +218,14 @@ def _take_string(pointer: int) -> str:
 class Resolution:
     """Where a bookmark leads: ``path``; ``stale`` when it should be replaced by
     ``refreshed`` (a fresh bookmark's text, ``None`` when none is needed or, for an
-    ambiguous bookmark, made); ``stale_reasons`` as Swift spells them
-    (``"targetMoved"``, ...); ``is_in_trash`` when the target is in a Trash (deleted in a
+    ambiguous bookmark, made); ``stale_reasons``, :class:`StaleReason` members
+    (``StaleReason.TARGET_MOVED``, ...); ``is_in_trash`` when the target is in a Trash (deleted in a
     file manager, and restorable), stale or not."""
 
     path: str
     stale: bool
     refreshed: Optional[str]
-    stale_reasons: Tuple[str, ...]
+    stale_reasons: Tuple[StaleReason, ...]
     is_folder: bool
     is_in_trash: bool
 
@@ -206,7 +235,7 @@ class Resolution:
         try:
             mask = lib.docbm_resolution_stale_reasons(handle)
             reasons = tuple(
-                _name(lib.docbm_stale_reason_name, 1 << bit) or f"unknown({1 << bit})"
+                _named(StaleReason, lib.docbm_stale_reason_name, 1 << bit)
                 for bit in range(mask.bit_length())
                 if mask & (1 << bit)
             )
@@ -225,17 +254,17 @@ class Resolution:
 
 @dataclass(frozen=True)
 class Relink:
-    """What :meth:`Document.relink` did with one bookmark: ``outcome`` as Swift spells it
-    (``"relinked"``, ``"notUnderSource"``, ``"nothingThere"``, ``"notTheTarget"``,
-    ``"failed"``); ``candidate``, where its target was looked for; ``refreshed``, the new
+    """What :meth:`Document.relink` did with one bookmark: ``outcome``, a :class:`RelinkOutcome`
+    (``RELINKED``, ``NOT_UNDER_SOURCE``, ``NOTHING_THERE``, ``NOT_THE_TARGET``,
+    ``FAILED``); ``candidate``, where its target was looked for; ``refreshed``, the new
     bookmark's text to store in its place when relinked; ``reason``, why the file there is
-    not the target or why it failed; ``code``, the failure's code."""
+    not the target or why it failed; ``code``, the failure's :class:`Code`."""
 
-    outcome: str
+    outcome: RelinkOutcome
     candidate: Optional[str]
     refreshed: Optional[str]
     reason: Optional[str]
-    code: Optional[str]
+    code: Optional[Code]
 
     @classmethod
     def _take(cls, handle: int) -> "Relink":
@@ -247,11 +276,11 @@ class Relink:
             code = lib.docbm_relink_result_code(handle)
             outcome = lib.docbm_relink_result_outcome(handle)
             return cls(
-                outcome=_name(lib.docbm_relink_outcome_name, outcome) or f"unknown({outcome})",
+                outcome=_named(RelinkOutcome, lib.docbm_relink_outcome_name, outcome),
                 candidate=os.fsdecode(candidate) if candidate is not None else None,
                 refreshed=refreshed.decode() if refreshed is not None else None,
                 reason=reason.decode() if reason is not None else None,
-                code=_name(lib.docbm_code_name, code) if code else None,
+                code=_named(Code, lib.docbm_code_name, code) if code else None,
             )
         finally:
             lib.docbm_relink_result_free(handle)
@@ -259,15 +288,15 @@ class Relink:
 
 @dataclass(frozen=True)
 class Reanchored:
-    """What :meth:`Document.reanchor` made of one bookmark: ``outcome`` as Swift spells it
-    (``"reanchored"``, ``"ambiguous"``, ``"failed"``); ``bookmark``, its text for the copy
+    """What :meth:`Document.reanchor` made of one bookmark: ``outcome``, a :class:`ReanchorOutcome`
+    (``REANCHORED``, ``AMBIGUOUS``, ``FAILED``); ``bookmark``, its text for the copy
     when re-anchored; ``candidates``, the files an ambiguous one could lead to;
     ``code`` and ``message``, why it failed."""
 
-    outcome: str
+    outcome: ReanchorOutcome
     bookmark: Optional[str]
     candidates: List[str]
-    code: Optional[str]
+    code: Optional[Code]
     message: Optional[str]
 
     @classmethod
@@ -279,13 +308,13 @@ class Reanchored:
             code = lib.docbm_reanchored_code(handle)
             message = lib.docbm_reanchored_message(handle)
             return cls(
-                outcome=_name(lib.docbm_reanchor_outcome_name, outcome) or f"unknown({outcome})",
+                outcome=_named(ReanchorOutcome, lib.docbm_reanchor_outcome_name, outcome),
                 bookmark=bookmark.decode() if bookmark is not None else None,
                 candidates=[
                     os.fsdecode(lib.docbm_reanchored_candidate(handle, index))
                     for index in range(lib.docbm_reanchored_candidate_count(handle))
                 ],
-                code=_name(lib.docbm_code_name, code) if code else None,
+                code=_named(Code, lib.docbm_code_name, code) if code else None,
                 message=message.decode() if message is not None else None,
             )
         finally:
@@ -628,16 +657,16 @@ class NewDocument(_Handle):
 class StoreRecord:
     """One record of a :class:`Store`, as it was when read: ``key``, the string it was
     added under; ``path``, where its target was last known to be; ``state``, what the
-    store last learned of the target (``"unknown"`` before its first resolution,
-    ``"available"``, ``"unavailable"``) and ``failure``, the code of the failure when
-    unavailable (``"missing"``, ``"volumeUnavailable"``, ...); ``is_gone`` when the
+    store last learned of the target (a :class:`RecordState`: ``UNKNOWN`` before its first
+    resolution, ``AVAILABLE``, ``UNAVAILABLE``) and ``failure``, the :class:`Code` of the
+    failure when unavailable (``Code.MISSING``, ``Code.VOLUME_UNAVAILABLE``, ...); ``is_gone`` when the
     target is gone for good (missing, or in a Trash), not merely away; ``created_ns`` and
     ``last_used_ns``, nanoseconds since 1970 (``None`` when never used)."""
 
     key: str
     path: str
-    state: str
-    failure: Optional[str]
+    state: RecordState
+    failure: Optional[Code]
     pinned: bool
     has_bookmark: bool
     is_gone: bool
@@ -654,8 +683,8 @@ class StoreRecord:
         return cls(
             key=lib.docbm_store_record_key(handle).decode(),
             path=os.fsdecode(lib.docbm_store_record_path(handle)),
-            state=_name(lib.docbm_record_state_name, state) or f"unknown({state})",
-            failure=_name(lib.docbm_code_name, failure) if failure else None,
+            state=_named(RecordState, lib.docbm_record_state_name, state),
+            failure=_named(Code, lib.docbm_code_name, failure) if failure else None,
             pinned=bool(lib.docbm_store_record_is_pinned(handle)),
             has_bookmark=bool(lib.docbm_store_record_has_bookmark(handle)),
             is_gone=bool(lib.docbm_store_record_is_gone(handle)),
@@ -797,14 +826,14 @@ def _key(key: Optional[str]) -> Optional[bytes]:
 
 @dataclass(frozen=True)
 class WatchEvent:
-    """What a :class:`Watcher` saw: ``kind`` as Swift and ``docbm watch --json`` spell it
-    (``"moved"``, ``"replaced"``, ``"keyLost"``, ``"deleted"``, ...); ``path``, where
+    """What a :class:`Watcher` saw: ``kind``, an :class:`EventKind` (equal to the name
+    ``docbm watch --json`` gives: ``EventKind.MOVED == "moved"``, ...); ``path``, where
     the document is now (or the folder a notice is about); ``old_path``, where it was;
-    ``key``, its key's fingerprint (for ``"keyLost"`` the key lost); ``is_own_save``,
+    ``key``, its key's fingerprint (for ``KEY_LOST`` the key lost); ``is_own_save``,
     whether the file that replaced it is this process's own save; ``message``, one line
     for a person."""
 
-    kind: str
+    kind: EventKind
     path: Optional[str]
     old_path: Optional[str]
     key: Optional[str]
@@ -820,7 +849,7 @@ class WatchEvent:
             old_path = lib.docbm_watch_event_old_path(handle)
             key = lib.docbm_watch_event_key(handle)
             return cls(
-                kind=_name(lib.docbm_event_kind_name, kind) or f"unknown({kind})",
+                kind=_named(EventKind, lib.docbm_event_kind_name, kind),
                 path=os.fsdecode(path) if path is not None else None,
                 old_path=os.fsdecode(old_path) if old_path is not None else None,
                 key=key.decode() if key is not None else None,
@@ -899,10 +928,10 @@ class Watcher(_Handle):
 
 @dataclass(frozen=True)
 class Check:
-    """What a check found in one document: ``verdict`` as the CLI spells it (``"ok"``,
-    ``"keyLost"``, ``"noBookmarks"``, ...), whether it ``is_problem``, a ``message``."""
+    """What a check found in one document: ``verdict``, a :class:`Verdict` (equal to the name
+    the CLI gives: ``Verdict.KEY_LOST == "keyLost"``, ...), whether it ``is_problem``, a ``message``."""
 
-    verdict: str
+    verdict: Verdict
     is_problem: bool
     message: str
     bookmark_count: int
@@ -915,7 +944,7 @@ def check(path: PathLike) -> Check:
     try:
         number = lib.docbm_check_result_verdict(handle)
         return Check(
-            verdict=_name(lib.docbm_verdict_name, number) or f"unknown({number})",
+            verdict=_named(Verdict, lib.docbm_verdict_name, number),
             is_problem=bool(lib.docbm_check_result_is_problem(handle)),
             message=lib.docbm_check_result_message(handle).decode(errors="replace"),
             bookmark_count=lib.docbm_check_result_bookmark_count(handle),
@@ -926,17 +955,18 @@ def check(path: PathLike) -> Check:
 
 @dataclass(frozen=True)
 class RepairReport:
-    """What a repair did: ``action`` (``"restored"``, ``"nothingToDo"``, ``"refused"``),
+    """What a repair did: ``action``, a :class:`RepairAction` (``RESTORED``,
+    ``NOTHING_TO_DO``, ``REFUSED``),
     the ``refusal`` when refused (``"notRecorded"``, ...), a ``message``, and the
-    ``verdict`` after it; for a document whose key was lost, the ``remedy`` that fits
+    ``verdict`` (a :class:`Verdict`) after it; for a document whose key was lost, the ``remedy`` that fits
     (``"repair"``, ``"importEscrow"``, ``"adopt"``, ``"repairAllowingUnrecorded"``,
     ``"copyBack"``, ``"forgetThenAdopt"``), the ``recorded_document`` it is about, and
     the ``advice`` in a sentence."""
 
-    action: str
+    action: RepairAction
     refusal: Optional[str]
     message: str
-    verdict: str
+    verdict: Verdict
     remedy: Optional[str] = None
     recorded_document: Optional[str] = None
     advice: Optional[str] = None
@@ -962,10 +992,10 @@ def repair(path: PathLike, *, allow_unrecorded: bool = False) -> RepairReport:
         recorded = lib.docbm_repair_report_recorded_document(handle)
         advice = lib.docbm_repair_report_advice(handle)
         return RepairReport(
-            action=_name(lib.docbm_repair_action_name, action) or f"unknown({action})",
+            action=_named(RepairAction, lib.docbm_repair_action_name, action),
             refusal=refusal.decode() if refusal is not None else None,
             message=lib.docbm_repair_report_message(handle).decode(errors="replace"),
-            verdict=_name(lib.docbm_verdict_name, verdict) or f"unknown({verdict})",
+            verdict=_named(Verdict, lib.docbm_verdict_name, verdict),
             remedy=remedy.decode() if remedy is not None else None,
             recorded_document=os.fsdecode(recorded) if recorded is not None else None,
             advice=advice.decode(errors="replace") if advice is not None else None,
@@ -986,12 +1016,12 @@ class LintFinding:
 
 @dataclass(frozen=True)
 class LintReport:
-    """What :func:`lint_save` found: ``verdict`` (``"kept"``, ``"keptLeavingFiles"``,
-    ``"lost"``, ``"notSaved"``), ``is_safe`` when the save kept everything and left
+    """What :func:`lint_save` found: ``verdict``, a :class:`LintVerdict` (``KEPT``,
+    ``KEPT_LEAVING_FILES``, ``LOST``, ``NOT_SAVED``), ``is_safe`` when the save kept everything and left
     nothing behind, the ``findings``, a ``summary`` for a test's failure message, and the
     exception the save raised, if it did (``save_error``)."""
 
-    verdict: str
+    verdict: LintVerdict
     is_safe: bool
     findings: Tuple[LintFinding, ...]
     summary: str
@@ -1044,7 +1074,7 @@ def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) 
         count = lib.docbm_lint_report_finding_count(handle)
         verdict = lib.docbm_lint_report_verdict(handle)
         return LintReport(
-            verdict=_name(lib.docbm_lint_verdict_name, verdict) or f"unknown({verdict})",
+            verdict=_named(LintVerdict, lib.docbm_lint_verdict_name, verdict),
             is_safe=bool(lib.docbm_lint_report_is_safe(handle)),
             findings=tuple(
                 LintFinding(

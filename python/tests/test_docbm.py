@@ -4,6 +4,7 @@ the lost key and a repair that restores it), errors, and the names shared with S
 
 from __future__ import annotations
 
+import enum
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import stat
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import pytest
 
@@ -569,23 +570,27 @@ HEADER = Path(__file__).resolve().parents[2] / "Sources" / "DocbmC" / "include" 
 @pytest.mark.skipif(not HEADER.exists(), reason="docbm.h is not beside the package (an installed copy)")
 def test_the_header_names_match_swift() -> None:
     """Each enumeration value of docbm.h has the name libdocbm gives it: DOCBM_KEY_MISSING
-    is "keyMissing", as Swift and the CLI spell it."""
+    is "keyMissing", as Swift and the CLI spell it; the package's enumeration has the
+    same member with that value (docbm.Code.KEY_MISSING), and no other."""
     from docbm._library import lib
 
     text = HEADER.read_text()
-    prefixes = {
-        "docbm_code": ("DOCBM_", lib.docbm_code_name),
-        "docbm_recommendation": ("DOCBM_RECOMMEND_", lib.docbm_recommendation_name),
-        "docbm_stale_reason": ("DOCBM_STALE_", lib.docbm_stale_reason_name),
-        "docbm_verdict": ("DOCBM_VERDICT_", lib.docbm_verdict_name),
-        "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name),
-        "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name),
-        "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name),
-        "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name),
-        "docbm_reanchor_outcome": ("DOCBM_REANCHOR_", lib.docbm_reanchor_outcome_name),
-        "docbm_record_state": ("DOCBM_RECORD_", lib.docbm_record_state_name),
-        "docbm_event_kind": ("DOCBM_EVENT_", lib.docbm_event_kind_name),
+    prefixes: Dict[str, Tuple[str, Any, Optional[Type[enum.Enum]]]] = {
+        "docbm_code": ("DOCBM_", lib.docbm_code_name, docbm.Code),
+        "docbm_recommendation": ("DOCBM_RECOMMEND_", lib.docbm_recommendation_name, docbm.Recommendation),
+        "docbm_stale_reason": ("DOCBM_STALE_", lib.docbm_stale_reason_name, docbm.StaleReason),
+        "docbm_verdict": ("DOCBM_VERDICT_", lib.docbm_verdict_name, docbm.Verdict),
+        "docbm_repair_action": ("DOCBM_REPAIR_", lib.docbm_repair_action_name, docbm.RepairAction),
+        "docbm_lint_verdict": ("DOCBM_LINT_", lib.docbm_lint_verdict_name, docbm.LintVerdict),
+        "docbm_search_reach": ("DOCBM_SEARCH_", lib.docbm_search_reach_name, None),
+        "docbm_relink_outcome": ("DOCBM_RELINK_", lib.docbm_relink_outcome_name, docbm.RelinkOutcome),
+        "docbm_reanchor_outcome": ("DOCBM_REANCHOR_", lib.docbm_reanchor_outcome_name, docbm.ReanchorOutcome),
+        "docbm_record_state": ("DOCBM_RECORD_", lib.docbm_record_state_name, docbm.RecordState),
+        "docbm_event_kind": ("DOCBM_EVENT_", lib.docbm_event_kind_name, docbm.EventKind),
+        "docbm_save_step": ("DOCBM_STEP_", lib.docbm_save_step_name, docbm.SaveStep),
     }
+    # Names whose capitals are an abbreviation's, not a word's start.
+    spelled = {"DOCBM_STEP_COPY_ACL": "copyACL"}
     # Values without names: each is the package's own constant.
     constants = {
         "docbm_allowance": {
@@ -603,17 +608,38 @@ def test_the_header_names_match_swift() -> None:
             found = {constant: eval(value) for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name)}
             assert found == constants[body]
             continue
-        prefix, function = prefixes[body]
+        prefix, function, members = prefixes[body]
+        listed = set()
         for constant, value in re.findall(r"\b(DOCBM_\w+) = ([^,\n]+)", name):
             number = eval(value)  # "1 << 3" and plain numbers only
             words = constant[len(prefix):].lower().split("_")
-            expected = words[0] + "".join(word.capitalize() for word in words[1:])
+            expected = spelled.get(constant, words[0] + "".join(word.capitalize() for word in words[1:]))
             if constant == "DOCBM_RECOMMEND_NONE":
                 assert function(number) is None
                 continue
             assert function(number) == expected.encode(), constant
+            if members is not None:
+                assert members[constant[len(prefix):]].value == expected, constant
+                listed.add(constant[len(prefix):])
             checked += 1
-    assert checked == 39 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3 + 3 + 12
+        if members is not None:
+            assert {member.name for member in members} == listed, body
+    assert checked == 39 + 10 + 7 + 9 + 3 + 4 + 2 + 5 + 3 + 3 + 12 + 11
+
+
+def test_names_compare_print_and_grow_as_strings() -> None:
+    """A name is its string: it compares and prints as the name, and a name this package
+    does not list (a newer libdocbm's) still makes a member."""
+    code: str = docbm.Code.KEY_MISSING
+    assert code == "keyMissing" and "keyMissing" == code
+    assert str(docbm.Code.KEY_MISSING) == "keyMissing"
+    assert f"{docbm.Verdict.KEY_LOST}" == "keyLost"
+    assert json.dumps({"code": docbm.Code.MISSING}) == '{"code": "missing"}'
+    newer = docbm.Code("someNewerCode")
+    assert isinstance(newer, docbm.Code) and newer == "someNewerCode"
+    assert newer not in list(docbm.Code)
+    with pytest.raises(ValueError):
+        docbm.Code(7)
 
 
 def test_the_lint_catches_a_save_that_drops_the_key(folder: Path) -> None:

@@ -12,8 +12,9 @@
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
  *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair,
- *     docbm_lint_save, docbm_store_* (but docbm_store_records_at) or docbm_watcher_* is the
- *     caller's, and is released with its own *_free or *_close call.
+ *     docbm_lint_save, docbm_store_* (but docbm_store_records_at), docbm_watcher_* or
+ *     docbm_test_* is the caller's, and is released with its own *_free, *_close or *_end
+ *     call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -200,8 +201,8 @@ int docbm_error_errno(const docbm_error *error);
 /** The name of the system call that failed ("renameat2"), or NULL when none did. Owned by
  *  `error`. */
 const char *docbm_error_system_call(const docbm_error *error);
-/** For a failed save, the step that failed, named as Swift's `SaveStep` ("writeKey"), or
- *  NULL. The document is intact unless the step is "syncFolder". Owned by `error`. */
+/** For a failed save, the step that failed, named as Swift's `SaveStep` ("copyAttributes";
+ *  see docbm_save_step), or NULL. The document is intact unless the step is "syncFolder". Owned by `error`. */
 const char *docbm_error_step(const docbm_error *error);
 /** Releases an error. NULL is allowed. */
 void docbm_error_free(docbm_error *error);
@@ -1077,6 +1078,118 @@ const char *docbm_lint_report_finding_message(const docbm_lint_report *report, s
 const char *docbm_lint_report_finding_fix(const docbm_lint_report *report, size_t index);
 /** Releases a lint report. NULL is allowed. */
 void docbm_lint_report_free(docbm_lint_report *report);
+
+/* ---------------------------------------------------------------------------------- */
+/* Faults for an app's own tests                                                      */
+/* ---------------------------------------------------------------------------------- */
+
+/*
+ * An app's "disk full", "file missing", "disk offline", "key lost" and "still resolving"
+ * states, reached in its tests without filling or unplugging disks. A fault holds for the
+ * whole process, on every thread, from the call that installs it until
+ * docbm_test_fault_end(), and only for the files inside its folder: tests that each work
+ * in a scratch folder of their own can run at the same time. A second fault of the same
+ * kind for a folder that holds the first one's, or is inside it, is refused
+ * (DOCBM_INVALID_ARGUMENT), since which call should fail would be unclear. The failures
+ * are the real ones: the code, path, last known path, recommendation, errno and step a
+ * real failure gives (a failed resolve's message ends "(a fault injected for a test)").
+ */
+
+/** A fault a test installed, removed with docbm_test_fault_end(). */
+typedef struct docbm_test_fault docbm_test_fault;
+
+/** The steps of a save, in order. Values mirror DocumentBookmarks' `SaveStep`. */
+typedef enum docbm_save_step {
+  /** Finding the document, its folder, and what to keep of it. */
+  DOCBM_STEP_INSPECT_DOCUMENT = 1,
+  /** Checking the folder is writable, naming the new version's entry. */
+  DOCBM_STEP_PREPARE_TEMPORARY = 2,
+  /** Writing the new contents (the caller's writer, for the writer forms). */
+  DOCBM_STEP_WRITE = 3,
+  /** Opening what the writer wrote. */
+  DOCBM_STEP_OPEN_WRITTEN = 4,
+  /** Giving the new version the document's owner and group. */
+  DOCBM_STEP_CHANGE_OWNER = 5,
+  /** Copying the extended attributes, the key among them. */
+  DOCBM_STEP_COPY_ATTRIBUTES = 6,
+  /** Giving the new version the document's permission bits. */
+  DOCBM_STEP_CHANGE_MODE = 7,
+  /** Copying the access (and, for folders, default) ACL. */
+  DOCBM_STEP_COPY_ACL = 8,
+  /** Flushing the new version to the device. */
+  DOCBM_STEP_SYNC_FILE = 9,
+  /** Renaming the new version into place. */
+  DOCBM_STEP_SWAP = 10,
+  /** Flushing the folder, so that the rename itself is durable. */
+  DOCBM_STEP_SYNC_FOLDER = 11
+} docbm_save_step;
+
+/** A save step's name ("copyAttributes"), as docbm_error_step() gives it, or NULL for an
+ *  unknown value. Static. */
+const char *docbm_save_step_name(docbm_save_step step);
+
+/**
+ * The next save by docbm (docbm_replace_document*, docbm_save_copy*) of a document inside
+ * `folder` (NULL: of any document) fails at `step` as if its system call had returned
+ * `errnum`: ENOSPC gives DOCBM_NO_SPACE, EIO DOCBM_IO_ERROR, EACCES
+ * DOCBM_PERMISSION_DENIED, with docbm_error_step() naming the step. The document stays as
+ * it was; later saves succeed. Fails with DOCBM_INVALID_ARGUMENT for a step docbm.h does
+ * not list, an `errnum` that is not above 0, or another save fault covering the folder.
+ */
+docbm_test_fault *docbm_test_fail_save(const char *folder, docbm_save_step step, int errnum, docbm_error **error);
+
+/**
+ * The next save by docbm of a document inside `folder` (NULL: of any document) stops just
+ * before its rename, as a crash there would: the save fails with DOCBM_IO_ERROR at
+ * DOCBM_STEP_SWAP, the document is the old version, and the new one is left beside it
+ * under a hidden name, for the test to see. docbm_test_fault_end() removes what it left.
+ * Fails with DOCBM_INVALID_ARGUMENT when another save fault covers the folder.
+ */
+docbm_test_fault *docbm_test_crash_save(const char *folder, docbm_error **error);
+
+/**
+ * Every resolve (docbm_resolve, docbm_resolve_all, docbm_store_resolve, ...) against a
+ * document inside `folder` fails with `code`, one of DOCBM_MISSING (recommendation
+ * forget), DOCBM_VOLUME_UNAVAILABLE (retryLater), DOCBM_KEY_MISSING (repairKey) or
+ * DOCBM_IO_ERROR (retryLater, errno EIO). With `targets`, only bookmarks whose recorded
+ * target is inside that folder fail (one project's images, one disk's files); the others
+ * resolve as usual. Fails with DOCBM_INVALID_ARGUMENT (no `folder`, another `code`, or
+ * another resolve fault covering the folder).
+ */
+docbm_test_fault *docbm_test_fail_resolves(const char *folder, docbm_code code, const char *targets,
+                                           docbm_error **error);
+
+/**
+ * Every resolve against a document inside `folder` (of a bookmark whose target is inside
+ * `targets`, when given) waits, holding its thread, until docbm_test_fault_open() or
+ * docbm_test_fault_end(); then it resolves for real. For testing what an app shows while
+ * resolving is slow. Fails as docbm_test_fail_resolves() does.
+ */
+docbm_test_fault *docbm_test_hold_resolves(const char *folder, const char *targets, docbm_error **error);
+
+/** How many resolves have reached a docbm_test_hold_resolves() fault so far (waiting or let
+ *  go); 0 for other faults. */
+size_t docbm_test_fault_held_count(const docbm_test_fault *fault);
+
+/** Blocks until `count` resolves have reached a docbm_test_hold_resolves() fault; returns
+ *  at once for other faults. Never call it on a thread a held resolve needs. */
+void docbm_test_fault_wait_until_held(const docbm_test_fault *fault, size_t count);
+
+/** Lets every resolve waiting at a docbm_test_hold_resolves() fault go on, and later ones
+ *  pass without waiting; nothing for other faults. */
+void docbm_test_fault_open(const docbm_test_fault *fault);
+
+/**
+ * Every read of a store file inside `folder` (docbm_store_open, and the reads a store's
+ * calls start with) fails as if `read` had returned `errnum`: EIO gives DOCBM_IO_ERROR,
+ * EACCES DOCBM_PERMISSION_DENIED. Fails with DOCBM_INVALID_ARGUMENT (no `folder`, an
+ * `errnum` that is not above 0, or another store read fault covering the folder).
+ */
+docbm_test_fault *docbm_test_fail_store_reads(const char *folder, int errnum, docbm_error **error);
+
+/** Removes a fault: the calls it reached behave as usual again, held resolves go on, and
+ *  what a crashed save left is removed. Releases `fault`. NULL is allowed. */
+void docbm_test_fault_end(docbm_test_fault *fault);
 
 #ifdef __cplusplus
 }
