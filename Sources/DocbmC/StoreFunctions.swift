@@ -268,12 +268,12 @@ private func add(
 
 /// `long long docbm_store_record_created(const docbm_store_record *record)`
 @c public func docbm_store_record_created(_ record: OpaquePointer) -> Int64 {
-  StoreRecordHandle.nanoseconds(StoreRecordHandle.borrow(record).record.createdAt)
+  StoreRecordHandle.borrow(record).record.createdAt.cNanoseconds
 }
 
 /// `long long docbm_store_record_last_used(const docbm_store_record *record)`
 @c public func docbm_store_record_last_used(_ record: OpaquePointer) -> Int64 {
-  StoreRecordHandle.borrow(record).record.lastUsedAt.map(StoreRecordHandle.nanoseconds) ?? -1
+  StoreRecordHandle.borrow(record).record.lastUsedAt?.cNanoseconds ?? -1
 }
 
 /// `void docbm_store_record_free(docbm_store_record *record)`

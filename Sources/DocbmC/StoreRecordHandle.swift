@@ -45,15 +45,6 @@ final class StoreRecordHandle: CHandle {
     // write (infinite or NaN), which no store file holds.
     return (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
   }
-
-  /// Nanoseconds since 1970 (UTC); a time past what 64 bits of nanoseconds hold (years
-  /// before 1678 or after 2262, which only a crafted store file has) is clamped.
-  static func nanoseconds(_ time: Timestamp) -> Int64 {
-    let (whole, overflow) = time.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-    guard !overflow else { return time.seconds < 0 ? .min : .max }
-    let (total, over) = whole.addingReportingOverflow(Int64(time.nanoseconds))
-    return over ? .max : total
-  }
 }
 
 /// A `docbm_store_records`: the records of a store in its order, as they were when read.

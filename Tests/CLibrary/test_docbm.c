@@ -1375,6 +1375,111 @@ static void test_faults(void) {
   docbm_document_close(document);
 }
 
+/* The user's escrow from C: listed with each key's documents; exported with mode 0600 and
+ * never over an existing file unless asked, nor through a FIFO; imported into another
+ * escrow once (a second import adds nothing); an export others can read, or a file that
+ * is not one, is refused. */
+static void test_escrow_transfer(void) {
+  docbm_error *error = NULL;
+  const char *document_path = path_in(0, "transfer-board.txt");
+  const char *target = path_in(1, "transfer-cat.png");
+  const char *export_path = path_in(2, "transfer.escrow");
+  const char *fifo = path_in(3, "transfer.fifo");
+  const char *other = path_in(4, "transfer-other-escrow");
+  const char *garbage = path_in(5, "transfer-garbage.escrow");
+  const char *own = getenv("DOCBM_ESCROW_DIR");
+  char own_escrow[4096];
+  snprintf(own_escrow, sizeof own_escrow, "%s", own ? own : "");
+  write_file(document_path, "board\n");
+  write_file(target, "cat\n");
+  docbm_document *document = docbm_document_open(document_path, &error);
+  char *bookmark = docbm_make_bookmark(document, target, &error);
+  EXPECT(bookmark && !error);
+  docbm_free(bookmark);
+  docbm_document_close(document);
+
+  /* The key is listed with its document. */
+  docbm_escrow_entries *entries = docbm_escrow_list(&error);
+  EXPECT(entries && !error);
+  size_t count = entries ? docbm_escrow_entries_count(entries) : 0;
+  int found = 0;
+  for (size_t index = 0; index < count; index++) {
+    EXPECT(docbm_escrow_entry_key(entries, index) != NULL);
+    EXPECT(docbm_escrow_entry_created(entries, index) > 0);
+    for (size_t at = 0; at < docbm_escrow_entry_document_count(entries, index); at++) {
+      const char *path = docbm_escrow_entry_document_path(entries, index, at);
+      if (path && strcmp(path, document_path) == 0) {
+        found = 1;
+        EXPECT(strcmp(docbm_escrow_entry_document_origin(entries, index, at), "bookmarked") == 0);
+        EXPECT(docbm_escrow_entry_document_confirmed(entries, index, at) > 0);
+      }
+    }
+  }
+  EXPECT(found);
+  if (entries) {
+    EXPECT(docbm_escrow_entry_key(entries, count) == NULL);
+    EXPECT(docbm_escrow_entry_created(entries, count) == -1);
+    EXPECT(docbm_escrow_entry_document_count(entries, count) == 0);
+    EXPECT(docbm_escrow_entry_document_path(entries, 0, 1000) == NULL);
+    EXPECT(docbm_escrow_entry_document_origin(entries, count, 0) == NULL);
+    EXPECT(docbm_escrow_entry_document_confirmed(entries, count, 0) == -1);
+  }
+  docbm_escrow_entries_free(entries);
+  docbm_escrow_entries_free(NULL);
+
+  /* Exported for another machine: a file of the user's alone, never over one unasked. */
+  size_t keys = 0, documents = 0, held = 99;
+  EXPECT(docbm_escrow_export(export_path, 0, &keys, &documents, &error) == 0 && !error);
+  EXPECT(keys == count && documents > 0);
+  struct stat status;
+  EXPECT(stat(export_path, &status) == 0 && (status.st_mode & 07777) == 0600);
+  EXPECT(docbm_escrow_export(export_path, 0, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_DOCUMENT_EXISTS);
+  error = NULL;
+  EXPECT(docbm_escrow_export(export_path, 1, NULL, NULL, &error) == 0 && !error);
+  EXPECT(mkfifo(fifo, 0600) == 0);
+  EXPECT(docbm_escrow_export(fifo, 1, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_UNSUPPORTED_FILE_TYPE);
+  error = NULL;
+  EXPECT(docbm_escrow_export(NULL, 0, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+
+  /* Another machine's escrow: empty, nothing to export; the import brings every key once. */
+  EXPECT(mkdir(other, 0700) == 0 && setenv("DOCBM_ESCROW_DIR", other, 1) == 0);
+  entries = docbm_escrow_list(&error);
+  EXPECT(entries && !error && docbm_escrow_entries_count(entries) == 0);
+  docbm_escrow_entries_free(entries);
+  EXPECT(docbm_escrow_export(garbage, 0, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND);
+  error = NULL;
+  EXPECT(docbm_escrow_import(export_path, &keys, &documents, &held, &error) == 0 && !error);
+  EXPECT(keys == count && documents > 0 && held == 0);
+  EXPECT(docbm_escrow_import(export_path, &keys, NULL, &held, &error) == 0 && !error);
+  EXPECT(keys == 0 && held == count);
+  entries = docbm_escrow_list(&error);
+  EXPECT(entries && docbm_escrow_entries_count(entries) == count);
+  docbm_escrow_entries_free(entries);
+
+  /* Refused: an export others can read, a file that is not one, a path with nothing. */
+  EXPECT(chmod(export_path, 0644) == 0);
+  EXPECT(docbm_escrow_import(export_path, NULL, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_ESCROW_UNTRUSTED);
+  error = NULL;
+  write_file(garbage, "not an export\n");
+  EXPECT(chmod(garbage, 0600) == 0);
+  EXPECT(docbm_escrow_import(garbage, NULL, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_ESCROW_DAMAGED);
+  error = NULL;
+  EXPECT(docbm_escrow_import(path_in(6, "transfer-none.escrow"), NULL, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_NOT_FOUND);
+  error = NULL;
+
+  EXPECT(setenv("DOCBM_ESCROW_DIR", own_escrow, 1) == 0);
+  EXPECT(unlink(export_path) == 0 && unlink(fifo) == 0 && unlink(garbage) == 0);
+  EXPECT(unlink(document_path) == 0 && unlink(target) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -1403,6 +1508,7 @@ int main(int argc, char **argv) {
   test_store();
   test_watcher();
   test_faults();
+  test_escrow_transfer();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

@@ -51,6 +51,9 @@ __all__ = [
     "Code",
     "DocbmError",
     "Document",
+    "EscrowDocument",
+    "EscrowEntry",
+    "EscrowTransfer",
     "EventKind",
     "LintFinding",
     "LintReport",
@@ -73,6 +76,9 @@ __all__ = [
     "WatchEvent",
     "Watcher",
     "check",
+    "escrow_entries",
+    "export_escrow",
+    "import_escrow",
     "lint_save",
     "repair",
     "version",
@@ -197,6 +203,13 @@ def _text(text: str) -> bytes:
     if b"\0" in encoded:
         raise ValueError("embedded null byte")
     return encoded
+
+
+def _given_bytes(text: Optional[bytes]) -> bytes:
+    """A string libdocbm promises is not NULL (an element within a list's bounds)."""
+    if text is None:
+        raise RuntimeError("libdocbm returned NULL where docbm.h promises a string")
+    return text
 
 
 def _given(pointer: Optional[int]) -> int:
@@ -1002,6 +1015,93 @@ def repair(path: PathLike, *, allow_unrecorded: bool = False) -> RepairReport:
         )
     finally:
         lib.docbm_repair_report_free(handle)
+
+
+@dataclass(frozen=True)
+class EscrowDocument:
+    """A document an escrowed key was made for: its ``path`` when docbm last confirmed it,
+    how it became the key's (``origin``: ``"bookmarked"``, ``"saved"``, ``"repaired"``,
+    ``"successor"``, ``"moved"``, ``"imported"``, ``"transferred"``; more may come) and
+    when it was last confirmed (``confirmed_ns``, nanoseconds since 1970)."""
+
+    path: str
+    origin: str
+    confirmed_ns: int
+
+
+@dataclass(frozen=True)
+class EscrowEntry:
+    """One key of the user's escrow: its fingerprint (``key``, as ``docbm escrow list``
+    shows it; the key itself stays in the library), when it was first escrowed
+    (``created_ns``) and its ``documents``, the most recently confirmed last."""
+
+    key: str
+    created_ns: int
+    documents: Tuple[EscrowDocument, ...]
+
+
+@dataclass(frozen=True)
+class EscrowTransfer:
+    """What :func:`export_escrow` wrote or :func:`import_escrow` added: ``keys`` and
+    ``documents`` (records); for an import, ``keys_already_held``, the file's keys this
+    escrow had already."""
+
+    keys: int
+    documents: int
+    keys_already_held: int = 0
+
+
+def escrow_entries() -> List[EscrowEntry]:
+    """The keys of the user's escrow (``$DOCBM_ESCROW_DIR``, else
+    ``$XDG_STATE_HOME/docbm``, else ``~/.local/state/docbm``), by fingerprint; empty when
+    no key was escrowed yet. Raises :class:`DocbmError` ``ESCROW_UNTRUSTED`` or
+    ``ESCROW_DAMAGED`` when the escrow cannot be trusted or read."""
+    handle = _call(lib.docbm_escrow_list)
+    try:
+        entries = []
+        for index in range(lib.docbm_escrow_entries_count(handle)):
+            documents = tuple(
+                EscrowDocument(
+                    path=os.fsdecode(_given_bytes(lib.docbm_escrow_entry_document_path(handle, index, at))),
+                    origin=_given_bytes(lib.docbm_escrow_entry_document_origin(handle, index, at)).decode(),
+                    confirmed_ns=lib.docbm_escrow_entry_document_confirmed(handle, index, at),
+                )
+                for at in range(lib.docbm_escrow_entry_document_count(handle, index))
+            )
+            entries.append(
+                EscrowEntry(
+                    key=_given_bytes(lib.docbm_escrow_entry_key(handle, index)).decode(),
+                    created_ns=lib.docbm_escrow_entry_created(handle, index),
+                    documents=documents,
+                )
+            )
+        return entries
+    finally:
+        lib.docbm_escrow_entries_free(handle)
+
+
+def export_escrow(file: PathLike, *, replace: bool = False) -> EscrowTransfer:
+    """Writes the user's escrow to ``file`` for another machine of the user's, as ``docbm
+    escrow export`` does: a new file of mode 0600, given its name only once written and
+    flushed. It holds the keys themselves: move it only over an encrypted channel, and
+    delete it once imported. Raises :class:`DocbmError`: ``NOT_FOUND`` (no key escrowed
+    yet), ``DOCUMENT_EXISTS`` (``file`` exists and ``replace`` is false),
+    ``UNSUPPORTED_FILE_TYPE`` (not a regular file), ``ESCROW_UNTRUSTED``, ``NO_SPACE``, ..."""
+    keys, documents = ctypes.c_size_t(), ctypes.c_size_t()
+    _call(lib.docbm_escrow_export, _path(file), int(replace), ctypes.byref(keys), ctypes.byref(documents))
+    return EscrowTransfer(keys=keys.value, documents=documents.value)
+
+
+def import_escrow(file: PathLike) -> EscrowTransfer:
+    """Adds the keys of an export (:func:`export_escrow`, here or on another machine) to the
+    user's escrow, as ``docbm escrow import`` does; then :func:`repair` puts them back on
+    copies that arrived without them. The file must be the user's, readable by nobody else,
+    and an undamaged export. Raises :class:`DocbmError`: ``NOT_FOUND``,
+    ``ESCROW_UNTRUSTED`` (a symbolic link, another user's, or open to others),
+    ``UNSUPPORTED_FILE_TYPE``, ``ESCROW_DAMAGED`` (then nothing is imported)."""
+    keys, documents, held = ctypes.c_size_t(), ctypes.c_size_t(), ctypes.c_size_t()
+    _call(lib.docbm_escrow_import, _path(file), ctypes.byref(keys), ctypes.byref(documents), ctypes.byref(held))
+    return EscrowTransfer(keys=keys.value, documents=documents.value, keys_already_held=held.value)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@
  * Ownership
  *   - Every object returned by a function named *_open, docbm_document_create*,
  *     docbm_save_copy*, docbm_adoption_list, docbm_resolve, docbm_check, docbm_repair,
- *     docbm_lint_save, docbm_store_* (but docbm_store_records_at), docbm_watcher_* or
- *     docbm_test_* is the caller's, and is released with its own *_free, *_close or *_end
- *     call.
+ *     docbm_lint_save, docbm_escrow_list, docbm_store_* (but docbm_store_records_at),
+ *     docbm_watcher_* or docbm_test_* is the caller's, and is released with its own
+ *     *_free, *_close or *_end call.
  *   - Every `char *` returned is the caller's, released with docbm_free().
  *   - Every `const char *` returned belongs to the object it was read from and stays valid
  *     until that object is released; copy it to keep it longer. Name functions
@@ -788,6 +788,87 @@ const char *docbm_repair_report_advice(const docbm_repair_report *report);
 docbm_verdict docbm_repair_report_verdict(const docbm_repair_report *report);
 /** Releases a repair report. NULL is allowed. */
 void docbm_repair_report_free(docbm_repair_report *report);
+
+/* ---------------------------------------------------------------------------------- */
+/* The user's escrow                                                                    */
+/* ---------------------------------------------------------------------------------- */
+
+/*
+ * The user's escrow (the one DOCBM_USER_ESCROW names: $DOCBM_ESCROW_DIR, else
+ * $XDG_STATE_HOME/docbm, else ~/.local/state/docbm) keeps every key docbm made on this
+ * account and the documents each was made for, so that docbm_repair() can put a lost key
+ * back. These calls list it, and move its keys to another machine of the user's: export
+ * there, import here, then docbm_repair() the copies that arrived without their keys.
+ */
+
+/** The keys of the user's escrow, as they were when listed. */
+typedef struct docbm_escrow_entries docbm_escrow_entries;
+
+/**
+ * Lists the keys of the user's escrow, by fingerprint; an empty list when no key was
+ * escrowed yet. The keys themselves stay inside the library: an entry shows only its
+ * fingerprint. Fails with DOCBM_ESCROW_UNTRUSTED (the folder or database is another
+ * user's, a symbolic link, or open to others) or DOCBM_ESCROW_DAMAGED (it cannot be read).
+ */
+docbm_escrow_entries *docbm_escrow_list(docbm_error **error);
+
+/** How many keys the list holds. */
+size_t docbm_escrow_entries_count(const docbm_escrow_entries *entries);
+/** Key `index`'s fingerprint ("11b3ce0d-45fb77c3"), as docbm_watch_event_key() and
+ *  `docbm escrow list` give it, or NULL past the end. Owned by `entries`. */
+const char *docbm_escrow_entry_key(const docbm_escrow_entries *entries, size_t index);
+/** When key `index` was first escrowed, in nanoseconds since 1970; -1 past the end. */
+long long docbm_escrow_entry_created(const docbm_escrow_entries *entries, size_t index);
+/** How many documents key `index` was made for (0 past the end), the most recently
+ *  confirmed last. */
+size_t docbm_escrow_entry_document_count(const docbm_escrow_entries *entries, size_t index);
+/** The path of document `document` of key `index` when docbm last confirmed it, or NULL
+ *  past the end of either. Owned by `entries`. */
+const char *docbm_escrow_entry_document_path(const docbm_escrow_entries *entries, size_t index, size_t document);
+/** How that document became the key's ("bookmarked", "saved", "repaired", "successor",
+ *  "moved", "imported", "transferred"; more may come), or NULL past the end. Owned by
+ *  `entries`. */
+const char *docbm_escrow_entry_document_origin(const docbm_escrow_entries *entries, size_t index,
+                                               size_t document);
+/** When docbm last found that document to be the key's, in nanoseconds since 1970; -1 past
+ *  the end. */
+long long docbm_escrow_entry_document_confirmed(const docbm_escrow_entries *entries, size_t index,
+                                                size_t document);
+/** Releases an escrow list. NULL is allowed. */
+void docbm_escrow_entries_free(docbm_escrow_entries *entries);
+
+/**
+ * Writes the user's escrow (keys and document records) to `file`, for another machine of
+ * the user's, and stores how many keys and document records it wrote in `*keys` and
+ * `*documents` (either may be NULL). The file holds the keys themselves: whoever reads it
+ * can forge bookmarks for every document they anchor. It is made with mode 0600 and given
+ * its name only once written and flushed, so no half-written export and no copy readable
+ * by others is ever at `file`; if someone else replaces or moves it before the call
+ * returns (in a folder others can write), the copy written is erased and the call fails.
+ * Returns 0, or -1 on failure: DOCBM_NOT_FOUND (no key was escrowed yet),
+ * DOCBM_DOCUMENT_EXISTS (`file` exists and `replacing` is 0), DOCBM_UNSUPPORTED_FILE_TYPE
+ * (`file` is not a regular file: an export is never written through a FIFO, device or
+ * symbolic link), DOCBM_ESCROW_UNTRUSTED, DOCBM_ESCROW_DAMAGED, DOCBM_NO_SPACE,
+ * DOCBM_PERMISSION_DENIED, ... (then nothing is left at `file`).
+ */
+int docbm_escrow_export(const char *file, int replacing, size_t *keys, size_t *documents, docbm_error **error);
+
+/**
+ * Adds the keys and document records of an export (docbm_escrow_export() or `docbm escrow
+ * export`, on this machine or another) to the user's escrow in one transaction, and
+ * stores how many keys and records it added, and how many of the file's keys the escrow
+ * held already, in `*keys`, `*documents` and `*keys_already_held` (each may be NULL).
+ * Nothing in the file is trusted that cannot be checked: it must be a regular file of the
+ * user's that nobody else can read or write, at most 256 MiB, docbm's escrow format,
+ * undamaged, each key matching its fingerprint. An imported record is the other escrow's
+ * word: its key goes back only on a document whose own bookmarks name it (docbm_repair()).
+ * Returns 0, or -1 on failure: DOCBM_NOT_FOUND, DOCBM_ESCROW_UNTRUSTED (a symbolic link,
+ * another user's file, or one others can read or write), DOCBM_UNSUPPORTED_FILE_TYPE,
+ * DOCBM_ESCROW_DAMAGED (not an export, damaged, or naming a key the escrow holds with other
+ * bytes: then nothing is imported), or the escrow's own failures.
+ */
+int docbm_escrow_import(const char *file, size_t *keys, size_t *documents, size_t *keys_already_held,
+                        docbm_error **error);
 
 /* ---------------------------------------------------------------------------------- */
 /* A store of remembered files                                                          */

@@ -203,11 +203,19 @@ public struct KeyEscrow: Hashable, Sendable {
   /// trusted or read: then there are no entries).
   public func entries() -> (entries: [EscrowEntry], problems: [EscrowProblem]) {
     do {
-      guard let database = try open(create: false) else { return ([], []) }
-      return (try database.entries(), [])
+      return (try listedEntries(), [])
     } catch {
       return ([], [EscrowProblem(file: error.path ?? folder, reason: error.message)])
     }
+  }
+
+  /// Every key; none when no key was escrowed yet.
+  ///
+  /// - Throws: ``DocbmError`` `escrowUntrusted` or `escrowDamaged` when the folder or the
+  ///   database cannot be trusted or read, as ``entries()`` reports as a problem.
+  package func listedEntries() throws(DocbmError) -> [EscrowEntry] {
+    guard let database = try open(create: false) else { return [] }
+    return try database.entries()
   }
 
   /// The entry for `fingerprint`, if the escrow has one that reads.
