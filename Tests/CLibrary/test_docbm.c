@@ -773,6 +773,20 @@ static void test_new_document(void) {
   resolution = folder_document ? docbm_resolve(folder_document, inner, &error) : NULL;
   EXPECT(resolution && strcmp(docbm_resolution_path(resolution), target) == 0);
   docbm_resolution_free(resolution);
+  /* Saved again: the writer's new folder is swapped in whole, with the folder's key, and
+   * nothing of the old one is left beside it. */
+  int beside = entry_count(scratch);
+  EXPECT(folder_document &&
+         docbm_replace_document_with_writer(folder_document, write_folder, "second\n", &error) == 0 && !error);
+  char inside_path[4200], inside_text[64] = {0};
+  snprintf(inside_path, sizeof inside_path, "%s/contents.txt", folder);
+  FILE *inside = fopen(inside_path, "r");
+  EXPECT(inside && fgets(inside_text, sizeof inside_text, inside) && strcmp(inside_text, "second\n") == 0);
+  if (inside) fclose(inside);
+  EXPECT(entry_count(scratch) == beside);
+  resolution = folder_document ? docbm_resolve(folder_document, inner, &error) : NULL;
+  EXPECT(resolution && !error && docbm_resolution_is_stale(resolution) == 0);
+  docbm_resolution_free(resolution);
   docbm_document_close(folder_document);
   docbm_free(inner);
   docbm_new_document_close(folder_draft);

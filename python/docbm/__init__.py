@@ -334,6 +334,34 @@ class Reanchored:
             lib.docbm_reanchored_free(handle)
 
 
+class _Writer:
+    """A Python function as libdocbm's ``docbm_writer`` (or a save under the lint): called
+    with the path to write, it returns 0, or 1 after keeping what the function raised."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self.raised: List[BaseException] = []
+
+        def call(path: bytes, context: Optional[int]) -> int:
+            try:
+                write(os.fsdecode(path))
+                return 0
+            except BaseException as error:  # kept for the caller, raised again after the call
+                self.raised.append(error)
+                return 1
+
+        self.function = SAVE_FUNCTION(call)
+
+    def save(self, function: Callable[..., Any], *arguments: Any) -> Any:
+        """Calls a libdocbm save with this writer; what the writer raised is raised again
+        (the document unchanged), rather than libdocbm's ``writerFailed``."""
+        try:
+            return _call(function, *arguments, self.function, None)
+        except DocbmError:
+            if self.raised:
+                raise self.raised[0] from None
+            raise
+
+
 class _Handle:
     """A libdocbm object this package owns, released once by ``_release`` when closed.
     Calls run without the GIL, so :meth:`close` waits for those in flight on other
@@ -621,6 +649,31 @@ class Document(_Handle):
         with self._using() as handle:
             _call(lib.docbm_replace_document_allowing, handle, buffer, len(buffer), allowances)
 
+    def replace_with(self, write: Callable[[str], object]) -> None:
+        """:meth:`replace` for an app that writes the new version itself (a large document
+        streamed out, a folder document): ``write(path)`` is called once, on this thread,
+        with the path of a new file beside the document (on its filesystem, with its
+        extension), which it creates and writes (for a folder document, a folder). The new
+        version then gets the document's owner, mode, ACLs and key and takes its place
+        whole (a folder is swapped in whole). What ``write`` raises is raised again, and
+        the document is unchanged; :class:`DocbmError` ``nothingWritten`` when it wrote
+        nothing, and the failures of :meth:`replace`."""
+        with self._using() as handle:
+            _Writer(write).save(lib.docbm_replace_document_with_writer, handle)
+
+    def save_copy_with(
+        self, destination: PathLike, write: Callable[[str], object], *, key: Literal["carry", "strip"] = "carry"
+    ) -> "Document":
+        """:meth:`save_copy` for an app that writes the copy itself: ``write(path)`` writes
+        it at a new path beside ``destination``, as for :meth:`replace_with`."""
+        keys = {"carry": _COPY_CARRY_KEY, "strip": _COPY_STRIP_KEY}
+        if key not in keys:
+            raise ValueError(f"key must be 'carry' or 'strip', not {key!r}")
+        encoded = _path(destination)
+        with self._using() as handle:
+            copy = _Writer(write).save(lib.docbm_save_copy_with_writer, handle, encoded, keys[key])
+        return Document._take(copy, os.fsdecode(destination))
+
 
 class NewDocument(_Handle):
     """A document about to be saved for the first time: bookmarks can be made for it
@@ -663,6 +716,15 @@ class NewDocument(_Handle):
         buffer = bytes(data)
         with self._using() as draft:
             created = _call(lib.docbm_document_create, draft, buffer, len(buffer))
+        return Document._take(created, self.path)
+
+    def create_with(self, write: Callable[[str], object]) -> Document:
+        """:meth:`create` for an app that writes the document itself: ``write(path)``
+        creates it (a file, or a folder for a folder document) at a new path beside the
+        document's, as for :meth:`Document.replace_with`; what it raises is raised again,
+        and nothing is created."""
+        with self._using() as draft:
+            created = _Writer(write).save(lib.docbm_document_create_with_writer, draft)
         return Document._take(created, self.path)
 
 
@@ -1134,7 +1196,7 @@ _PYTHON_CALLS = (
         "docbm_replace_document_allowing() with DOCBM_ALLOW_SPLIT_HARD_LINKS",
         "Document.replace(data, split_hard_links=True)",
     ),
-    ("docbm_replace_document() or docbm_replace_document_with_writer()", "Document.replace(data)"),
+    ("docbm_replace_document() or docbm_replace_document_with_writer()", "Document.replace(data) or Document.replace_with(write)"),
 )
 
 
@@ -1154,18 +1216,9 @@ def lint_save(save: Callable[[str], object], folder: Optional[PathLike] = None) 
         report = docbm.lint_save(lambda path: my_app.save(document, path))
         assert report.is_safe, report.summary
     """
-    raised: List[BaseException] = []
-
-    def call(path: bytes, context: Optional[int]) -> int:
-        try:
-            save(os.fsdecode(path))
-            return 0
-        except BaseException as error:  # reported by the lint, and kept for the caller
-            raised.append(error)
-            return 1
-
-    callback = SAVE_FUNCTION(call)
-    handle = _call(lib.docbm_lint_save, callback, None, _path(folder) if folder is not None else None)
+    writer = _Writer(save)  # what the save raises is a finding, kept for the caller
+    raised = writer.raised
+    handle = _call(lib.docbm_lint_save, writer.function, None, _path(folder) if folder is not None else None)
     # An interrupt during the save stops the caller too, once the scratch document is gone.
     if raised and isinstance(raised[0], (KeyboardInterrupt, SystemExit)):
         lib.docbm_lint_report_free(handle)

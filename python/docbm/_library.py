@@ -155,8 +155,11 @@ _declare("docbm_repair_report_message", _s, _p)
 _declare("docbm_repair_report_verdict", _u, _p)
 _declare("docbm_repair_report_free", None, _p)
 
-# A save under test: (path, context) -> 0 when it saved.
+# A save under test, or a writer of a new version: (path, context) -> 0 when it saved.
 SAVE_FUNCTION = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+_declare("docbm_replace_document_with_writer", _i, _p, SAVE_FUNCTION, _p, _error_out)
+_declare("docbm_save_copy_with_writer", _p, _p, _s, _u, SAVE_FUNCTION, _p, _error_out)
+_declare("docbm_document_create_with_writer", _p, _p, SAVE_FUNCTION, _p, _error_out)
 _declare("docbm_lint_verdict_name", _s, _u)
 _declare("docbm_lint_save", _p, SAVE_FUNCTION, _p, _s, _error_out)
 _declare("docbm_lint_report_verdict", _u, _p)

@@ -5,6 +5,7 @@ the lost key and a repair that restores it), errors, and the names shared with S
 from __future__ import annotations
 
 import enum
+import errno
 import json
 import os
 import re
@@ -790,3 +791,41 @@ def test_a_watcher_follows_a_document_through_a_rename_and_a_save_that_drops_its
     assert raised.value.code == "notFound"
     with pytest.raises(ValueError):
         docbm.Watcher.documents([])
+
+
+def test_a_folder_document_is_written_by_the_app_and_swapped_in_whole(folder: Path, picture: Path) -> None:
+    board = folder / "board.folder"
+
+    def write(text: bytes) -> Any:
+        def into(path: str) -> None:
+            os.mkdir(path)
+            Path(path, "contents.txt").write_bytes(text)
+
+        return into
+
+    with docbm.NewDocument(board) as draft:
+        bookmark = draft.make_bookmark(picture)
+        document = draft.create_with(write(f"{bookmark}\n".encode()))
+    with document:
+        document.replace_with(write(b"second\n"))
+        assert (board / "contents.txt").read_bytes() == b"second\n"
+        assert sorted(os.listdir(folder)) == sorted(["board.folder", picture.name])
+        assert not document.resolve(bookmark).stale
+
+        def failing(path: str) -> None:
+            Path(path).write_bytes(b"half")
+            raise OSError(errno.EIO, "the app's own failure")
+
+        with pytest.raises(OSError, match="the app's own failure"):
+            document.replace_with(failing)
+        assert (board / "contents.txt").read_bytes() == b"second\n"
+        with pytest.raises(docbm.DocbmError) as nothing:
+            document.replace_with(lambda path: None)
+        assert nothing.value.code == docbm.Code.NOTHING_WRITTEN
+
+        copy = document.save_copy_with(folder / "copy.folder", write(b"copy\n"), key="strip")
+        with copy:
+            assert (folder / "copy.folder" / "contents.txt").read_bytes() == b"copy\n"
+            with pytest.raises(docbm.DocbmError) as keyless:
+                copy.resolve(bookmark)
+            assert keyless.value.code == docbm.Code.KEY_MISSING
