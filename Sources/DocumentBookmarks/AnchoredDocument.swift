@@ -321,9 +321,17 @@ public struct AnchoredDocument: Hashable, Sendable {
     return key
   }
 
-  /// The `keyMissing` error for a bookmark signed with `fingerprint`.
+  /// The `keyMissing` error for a bookmark signed with `fingerprint`; `unsupportedFileType`
+  /// when the document is not a regular file or a folder.
   func keyMissing(_ fingerprint: KeyFingerprint) -> DocbmError {
-    DocbmError(
+    // A FIFO, device or socket holds no user attributes: it is no document, not one that
+    // lost its key. One that cannot be looked at is reported as it read, without a key.
+    if let status = try? FileStatus.of(path, followSymlinks: true),
+      status.kind != .regular, status.kind != .directory
+    {
+      return notADocument()
+    }
+    return DocbmError(
       .keyMissing, path: path,
       message:
         "\(path) has no key (\(KeyAttribute.name)), so bookmark \(fingerprint) cannot be verified; a save may have dropped it"
@@ -413,11 +421,14 @@ public struct AnchoredDocument: Hashable, Sendable {
     let status = try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
       try FileStatus.of(fd)
     }
-    guard status.kind == .regular || status.kind == .directory else {
-      throw DocbmError(
-        .unsupportedFileType, path: path,
-        message: "\(path) is neither a regular file nor a folder, so it cannot anchor bookmarks")
-    }
+    guard status.kind == .regular || status.kind == .directory else { throw notADocument() }
     return try body(fd)
+  }
+
+  /// The error for a document that is neither a regular file nor a folder.
+  private func notADocument() -> DocbmError {
+    DocbmError(
+      .unsupportedFileType, path: path,
+      message: "\(path) is neither a regular file nor a folder, so it cannot anchor bookmarks")
   }
 }

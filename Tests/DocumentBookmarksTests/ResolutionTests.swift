@@ -308,6 +308,20 @@ struct ResolutionTests {
     #expect(try document.keyFingerprint() == nil)
   }
 
+  @Test("a FIFO given as the document is no document (unsupportedFileType), not one that lost its key")
+  func fifoDocument() throws {
+    let target = try scratch.file("project/cat.png")
+    let bookmark = try document.makeBookmark(to: target)
+    let fifo = scratch.path("pipe.json")
+    #expect(fifo.withCString { mkfifo($0, 0o644) } == 0)
+    let onFIFO = BookmarkService(escrow: nil).documents(anchoredOn: fifo)
+    for resolve in [{ try onFIFO.resolve(bookmark) }, { try onFIFO.resolve([bookmark])[0].get() }] {
+      let error = #expect(throws: DocbmError.self) { _ = try resolve() }
+      #expect(error?.code == .unsupportedFileType)
+      #expect(error?.recommendation == .pickAgain)
+    }
+  }
+
   @Test("a document reached through a symbolic link keeps its key on the real file")
   func documentThroughSymlink() throws {
     let link = scratch.path("board-link.json")

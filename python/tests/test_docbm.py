@@ -294,7 +294,8 @@ def test_check_of_what_cannot_be_read(folder: Path) -> None:
 
 def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, folder: Path) -> None:
     """One failure of each kind resolve meets, made through Python (over C) and through the
-    docbm command (Swift): the same code, recommendation, message, path and last known path."""
+    docbm command (Swift): the same code, recommendation, message, path, last known path,
+    errno, system call and step."""
     found = os.environ.get("DOCBM_COMMAND")
     if not found:
         pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
@@ -328,6 +329,20 @@ def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, f
     picture.unlink()
     seen["notFoundNearby"] = (swift(notes, bookmark), python(notes, bookmark))
     picture.write_bytes(contents)
+    # Another document's key, a key attribute that does not parse, no document, a FIFO.
+    other = folder / "other.txt"
+    other.write_bytes(b"other\n")
+    with docbm.Document(other) as opened:
+        opened.make_bookmark(picture)
+    seen["keyMismatch"] = (swift(other, bookmark), python(other, bookmark))
+    malformed = folder / "malformed.txt"
+    malformed.write_bytes(b"malformed\n")
+    os.setxattr(malformed, "user.docbm.key", b"not a key")
+    seen["keyMalformed"] = (swift(malformed, bookmark), python(malformed, bookmark))
+    seen["notFound"] = (swift(folder / "never.txt", bookmark), python(folder / "never.txt", bookmark))
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    seen["unsupportedFileType"] = (swift(fifo, bookmark), python(fifo, bookmark))
     plain_atomic_save(notes, f"edited elsewhere\n{bookmark}\n".encode())
     seen["keyMissing"] = (swift(notes, bookmark), python(notes, bookmark))
     for code, (report, error) in seen.items():
