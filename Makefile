@@ -20,12 +20,16 @@
 #   make libdocbm  build libdocbm (release, self-contained) into .build/libdocbm/release
 #   make install install docbm, its manual page, completions and systemd user unit
 #                (docbm-watch@.service), and libdocbm (lib/libdocbm.so.0, include/docbm.h,
-#                lib/pkgconfig/docbm.pc) under PREFIX (installs no packages: run
-#                `make setup` first when the build packages are missing)
+#                lib/pkgconfig/docbm.pc) under PREFIX; needs the Swift toolchain and the four
+#                libraries of BUILD_PACKAGES (installs no packages: `make setup-build` does)
 #   make uninstall  remove exactly the files `make install` put under PREFIX
 
 SWIFT ?= swift
-PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
+# What building and installing docbm and libdocbm needs besides the Swift toolchain.
+BUILD_PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev
+# What the tests, the demo and the docs need besides: the tools, filesystems, editors and
+# portal they run docbm against.
+PACKAGES := $(BUILD_PACKAGES) attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
   gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-mypy \
   graphviz librsvg2-bin python3-markdown
@@ -86,7 +90,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: setup setup-build check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -97,13 +101,17 @@ setup:
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-# Like setup, but installs nothing: fails naming what is missing.
+# Installs the build packages only: what `make install` needs.
+setup-build:
+	@$(MAKE) --no-print-directory setup PACKAGES="$(BUILD_PACKAGES)"
+
+# Like setup-build, but installs nothing: fails naming what is missing.
 check-setup:
-	@missing=""; for p in $(PACKAGES); do \
+	@missing=""; for p in $(BUILD_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "Missing build packages:$$missing. Run 'make setup' to install them (with apt-get)," >&2; \
+	  echo "Missing build packages:$$missing. Run 'make setup-build' to install them (with apt-get)," >&2; \
 	  echo "then 'make install' again." >&2; \
 	  exit 1; \
 	fi

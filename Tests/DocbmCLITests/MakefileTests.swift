@@ -15,7 +15,7 @@ struct MakefileTests {
     run(make, ["-s", "-C", root, "-n", target, "PREFIX=/opt/docbm-prefix", "DESTDIR=/staging"])
   }
 
-  @Test("install installs no packages, and uninstall removes exactly what install wrote")
+  @Test("install needs only the build packages, installs none, and uninstall removes exactly what it wrote")
   func installAndUninstall() throws {
     guard FileManager.default.isExecutableFile(atPath: make) else {
       print("skipped: make is not installed")
@@ -24,7 +24,9 @@ struct MakefileTests {
     let install = dryRun("install")
     try #require(install.status == 0, "\(install.error)")
     #expect(!install.output.contains("apt-get install"), "make install would install packages")
-    #expect(install.output.contains("make setup"), "a missing package must name make setup")
+    #expect(install.output.contains("make setup-build"), "a missing package must name make setup-build")
+    // It checks for the toolchain's four libraries alone, none of the test packages.
+    #expect(install.output.contains("for p in libattr1-dev libsodium-dev libssl-dev libsqlite3-dev; do"))
     var written = Set<String>()
     for line in install.output.split(separator: "\n") {
       let words = line.split(separator: " ").map(String.init)
