@@ -18,6 +18,9 @@
 #   make test-python  the Python package installed with pip into a fresh venv, its pytest suite
 #                and mypy --strict over the package, its tests and the sample
 #   make libdocbm  build libdocbm (release, self-contained) into .build/libdocbm/release
+#   make wheel   a wheel of the Python package carrying libdocbm (.build/wheel/dist), for
+#                machines without Swift; make test-wheel installs it into a fresh venv and
+#                runs the Python sample with the Swift toolchain hidden
 #   make install install docbm, its manual page, completions and systemd user unit
 #                (docbm-watch@.service), and libdocbm (lib/libdocbm.so.0, include/docbm.h,
 #                lib/pkgconfig/docbm.pc) under PREFIX; needs the Swift toolchain and the four
@@ -90,7 +93,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup setup-build check-setup build demo test c-prefix test-c test-python libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -161,6 +164,23 @@ test-python: c-prefix
 	  .build/python-venv/bin/python -m pytest -q -p no:cacheprovider python/tests
 	cd python && ../.build/python-venv/bin/python -m mypy --strict --cache-dir=/dev/null docbm tests ../Samples/python-editor
 	cd .build && DOCBM_LIBRARY=$(C_PREFIX)/lib/libdocbm.so.0 python-venv/bin/python ../Samples/python-editor/editor.py
+
+# A wheel of the Python package that carries libdocbm (the release build, the Swift
+# runtime linked in), for machines without Swift: .build/wheel/dist/docbm-*.whl, made from a
+# copy of python/ so that the source tree never holds a library.
+wheel: setup
+	$(build_library)
+	rm -rf .build/wheel && mkdir -p .build/wheel/src
+	cp -r python/pyproject.toml python/setup.py python/README.md python/docbm .build/wheel/src/
+	find .build/wheel/src -name __pycache__ -prune -exec rm -rf {} +
+	install -m 0755 .build/libdocbm/release/libDocbmC.so .build/wheel/src/docbm/libdocbm.so.0
+	strip --strip-unneeded .build/wheel/src/docbm/libdocbm.so.0
+	$(DEBIAN_PYTHON) -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
+	  -w .build/wheel/dist .build/wheel/src
+
+# The wheel installed into a fresh venv with the Swift toolchain hidden, running the sample.
+test-wheel: wheel
+	bash Tests/Wheel/run-without-swift.sh .build/wheel/dist/docbm-*.whl Samples/python-editor/editor.py
 
 # libdocbm's release build: .build/libdocbm/release/libDocbmC.so (installed as libdocbm.so.0).
 libdocbm: setup

@@ -3,6 +3,7 @@
 // ratio, so the figures hold across machines.
 
 import CDocbmShims
+import DocumentBookmarkStore
 import DocumentBookmarks
 import Foundation
 import Glibc
@@ -244,6 +245,24 @@ if CommandLine.arguments.dropFirst().first == "resolve-text", CommandLine.argume
   let text = CommandLine.arguments[3]
   let time = try measure(iterations: iterations, rounds: rounds) {
     _ = try document.resolve(try Bookmark(text: text))
+  }
+  print(Int(time))
+  _ = run("/bin/rm", ["-rf", root])
+  exit(0)
+}
+
+// `DocbmBenchmarks store-add STORE TARGET ITERATIONS ROUNDS`: the median time of adding
+// TARGET to the store at STORE and forgetting it again (two transactions), in nanoseconds:
+// the Swift side of Benchmarks/libdocbm/run.sh's store row.
+if CommandLine.arguments.dropFirst().first == "store-add", CommandLine.arguments.count == 6,
+  let iterations = Int(CommandLine.arguments[4]), let rounds = Int(CommandLine.arguments[5])
+{
+  let store = StoreCore<String, NoMetadata>(
+    file: FilePath(CommandLine.arguments[2]), policy: StorePolicy(), service: BookmarkService())
+  let target = FilePath(CommandLine.arguments[3])
+  let time = try measure(iterations: iterations, rounds: rounds) {
+    _ = try store.add(target: target, key: "bench", metadata: NoMetadata())
+    _ = try store.forget(["bench"])
   }
   print(Int(time))
   _ = run("/bin/rm", ["-rf", root])

@@ -1,6 +1,7 @@
 """Loading libdocbm and declaring the C functions of docbm.h for ctypes.
 
 The library is found as ``$DOCBM_LIBRARY`` when set (a path to ``libdocbm.so.0``), else
+beside this module when the package came as a wheel that carries it (``make wheel``), else
 as ``libdocbm.so.0`` through the dynamic linker's search (``LD_LIBRARY_PATH``, then the
 folders ``ldconfig`` knows, where ``make install`` puts it).
 """
@@ -15,7 +16,8 @@ _SONAME = "libdocbm.so.0"
 
 
 def _load() -> ctypes.CDLL:
-    path = os.environ.get("DOCBM_LIBRARY") or _SONAME
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), _SONAME)
+    path = os.environ.get("DOCBM_LIBRARY") or (bundled if os.path.exists(bundled) else _SONAME)
     try:
         return ctypes.CDLL(path)
     except OSError as error:
