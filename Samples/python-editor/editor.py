@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A document editor's use of docbm, in Python: a notes file that links to a picture.
 
-1. links the picture: a bookmark, stored as a line of the document;
-2. saves with Document.replace, which keeps the document's key;
-3. the picture is renamed: opening the document still finds it, and the next save
-   stores the refreshed bookmark;
-4. another program saves the document without its key (a plain atomic save): opening
-   says so (DocbmError "keyMissing"), docbm.check says "keyLost", docbm.repair puts the
-   key back.
+1. creates the notes: the link (a bookmark) is made before the first save, and the file
+   is created with the key that signed it; the notes go on the editor's list of recent
+   files (a store), and a watcher follows them;
+2. the picture is renamed: opening the notes still finds it, and the next save stores the
+   refreshed bookmark (Document.replace keeps the document's key);
+3. Save As into another folder: the link is made anew for the copy's folder, then the
+   copy is saved with the key;
+4. the notes are renamed: the watcher says so, and the recent files follow them;
+5. another program saves the notes without the key (a plain atomic save): the watcher
+   says the key was lost, opening says so (DocbmError KEY_MISSING), docbm.check says
+   KEY_LOST, and docbm.repair puts the key back.
 
 Usage: editor.py [FOLDER]   (a new temporary folder, and an escrow of its own, by default)
 """
@@ -17,13 +21,14 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import docbm
 
 
-def save(document: docbm.Document, bookmark: str) -> None:
-    document.replace(f"My notes\npicture: {bookmark}\n".encode())
+def contents(bookmark: str) -> bytes:
+    return f"My notes\npicture: {bookmark}\n".encode()
 
 
 def open_link(document: docbm.Document, bookmark: str) -> str:
@@ -35,24 +40,64 @@ def open_link(document: docbm.Document, bookmark: str) -> str:
     return resolution.refreshed or bookmark
 
 
+def wait_for(watcher: docbm.Watcher, kind: docbm.EventKind) -> docbm.WatchEvent:
+    """The next event of ``kind``, printing the events on the way; the editor's main loop
+    would be woken by ``watcher.fileno()`` instead."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for event in watcher.wait(timeout=deadline - time.monotonic()):
+            print(f"watcher: {event.kind}: {event.message}")
+            if event.kind == kind:
+                return event
+    raise TimeoutError(f"no {kind} event came")
+
+
 def run(folder: Path) -> int:
     notes, picture = folder / "notes.txt", folder / "picture.png"
+    copies = folder / "copies"
     picture.write_bytes(b"png\n")
-    notes.write_bytes(b"My notes\n")
+    copies.mkdir()
     print(f"docbm {docbm.version()}")
-    with docbm.Document(notes) as document:
-        bookmark = document.make_bookmark(picture)
-        save(document, bookmark)
-        print(f"saved {notes} with a link to {picture}")
 
+    # 1. A new document, on the recent files, followed by a watcher.
+    with docbm.NewDocument(notes) as draft:
+        bookmark = draft.make_bookmark(picture)
+        document = draft.create(contents(bookmark))
+    print(f"created {notes} with a link to {picture}")
+    recents = docbm.Store(folder / "recents.sqlite", recents_limit=10)
+    recents.add(notes, key="notes")
+    watcher = docbm.Watcher.documents([notes])
+    with document, recents, watcher:
+        # 2. The picture is renamed.
         picture.rename(folder / "holiday.png")
         bookmark = open_link(document, bookmark)
-        save(document, bookmark)
+        document.replace(contents(bookmark))
+        # A save puts the notes first on the recent files, with a link to the file as saved.
+        recents.add(notes, key="notes")
 
-        # Another program's plain atomic save: a new file renamed over the document.
+        # 3. Save As: the link made for the copy's folder, then the copy with the key.
+        made = document.reanchor(copies / "notes.txt", [bookmark])
+        if made[0].outcome != docbm.ReanchorOutcome.REANCHORED or made[0].bookmark is None:
+            print(f"Save As: the link could not be made for the copy: {made[0].message}", file=sys.stderr)
+            return 1
+        with document.save_copy(copies / "notes.txt", contents(made[0].bookmark)) as copy:
+            print(f"saved as {copy.path}; its link:")
+            open_link(copy, made[0].bookmark)
+
+        # 4. The notes are renamed: the watcher and the recent files follow.
+        renamed = folder / "notes-final.txt"
+        notes.rename(renamed)
+        wait_for(watcher, docbm.EventKind.MOVED)
+        record = recents.resolve("notes")
+        print(f"recent files: {record.path} ({record.state})")
+        document.close()
+        document = docbm.Document(renamed)
+
+        # 5. Another program's plain atomic save: a new file renamed over the document.
         other = folder / "notes.txt.other-save"
-        other.write_bytes(f"My notes, edited elsewhere\npicture: {bookmark}\n".encode())
-        os.replace(other, notes)
+        other.write_bytes(b"My notes, edited elsewhere\n" + contents(bookmark))
+        os.replace(other, renamed)
+        wait_for(watcher, docbm.EventKind.KEY_LOST)
         try:
             open_link(document, bookmark)
             print("expected the lost key to be reported", file=sys.stderr)
@@ -60,13 +105,14 @@ def run(folder: Path) -> int:
         except docbm.DocbmError as error:
             print(f"open link: {error.code} (recommendation: {error.recommendation})")
 
-        found = docbm.check(notes)
+        found = docbm.check(renamed)
         print(f"check: {found.verdict}: {found.message}")
-        report = docbm.repair(notes)
+        report = docbm.repair(renamed)
         print(f"repair: {report.action}: {report.message}")
-        if report.action != "restored":
+        if report.action != docbm.RepairAction.RESTORED:
             return 1
         open_link(document, bookmark)
+        document.close()
     return 0
 
 

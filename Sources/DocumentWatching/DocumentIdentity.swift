@@ -50,6 +50,13 @@ public struct DocumentIdentity: Hashable, Sendable, Codable, CustomStringConvert
       major: UInt32(device >> 32), minor: UInt32(device & 0xFFFF_FFFF), inode: inode, birthTime: birthTime)
   }
 
+  /// Whether this file is this process's save, written through a descriptor that the save
+  /// closed after renaming it into place: one close after writing is the save's own.
+  var closesAfterOwnSave: Bool {
+    OwnSaves.closesAfterRename(
+      major: UInt32(device >> 32), minor: UInt32(device & 0xFFFF_FFFF), inode: inode, birthTime: birthTime)
+  }
+
   /// `major:minor:inode` (the birth time, which only tells apart files that held one inode
   /// number in turn, is left out).
   public var description: String { "\(device >> 32):\(device & 0xFFFF_FFFF):\(inode)" }

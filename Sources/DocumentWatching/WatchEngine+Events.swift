@@ -117,6 +117,12 @@ extension WatchEngine {
       // Written through a descriptor opened before a replacement: not the document now.
       guard let status = try? FileStatus.of(path, followSymlinks: false), DocumentIdentity(status) == identity
       else { return }
+      // This process's save closing the descriptor it wrote the new version with, after
+      // renaming it into place: the save was reported, nothing was written in place.
+      if !document.sawOwnSaveClose, identity.closesAfterOwnSave {
+        documents[identity]?.sawOwnSaveClose = true
+        return
+      }
       events.append(
         DocumentEvent(
           .modified, path: path, identity: identity, fingerprint: document.fingerprint,
@@ -189,6 +195,7 @@ extension WatchEngine {
     document.entry = entry
     document.identity = identity
     document.replacedAtPath = false
+    document.sawOwnSaveClose = false
     if let seenAt, let born = (try? FileStatus.of(path, followSymlinks: false))?.birthTime {
       document.replacedAtPath =
         born >= Timestamp(seconds: seenAt.seconds - Self.replacementSlack, nanoseconds: seenAt.nanoseconds)

@@ -40,6 +40,9 @@ final class WatchEngine {
     /// document with its key by then, it is that document's new version, and the name it
     /// leaves was never the document's, so no file made there later is its successor.
     var freshCopyUntil: ContinuousClock.Instant?
+    /// The close after writing of this process's own save of this file was read (it is
+    /// not a write in place); later ones are.
+    var sawOwnSaveClose = false
   }
 
   /// A path a document left, for a while: a file made there soon after is the document's

@@ -222,7 +222,7 @@ struct DocumentReplacer {
     let documentName = FilePath(uncheckedBytes: name)
     // Noted before the rename, so that a watcher of this process that reads the rename
     // knows the new file as the app's own save.
-    OwnSaves.note(written.status)
+    OwnSaves.note(written.status, closesAfterRename: temporary.claimIsVersion)
     if newKey != nil {
       do throws(SystemCallError) {
         try SaveFaults.check(.swap, call: "renameat2", destination: destination)

@@ -22,21 +22,26 @@ package enum OwnSaves {
 
   private struct Memory {
     var order: [File] = []
-    var files: Set<File> = []
+    /// Each file, and whether the save's descriptor that wrote it is closed after the
+    /// rename.
+    var files: [File: Bool] = [:]
   }
 
   private static let memory = Mutex(Memory())
 
-  /// Notes the file with `status` as a save of this process.
-  static func note(_ status: FileStatus) {
+  /// Notes the file with `status` as a save of this process; `closesAfterRename` when the
+  /// descriptor that wrote it is closed only after it is renamed into place (docbm wrote
+  /// the bytes itself), so that a watcher reads one close after writing at the document's
+  /// path that is the save's own, not a write in place.
+  static func note(_ status: FileStatus, closesAfterRename: Bool) {
     let file = File(
       major: status.device.major, minor: status.device.minor, inode: status.inode,
       birthTime: status.birthTime)
     memory.withLock { memory in
-      guard memory.files.insert(file).inserted else { return }
+      guard memory.files.updateValue(closesAfterRename, forKey: file) == nil else { return }
       memory.order.append(file)
       if memory.order.count > limit {
-        memory.files.remove(memory.order.removeFirst())
+        memory.files[memory.order.removeFirst()] = nil
       }
     }
   }
@@ -45,7 +50,17 @@ package enum OwnSaves {
   /// one this process saved.
   package static func contains(major: UInt32, minor: UInt32, inode: UInt64, birthTime: Timestamp?) -> Bool {
     memory.withLock {
-      $0.files.contains(File(major: major, minor: minor, inode: inode, birthTime: birthTime))
+      $0.files[File(major: major, minor: minor, inode: inode, birthTime: birthTime)] != nil
+    }
+  }
+
+  /// Whether that file is one this process saved whose writing descriptor was closed after
+  /// its rename.
+  package static func closesAfterRename(major: UInt32, minor: UInt32, inode: UInt64, birthTime: Timestamp?)
+    -> Bool
+  {
+    memory.withLock {
+      $0.files[File(major: major, minor: minor, inode: inode, birthTime: birthTime)] == true
     }
   }
 }
