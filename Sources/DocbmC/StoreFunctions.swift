@@ -1,5 +1,6 @@
 import DocumentBookmarkStore
 import DocumentBookmarks
+import FoundationEssentials
 
 // A store of remembered files (recent documents, places): open, add, list, resolve, pin,
 // forget, and a descriptor that says when the records changed. See docbm.h for the C
@@ -145,6 +146,33 @@ private func add(
   }
 }
 
+/// `docbm_store_record *docbm_store_set_metadata(docbm_store *store, const char *key,
+/// const char *json, docbm_error **error)`
+@c public func docbm_store_set_metadata(
+  _ store: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ json: UnsafePointer<CChar>?,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> OpaquePointer? {
+  let function = "docbm_store_set_metadata"
+  guard let json, json.pointee != 0 else {
+    ErrorHandle.report(ErrorHandle(invalidArgument: "metadata as JSON text", of: function), to: error)
+    return nil
+  }
+  guard let text = String(validatingCString: json),
+    let metadata = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+  else {
+    // Why it does not parse is JSONDecoder's wording, not the caller's concern: the text
+    // is refused whole.
+    ErrorHandle.report(
+      ErrorHandle(invalid: "\(function) needs metadata as JSON text (UTF-8), and it did not parse"), to: error
+    )
+    return nil
+  }
+  return recordCall(store, key, of: function, reportingTo: error) {
+    store, key throws(BookmarkStoreError<JSONValue>) in
+    try store.core.updateMetadata(key, metadata)
+  }
+}
+
 /// `docbm_store_record *docbm_store_mark_used(docbm_store *store, const char *key,
 /// docbm_error **error)`
 @c public func docbm_store_mark_used(
@@ -234,6 +262,11 @@ private func add(
 /// `const char *docbm_store_record_path(const docbm_store_record *record)`
 @c public func docbm_store_record_path(_ record: OpaquePointer) -> UnsafePointer<CChar> {
   UnsafePointer(StoreRecordHandle.borrow(record).path.pointer)
+}
+
+/// `const char *docbm_store_record_metadata(const docbm_store_record *record)`
+@c public func docbm_store_record_metadata(_ record: OpaquePointer) -> UnsafePointer<CChar> {
+  UnsafePointer(StoreRecordHandle.borrow(record).metadata.pointer)
 }
 
 /// `docbm_record_state docbm_store_record_state(const docbm_store_record *record)`

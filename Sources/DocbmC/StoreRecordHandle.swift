@@ -10,6 +10,8 @@ final class StoreRecordHandle: CHandle {
   /// key's JSON text for a key another app's store made of another type.
   let key: CStringCopy
   let path: CStringCopy
+  /// The record's metadata as JSON text, its object keys sorted.
+  let metadata: CStringCopy
   /// ``StoreRecord/isInTrash`` and ``StoreRecord/isGone``, decided once.
   let isInTrash: Bool
   let isGone: Bool
@@ -20,6 +22,7 @@ final class StoreRecordHandle: CHandle {
     self.record = record
     key = CStringCopy(Self.text(of: record.key))
     path = CStringCopy(record.lastKnownPath.bytes)
+    metadata = CStringCopy(Self.json(record.metadata, sortingKeys: true))
     isInTrash = trash.contains(record.lastKnownPath)
     isGone = StoreRecord<JSONValue, JSONValue>.isGone(status: record.status, inTrash: isInTrash)
   }
@@ -27,6 +30,7 @@ final class StoreRecordHandle: CHandle {
   deinit {
     key.release()
     path.release()
+    metadata.release()
   }
 
   /// `docbm_record_state`: 0 not resolved yet, 1 available, 2 unavailable.
@@ -41,9 +45,16 @@ final class StoreRecordHandle: CHandle {
   /// A key as C sees it: a string as itself, anything else as its JSON text.
   static func text(of key: JSONValue) -> String {
     if case .string(let string) = key { return string }
+    return json(key)
+  }
+
+  /// `value` as JSON text.
+  static func json(_ value: JSONValue, sortingKeys: Bool = false) -> String {
+    let encoder = JSONEncoder()
+    if sortingKeys { encoder.outputFormatting = .sortedKeys }
     // Encoding a value decoded from JSON cannot fail but for a number JSON cannot
     // write (infinite or NaN), which no store file holds.
-    return (try? JSONEncoder().encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
   }
 }
 

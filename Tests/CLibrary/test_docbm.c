@@ -1049,6 +1049,25 @@ static void test_store(void) {
   docbm_store_record_free(record);
   record = docbm_store_mark_used(store, plan, &error);
   EXPECT(record && !error && docbm_store_record_last_used(record) >= docbm_store_record_created(record));
+  EXPECT(record && strcmp(docbm_store_record_metadata(record), "{}") == 0);
+  docbm_store_record_free(record);
+
+  /* Metadata: any JSON value, given back with its object keys sorted; text that is not
+   * JSON is refused and the record keeps what it had. */
+  record = docbm_store_set_metadata(store, plan, "{\"title\": \"Plan\", \"line\": 12}", &error);
+  EXPECT(record && !error && strcmp(docbm_store_record_metadata(record), "{\"line\":12,\"title\":\"Plan\"}") == 0);
+  docbm_store_record_free(record);
+  EXPECT(docbm_store_set_metadata(store, plan, "{not json", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_set_metadata(store, plan, NULL, &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_store_set_metadata(store, "nobody", "1", &error) == NULL);
+  EXPECT_ERROR(error, DOCBM_NO_SUCH_KEY);
+  error = NULL;
+  record = docbm_store_resolve(store, plan, &error);
+  EXPECT(record && strcmp(docbm_store_record_metadata(record), "{\"line\":12,\"title\":\"Plan\"}") == 0);
   docbm_store_record_free(record);
 
   /* A second store on the same file, as another window or process opens it, sees the

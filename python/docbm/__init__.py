@@ -22,6 +22,7 @@ bookmark raises ``ValueError``, as Python's own file functions do.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import select
 import threading
@@ -736,7 +737,9 @@ class StoreRecord:
     resolution, ``AVAILABLE``, ``UNAVAILABLE``) and ``failure``, the :class:`Code` of the
     failure when unavailable (``Code.MISSING``, ``Code.VOLUME_UNAVAILABLE``, ...); ``is_gone`` when the
     target is gone for good (missing, or in a Trash), not merely away; ``created_ns`` and
-    ``last_used_ns``, nanoseconds since 1970 (``None`` when never used)."""
+    ``last_used_ns``, nanoseconds since 1970 (``None`` when never used); ``metadata``,
+    what the app keeps with it (:meth:`Store.set_metadata`; ``{}`` until set), as
+    :func:`json.loads` gives it."""
 
     key: str
     path: str
@@ -748,6 +751,7 @@ class StoreRecord:
     is_in_trash: bool
     created_ns: int
     last_used_ns: Optional[int]
+    metadata: Any = field(default_factory=dict)
 
     @classmethod
     def _read(cls, handle: int) -> "StoreRecord":
@@ -766,6 +770,7 @@ class StoreRecord:
             is_in_trash=bool(lib.docbm_store_record_is_in_trash(handle)),
             created_ns=lib.docbm_store_record_created(handle),
             last_used_ns=last_used if last_used >= 0 else None,
+            metadata=json.loads(lib.docbm_store_record_metadata(handle)),
         )
 
     @classmethod
@@ -840,6 +845,14 @@ class Store(_Handle):
     def pin(self, key: str, pinned: bool = True) -> StoreRecord:
         """Pins (or with ``pinned=False`` unpins) the record: recents evict it last."""
         return self._record(lib.docbm_store_set_pinned, _key(key), 1 if pinned else 0)
+
+    def set_metadata(self, key: str, metadata: Any) -> StoreRecord:
+        """Gives the record ``metadata``, any value :func:`json.dumps` writes (a dict, a
+        string, ...): what the app keeps with the file (a display name, a cursor
+        position). Raises :class:`DocbmError` ``NO_SUCH_KEY``; ``TypeError`` or
+        ``ValueError`` for a value JSON cannot hold."""
+        text = json.dumps(metadata, allow_nan=False).encode()
+        return self._record(lib.docbm_store_set_metadata, _key(key), text)
 
     def mark_used(self, key: str) -> StoreRecord:
         """Marks the record used now (recents put it first)."""

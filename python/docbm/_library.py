@@ -200,6 +200,8 @@ _declare("docbm_store_record_is_gone", _i, _p)
 _declare("docbm_store_record_is_in_trash", _i, _p)
 _declare("docbm_store_record_created", ctypes.c_longlong, _p)
 _declare("docbm_store_record_last_used", ctypes.c_longlong, _p)
+_declare("docbm_store_record_metadata", _s, _p)
+_declare("docbm_store_set_metadata", _p, _p, _s, _s, _error_out)
 _declare("docbm_store_record_free", None, _p)
 
 _declare("docbm_watcher_watch_folders", _p, ctypes.POINTER(_s), ctypes.c_size_t, _u, _error_out)

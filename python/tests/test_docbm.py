@@ -844,3 +844,19 @@ def test_a_folder_document_is_written_by_the_app_and_swapped_in_whole(folder: Pa
             with pytest.raises(docbm.DocbmError) as keyless:
                 copy.resolve(bookmark)
             assert keyless.value.code == docbm.Code.KEY_MISSING
+
+
+def test_a_store_keeps_what_the_app_keeps_with_a_file(folder: Path) -> None:
+    plan = folder / "plan.md"
+    plan.write_text("plan\n")
+    with docbm.Store(folder / "recents.sqlite") as store:
+        assert store.add(plan, key="plan").metadata == {}
+        record = store.set_metadata("plan", {"title": "Plan", "line": 12, "tags": ["work"]})
+        assert record.metadata == {"title": "Plan", "line": 12, "tags": ["work"]}
+        assert store.records()[0].metadata == record.metadata
+        with pytest.raises(ValueError):
+            store.set_metadata("plan", float("nan"))
+        with pytest.raises(docbm.DocbmError) as missing:
+            store.set_metadata("nobody", "x")
+        assert missing.value.code == docbm.Code.NO_SUCH_KEY
+        assert store.resolve("plan").metadata["line"] == 12

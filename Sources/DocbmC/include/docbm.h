@@ -253,7 +253,10 @@ const char *docbm_search_reach_name(docbm_search_reach reach);
  * 10 seconds). A target is DOCBM_MISSING only when every folder on its filesystem was
  * searched; a search that stopped sooner says DOCBM_NOT_FOUND_NEARBY (recommendation
  * DOCBM_SEARCH_WIDER), and so does one that passed over folders the user cannot read
- * (recommendation DOCBM_PICK_AGAIN: the target may be in one of them).
+ * (recommendation DOCBM_PICK_AGAIN: the target may be in one of them). The nearby
+ * search's own bounds (how many entries, how deep, how many folders up) are the library's
+ * standard ones: Swift's `SearchBudget` tunes them for benchmarks and tests, and a C
+ * caller has no need to.
  *
  * Fails with DOCBM_INVALID_ARGUMENT for a NULL or empty path, or a reach not listed above.
  */
@@ -940,6 +943,13 @@ docbm_store_record *docbm_store_resolve(docbm_store *store, const char *key, doc
  *  evicts pinned records last. Fails with DOCBM_NO_SUCH_KEY. */
 docbm_store_record *docbm_store_set_pinned(docbm_store *store, const char *key, int pinned, docbm_error **error);
 
+/** Gives the record under `key` the metadata `json`, JSON text of any value (an object, a
+ *  string, ...): what the app keeps with the file (a display name, a cursor position).
+ *  Records added from C have `{}`. Fails with DOCBM_INVALID_ARGUMENT for text that does
+ *  not parse as JSON, DOCBM_NO_SUCH_KEY. */
+docbm_store_record *docbm_store_set_metadata(docbm_store *store, const char *key, const char *json,
+                                             docbm_error **error);
+
 /** Marks the record under `key` used now (a recent-documents store puts it first).
  *  Fails with DOCBM_NO_SUCH_KEY. */
 docbm_store_record *docbm_store_mark_used(docbm_store *store, const char *key, docbm_error **error);
@@ -989,6 +999,8 @@ const char *docbm_record_state_name(docbm_record_state state);
 const char *docbm_store_record_key(const docbm_store_record *record);
 /** Where the target was last known to be. */
 const char *docbm_store_record_path(const docbm_store_record *record);
+/** The record's metadata as JSON text (object keys sorted); `{}` when none was set. */
+const char *docbm_store_record_metadata(const docbm_store_record *record);
 docbm_record_state docbm_store_record_state(const docbm_store_record *record);
 /** Why the last resolution failed (DOCBM_MISSING, ...), or 0 unless unavailable. */
 docbm_code docbm_store_record_failure(const docbm_store_record *record);
