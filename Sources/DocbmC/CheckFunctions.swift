@@ -13,6 +13,34 @@ import DocumentBookmarks
   return CheckResultHandle(check).retainedPointer()
 }
 
+/// `long long docbm_check_tree(const char *root, docbm_check_visitor visit, void *context,
+/// size_t *unreadable_folders, docbm_error **error)`
+@c public func docbm_check_tree(
+  _ root: UnsafePointer<CChar>?,
+  _ visit: (@convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void)?,
+  _ context: UnsafeMutableRawPointer?, _ unreadableFolders: UnsafeMutablePointer<UInt>?,
+  _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int64 {
+  let function = "docbm_check_tree"
+  guard let root = CallOutcome.path(root, named: "a root", of: function, reportingTo: error),
+    CallOutcome.present(visit, named: "a visitor", of: function, reportingTo: error), let visit
+  else { return -1 }
+  var checked: Int64 = 0
+  let unreadable = TreeChecker(checker: DocumentChecker(escrow: .default)).check(root) { check in
+    let result = CheckResultHandle(check).retainedPointer()
+    visit(result, context)
+    CheckResultHandle.release(result)
+    checked += 1
+  }
+  unreadableFolders?.pointee = UInt(unreadable.count)
+  return checked
+}
+
+/// `const char *docbm_check_result_path(const docbm_check_result *result)`
+@c public func docbm_check_result_path(_ result: OpaquePointer) -> UnsafePointer<CChar> {
+  UnsafePointer(CheckResultHandle.borrow(result).path.pointer)
+}
+
 /// `docbm_verdict docbm_check_result_verdict(const docbm_check_result *result)`
 @c public func docbm_check_result_verdict(_ result: OpaquePointer) -> UInt32 {
   CheckResultHandle.borrow(result).verdict.cValue

@@ -46,15 +46,20 @@ final class ResolutionHandle: CHandle {
 final class CheckResultHandle: CHandle {
   let verdict: CheckVerdict
   let message: CStringCopy
+  let path: CStringCopy
   let bookmarkCount: Int
 
   init(_ check: DocumentCheck) {
     verdict = check.verdict
     message = CStringCopy(check.message)
+    path = CStringCopy(check.document.bytes)
     bookmarkCount = check.bookmarks.count
   }
 
-  deinit { message.release() }
+  deinit {
+    message.release()
+    path.release()
+  }
 }
 
 /// A `docbm_repair_report`: a ``DocumentRepairer/Report`` in C form.

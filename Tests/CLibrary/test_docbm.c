@@ -1513,6 +1513,69 @@ static void test_escrow_transfer(void) {
   EXPECT(unlink(document_path) == 0 && unlink(target) == 0);
 }
 
+/* A tree check visits each document with its path and verdict: one that lost its key,
+ * one that is fine, one without bookmarks; a file given as the root is a tree of one. */
+struct tree_visit {
+  int documents, key_lost, ok;
+  char lost_path[4096];
+};
+
+static void visit_check(const docbm_check_result *result, void *context) {
+  struct tree_visit *visit = context;
+  visit->documents++;
+  if (docbm_check_result_verdict(result) == DOCBM_VERDICT_KEY_LOST) {
+    visit->key_lost++;
+    snprintf(visit->lost_path, sizeof visit->lost_path, "%s", docbm_check_result_path(result));
+  }
+  if (docbm_check_result_verdict(result) == DOCBM_VERDICT_OK) visit->ok++;
+}
+
+static void test_check_tree(void) {
+  docbm_error *error = NULL;
+  const char *tree = path_in(0, "tree");
+  const char *inner = path_in(1, "tree/inner");
+  const char *kept = path_in(2, "tree/kept.txt");
+  const char *lost = path_in(3, "tree/inner/lost.txt");
+  const char *plain = path_in(4, "tree/plain.txt");
+  const char *target = path_in(5, "tree/target.png");
+  EXPECT(mkdir(tree, 0755) == 0 && mkdir(inner, 0755) == 0);
+  write_file(target, "png\n");
+  write_file(plain, "nothing\n");
+  const char *documents[] = {kept, lost};
+  char *bookmarks[2] = {NULL, NULL};
+  for (int index = 0; index < 2; index++) {
+    write_file(documents[index], "doc\n");
+    docbm_document *document = docbm_document_open(documents[index], &error);
+    bookmarks[index] = docbm_make_bookmark(document, target, &error);
+    EXPECT(bookmarks[index] && !error);
+    if (bookmarks[index]) docbm_replace_document(document, bookmarks[index], strlen(bookmarks[index]), &error);
+    docbm_document_close(document);
+  }
+  /* Another program's plain save of the same text: the bookmark stays, the key goes. */
+  if (bookmarks[1]) plain_atomic_save(lost, bookmarks[1]);
+  docbm_free(bookmarks[0]);
+  docbm_free(bookmarks[1]);
+  docbm_check_result *single = docbm_check(kept, &error);
+  EXPECT(single && strcmp(docbm_check_result_path(single), kept) == 0);
+  docbm_check_result_free(single);
+
+  struct tree_visit visit = {0};
+  size_t unreadable = 99;
+  long long checked = docbm_check_tree(tree, visit_check, &visit, &unreadable, &error);
+  EXPECT(checked == 4 && visit.documents == 4 && unreadable == 0 && !error);
+  EXPECT(visit.ok == 1 && visit.key_lost == 1 && strcmp(visit.lost_path, lost) == 0);
+  struct tree_visit one = {0};
+  EXPECT(docbm_check_tree(kept, visit_check, &one, NULL, &error) == 1 && one.ok == 1);
+  EXPECT(docbm_check_tree(NULL, visit_check, &one, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(docbm_check_tree(tree, NULL, NULL, NULL, &error) == -1);
+  EXPECT_ERROR(error, DOCBM_INVALID_ARGUMENT);
+  error = NULL;
+  EXPECT(unlink(kept) == 0 && unlink(lost) == 0 && unlink(plain) == 0 && unlink(target) == 0);
+  EXPECT(rmdir(inner) == 0 && rmdir(tree) == 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s SCRATCH_FOLDER\n", argv[0]);
@@ -1542,6 +1605,7 @@ int main(int argc, char **argv) {
   test_watcher();
   test_faults();
   test_escrow_transfer();
+  test_check_tree();
   if (failures) {
     fprintf(stderr, "%d expectation(s) failed\n", failures);
     return 1;

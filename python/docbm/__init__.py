@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union
 
-from ._library import SAVE_FUNCTION, lib
+from ._library import CHECK_VISITOR, SAVE_FUNCTION, lib
 from ._names import (
     Code,
     EventKind,
@@ -73,10 +73,12 @@ __all__ = [
     "StaleReason",
     "Store",
     "StoreRecord",
+    "TreeCheck",
     "Verdict",
     "WatchEvent",
     "Watcher",
     "check",
+    "check_tree",
     "escrow_entries",
     "export_escrow",
     "import_escrow",
@@ -1017,28 +1019,65 @@ class Watcher(_Handle):
 @dataclass(frozen=True)
 class Check:
     """What a check found in one document: ``verdict``, a :class:`Verdict` (equal to the name
-    the CLI gives: ``Verdict.KEY_LOST == "keyLost"``, ...), whether it ``is_problem``, a ``message``."""
+    the CLI gives: ``Verdict.KEY_LOST == "keyLost"``, ...), whether it ``is_problem``, a
+    ``message``, how many bookmarks its bytes hold, and its ``path``."""
 
     verdict: Verdict
     is_problem: bool
     message: str
     bookmark_count: int
+    path: str = ""
 
-
-def check(path: PathLike) -> Check:
-    """Checks the document at ``path`` as ``docbm check`` does, with the user's escrow as
-    evidence. A document that cannot be read gets the verdict ``"unreadable"``."""
-    handle = _call(lib.docbm_check, _path(path))
-    try:
+    @classmethod
+    def _read(cls, handle: int) -> "Check":
+        """Copies a ``docbm_check_result`` out (the caller releases it)."""
         number = lib.docbm_check_result_verdict(handle)
-        return Check(
+        return cls(
             verdict=_named(Verdict, lib.docbm_verdict_name, number),
             is_problem=bool(lib.docbm_check_result_is_problem(handle)),
             message=lib.docbm_check_result_message(handle).decode(errors="replace"),
             bookmark_count=lib.docbm_check_result_bookmark_count(handle),
+            path=os.fsdecode(lib.docbm_check_result_path(handle)),
         )
+
+
+def check(path: PathLike) -> Check:
+    """Checks the document at ``path`` as ``docbm check`` does, with the user's escrow as
+    evidence. A document that cannot be read gets the verdict ``Verdict.UNREADABLE``."""
+    handle = _call(lib.docbm_check, _path(path))
+    try:
+        return Check._read(handle)
     finally:
         lib.docbm_check_result_free(handle)
+
+
+@dataclass(frozen=True)
+class TreeCheck:
+    """What :func:`check_tree` found: the ``checks`` of every document, in walk order, and
+    how many folders could not be listed (``unreadable_folders``; ``docbm check -r`` names
+    them)."""
+
+    checks: List[Check]
+    unreadable_folders: int
+
+    @property
+    def problems(self) -> List[Check]:
+        """The checks whose verdict is a problem (``docbm check -r`` exits 2 for them)."""
+        return [check for check in self.checks if check.is_problem]
+
+
+def check_tree(root: PathLike) -> TreeCheck:
+    """Checks every document in the tree at ``root`` (a folder, or one file) as ``docbm
+    check -r`` does, on every core, with the user's escrow as evidence."""
+    checks: List[Check] = []
+
+    def visit(handle: int, context: Optional[int]) -> None:
+        checks.append(Check._read(handle))
+
+    visitor = CHECK_VISITOR(visit)
+    unreadable = ctypes.c_size_t()
+    _call(lib.docbm_check_tree, _path(root), visitor, None, ctypes.byref(unreadable))
+    return TreeCheck(checks=checks, unreadable_folders=unreadable.value)
 
 
 @dataclass(frozen=True)

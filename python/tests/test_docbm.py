@@ -860,3 +860,23 @@ def test_a_store_keeps_what_the_app_keeps_with_a_file(folder: Path) -> None:
             store.set_metadata("nobody", "x")
         assert missing.value.code == docbm.Code.NO_SUCH_KEY
         assert store.resolve("plan").metadata["line"] == 12
+
+
+def test_a_tree_check_finds_the_document_that_lost_its_key(folder: Path, picture: Path) -> None:
+    inner = folder / "inner"
+    inner.mkdir()
+    kept, lost = folder / "kept.txt", inner / "lost.txt"
+    for path in (kept, lost):
+        path.write_bytes(b"doc\n")
+        with docbm.Document(path) as document:
+            bookmark = document.make_bookmark(picture)
+            document.replace(f"{bookmark}\n".encode())
+    plain_atomic_save(lost, lost.read_bytes())
+    found = docbm.check_tree(folder)
+    assert found.unreadable_folders == 0
+    assert sorted(check.path for check in found.checks) == sorted(str(p) for p in (kept, lost, picture))
+    assert [(check.path, check.verdict) for check in found.problems] == [(str(lost), docbm.Verdict.KEY_LOST)]
+    assert docbm.check(kept).path == str(kept)
+    with pytest.raises(docbm.DocbmError) as nothing:
+        docbm.check_tree("")
+    assert nothing.value.code == docbm.Code.INVALID_ARGUMENT

@@ -725,6 +725,25 @@ typedef struct docbm_check_result docbm_check_result;
  */
 docbm_check_result *docbm_check(const char *path, docbm_error **error);
 
+/** Called by docbm_check_tree() for each document checked, on the calling thread, with
+ *  `context` as given. `result` belongs to the call: it is released when the visitor
+ *  returns (copy what you keep). */
+typedef void (*docbm_check_visitor)(const docbm_check_result *result, void *context);
+
+/**
+ * Checks every document in the tree at `root` (a folder, or one file) as `docbm check -r`
+ * does, on every core the process may run on, and calls `visit` for each in walk order.
+ * The escrow's records of the tree are read once. Folders that cannot be listed are
+ * skipped and counted in `*unreadable_folders` (may be NULL); `docbm check -r` names them.
+ * Returns how many documents were checked, or -1: DOCBM_INVALID_ARGUMENT (no `root`, no
+ * `visit`).
+ */
+long long docbm_check_tree(const char *root, docbm_check_visitor visit, void *context, size_t *unreadable_folders,
+                           docbm_error **error);
+
+/** The document checked: the path given to docbm_check(), or one found in the tree. Owned
+ *  by `result`. */
+const char *docbm_check_result_path(const docbm_check_result *result);
 /** The verdict. */
 docbm_verdict docbm_check_result_verdict(const docbm_check_result *result);
 /** 1 when the verdict is a problem worth reporting (`docbm check` exits 2), else 0. */
