@@ -880,3 +880,51 @@ def test_a_tree_check_finds_the_document_that_lost_its_key(folder: Path, picture
     with pytest.raises(docbm.DocbmError) as nothing:
         docbm.check_tree("")
     assert nothing.value.code == docbm.Code.INVALID_ARGUMENT
+
+
+def test_save_errors_are_the_same_in_swift_c_and_python(folder: Path) -> None:
+    """A save refused for each reason it is refused before writing, made through Python
+    (over C) and through `docbm save` (Swift): the same code, recommendation, message, path,
+    errno, system call and step."""
+    found = os.environ.get("DOCBM_COMMAND")
+    if not found:
+        pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
+    command: str = found
+    contents = folder / "contents.txt"
+    contents.write_bytes(b"new\n")
+
+    def swift(document: Path) -> Dict[str, Any]:
+        ran = subprocess.run(
+            [command, "save", "--json", "--from", str(contents), str(document)], capture_output=True, text=True
+        )
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+        error: Dict[str, Any] = json.loads(ran.stdout)["error"]
+        return error
+
+    def python(document: Path) -> docbm.DocbmError:
+        with docbm.Document(document) as opened:
+            with pytest.raises(docbm.DocbmError) as raised:
+                opened.replace(b"new\n")
+        return raised.value
+
+    linked = folder / "linked.txt"
+    linked.write_bytes(b"linked\n")
+    os.link(linked, folder / "second-name.txt")
+    read_only = folder / "read-only.txt"
+    read_only.write_bytes(b"read only\n")
+    read_only.chmod(0o444)
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    failures = {"hardLinked": linked, "readOnlyDocument": read_only, "unsupportedFileType": fifo}
+    for code, document in failures.items():
+        report, error = swift(document), python(document)
+        assert report["code"] == error.code == code, (report, error)
+        assert report["recommendation"] == error.recommendation, code
+        assert report["message"] == error.message, code
+        assert report.get("path") == error.path, code
+        assert (report.get("errno"), report.get("systemCall"), report.get("step")) == (
+            error.errno,
+            error.system_call,
+            error.step,
+        ), code
+    assert linked.read_bytes() == b"linked\n" and read_only.read_bytes() == b"read only\n"
