@@ -2,8 +2,11 @@
 """Makes the documentation site's root and guides, then checks its links.
 
 Usage: docs-site.py build SITE    renders the README, the changelog, docs/*.md and the
-                                  Markdown pages they link to into SITE/guides, and writes
-                                  SITE/index.html, the landing page
+                                  Markdown pages they link to into SITE/guides with
+                                  cmark-gfm (GitHub's own renderer, so each page shows what
+                                  GitHub shows), and writes SITE/index.html, the landing
+                                  page; exits 1 naming each fence, table or image left
+                                  unrendered and each link to a heading that is not there
        docs-site.py check SITE    serves SITE over HTTP and follows every internal link
                                   from the landing page: guides, their images, and the DocC
                                   pages with the pages and links they name; exits 1 naming
@@ -18,13 +21,12 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-
-import markdown
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 MODULES = {
@@ -59,16 +61,49 @@ def page_name(source):
     return relative[:-3].replace(os.sep, "-").lower() + ".html"
 
 
-def table_code(row):
-    """A table row whose code spans hold an escaped pipe (`a \\| b`, as GitHub reads it),
-    with those spans written as HTML, so that the pipe shows without its backslash and
-    does not split the cell."""
-    def span(match):
-        code = match.group(1)
-        if "\\|" not in code:
-            return match.group(0)
-        return "<code>" + html.escape(code.replace("\\|", "|")).replace("|", "&#124;") + "</code>"
-    return re.sub(r"`([^`]+)`", span, row)
+def render(text):
+    """`text` as GitHub renders Markdown: cmark-gfm with GitHub's extensions, raw HTML kept
+    but for the tags GitHub filters."""
+    rendered = subprocess.run(
+        ["cmark-gfm", "--unsafe", "--extension", "table", "--extension", "autolink",
+         "--extension", "strikethrough", "--extension", "tagfilter", "--extension", "tasklist"],
+        input=text, capture_output=True, text=True, check=True)
+    return rendered.stdout
+
+
+def slug(heading, taken):
+    """The anchor GitHub gives a heading: its text in lower case, without punctuation but
+    `-` and `_`, spaces as `-`; `-1`, `-2`, ... after a repeat."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", heading)).strip().lower()
+    base = re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+    anchor, count = base, 0
+    while anchor in taken:
+        count += 1
+        anchor = f"{base}-{count}"
+    taken.add(anchor)
+    return anchor
+
+
+def with_anchors(body):
+    """`body` with an `id` on each heading, as GitHub names them; and the ids."""
+    taken = set()
+
+    def identify(match):
+        level, content = match.group(1), match.group(2)
+        return f'<h{level} id="{slug(content, taken)}">{content}</h{level}>'
+
+    return re.sub(r"<h([1-6])>(.*?)</h\1>", identify, body, flags=re.S), taken
+
+
+def unrendered(body):
+    """What in `body` is Markdown left as text (a fence, a table's rule, an image), outside
+    code: what a renderer that misreads the page leaves."""
+    prose = re.sub(r"<pre\b.*?</pre>|<code\b.*?</code>", "", body, flags=re.S)
+    found = []
+    for pattern, what in (("```", "a code fence"), (r"\|\s*:?-{3,}:?\s*\|", "a table"), (r"!\[", "an image")):
+        if re.search(pattern, prose):
+            found.append(what)
+    return found
 
 
 def page(title, body):
@@ -85,6 +120,8 @@ def build(site):
                       if name.endswith(".md"))
     done = set()
     titles = {}
+    # Each page's heading anchors, the links to a heading, and what did not render.
+    anchors, fragments, problems = {}, [], []
     while pending:
         source = pending.pop(0)
         if source in done:
@@ -111,11 +148,13 @@ def build(site):
             return f"[{label}]({new}{'#' + anchor if anchor else ''})"
 
         text = re.sub(r"\[([^\]]*)\]\(([^)\s]+)\)", relink, text)
-        text = "\n".join(table_code(line) if line.startswith("|") else line for line in text.split("\n"))
         title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page_name(source))
         title = "The README" if page_name(source) == "readme.html" else title.replace("`", "")
         titles[page_name(source)] = title
-        body = markdown.markdown(text, extensions=["tables", "fenced_code", "toc"])
+        body, anchors[page_name(source)] = with_anchors(render(text))
+        problems.extend(f"{os.path.relpath(source, ROOT)}: {what} left unrendered" for what in unrendered(body))
+        for target, fragment in re.findall(r'href="([^":#]*)#([^"]+)"', body):
+            fragments.append((page_name(source), target or page_name(source), html.unescape(fragment), source))
         nav = '<nav><a href="../index.html">docbm documentation</a></nav>'
         with open(os.path.join(guides, page_name(source)), "w", encoding="utf-8") as file:
             file.write(page(title, nav + body))
@@ -137,6 +176,13 @@ def build(site):
             f"<h2>Guides</h2>\n<ul>{guide_items}</ul>\n")
     with open(os.path.join(site, "index.html"), "w", encoding="utf-8") as file:
         file.write(page("docbm documentation", body))
+    for page_from, target, fragment, source in fragments:
+        if target in anchors and fragment not in anchors[target]:
+            problems.append(f"{os.path.relpath(source, ROOT)}: a link to {target}#{fragment}, "
+                            "a heading that page does not have")
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -231,6 +277,6 @@ if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in ("build", "check"):
         sys.exit(__doc__)
     if sys.argv[1] == "build":
-        build(sys.argv[2])
+        sys.exit(build(sys.argv[2]))
     else:
         sys.exit(check(sys.argv[2]))
