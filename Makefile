@@ -35,7 +35,7 @@ BUILD_PACKAGES := libattr1-dev libsodium-dev libssl-dev libsqlite3-dev
 PACKAGES := $(BUILD_PACKAGES) attr acl rsync xdg-desktop-portal fuse3 dbus python3-gi \
   bubblewrap xfsprogs btrfs-progs bindfs python3-fusepy vim emacs-nox libarchive-tools zsh tmux \
   gcc g++ pkg-config python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-mypy \
-  graphviz librsvg2-bin cmark-gfm
+  graphviz librsvg2-bin cmark-gfm mandoc
 # Only for `make travel-table`: the copy, archive, backup and sync tools it measures.
 TRAVEL_TABLE_PACKAGES := rsync tar libarchive-tools cpio zip unzip p7zip-full borgbackup restic duplicity \
   rdiff-backup rclone unison git libglib2.0-bin

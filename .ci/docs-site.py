@@ -106,6 +106,51 @@ def unrendered(body):
     return found
 
 
+NAV = '<nav><a href="../index.html">docbm documentation</a></nav>'
+
+
+def c_reference(header):
+    """docbm.h as a page: its opening comment, then each section with its prose, and each
+    declaration (an enumeration whole, with its values' comments) under its comment."""
+    parts = []
+    # Enumerations stay whole: their values' comments are part of the code shown.
+    enums = {}
+
+    def keep_enum(match):
+        enums[f"@enum{len(enums)}@"] = match.group(0)
+        return f"@enum{len(enums) - 1}@"
+
+    text = re.sub(r"^#.*$", "", header, flags=re.M)  # the include guard and includes
+    text = re.sub(r"typedef enum \w+ \{.*?\} \w+;", keep_enum, text, flags=re.S)
+    pending = None
+    for comment, code in re.findall(r"(/\*.*?\*/)|([^/]+|/(?!\*))", text, flags=re.S):
+        if comment:
+            inner = [re.sub(r"^\s*\*? ?", "", line) for line in comment.strip("/*").strip("*/").split("\n")]
+            prose = "\n".join(inner).strip()
+            if re.fullmatch(r"-+", prose):
+                continue
+            if comment.startswith("/**"):
+                pending = prose
+            elif "\n" not in prose:
+                parts.append(f"<h2 id=\"{slug(prose, set())}\">{html.escape(prose)}</h2>")
+            else:
+                # A section's notes (lists, indented rules) keep their layout.
+                parts.append(f"<pre>{html.escape(prose)}</pre>")
+            continue
+        code = "\n".join(line for line in code.split("\n") if line.strip() not in ("extern \"C\" {", "}"))
+        code = re.sub(r"@enum\d+@", lambda match: enums[match.group(0)], code).strip()
+        if not code:
+            continue
+        names = re.findall(r"\b(docbm_\w+)\s*\(", code) or re.findall(r"\}\s*(docbm_\w+);|struct (docbm_\w+)", code)
+        name = next((n if isinstance(n, str) else next(filter(None, n)) for n in names), None)
+        anchor = f' id="{name}"' if name else ""
+        if pending:
+            parts.append(f"<p>{html.escape(pending)}</p>")
+            pending = None
+        parts.append(f"<pre{anchor}><code class=\"language-c\">{html.escape(code)}</code></pre>")
+    return "<h1>The C library: docbm.h</h1>\n" + "\n".join(parts)
+
+
 def page(title, body):
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n</body></html>\n")
@@ -155,9 +200,19 @@ def build(site):
         problems.extend(f"{os.path.relpath(source, ROOT)}: {what} left unrendered" for what in unrendered(body))
         for target, fragment in re.findall(r'href="([^":#]*)#([^"]+)"', body):
             fragments.append((page_name(source), target or page_name(source), html.unescape(fragment), source))
-        nav = '<nav><a href="../index.html">docbm documentation</a></nav>'
         with open(os.path.join(guides, page_name(source)), "w", encoding="utf-8") as file:
-            file.write(page(title, nav + body))
+            file.write(page(title, NAV + body))
+
+    # The C library's reference, from docbm.h's own comments, and the manual page.
+    with open(os.path.join(ROOT, "Sources", "DocbmC", "include", "docbm.h"), encoding="utf-8") as file:
+        titles["docbm-h.html"] = "The C library: docbm.h"
+        with open(os.path.join(guides, "docbm-h.html"), "w", encoding="utf-8") as out:
+            out.write(page(titles["docbm-h.html"], NAV + c_reference(file.read())))
+    manual = subprocess.run(["mandoc", "-Thtml", "-Ofragment", os.path.join(ROOT, "docs", "docbm.1")],
+                            capture_output=True, text=True, check=True).stdout
+    titles["docbm.1.html"] = "The manual page: docbm(1)"
+    with open(os.path.join(guides, "docbm.1.html"), "w", encoding="utf-8") as out:
+        out.write(page(titles["docbm.1.html"], NAV + manual))
 
     items = []
     for module, summary in MODULES.items():
