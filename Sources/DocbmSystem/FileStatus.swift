@@ -139,6 +139,15 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
 
   /// ISO 8601 in UTC with nanoseconds, e.g. `2026-11-29T15:04:05.123456789Z`.
   public var description: String {
+    let fraction = String(min(nanoseconds, 999_999_999))
+    return "\(dateAndTime(separator: "T")).\(String(repeating: "0", count: 9 - fraction.count) + fraction)Z"
+  }
+
+  /// The time to the second in UTC, for people, e.g. `2026-11-29 15:04:05 UTC`.
+  package var secondsDescription: String { "\(dateAndTime(separator: " ")) UTC" }
+
+  /// `YYYY-MM-DD`, `separator`, `hh:mm:ss`, in UTC.
+  private func dateAndTime(separator: String) -> String {
     var time = time_t(seconds)
     var parts = tm()
     gmtime_r(&time, &parts)
@@ -146,10 +155,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
       let text = String(value)
       return String(repeating: "0", count: max(0, width - text.count)) + text
     }
-    let fraction = String(min(nanoseconds, 999_999_999))
-    let nanos = String(repeating: "0", count: 9 - fraction.count) + fraction
     return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
-      + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(nanos)Z"
+      + "\(separator)\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
   }
 }
 

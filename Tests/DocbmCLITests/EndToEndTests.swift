@@ -304,6 +304,12 @@ struct CompletionAndManualTests {
     #expect(rendered.status == 0)
     #expect(rendered.error.isEmpty, "\(rendered.error)")
     #expect(rendered.output.contains("EXIT STATUS"))
+    // No word is broken at a line's end: an option searched for (`--allow-owner-change`)
+    // is found whole.
+    let narrow = run(
+      "/usr/bin/man", ["-l", source.path], environment: ["MANWIDTH": "60", "LC_ALL": "C.UTF-8"])
+    #expect(narrow.output.contains("--allow-owner-change"), "\(narrow.output)")
+    #expect(!narrow.output.split(separator: "\n").contains { $0.hasSuffix("\u{2010}") }, "\(narrow.output)")
   }
 
   @Test(

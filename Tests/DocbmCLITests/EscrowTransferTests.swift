@@ -83,6 +83,11 @@ struct EscrowTransferTests {
       try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any])
     #expect(report["keys"] as? Int == 0)
     #expect(report["keysAlreadyHeld"] as? Int == 1)
+    // In words: nothing new, and no promise that something can now be repaired.
+    let words = run(docbm, ["escrow", "import", export.description], environment: second)
+    #expect(words.status == 0, "\(words.error)")
+    #expect(words.output.hasPrefix("Nothing new in"), "\(words.output)")
+    #expect(!words.output.contains("can now be repaired"), "\(words.output)")
 
     // The list names the key and its document, never the key itself.
     for arguments in [["escrow", "list"], ["escrow", "list", "--json"]] {
@@ -92,6 +97,11 @@ struct EscrowTransferTests {
         try BookmarkService(escrow: nil).documents(anchoredOn: board).keyFingerprint())
       #expect(listed.output.contains(fingerprint.description), "\(listed.output)")
       #expect(listed.output.contains(board.description), "\(listed.output)")
+      if arguments.count == 2 {
+        // Times to the second, and a document still at its recorded path is not said gone.
+        #expect(listed.output.contains(" UTC"), "\(listed.output)")
+        #expect(!listed.output.contains("nothing there now"), "\(listed.output)")
+      }
       let hex = key.map { String(format: "%02x", $0) }.joined()
       for secret in [
         hex, hex.uppercased(), Data(key).base64EncodedString(),
@@ -100,6 +110,12 @@ struct EscrowTransferTests {
         #expect(!listed.output.contains(secret), "\(arguments)")
       }
     }
+    // A recorded document that is no longer there is listed as such.
+    #expect(rename(board.description, scratch.path("project/moved.json").description) == 0)
+    let gone = run(docbm, ["escrow", "list"], environment: second)
+    #expect(
+      gone.output.contains("\(board.description)  (") && gone.output.contains("nothing there now"),
+      "\(gone.output)")
   }
 
   @Test("export writes only a new regular file: an existing one needs --force, a device or link never")

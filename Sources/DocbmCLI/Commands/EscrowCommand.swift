@@ -76,9 +76,15 @@ struct EscrowCommand {
         let held =
           transfer.keysAlreadyHeld > 0
           ? " (\(count(transfer.keysAlreadyHeld, "key")) of it held already)" : ""
-        console.printFitted(
-          "Imported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) from \(transfer.file)\(held) into the escrow at \(escrow.folder). A document at a recorded path that lost its key can now be repaired: docbm repair PATH."
-        )
+        if transfer.keys == 0 && transfer.documents == 0 {
+          console.printFitted(
+            "Nothing new in \(transfer.file): the escrow at \(escrow.folder) holds its \(count(transfer.keysAlreadyHeld, "key")) and their records already."
+          )
+        } else {
+          console.printFitted(
+            "Imported \(count(transfer.keys, "key")) and \(count(transfer.documents, "document record")) from \(transfer.file)\(held) into the escrow at \(escrow.folder). A document at a recorded path that lost its key can now be repaired: docbm repair PATH."
+          )
+        }
       }
     }
     return DocbmCommandLine.ExitStatus.success
@@ -98,10 +104,16 @@ struct EscrowCommand {
     } else {
       for entry in entries {
         console.print(
-          "\(entry.fingerprint)  made \(entry.created)  \(count(entry.documents.count, "document"))")
+          "\(entry.fingerprint)  made \(entry.created.secondsDescription)  \(count(entry.documents.count, "document"))"
+        )
         for document in entry.documents {
+          // The record says where the file was when last confirmed; whether anything is
+          // there now is what a reader acts on.
+          let gone =
+            (try? FileStatus.of(document.path, followSymlinks: false)) == nil ? "; nothing there now" : ""
           console.print(
-            "    \(document.path)  (\(document.origin.rawValue), confirmed \(document.confirmed))")
+            "    \(document.path)  (\(document.origin.rawValue), last confirmed \(document.confirmed.secondsDescription)\(gone))"
+          )
         }
       }
       if entries.isEmpty && problems.isEmpty { console.print("The escrow at \(escrow.folder) holds no key.") }
