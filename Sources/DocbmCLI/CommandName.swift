@@ -240,32 +240,8 @@ enum CommandName: String, CaseIterable, Sendable {
   /// The subcommand a mistyped name most likely meant: the one within two edits (or the
   /// only one it begins), as git suggests for `git chek`.
   static func closest(to typed: String) -> CommandName? {
-    let typed = typed.lowercased()
-    let prefixed = allCases.filter { $0.rawValue.hasPrefix(typed) }
-    if typed.count >= 2, prefixed.count == 1 { return prefixed[0] }
-    let scored = allCases.map { ($0, editDistance(typed, $0.rawValue)) }.filter { $0.1 <= 2 }
-    return scored.min { $0.1 < $1.1 }?.0
-  }
-
-  /// Levenshtein distance, counting a swap of neighbours as one edit.
-  private static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-    for i in 0...a.count { table[i][0] = i }
-    for j in 0...b.count { table[0][j] = j }
-    for i in 1...a.count {
-      for j in 1...b.count {
-        let cost = a[i - 1] == b[j - 1] ? 0 : 1
-        table[i][j] = Swift.min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-          table[i][j] = Swift.min(table[i][j], table[i - 2][j - 2] + 1)
-        }
-      }
-    }
-    return table[a.count][b.count]
+    let name = MistypedName.closest(to: typed.lowercased(), among: allCases.map(\.rawValue))
+    return name.flatMap(CommandName.init(rawValue:))
   }
 
   /// The actions a subcommand takes as its first operand (`store list`, `escrow export`),

@@ -111,7 +111,17 @@ struct OptionScan {
         given += flags.map { ($0.name, nil) }
         continue
       }
-      throw UsageError(message: "Unknown option '\(text)'", command: command)
+      // Flags together of which some are known: the letter that is not is the mistake.
+      if !text.hasPrefix("--"), text.count > 2, !flags.isEmpty,
+        let unknown = text.dropFirst().first(where: { declared("-\($0)") == nil })
+      {
+        throw UsageError(message: "Unknown option '-\(unknown)' (in '\(text)')", command: command)
+      }
+      let longNames = options.flatMap(\.names).filter { $0.hasPrefix("--") && $0 != "--help" }
+      let suggestion =
+        name.hasPrefix("--")
+        ? MistypedName.closest(to: name, among: longNames).map { ". Did you mean '\($0)'?" } ?? "" : ""
+      throw UsageError(message: "Unknown option '\(text)'\(suggestion)", command: command)
     }
   }
 

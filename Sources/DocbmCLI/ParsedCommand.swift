@@ -53,8 +53,9 @@ enum ParsedCommand: Equatable {
       global = global.dropFirst()
     }
     guard let first = global.first else {
-      if globalJSON { throw UsageError(message: "Missing expected argument 'SUBCOMMAND'", command: nil) }
-      return .help(nil)
+      // `docbm` alone is a usage error, as `git` alone is: the short usage on standard
+      // error and status 64, not the whole help on standard output as if asked for.
+      throw UsageError(message: "Missing expected argument 'SUBCOMMAND'", command: nil)
     }
     let firstText = String(decoding: first, as: UTF8.self)
     switch firstText {

@@ -50,7 +50,6 @@ struct CommandLineParsingTests {
 
   @Test("help and version")
   func helpAndVersion() throws {
-    #expect(try parse() == .help(nil))
     #expect(try parse("--help") == .help(nil))
     #expect(try parse("-h") == .help(nil))
     #expect(try parse("help") == .help(nil))
@@ -87,6 +86,17 @@ struct CommandLineParsingTests {
       (["completions", "fish"], "Unknown shell 'fish' (bash or zsh)", CommandName.completions),
       (["repair"], "Missing expected argument 'DOCUMENT'", CommandName.repair),
       (["inspect", "--recursive", "d"], "Unknown option '--recursive'", CommandName.inspect),
+      ([], "Missing expected argument 'SUBCOMMAND'", nil),
+      (
+        ["check", "--recursiv", "d"], "Unknown option '--recursiv'. Did you mean '--recursive'?",
+        CommandName.check
+      ),
+      (
+        ["check", "--exlpain", "d"], "Unknown option '--exlpain'. Did you mean '--explain'?",
+        CommandName.check
+      ),
+      (["check", "-rx", "d"], "Unknown option '-x' (in '-rx')", CommandName.check),
+      (["check", "-xyz", "d"], "Unknown option '-xyz'", CommandName.check),
     ] as [([String], String, CommandName?)])
   func usageErrors(arguments: [String], message: String, command: CommandName?) {
     #expect(throws: UsageError(message: message, command: command)) {
