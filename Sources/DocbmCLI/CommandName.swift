@@ -134,11 +134,13 @@ enum CommandName: String, CaseIterable, Sendable {
       ARGUMENTS:
         SHELL       bash or zsh.
 
-      Install with: docbm completions bash > /usr/share/bash-completion/completions/docbm
-                    docbm completions zsh > /usr/share/zsh/site-functions/_docbm
-      ('make install' does both.) For one user: bash-completion also reads
-      ~/.local/share/bash-completion/completions; zsh reads the folders in $fpath, so
-      add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before compinit.
+      To install them for everyone ('make install' does both):
+        docbm completions bash > /usr/share/bash-completion/completions/docbm
+        docbm completions zsh > /usr/share/zsh/site-functions/_docbm
+      Without root, install them under your home folder instead: bash-completion also
+      reads ~/.local/share/bash-completion/completions, and zsh reads the folders in
+      $fpath, so add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before
+      compinit.
       """
     case .help:
       """

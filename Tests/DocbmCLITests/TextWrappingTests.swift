@@ -68,6 +68,19 @@ struct TextWrappingTests {
     }
   }
 
+  @Test("at 80 columns and wider, each command completions --help says to type is one line")
+  func installCommandsWhole() {
+    for width in [80, 120] {
+      let page = TextWrapping.fit(HelpText.render(.completions), width: width)
+      for command in [
+        "docbm completions bash > /usr/share/bash-completion/completions/docbm",
+        "docbm completions zsh > /usr/share/zsh/site-functions/_docbm",
+      ] {
+        #expect(page.split(separator: "\n").contains { $0.drop(while: { $0 == " " }) == command }, "\(page)")
+      }
+    }
+  }
+
   @Test("the demo, at 60, 80 and 120 columns, has no stray short line and nothing too wide")
   func demo() {
     for width in [60, 80, 120] {
