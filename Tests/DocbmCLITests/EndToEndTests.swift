@@ -197,6 +197,10 @@ struct EndToEndTests {
       #expect(result.status == 1)
       #expect(result.error.contains("Error: \(code):"), "\(result.error)")
       #expect(result.error.contains("\(mountPoint)/doc"))
+      if code == "unsupportedFilesystem" {
+        // The next step: where documents can keep their keys.
+        #expect(result.error.contains("keep documents on one that does (ext4, XFS, Btrfs"), "\(result.error)")
+      }
     }
   }
 

@@ -45,7 +45,8 @@ extension DocbmError {
       message = "\(path) is on a read-only filesystem"
     case .notSupported, .notImplemented:
       code = .unsupportedFilesystem
-      message = "the filesystem of \(path) does not support user extended attributes"
+      message =
+        "the filesystem of \(path) does not support user extended attributes, where a document keeps its key: keep documents on one that does (ext4, XFS, Btrfs; tmpfs from Linux 6.6)"
     case .noSpace, .quotaExceeded, .argumentListTooLong:
       code = .noSpace
       message = "no room \(what) \(path) (filesystem, quota or attribute block full)"
