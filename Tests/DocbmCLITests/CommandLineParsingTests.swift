@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import DocbmCLI
@@ -46,6 +47,18 @@ struct CommandLineParsingTests {
         == .save(
           SaveSettings(
             document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowEmpty: true)))
+  }
+
+  @Test("escrow's synopsis reads the same in its help, the manual page and docs/cli.md")
+  func escrowSynopsis() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let operands = "[--json] [--force] list|export|import|forget [FILE|PATH]"
+    #expect(CommandName.escrow.usage == "escrow \(operands)")
+    let manual = try String(contentsOf: root.appendingPathComponent("docs/docbm.1"), encoding: .utf8)
+    #expect(manual.contains(".BI \"escrow \" \"\(operands.replacing("-", with: "\\-"))\""))
+    let guide = try String(contentsOf: root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+    #expect(guide.contains("docbm escrow   \(operands)\n"))
   }
 
   @Test("help and version")
