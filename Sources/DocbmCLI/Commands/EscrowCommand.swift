@@ -108,9 +108,9 @@ struct EscrowCommand {
         )
         for document in entry.documents {
           // The record says where the file was when last confirmed; whether anything is
-          // there now is what a reader acts on.
-          let gone =
-            (try? FileStatus.of(document.path, followSymlinks: false)) == nil ? "; nothing there now" : ""
+          // there now is what a reader acts on. Only a path known to lead nowhere is said
+          // to; one that cannot be looked at (a folder not searchable) is left unsaid.
+          let gone = Self.leadsNowhere(document.path) ? "; nothing there now" : ""
           console.print(
             "    \(document.path)  (\(document.origin.rawValue), last confirmed \(document.confirmed.secondsDescription)\(gone))"
           )
@@ -120,6 +120,16 @@ struct EscrowCommand {
       for problem in problems { console.printError("docbm: \(problem)") }
     }
     return problems.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.failure
+  }
+
+  /// Whether nothing is at `path` (it or a folder on the way does not exist).
+  private static func leadsNowhere(_ path: FilePath) -> Bool {
+    do {
+      _ = try FileStatus.of(path, followSymlinks: false)
+      return false
+    } catch {
+      return error.errno == .noSuchFile || error.errno == .notDirectory
+    }
   }
 
   private func report(_ transfer: EscrowTransfer, keysAlreadyHeld: Int?) -> TransferReport {
