@@ -69,6 +69,14 @@ struct StoreCommand {
         shown = try core.load()
       case .add:
         shown = []
+        // A store made by this add is said so, so that a mistyped STORE is noticed rather
+        // than quietly becoming a second store.
+        let isNew = !FileManager.default.fileExists(atPath: store.description)
+        defer {
+          if isNew, FileManager.default.fileExists(atPath: store.description) {
+            console.printError("docbm: there was no store at \(store); a new one was made there")
+          }
+        }
         for operand in settings.operands {
           guard let target = FilePath(bytes: operand) else { continue }
           let key = JSONValue.string(settings.key ?? target.description)
