@@ -163,18 +163,15 @@ class DocbmError(Exception):
         """Copies a ``docbm_error`` out and releases it."""
         try:
             recommendation = lib.docbm_error_recommendation(handle)
-            path = lib.docbm_error_path(handle)
-            last_known_path = lib.docbm_error_last_known_path(handle)
-            system_call = lib.docbm_error_system_call(handle)
             step = lib.docbm_error_step(handle)
             return cls(
                 _named(Code, lib.docbm_code_name, lib.docbm_error_code(handle)),
                 lib.docbm_error_message(handle).decode(errors="replace"),
                 _named(Recommendation, lib.docbm_recommendation_name, recommendation) if recommendation else None,
-                os.fsdecode(path) if path is not None else None,
+                _path_or_none(lib.docbm_error_path(handle)),
                 lib.docbm_error_errno(handle) or None,
-                last_known_path=os.fsdecode(last_known_path) if last_known_path is not None else None,
-                system_call=system_call.decode() if system_call is not None else None,
+                last_known_path=_path_or_none(lib.docbm_error_last_known_path(handle)),
+                system_call=_text_or_none(lib.docbm_error_system_call(handle)),
                 step=SaveStep(step.decode()) if step is not None else None,
                 description=lib.docbm_error_description(handle).decode(errors="replace"),
             )
@@ -206,6 +203,17 @@ def _text(text: str) -> bytes:
     if b"\0" in encoded:
         raise ValueError("embedded null byte")
     return encoded
+
+
+def _path_or_none(path: Optional[bytes]) -> Optional[str]:
+    """A path libdocbm returned, or ``None`` for NULL (bytes that are not UTF-8 kept as
+    surrogate escapes, as :func:`os.fsdecode` does)."""
+    return os.fsdecode(path) if path is not None else None
+
+
+def _text_or_none(text: Optional[bytes]) -> Optional[str]:
+    """A UTF-8 string libdocbm returned, or ``None`` for NULL."""
+    return text.decode() if text is not None else None
 
 
 def _given_bytes(text: Optional[bytes]) -> bytes:
@@ -255,11 +263,10 @@ class Resolution:
                 for bit in range(mask.bit_length())
                 if mask & (1 << bit)
             )
-            refreshed = lib.docbm_resolution_refreshed(handle)
             return cls(
                 path=os.fsdecode(lib.docbm_resolution_path(handle)),
                 stale=bool(lib.docbm_resolution_is_stale(handle)),
-                refreshed=refreshed.decode() if refreshed is not None else None,
+                refreshed=_text_or_none(lib.docbm_resolution_refreshed(handle)),
                 stale_reasons=reasons,
                 is_folder=bool(lib.docbm_resolution_is_folder(handle)),
                 is_in_trash=bool(lib.docbm_resolution_is_in_trash(handle)),
@@ -286,16 +293,13 @@ class Relink:
     def _take(cls, handle: int) -> "Relink":
         """Copies a ``docbm_relink_result`` out and releases it."""
         try:
-            candidate = lib.docbm_relink_result_candidate(handle)
-            refreshed = lib.docbm_relink_result_refreshed(handle)
-            reason = lib.docbm_relink_result_reason(handle)
             code = lib.docbm_relink_result_code(handle)
             outcome = lib.docbm_relink_result_outcome(handle)
             return cls(
                 outcome=_named(RelinkOutcome, lib.docbm_relink_outcome_name, outcome),
-                candidate=os.fsdecode(candidate) if candidate is not None else None,
-                refreshed=refreshed.decode() if refreshed is not None else None,
-                reason=reason.decode() if reason is not None else None,
+                candidate=_path_or_none(lib.docbm_relink_result_candidate(handle)),
+                refreshed=_text_or_none(lib.docbm_relink_result_refreshed(handle)),
+                reason=_text_or_none(lib.docbm_relink_result_reason(handle)),
                 code=_named(Code, lib.docbm_code_name, code) if code else None,
             )
         finally:
@@ -320,18 +324,16 @@ class Reanchored:
         """Copies a ``docbm_reanchored`` out and releases it."""
         try:
             outcome = lib.docbm_reanchored_outcome(handle)
-            bookmark = lib.docbm_reanchored_bookmark(handle)
             code = lib.docbm_reanchored_code(handle)
-            message = lib.docbm_reanchored_message(handle)
             return cls(
                 outcome=_named(ReanchorOutcome, lib.docbm_reanchor_outcome_name, outcome),
-                bookmark=bookmark.decode() if bookmark is not None else None,
+                bookmark=_text_or_none(lib.docbm_reanchored_bookmark(handle)),
                 candidates=[
                     os.fsdecode(lib.docbm_reanchored_candidate(handle, index))
                     for index in range(lib.docbm_reanchored_candidate_count(handle))
                 ],
                 code=_named(Code, lib.docbm_code_name, code) if code else None,
-                message=message.decode() if message is not None else None,
+                message=_text_or_none(lib.docbm_reanchored_message(handle)),
             )
         finally:
             lib.docbm_reanchored_free(handle)
@@ -554,8 +556,7 @@ class Document(_Handle):
         with adoption._using() as listed:
 
             def text(function: Callable[[int, int], Optional[bytes]], index: int) -> Optional[str]:
-                value = function(listed, index)
-                return os.fsdecode(value) if value is not None else None
+                return _path_or_none(function(listed, index))
 
             return [
                 AdoptionCandidate(
@@ -935,14 +936,11 @@ class WatchEvent:
         """Copies a ``docbm_watch_event`` out and releases it."""
         try:
             kind = lib.docbm_watch_event_kind(handle)
-            path = lib.docbm_watch_event_path(handle)
-            old_path = lib.docbm_watch_event_old_path(handle)
-            key = lib.docbm_watch_event_key(handle)
             return cls(
                 kind=_named(EventKind, lib.docbm_event_kind_name, kind),
-                path=os.fsdecode(path) if path is not None else None,
-                old_path=os.fsdecode(old_path) if old_path is not None else None,
-                key=key.decode() if key is not None else None,
+                path=_path_or_none(lib.docbm_watch_event_path(handle)),
+                old_path=_path_or_none(lib.docbm_watch_event_old_path(handle)),
+                key=_text_or_none(lib.docbm_watch_event_key(handle)),
                 is_own_save=bool(lib.docbm_watch_event_is_own_save(handle)),
                 message=lib.docbm_watch_event_message(handle).decode(errors="replace"),
             )
@@ -1112,19 +1110,16 @@ def repair(path: PathLike, *, allow_unrecorded: bool = False) -> RepairReport:
     call = lib.docbm_repair_allowing_unrecorded if allow_unrecorded else lib.docbm_repair
     handle = _call(call, _path(path))
     try:
-        refusal = lib.docbm_repair_report_refusal(handle)
         action = lib.docbm_repair_report_action(handle)
         verdict = lib.docbm_repair_report_verdict(handle)
-        remedy = lib.docbm_repair_report_remedy(handle)
-        recorded = lib.docbm_repair_report_recorded_document(handle)
         advice = lib.docbm_repair_report_advice(handle)
         return RepairReport(
             action=_named(RepairAction, lib.docbm_repair_action_name, action),
-            refusal=refusal.decode() if refusal is not None else None,
+            refusal=_text_or_none(lib.docbm_repair_report_refusal(handle)),
             message=lib.docbm_repair_report_message(handle).decode(errors="replace"),
             verdict=_named(Verdict, lib.docbm_verdict_name, verdict),
-            remedy=remedy.decode() if remedy is not None else None,
-            recorded_document=os.fsdecode(recorded) if recorded is not None else None,
+            remedy=_text_or_none(lib.docbm_repair_report_remedy(handle)),
+            recorded_document=_path_or_none(lib.docbm_repair_report_recorded_document(handle)),
             advice=advice.decode(errors="replace") if advice is not None else None,
         )
     finally:
