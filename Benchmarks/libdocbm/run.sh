@@ -23,10 +23,8 @@ export DOCBM_ESCROW_DIR=$scratch/escrow
 mkdir -p "$scratch/project/images"
 echo '{}' > "$scratch/project/board.json"
 echo png > "$scratch/project/images/cat.png"
-cc -O2 -std=c99 $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags docbm) "$here/resolve.c" \
-  $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs docbm) -o "$scratch/resolve"
-cc -O2 -std=c99 $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags docbm) "$here/store_add.c" \
-  $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs docbm) -o "$scratch/store_add"
+cc -O2 -std=c99 $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags docbm) "$here/call.c" \
+  $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --libs docbm) -o "$scratch/call"
 export LD_LIBRARY_PATH=$prefix/lib DOCBM_LIBRARY=$prefix/lib/libdocbm.so.0
 bookmark=$("$python" -c 'import docbm, sys; print(docbm.Document(sys.argv[1]).make_bookmark(sys.argv[2]))' \
   "$scratch/project/board.json" "$scratch/project/images/cat.png")
@@ -53,8 +51,8 @@ measure() {
 resolve_once() {
   case $1 in
     swift) "$benchmarks" resolve-text "$scratch/project/board.json" "$bookmark" "$iterations" 9 ;;
-    c) "$scratch/resolve" "$scratch/project/board.json" "$bookmark" "$iterations" 9 ;;
-    python) "$python" "$here/resolve.py" "$scratch/project/board.json" "$bookmark" "$iterations" 9 ;;
+    c) "$scratch/call" resolve "$scratch/project/board.json" "$bookmark" "$iterations" 9 ;;
+    python) "$python" "$here/call.py" resolve "$scratch/project/board.json" "$bookmark" "$iterations" 9 ;;
   esac
 }
 
@@ -62,8 +60,8 @@ resolve_once() {
 store_once() {
   case $1 in
     swift) "$benchmarks" store-add "$scratch/swift.sqlite" "$scratch/project/images/cat.png" "$store_iterations" 9 ;;
-    c) "$scratch/store_add" "$scratch/c.sqlite" "$scratch/project/images/cat.png" "$store_iterations" 9 ;;
-    python) "$python" "$here/store_add.py" "$scratch/python.sqlite" "$scratch/project/images/cat.png" \
+    c) "$scratch/call" store-add "$scratch/c.sqlite" "$scratch/project/images/cat.png" "$store_iterations" 9 ;;
+    python) "$python" "$here/call.py" store-add "$scratch/python.sqlite" "$scratch/project/images/cat.png" \
       "$store_iterations" 9 ;;
   esac
 }
