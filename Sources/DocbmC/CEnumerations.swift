@@ -1,3 +1,4 @@
+import DocumentBookmarkStore
 import DocumentBookmarks
 import DocumentWatching
 
@@ -174,10 +175,10 @@ struct CNames: Sendable {
   subscript(value: UInt32) -> UnsafePointer<CChar>? { names[value]?.pointer }
 
   /// `docbm_code`: Swift's codes and libdocbm's own `invalidArgument`.
-  static let codes = StoreCode.allCases.reduce(
+  static let codes = StoreFailureCode.allCases.reduce(
     CNames(DocbmError.Code.self, cValue: \.cValue)
       .adding(DocbmError.Code.invalidArgumentCValue, "invalidArgument")
-  ) { $0.adding($1.rawValue, $1.name) }
+  ) { $0.adding($1.cValue, $1.rawValue) }
   static let recommendations = CNames(Recommendation.self, cValue: \.cValue)
   static let staleReasons = CNames(StaleReason.self, cValue: \.cBit)
   static let verdicts = CNames(CheckVerdict.self, cValue: \.cValue)
@@ -251,27 +252,17 @@ extension ReplaceOptions {
   }
 }
 
-/// libdocbm's codes for a store's own failures (``BookmarkStoreError``'s cases other than
-/// a docbm call's failure), numbered after `invalidArgument`.
-enum StoreCode: UInt32, CaseIterable {
-  case noSuchKey = 1001
-  case newerVersion = 1002
-  case notAStore = 1003
-  case untrusted = 1004
-  case corrupt = 1005
-  case keyLost = 1006
-
-  /// The name `docbm_code_name` gives: the Swift case's, with `store` first where the
-  /// bare name would read as a document's failure (`untrusted`, `corrupt`, ...), and
-  /// `noSuchKey` for `notFound`, which names a missing file.
-  var name: String {
+/// libdocbm's numbers for a store's own failures (``StoreFailureCode``), after
+/// `invalidArgument`.
+extension StoreFailureCode {
+  var cValue: UInt32 {
     switch self {
-    case .noSuchKey: "noSuchKey"
-    case .newerVersion: "storeNewerVersion"
-    case .notAStore: "notAStore"
-    case .untrusted: "storeUntrusted"
-    case .corrupt: "storeCorrupt"
-    case .keyLost: "storeKeyLost"
+    case .noSuchKey: 1001
+    case .storeNewerVersion: 1002
+    case .notAStore: 1003
+    case .storeUntrusted: 1004
+    case .storeCorrupt: 1005
+    case .storeKeyLost: 1006
     }
   }
 }

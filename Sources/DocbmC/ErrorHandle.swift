@@ -53,7 +53,7 @@ final class ErrorHandle: CHandle {
     step = nil
   }
 
-  /// One of libdocbm's store codes (`DOCBM_STORE_*`, ``StoreCodes``), for a store's own
+  /// One of libdocbm's store codes (`DOCBM_STORE_*` and the like, ``StoreFailureCode``), for a store's own
   /// failure: no recommendation, since the message says what is wrong with the store.
   init(store code: UInt32, name: String, message sentence: String, path: FilePath?) {
     self.code = code

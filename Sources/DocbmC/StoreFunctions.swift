@@ -324,33 +324,17 @@ extension BookmarkStoreError: CReportableError where Key == JSONValue {
 }
 
 extension ErrorHandle {
-  /// A store's failure: a docbm call's as it is; the store's own under its `StoreCode`.
+  /// A store's failure: a docbm call's as it is; the store's own under its
+  /// ``StoreFailureCode``.
   convenience init(_ error: BookmarkStoreError<JSONValue>) {
-    switch error {
-    case .docbm(let failure):
+    if case .docbm(let failure) = error {
       self.init(failure)
-    case .notFound(let key):
-      self.init(
-        store: StoreCode.noSuchKey.rawValue, name: StoreCode.noSuchKey.name,
-        message: "the store has no record with the key \(StoreRecordHandle.text(of: key))", path: nil)
-    case .newerVersion(_, let path):
-      self.init(store: .newerVersion, error, path: path)
-    case .notAStore(let path, _):
-      self.init(store: .notAStore, error, path: path)
-    case .untrusted(let path, _):
-      self.init(store: .untrusted, error, path: path)
-    case .corrupt(let path, _):
-      self.init(store: .corrupt, error, path: path)
-    case .keyLost(let path, _):
-      self.init(store: .keyLost, error, path: path)
-    case .duplicate, .refused:
+    } else if let (code, path) = error.storeFailure {
+      self.init(store: code.cValue, name: code.rawValue, message: error.keyedDescription, path: path)
+    } else {
       // libdocbm's stores return the existing record for a duplicate and have no
       // validators, so neither failure reaches a C caller.
       self.init(DocbmError(.systemFailure, message: error.description))
     }
-  }
-
-  private convenience init(store code: StoreCode, _ error: BookmarkStoreError<JSONValue>, path: FilePath) {
-    self.init(store: code.rawValue, name: code.name, message: error.description, path: path)
   }
 }

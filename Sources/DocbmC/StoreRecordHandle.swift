@@ -20,9 +20,9 @@ final class StoreRecordHandle: CHandle {
   /// read once for a whole list).
   init(_ record: StoreRecord<JSONValue, JSONValue>, trash: TrashFolders = TrashFolders()) {
     self.record = record
-    key = CStringCopy(Self.text(of: record.key))
+    key = CStringCopy(record.key.keyText)
     path = CStringCopy(record.lastKnownPath.bytes)
-    metadata = CStringCopy(Self.json(record.metadata, sortingKeys: true))
+    metadata = CStringCopy(record.metadata.jsonText)
     isInTrash = trash.contains(record.lastKnownPath)
     isGone = StoreRecord<JSONValue, JSONValue>.isGone(status: record.status, inTrash: isInTrash)
   }
@@ -40,21 +40,6 @@ final class StoreRecordHandle: CHandle {
     case .available: 1
     case .unavailable: 2
     }
-  }
-
-  /// A key as C sees it: a string as itself, anything else as its JSON text.
-  static func text(of key: JSONValue) -> String {
-    if case .string(let string) = key { return string }
-    return json(key)
-  }
-
-  /// `value` as JSON text.
-  static func json(_ value: JSONValue, sortingKeys: Bool = false) -> String {
-    let encoder = JSONEncoder()
-    if sortingKeys { encoder.outputFormatting = .sortedKeys }
-    // Encoding a value decoded from JSON cannot fail but for a number JSON cannot
-    // write (infinite or NaN), which no store file holds.
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
   }
 }
 

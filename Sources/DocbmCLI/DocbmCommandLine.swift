@@ -1,3 +1,4 @@
+import DocumentBookmarkStore
 import DocumentBookmarks
 import FoundationEssentials
 
@@ -48,7 +49,13 @@ public enum DocbmCommandLine {
     do {
       return try execute(command, console: console)
     } catch {
-      console.printError("Error: \(error)")
+      // A command asked for JSON says why it failed in JSON too, on its output, so that a
+      // program reading it gets the code; the person at the terminal reads standard error.
+      if command.printsJSON, let report = ErrorReport(error) {
+        let failure = FailureReport(error: report)
+        console.print(command.printsJSONLines ? JSONReport.renderLine(failure) : JSONReport.render(failure))
+      }
+      console.printError("Error: \(commandLineText(error))")
       if let hint = hint(for: error, command: command) { console.printError("  \(hint)") }
       return ExitStatus.failure
     }
@@ -62,7 +69,7 @@ public enum DocbmCommandLine {
       guard let migration = try KeyEscrow.default.upgrade() else { return }
       announce(migration, console)
     } catch {
-      console.printError("warning: the escrow could not be upgraded: \(error)")
+      console.printError("warning: the escrow could not be upgraded: \(commandLineText(error))")
     }
   }
 
@@ -74,6 +81,10 @@ public enum DocbmCommandLine {
 
   /// What a person at a terminal can do next about `error`, as a command.
   static func hint(for error: any Error, command: ParsedCommand) -> String? {
+    if let failure = error as? StoreFailure, failure.code == .storeKeyLost, let store = failure.path {
+      return
+        "'docbm store reanchor \(shellQuoted(store.description))' bookmarks each record again at its last known path under a new key."
+    }
     guard let error = error as? DocbmError else { return nil }
     let document = error.path.map { shellQuoted($0.description) } ?? "DOCUMENT"
     switch error.code {

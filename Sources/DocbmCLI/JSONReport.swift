@@ -1,3 +1,4 @@
+import DocumentBookmarkStore
 import DocumentBookmarks
 import FoundationEssentials
 
@@ -85,26 +86,57 @@ struct RepairSummary: Encodable {
   }
 }
 
+/// What a command asked for JSON prints when it fails as a whole, before it has anything
+/// else to report: `{"schemaVersion": 1, "error": {…}}`.
+struct FailureReport: Encodable {
+  let schemaVersion = JSONReport.schemaVersion
+  let error: ErrorReport
+}
+
 /// An error as it appears in JSON output.
 struct ErrorReport: Encodable {
   let code: String
   let message: String
-  let recommendation: String
+  let recommendation: String?
   let path: FilePath?
   let lastKnownPath: FilePath?
   let systemCall: String?
   let errno: Int32?
   let step: String?
 
+  /// The report of a docbm error or a store's own failure (which has no recommendation:
+  /// its message says what is wrong with the store); `nil` for any other error.
+  init?(_ error: any Error) {
+    if let error = error as? DocbmError {
+      self.init(error)
+    } else if let failure = error as? StoreFailure {
+      self.init(
+        code: failure.code.rawValue, message: failure.message, recommendation: nil, path: failure.path,
+        lastKnownPath: nil, systemCall: nil, errno: nil, step: nil)
+    } else {
+      return nil
+    }
+  }
+
   init(_ error: DocbmError) {
-    code = error.code.rawValue
-    message = error.message
-    recommendation = error.recommendation.rawValue
-    path = error.path
-    lastKnownPath = error.lastKnownPath
-    systemCall = error.systemCall
-    errno = error.errno
-    step = error.step?.rawValue
+    self.init(
+      code: error.code.rawValue, message: error.message, recommendation: error.recommendation.rawValue,
+      path: error.path, lastKnownPath: error.lastKnownPath, systemCall: error.systemCall, errno: error.errno,
+      step: error.step?.rawValue)
+  }
+
+  private init(
+    code: String, message: String, recommendation: String?, path: FilePath?, lastKnownPath: FilePath?,
+    systemCall: String?, errno: Int32?, step: String?
+  ) {
+    self.code = code
+    self.message = message
+    self.recommendation = recommendation
+    self.path = path
+    self.lastKnownPath = lastKnownPath
+    self.systemCall = systemCall
+    self.errno = errno
+    self.step = step
   }
 }
 

@@ -22,6 +22,35 @@ enum ParsedCommand: Equatable {
   case help(CommandName?)
   case version
 
+  /// Whether the command was asked for JSON (`--json`), and so reports a failure in JSON too.
+  var printsJSON: Bool {
+    switch self {
+    case .bookmark(_, _, let json), .resolve(_, _, _, _, let json), .decode(_, let json),
+      .inspect(_, let json),
+      .adopt(_, _, let json), .relink(_, _, _, let json):
+      json
+    case .check(let settings): settings.json
+    case .repair(let settings): settings.json
+    case .save(let settings): settings.json
+    case .probe(let settings): settings.json
+    case .store(let settings): settings.json
+    case .escrow(let settings): settings.json
+    case .watch(let settings): settings.json
+    case .demo, .completions, .help, .version: false
+    }
+  }
+
+  /// Whether its JSON is a stream of objects, one per line (`watch`, `store follow`,
+  /// `resolve` of bookmarks read from standard input), so that a failure is one line too.
+  var printsJSONLines: Bool {
+    switch self {
+    case .watch: true
+    case .store(let settings): settings.action == .follow
+    case .resolve(_, let bookmark, _, _, _): bookmark == [UInt8(ascii: "-")]
+    default: false
+    }
+  }
+
   /// `probe`: its own options, then the command; nothing after the command's name is an
   /// option of docbm's.
   private static func parseProbe(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError)

@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// A JSON value kept as it was read: the parts of a store file this version of docbm does
 /// not interpret (fields added by a newer version, records it cannot decode), so that a
 /// rewrite gives them back unchanged.
@@ -47,6 +49,30 @@ package enum JSONValue: Hashable, Sendable, Codable {
   /// The members of an object; empty for any other value.
   package var members: [String: JSONValue] {
     if case .object(let members) = self { members } else { [:] }
+  }
+
+  /// The value as JSON text on one line, members sorted (so that equal values read the
+  /// same), slashes as they are.
+  package var jsonText: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Encoding a value decoded from JSON cannot fail but for a number JSON cannot write
+    // (infinite or NaN), which no store file holds.
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+  }
+
+  /// A record's key as people and programs name it outside Swift (on the command line, in
+  /// libdocbm): a string as itself, anything else as its ``jsonText``.
+  package var keyText: String {
+    if case .string(let text) = self { text } else { jsonText }
+  }
+}
+
+extension BookmarkStoreError where Key == JSONValue {
+  /// ``description``, with a key named as ``JSONValue/keyText`` names it.
+  package var keyedDescription: String {
+    if case .notFound(let key) = self { return "the store has no record with the key \(key.keyText)" }
+    return description
   }
 }
 

@@ -116,6 +116,40 @@ struct EndToEndTests {
     #expect(garbage.error.hasPrefix("Error: corrupt:"))
   }
 
+  @Test("a command asked for JSON that fails says why in JSON on its output, and in words on standard error")
+  func failuresInJSON() throws {
+    let scratch = try Scratch()
+    func failure(_ arguments: [String]) throws -> (error: [String: Any], lines: Int, text: String) {
+      let result = run(docbm, arguments)
+      #expect(result.status == 1, "\(arguments): \(result.error)")
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)"
+      )
+      #expect(object["schemaVersion"] as? Int == 1)
+      let lines = result.output.split(separator: "\n").count
+      return (try #require(object["error"] as? [String: Any]), lines, result.error)
+    }
+    let missing = scratch.path("nope").description
+    let bookmark = try failure(["bookmark", "--json", missing, scratch.root.description])
+    #expect(bookmark.error["code"] as? String == "notFound")
+    #expect(bookmark.error["path"] as? String == missing)
+    #expect(bookmark.error["recommendation"] as? String == "pickAgain")
+    #expect(bookmark.error["systemCall"] as? String != nil && bookmark.error["errno"] as? Int == Int(ENOENT))
+    #expect(bookmark.lines > 1 && bookmark.text.hasPrefix("Error: notFound:"))
+    // A store's own failure: its code, the file, no recommendation (the message says what is wrong).
+    let folder = try scratch.folder("not-a-store")
+    let store = try failure(["store", "list", "--json", folder.description])
+    #expect(store.error["code"] as? String == "notAStore")
+    #expect(store.error["path"] as? String == folder.description)
+    #expect(store.error["recommendation"] == nil)
+    #expect(store.text.hasPrefix("Error: notAStore: "))
+    // A stream of one object per line fails in one line.
+    let watch = try failure(["watch", "--json", missing])
+    #expect(watch.error["code"] as? String == "notFound" && watch.lines == 1)
+    // Without --json, nothing on the output.
+    #expect(run(docbm, ["bookmark", missing, scratch.root.description]).output.isEmpty)
+  }
+
   @Test("paths that are not UTF-8 are accepted as given and printed escaped")
   func nonUTF8Arguments() throws {
     let scratch = try Scratch()

@@ -99,7 +99,7 @@ struct EscrowEndToEndTests {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: docbm)
       process.arguments = ["bookmark", document.description, target.description]
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+      process.environment = childEnvironment(environment)
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
       try process.run()

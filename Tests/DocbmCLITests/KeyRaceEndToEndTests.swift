@@ -15,7 +15,7 @@ struct KeyRaceEndToEndTests {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: docbm)
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(["DOCBM_ESCROW_DIR": escrow]) { $1 }
+    process.environment = childEnvironment(["DOCBM_ESCROW_DIR": escrow])
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice

@@ -145,6 +145,7 @@ struct ProbeWhereDocumentsLiveTests {
     let folder = try #require(Scratch.inUserFolder())
     let process = Process()
     process.executableURL = URL(fileURLWithPath: docbm)
+    process.environment = childEnvironment()
     process.arguments = [
       "probe", "--in", folder.root.description, "--", "/bin/sh", "-c",
       "touch \"$1.running\"; exec tail -f /dev/null",

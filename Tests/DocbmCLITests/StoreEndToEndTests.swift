@@ -137,8 +137,7 @@ struct StoreEndToEndTests {
         "for i in $(seq 1 \(rounds)); do \"$0\" store add --key w\(writer)-$i \"$1\" \"$2/w\(writer)-$i.txt\" >/dev/null || exit 1; done",
         docbm, store.description, scratch.path("targets").description,
       ]
-      process.environment = ProcessInfo.processInfo.environment.merging(
-        ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]) { $1 }
+      process.environment = childEnvironment(["DOCBM_ESCROW_DIR": scratch.path("escrow").description])
       try process.run()
       return process
     }
@@ -217,6 +216,7 @@ struct StoreEndToEndTests {
         store.description,
         scratch.path("round\(round)").description,
       ]
+      writer.environment = childEnvironment()
       try writer.run()
       usleep(UInt32(40_000 + round * 37_000))
       // Kill the shell and whatever docbm it is running.

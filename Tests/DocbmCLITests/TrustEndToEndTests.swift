@@ -115,7 +115,7 @@ struct TrustEndToEndTests {
     #expect(made.status == 0, "\(made.error)")
     #expect(
       made.error.contains(
-        "warning: the key of \(theirs) was not escrowed, so it could not be repaired: the document is not a file of yours"
+        "warning: the key of \(theirs) was not escrowed, so repair cannot put it back if a save drops it: the document is not a file of yours"
       ), "\(made.error)")
   }
 

@@ -111,7 +111,7 @@ struct SaveRefusalTests {
     #expect(error?.code == .readOnlyDocument)
     #expect(error?.recommendation == .confirmSave)
     #expect(error?.step == .inspectDocument)
-    #expect(error?.message.contains("ReplaceOptions.readOnlyDocument = .allow") == true)
+    #expect(error?.message.contains("save again allowing a read-only document") == true)
     #expect(!wrote)
     #expect(try contents(documentPath) == "old contents")
     #expect(try leftovers().isEmpty)

@@ -165,6 +165,17 @@ private let sharedTestEscrow: String = {
   return String(cString: made)
 }()
 
+/// The environment for a child process: this process's, with `extra` laid over it. Children
+/// never write to the real user's escrow: unless `extra` or this process names one, they
+/// share a scratch escrow of this test process.
+public func childEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
+  var environment = ProcessInfo.processInfo.environment
+  if environment["DOCBM_ESCROW_DIR"] == nil {
+    environment["DOCBM_ESCROW_DIR"] = sharedTestEscrow
+  }
+  return environment.merging(extra) { $1 }
+}
+
 /// Runs an executable and waits for it, capturing its output.
 @discardableResult
 public func run(
@@ -174,13 +185,7 @@ public func run(
   let process = Process()
   process.executableURL = URL(fileURLWithPath: executable)
   process.arguments = arguments
-  // Children never write to the real user's escrow: unless a test names one, they share a
-  // scratch escrow of this test process.
-  var childEnvironment = ProcessInfo.processInfo.environment
-  if childEnvironment["DOCBM_ESCROW_DIR"] == nil {
-    childEnvironment["DOCBM_ESCROW_DIR"] = sharedTestEscrow
-  }
-  process.environment = childEnvironment.merging(environment ?? [:]) { $1 }
+  process.environment = childEnvironment(environment ?? [:])
   let output = Pipe()
   let error = Pipe()
   let inputPipe = Pipe()

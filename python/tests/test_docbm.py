@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple, Type
 import pytest
 
 import docbm
+import error_pair
 
 KEY = "user.docbm.key"
 
@@ -312,69 +313,46 @@ def test_check_of_what_cannot_be_read(folder: Path) -> None:
 def test_errors_are_the_same_in_swift_c_and_python(notes: Path, picture: Path, folder: Path) -> None:
     """One failure of each kind resolve meets, made through Python (over C) and through the
     docbm command (Swift): the same code, recommendation, message, path, last known path,
-    errno, system call and step."""
-    found = os.environ.get("DOCBM_COMMAND")
-    if not found:
+    errno, system call and step. (test_error_parity.py compares the others.)"""
+    if not error_pair.command():
         pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
-    command: str = found
 
-    def swift(document: Path, bookmark: str) -> Dict[str, Any]:
-        ran = subprocess.run(
-            [command, "resolve", "--json", "--search", "nearby", str(document), bookmark],
-            capture_output=True,
-            text=True,
-        )
-        assert ran.returncode == 1, ran.stdout + ran.stderr
-        error: Dict[str, Any] = json.loads(ran.stdout)["error"]
-        return error
-
-    def python(document: Path, bookmark: str) -> docbm.DocbmError:
-        with docbm.Document(document, search="nearby") as opened:
-            with pytest.raises(docbm.DocbmError) as raised:
-                opened.resolve(bookmark)
-        return raised.value
+    def resolve(document: Path, bookmark: str) -> Tuple[error_pair.Report, error_pair.Report]:
+        return error_pair.pair("resolve", str(document), bookmark)
 
     with docbm.Document(notes) as opened:
         bookmark = opened.make_bookmark(picture)
         opened.replace(f"notes\n{bookmark}\n".encode())
     changed = bookmark[:-2] + ("B" if bookmark[-2] == "A" else "A") + bookmark[-1]
-    failures = {"corrupt": (notes, "not a bookmark"), "tampered": (notes, changed)}
-    seen = {}
-    for code, (document, text) in failures.items():
-        seen[code] = (swift(document, text), python(document, text))
+    seen = {"corrupt": resolve(notes, "not a bookmark"), "tampered": resolve(notes, changed)}
     contents = picture.read_bytes()
     picture.unlink()
-    seen["notFoundNearby"] = (swift(notes, bookmark), python(notes, bookmark))
+    seen["notFoundNearby"] = resolve(notes, bookmark)
     picture.write_bytes(contents)
     # Another document's key, a key attribute that does not parse, no document, a FIFO.
     other = folder / "other.txt"
     other.write_bytes(b"other\n")
     with docbm.Document(other) as opened:
         opened.make_bookmark(picture)
-    seen["keyMismatch"] = (swift(other, bookmark), python(other, bookmark))
+    seen["keyMismatch"] = resolve(other, bookmark)
     malformed = folder / "malformed.txt"
     malformed.write_bytes(b"malformed\n")
     os.setxattr(malformed, "user.docbm.key", b"not a key")
-    seen["keyMalformed"] = (swift(malformed, bookmark), python(malformed, bookmark))
-    seen["notFound"] = (swift(folder / "never.txt", bookmark), python(folder / "never.txt", bookmark))
+    seen["keyMalformed"] = resolve(malformed, bookmark)
+    seen["notFound"] = resolve(folder / "never.txt", bookmark)
     fifo = folder / "fifo"
     os.mkfifo(fifo)
-    seen["unsupportedFileType"] = (swift(fifo, bookmark), python(fifo, bookmark))
+    seen["unsupportedFileType"] = resolve(fifo, bookmark)
     plain_atomic_save(notes, f"edited elsewhere\n{bookmark}\n".encode())
-    seen["keyMissing"] = (swift(notes, bookmark), python(notes, bookmark))
-    for code, (report, error) in seen.items():
-        assert report["code"] == error.code == code, (report, error)
-        assert report["recommendation"] == error.recommendation, code
-        assert report["message"] == error.message, code
-        assert report.get("path") == error.path, code
-        assert report.get("lastKnownPath") == error.last_known_path, code
-        assert (report.get("errno"), report.get("systemCall"), report.get("step")) == (
-            error.errno,
-            error.system_call,
-            error.step,
-        ), code
-        assert str(error).startswith(f"{code}: {error.message}"), code
-    assert seen["notFoundNearby"][1].last_known_path == str(picture)
+    seen["keyMissing"] = resolve(notes, bookmark)
+    for code, (swift, python) in seen.items():
+        assert swift["code"] == code, (swift, python)
+        assert swift == python, code
+    assert seen["notFoundNearby"][1]["lastKnownPath"] == str(picture)
+    # str() gives the code, then the message, as Swift's description does.
+    with docbm.Document(notes) as opened, pytest.raises(docbm.DocbmError) as raised:
+        opened.resolve(bookmark)
+    assert str(raised.value).startswith(f"keyMissing: {raised.value.message}")
 
 
 def test_errors_carry_their_code(notes: Path, picture: Path, folder: Path) -> None:
@@ -903,27 +881,10 @@ def test_save_errors_are_the_same_in_swift_c_and_python(folder: Path) -> None:
     """A save refused for each reason it is refused before writing, made through Python
     (over C) and through `docbm save` (Swift): the same code, recommendation, message, path,
     errno, system call and step."""
-    found = os.environ.get("DOCBM_COMMAND")
-    if not found:
+    if not error_pair.command():
         pytest.skip("DOCBM_COMMAND names no docbm command to compare with (make test-python sets it)")
-    command: str = found
     contents = folder / "contents.txt"
     contents.write_bytes(b"new\n")
-
-    def swift(document: Path) -> Dict[str, Any]:
-        ran = subprocess.run(
-            [command, "save", "--json", "--from", str(contents), str(document)], capture_output=True, text=True
-        )
-        assert ran.returncode == 1, ran.stdout + ran.stderr
-        error: Dict[str, Any] = json.loads(ran.stdout)["error"]
-        return error
-
-    def python(document: Path) -> docbm.DocbmError:
-        with docbm.Document(document) as opened:
-            with pytest.raises(docbm.DocbmError) as raised:
-                opened.replace(b"new\n")
-        return raised.value
-
     linked = folder / "linked.txt"
     linked.write_bytes(b"linked\n")
     os.link(linked, folder / "second-name.txt")
@@ -934,14 +895,7 @@ def test_save_errors_are_the_same_in_swift_c_and_python(folder: Path) -> None:
     os.mkfifo(fifo)
     failures = {"hardLinked": linked, "readOnlyDocument": read_only, "unsupportedFileType": fifo}
     for code, document in failures.items():
-        report, error = swift(document), python(document)
-        assert report["code"] == error.code == code, (report, error)
-        assert report["recommendation"] == error.recommendation, code
-        assert report["message"] == error.message, code
-        assert report.get("path") == error.path, code
-        assert (report.get("errno"), report.get("systemCall"), report.get("step")) == (
-            error.errno,
-            error.system_call,
-            error.step,
-        ), code
+        swift, python = error_pair.pair("save", str(document), str(contents))
+        assert swift["code"] == code, (swift, python)
+        assert swift == python, code
     assert linked.read_bytes() == b"linked\n" and read_only.read_bytes() == b"read only\n"

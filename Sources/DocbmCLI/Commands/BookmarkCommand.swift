@@ -46,7 +46,7 @@ struct BookmarkCommand {
         print(Report.made(bookmark, target: target, document: document), pretty: false, console)
       } catch {
         failed = true
-        console.printError("Error: \(error)")
+        console.printError("Error: \(commandLineText(error))")
         if json {
           console.print(
             JSONReport.renderLine(
@@ -73,12 +73,13 @@ struct BookmarkCommand {
     do {
       if try !KeyEscrow.default.deposit(key, document: document) {
         console.printError(
-          "warning: the key of \(document) was not escrowed, so it could not be repaired: the document is not a file of yours (the escrow keeps keys of your own documents only)"
+          "warning: the key of \(document) was not escrowed, so repair cannot put it back if a save drops it: the document is not a file of yours (the escrow keeps keys of your own documents only)"
         )
       }
     } catch {
       console.printError(
-        "warning: the key of \(document) was not escrowed, so it could not be repaired: \(error)")
+        "warning: the key of \(document) was not escrowed, so repair cannot put it back if a save drops it: \(commandLineText(error))"
+      )
     }
     return bookmark
   }

@@ -86,7 +86,7 @@ struct CheckCommand {
       })
     progressLine.clear()
     for failure in checker.recordMoves(moves) {
-      console.printError("warning: the escrow could not record a document: \(failure)")
+      console.printError("warning: the escrow could not record a document: \(commandLineText(failure))")
     }
     tally.unreadableFolders = walked.unreadableFolders.count
     if json {

@@ -181,7 +181,7 @@ struct DemoCommand {
       console.printFitted(
         "   - \(what): \(error.code.rawValue) → recommendation: \(error.recommendation.rawValue)")
     } catch {
-      console.printFitted("   - \(what): \(error)")
+      console.printFitted("   - \(what): \(commandLineText(error))")
     }
   }
 }

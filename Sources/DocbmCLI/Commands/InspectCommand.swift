@@ -53,7 +53,7 @@ struct InspectCommand {
     let check = inspection.check
     if let check {
       for failure in inspection.checker.recordMoves([check]) {
-        console.printError("warning: the escrow could not record the document: \(failure)")
+        console.printError("warning: the escrow could not record the document: \(commandLineText(failure))")
       }
     }
     let key: KeyReport

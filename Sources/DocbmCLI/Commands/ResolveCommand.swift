@@ -54,7 +54,7 @@ struct ResolveCommand {
       do {
         try KeyEscrow.default.recordMove(of: bookmark.keyFingerprint, to: document)
       } catch {
-        console.printError("warning: the escrow could not record \(document): \(error)")
+        console.printError("warning: the escrow could not record \(document): \(commandLineText(error))")
       }
       if json {
         console.print(JSONReport.render(report(resolution)))
@@ -142,7 +142,7 @@ struct ResolveCommand {
           do {
             try KeyEscrow.default.recordMove(of: fingerprint, to: document)
           } catch {
-            console.printError("warning: the escrow could not record \(document): \(error)")
+            console.printError("warning: the escrow could not record \(document): \(commandLineText(error))")
           }
         }
         ambiguous = ambiguous || resolution.isAmbiguous
@@ -158,7 +158,7 @@ struct ResolveCommand {
           console.print(JSONReport.renderLine(report(error)))
         } else {
           console.print("")
-          console.printError("line \(line): Error: \(error)")
+          console.printError("line \(line): Error: \(commandLineText(error))")
         }
       }
     }

@@ -110,7 +110,7 @@ struct StoreCommand {
       case .refresh:
         if settings.operands.isEmpty {
           failures = Dictionary(
-            uniqueKeysWithValues: try core.refreshStatuses().map { (Self.render($0.key), $0.value) })
+            uniqueKeysWithValues: try core.refreshStatuses().map { ($0.key.keyText, $0.value) })
           shown = core.snapshot.records
         } else {
           shown = []
@@ -118,14 +118,14 @@ struct StoreCommand {
             do {
               shown.append(try core.resolve(key).record)
             } catch .docbm(let error) {
-              failures[Self.render(key)] = error
+              failures[key.keyText] = error
               if let record = core.snapshot[key] { shown.append(record) }
             }
           }
         }
       }
     } catch {
-      throw Self.plain(error, store: store)
+      throw StoreFailure.reported(error)
     }
     // The store put its file's key back before it went on: say so, on standard error, so
     // that the output stays what the action prints.
@@ -142,7 +142,7 @@ struct StoreCommand {
     } else {
       if settings.action == .forget {
         // The records are gone: said so, not listed as if they were still there.
-        for record in shown { console.print("forgot \(Self.render(record.key))  \(record.lastKnownPath)") }
+        for record in shown { console.print("forgot \(record.key.keyText)  \(record.lastKnownPath)") }
       } else {
         print(shown, console)
       }
@@ -180,7 +180,7 @@ struct StoreCommand {
 
   /// `KEY  STATUS  PATH` lines, aligned, with pins and gone records marked.
   private func print(_ records: [Record], _ console: Console) {
-    let keys = records.map { Self.render($0.key) }
+    let keys = records.map { $0.key.keyText }
     let width = min(keys.map(\.count).max() ?? 0, 32)
     for (record, key) in zip(records, keys) {
       var status: String
@@ -197,31 +197,26 @@ struct StoreCommand {
       )
     }
   }
-
-  /// A key as the command line names it: a string as itself, anything else as JSON.
-  static func render(_ key: JSONValue) -> String {
-    if case .string(let text) = key { return text }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(key)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
-  }
-
-  /// A store error as the command line reports it: a docbm error as itself (so that its
-  /// hint and exit status follow), others as their description.
-  private static func plain(_ error: BookmarkStoreError<JSONValue>, store: FilePath) -> any Error {
-    switch error {
-    case .docbm(let error): return error
-    case .keyLost:
-      return StoreFailure(
-        description:
-          "\(error.description); 'docbm store reanchor \(store)' bookmarks each record again at its last known path under a new key"
-      )
-    default: return StoreFailure(description: error.description)
-    }
-  }
 }
 
-/// A store failure that is not a docbm error (newer version, not a store, corrupt).
+/// A store failure that is not a docbm error (a newer version, not a store, damaged, …):
+/// its code as libdocbm names it, the file it names, and what is wrong.
 struct StoreFailure: Error, CustomStringConvertible {
-  let description: String
+  let code: StoreFailureCode
+  let path: FilePath?
+  let message: String
+
+  var description: String { "\(code.rawValue): \(message)" }
+
+  /// A store's error as the command line reports it: a docbm error as itself (so that its
+  /// hint and exit status follow), the store's own as a `StoreFailure`.
+  static func reported(_ error: BookmarkStoreError<JSONValue>) -> any Error {
+    if case .docbm(let failure) = error { return failure }
+    guard let (code, path) = error.storeFailure else {
+      // The command line's stores return the existing record for a duplicate and have no
+      // validators, so neither failure reaches it.
+      return DocbmError(.systemFailure, message: error.description)
+    }
+    return StoreFailure(code: code, path: path, message: error.keyedDescription)
+  }
 }

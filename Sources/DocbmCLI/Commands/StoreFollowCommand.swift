@@ -47,8 +47,7 @@ struct StoreFollowCommand {
     do {
       try followed.core.load()
     } catch {
-      if case .docbm(let failure) = error { throw failure }
-      throw StoreFailure(description: error.description)
+      throw StoreFailure.reported(error)
     }
     let updates = followed.updates()
     let json = json
@@ -100,8 +99,8 @@ struct StoreFollowCommand {
       line = Line(change: "reordered", key: nil, keys: keys, path: nil, status: nil, hasBookmark: nil)
     }
     if json { return JSONReport.renderLine(line) }
-    if let keys = line.keys { return "reordered  " + keys.map(StoreCommand.render).joined(separator: ", ") }
-    var text = "\(line.change)  \(line.key.map(StoreCommand.render) ?? "")"
+    if let keys = line.keys { return "reordered  " + keys.map(\.keyText).joined(separator: ", ") }
+    var text = "\(line.change)  \(line.key.map(\.keyText) ?? "")"
     if let status = line.status { text += "  \(status)\(line.pinned == true ? ", pinned" : "")" }
     if let path = line.path { text += "  \(path)" }
     return text

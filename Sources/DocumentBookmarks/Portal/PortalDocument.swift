@@ -251,7 +251,7 @@ extension PortalDocument {
   {
     let instead =
       saving
-      ? "a save by a new version would lose its key and attributes. Save in place instead (ReplaceOptions.portalFileDocuments = .writeInPlace, docbm save --in-place; not crash-safe), or have the user export the folder that holds it"
+      ? "a save by a new version would lose its key and attributes. Save in place instead (not crash-safe), or have the user export the folder that holds it"
       : "it has no key and cannot be given one here. Have the user export the folder that holds it through the portal (a folder export takes attributes), or give it its key outside the sandbox"
     return DocbmError(
       .portalRefusesAttributes, path: path,

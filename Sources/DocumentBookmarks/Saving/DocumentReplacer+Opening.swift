@@ -52,7 +52,7 @@ extension DocumentReplacer {
       throw DocbmError(
         .unsupportedFileType, path: destination,
         message:
-          "\(destination) is a folder document, and data saves a file: a folder document is saved with replaceDocument(_:) writing a folder at the URL it is given; \(destination) is unchanged",
+          "\(destination) is a folder document, and data saves a file: a folder document is saved by a writer that makes the new folder; \(destination) is unchanged",
         step: .inspectDocument)
     }
     if let existing {
@@ -120,7 +120,7 @@ extension DocumentReplacer {
     throw DocbmError(
       .ownerChanged, path: destination,
       message:
-        "\(destination) belongs to user \(document.owner), group \(document.group); saved by user \(user), the new version would belong to user \(newOwner), group \(finalGroup). Allow the change (ReplaceOptions.ownerChange = .allow, docbm save --allow-owner-change) or save a copy elsewhere; \(destination) is unchanged",
+        "\(destination) belongs to user \(document.owner), group \(document.group); saved by user \(user), the new version would belong to user \(newOwner), group \(finalGroup). Save again allowing the change of owner, or save a copy elsewhere; \(destination) is unchanged",
       step: .inspectDocument)
   }
 

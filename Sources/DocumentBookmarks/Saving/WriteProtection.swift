@@ -25,7 +25,7 @@ enum WriteProtection {
     return DocbmError(
       .readOnlyDocument, path: destination,
       message:
-        "\(destination) is read-only: \(why). To save anyway, keeping its mode, allow it (ReplaceOptions.readOnlyDocument = .allow, docbm save --allow-read-only), or save a copy elsewhere; \(destination) is unchanged",
+        "\(destination) is read-only: \(why). To save anyway, keeping its mode, save again allowing a read-only document, or save a copy elsewhere; \(destination) is unchanged",
       step: .inspectDocument)
   }
 }
