@@ -79,12 +79,13 @@ public final class BookmarkStore<
   /// the caller to name or clean up, for an app's tests and previews. A store's bookmarks
   /// are anchored on its file's key, so this store too keeps a file while it lives. It
   /// follows no other process and no mounts (feed it mount events with
-  /// ``refreshStatuses(on:)``).
+  /// ``refreshStatuses(on:)``). Its key goes to no escrow unless `service` names one: the
+  /// user's escrow keeps keys of files that outlive the test.
   ///
   /// - Throws: `docbm` when the folder cannot be made (the temporary directory is full, or
   ///   not writable).
   public static func temporary(
-    policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService()
+    policy: StorePolicy = StorePolicy(), service: BookmarkService = BookmarkService(escrow: nil)
   ) throws(Failure) -> BookmarkStore {
     do {
       return BookmarkStore(

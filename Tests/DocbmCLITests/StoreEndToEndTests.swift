@@ -187,6 +187,7 @@ struct StoreEndToEndTests {
     adder.arguments = [
       "store", "add", "--key", "b", store.description, try scratch.file("b.txt").description,
     ]
+    adder.environment = childEnvironment()
     try adder.run()
     let killed = ContinuousClock.now
     kill(holder.processIdentifier, SIGKILL)

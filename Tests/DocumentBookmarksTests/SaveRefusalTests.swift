@@ -179,7 +179,7 @@ struct SaveRefusalTests {
     #expect(error?.isTransient == false)
     #expect(error?.recommendation == .saveElsewhere)
     #expect(error?.step == .inspectDocument)
-    #expect(error?.message.contains("replaceDocument(_:)") == true)
+    #expect(error?.message.contains("saved by a writer that makes the new folder") == true)
     #expect(try contents(scratch.path("Project.pkg/inside.txt")) == "inside")
     #expect(try FileStatus.of(package, followSymlinks: false).kind == .directory)
     #expect(try leftovers(in: ".").isEmpty)
