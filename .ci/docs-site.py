@@ -68,7 +68,9 @@ def render(text):
         ["cmark-gfm", "--unsafe", "--extension", "table", "--extension", "autolink",
          "--extension", "strikethrough", "--extension", "tagfilter", "--extension", "tasklist"],
         input=text, capture_output=True, text=True, check=True)
-    return rendered.stdout
+    # As on GitHub, a click on an image (a diagram drawn smaller than its text needs) opens
+    # it at full size; one already inside a link keeps that link.
+    return re.sub(r'(?<!">)(<img src="([^"]+)"[^>]*>)', r'<a href="\2">\1</a>', rendered.stdout)
 
 
 def slug(heading, taken):

@@ -33,7 +33,7 @@ struct DocumentationCodeTests {
     #expect(result.status == 0, "\(document):\n\(result.error)\(result.output)")
   }
 
-  @Test("Every documentation block has a known kind, and the README's are all checked")
+  @Test("Every documentation block has a known kind; the README and the Swift guide have theirs")
   func markersAreKnown() throws {
     for document in DocumentationCode.documents {
       for block in try DocumentationCode.blocks(in: document) {
@@ -41,18 +41,22 @@ struct DocumentationCodeTests {
       }
     }
     let readme = try DocumentationCode.blocks(in: "README.md")
-    #expect(readme.filter { $0.kind == .manifest }.count >= 2, "a tagged release and a local checkout")
-    #expect(readme.count >= 6)
+    #expect(readme.contains { $0.kind == .manifest } && readme.contains { $0.kind == .fragment })
+    let guide = try DocumentationCode.blocks(in: "docs/swift.md")
+    #expect(guide.filter { $0.kind == .manifest }.count >= 2, "a tagged release and a local checkout")
+    #expect(guide.count >= 15)
   }
 
-  /// The README's `Package.swift` examples: the tagged-release one is a manifest SwiftPM
+  /// The `Package.swift` examples of the README and the Swift guide: the tagged-release one is a manifest SwiftPM
   /// loads; the local-checkout one, pointed at this checkout (whose folder need not be
   /// called `docbm`), resolves `package: "docbm"`.
-  @Test("The README's Package.swift examples load, and the local one resolves the package name")
+  @Test("The Package.swift examples load, and the local one resolves the package name")
   func packageManifests() throws {
-    let manifests = try DocumentationCode.blocks(in: "README.md").filter { $0.kind == .manifest }
+    let manifests = try ["README.md", "docs/swift.md"].flatMap { source in
+      try DocumentationCode.blocks(in: source).filter { $0.kind == .manifest }.map { ($0, source) }
+    }
     try #require(!manifests.isEmpty)
-    for manifest in manifests {
+    for (manifest, source) in manifests {
       let scratch = try Scratch()
       var text = manifest.code
       let isLocal = text.contains("path: \"../docbm\"")
@@ -70,7 +74,7 @@ struct DocumentationCodeTests {
           "swift", "package", "--package-path", scratch.root.description,
           isLocal ? "describe" : "dump-package",
         ])
-      #expect(result.status == 0, "README.md:\(manifest.line):\n\(result.error)")
+      #expect(result.status == 0, "\(source):\(manifest.line):\n\(result.error)")
     }
   }
 }
