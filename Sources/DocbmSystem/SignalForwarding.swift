@@ -69,6 +69,20 @@ package enum SignalForwarding {
     _ = sigaction(wakeSignal, &wake, nil)
   }
 
+  /// Ends the process as `signal` ends it by default (a shell then reports status 128 plus
+  /// its number: 130 for SIGINT), for a command that caught it to tidy the terminal first.
+  /// The corresponding C functions are `signal` with `SIG_DFL`, then `raise`.
+  package static func endAsIf(by signal: Int32) -> Never {
+    _ = Glibc.signal(signal, SIG_DFL)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signal)
+    _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    _ = raise(signal)
+    // A signal whose default is to end the process returns only if another thread blocks it.
+    exit(128 + signal)
+  }
+
   /// Restores the default action of the signals.
   package static func uninstall() {
     for signal in signals + [wakeSignal] { _ = Glibc.signal(signal, SIG_DFL) }

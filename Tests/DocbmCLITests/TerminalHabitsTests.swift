@@ -39,10 +39,15 @@ struct TerminalHabitsTests {
     let verdicts = lines.filter { $0.hasPrefix("keyLost") }
     #expect(verdicts.count == 2, "\(result.output)")
     for document in lost { #expect(result.output.contains("keyLost               \(document): ")) }
-    for line in lines where line.contains("…") {
-      #expect(line.hasPrefix("checked ") && line.hasSuffix("documents…"), "progress mixed into: \(line)")
+    for line in lines where line.contains(" · ") {
+      #expect(line.hasPrefix("checked ") && line.contains(" documents in "), "progress mixed into: \(line)")
     }
-    #expect(lines.contains { $0.hasPrefix("checked 1000 documents…") })
+    // Count, folders, time so far and the folder being read (the rate once a second has passed).
+    let progress = try #require(
+      lines.first { $0.hasPrefix("checked 1,000 documents in ") }, "\(result.output)")
+    #expect(
+      progress.contains(" folders") && progress.contains(", 0:")
+        && progress.contains(" · \(scratch.path("tree"))"), "\(progress)")
     #expect(!result.output.contains("ok    "))
     #expect(result.output.contains("1200 documents checked: 2 with a problem, 1198 fine"))
     #expect(result.output.contains("'docbm check --all' lists every document"))
@@ -324,12 +329,12 @@ struct TerminalHabitsTests {
     let tree = scratch.path("tree").description
     let quiet = screen(of: "TERM=dumb '\(docbm)' check -r '\(tree)'", in: scratch, until: "documents checked")
     #expect(quiet.contains("documents checked"), "\(quiet)")
-    #expect(!quiet.contains("checked 500 documents"), "\(quiet)")
+    #expect(!quiet.contains("checked 500 documents in"), "\(quiet)")
     let asked = screen(
       of: "TERM=dumb '\(docbm)' check -r --progress '\(tree)'", in: scratch, until: "documents checked")
     let lines = asked.split(separator: "\n")
-    #expect(lines.contains { $0 == "checked 500 documents…" }, "\(asked)")
-    #expect(!lines.contains(where: { $0.contains("documents…") && $0.contains("keyLost") }), "\(asked)")
+    #expect(lines.contains { $0.hasPrefix("checked 500 documents in ") }, "\(asked)")
+    #expect(!lines.contains(where: { $0.contains(" · ") && $0.contains("keyLost") }), "\(asked)")
   }
 
   @Test("in a real terminal, check's progress line never shows in a result line (in tmux)")
@@ -342,13 +347,73 @@ struct TerminalHabitsTests {
     try makeProgressTree(in: scratch)
     // The tree is large enough for progress to be drawn between its results.
     let piped = run(docbm, ["check", "-r", "--progress", scratch.path("tree").description])
-    #expect(piped.error.contains("checked 1000 documents"), "\(piped.error)")
+    #expect(piped.error.contains("checked 1,000 documents in "), "\(piped.error)")
     let screen = screen(
       of: "'\(docbm)' check -r --progress '\(scratch.path("tree"))'", in: scratch, until: "documents checked")
     let lines = screen.split(separator: "\n")
     #expect(lines.count(where: { $0.hasPrefix("keyLost") }) == 3, "\(screen)")
-    #expect(!lines.contains(where: { $0.contains("documents…") && $0.contains("keyLost") }), "\(screen)")
+    #expect(!lines.contains(where: { $0.contains(" · ") && $0.contains("keyLost") }), "\(screen)")
     #expect(lines.contains(where: { $0.contains("documents checked") }), "\(screen)")
+  }
+
+  @Test("Ctrl-C during check -r clears its progress line and ends the command as the signal does (in tmux)")
+  func interruptClearsProgress() throws {
+    guard TmuxSession.isAvailable else {
+      print("skipped: tmux or python3 is not installed, progress was not tried in a terminal")
+      return
+    }
+    let scratch = try Scratch()
+    // Enough documents that the check is still running when the interrupt arrives.
+    for folder in 0..<200 {
+      for index in 0..<200 { try scratch.file("tree/\(folder)/\(index).txt", "text") }
+    }
+    let session = TmuxSession(
+      "'\(docbm)' check -r '\(scratch.path("tree"))'; echo \"exit=$?\"; exec tail -f /dev/null",
+      in: scratch.root)
+    defer { session.stop() }
+    let drawn = try #require(session.screen(showing: " · "), "no progress line: \(session.screen())")
+    session.send("C-c")
+    let ended = try #require(session.screen(showing: "exit="), "\(session.screen())")
+    guard !ended.contains("documents checked") else {
+      print("skipped: the check ended before the interrupt arrived; nothing was interrupted")
+      return
+    }
+    #expect(ended.contains("exit=130"), "\(ended)")
+    // The line the progress was drawn on is empty again: the shell's next line starts clean.
+    let lines = ended.split(separator: "\n", omittingEmptySubsequences: false)
+    #expect(!lines.contains(where: { $0.contains(" · ") }), "before: \(drawn)\nafter: \(ended)")
+  }
+}
+
+/// The progress line's words: counts grouped by thousands, the rate once a second has
+/// passed, the time so far, the folder being read; cut from the folder's start to fit.
+@Suite("check's progress line")
+struct ProgressLineTests {
+  @Test("it says the count, the folders, the rate, the time so far and the folder being read")
+  func text() {
+    func text(_ elapsed: Duration) -> String {
+      ProgressLine.text(
+        documents: 6_500, folders: 412, current: FilePath("/home/ada/Projects/site/index.html"),
+        elapsed: elapsed,
+        paths: .asGiven)
+    }
+    #expect(
+      text(.milliseconds(4_250))
+        == "checked 6,500 documents in 412 folders, 1,529 a second, 0:04 · /home/ada/Projects/site")
+    #expect(
+      text(.milliseconds(400)) == "checked 6,500 documents in 412 folders, 0:00 · /home/ada/Projects/site")
+    #expect(text(.seconds(3_725)).contains(", 1:02:05 · "))
+    #expect(ProgressLine.grouped(1_234_567) == "1,234,567" && ProgressLine.grouped(999) == "999")
+  }
+
+  @Test("a line too wide for the terminal loses the folder's start, never the counts")
+  func fitted() {
+    let line = "checked 500 documents in 3 folders, 0:01 · /home/ada/a/very/long/folder/name"
+    let cut = ProgressLine.fitted(line, width: 60)
+    #expect(cut.count == 59 && cut.hasPrefix("checked 500 documents in 3 folders, 0:01 · …"), "\(cut)")
+    #expect(cut.hasSuffix("folder/name"))
+    #expect(ProgressLine.fitted(line, width: 200) == line)
+    #expect(ProgressLine.fitted(line, width: 30) == "checked 500 documents in 3 fo")
   }
 }
 

@@ -135,7 +135,7 @@ struct CheckCommand {
         continue
       }
       walk.unreadableFolders += tree.check(
-        path, progress: { progress.show("checked \(count($0.documentsChecked, "document"))…") }, found: found)
+        path, progress: progress.show, found: found)
     }
     return walk
   }
@@ -288,49 +288,4 @@ struct CheckCommand {
 /// "1 document", "2 documents".
 func count(_ number: Int, _ noun: String) -> String {
   "\(number) \(noun)\(number == 1 ? "" : "s")"
-}
-
-/// A progress line on standard error that never mixes into results: it is cleared before
-/// each result is printed, and drawn again only by the next progress report.
-final class ProgressLine {
-  private let console: Console
-  private let enabled: Bool
-  /// Whether the line is redrawn in place (standard error is a terminal that can) or
-  /// printed as lines of its own (`--progress` into a file, a pipe or a `TERM=dumb`
-  /// terminal).
-  private let redraws: Bool
-  private var visible = false
-
-  init(mode: ProgressMode, console: Console) {
-    self.console = console
-    self.redraws = console.errorRedraws
-    switch mode {
-    case .never: enabled = false
-    case .always: enabled = true
-    case .automatic: enabled = console.errorRedraws
-    }
-  }
-
-  func show(_ text: String) {
-    guard enabled else { return }
-    if redraws {
-      console.writeProgress("\r\u{1B}[K" + text)
-      visible = true
-    } else {
-      console.printError(text)
-    }
-  }
-
-  /// Erases the line, if drawn, before something else is printed.
-  func clear() {
-    guard visible else { return }
-    console.writeProgress("\r\u{1B}[K")
-    visible = false
-  }
-
-  /// After a result was printed: writes it out now, so that it reaches the terminal before
-  /// the progress line is drawn again.
-  func flushed() {
-    if enabled { console.flush() }
-  }
 }
