@@ -38,7 +38,7 @@ PACKAGES := $(BUILD_PACKAGES) attr acl rsync xdg-desktop-portal fuse3 dbus pytho
   graphviz librsvg2-bin cmark-gfm mandoc
 # Only for `make travel-table`: the copy, archive, backup and sync tools it measures.
 TRAVEL_TABLE_PACKAGES := rsync tar libarchive-tools cpio zip unzip p7zip-full borgbackup restic duplicity \
-  rdiff-backup rclone unison git libglib2.0-bin
+  rdiff-backup rclone unison git libglib2.0-bin pax ntfs-3g exfatprogs exfat-fuse
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

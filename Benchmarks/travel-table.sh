@@ -14,7 +14,8 @@
 # FOLDER must be on a filesystem with user extended attributes. Needs: docbm built (swift
 # build), attr (getfattr), and for the rows: rsync, tar, libarchive-tools (bsdtar), cpio,
 # zip/unzip, p7zip-full, borgbackup, restic, duplicity, rdiff-backup, rclone, unison, git,
-# libglib2.0-bin (gio), python3. `make travel-table` installs them. Runs about a minute.
+# libglib2.0-bin (gio), python3, pax, and (as root) ntfs-3g, exfatprogs and exfat-fuse. `make travel-table`
+# installs them. Runs about a minute.
 set -u
 update_doc=0
 [ "${1:-}" = --update-doc ] && { update_doc=1; shift; }
@@ -41,6 +42,7 @@ key=$(getfattr --only-values -n user.docbm.key "$original/board.json" 2>/dev/nul
 
 rows=()
 # row TOOL COMMAND SNIPPET [PROGRAM]: COMMAND is the table's Markdown for what was run;
+# with expect_refusal=1 set for the call, the tool refusing is the row's result ("refused").
 # PROGRAM (the first word of TOOL unless given) must be installed. Runs SNIPPET with bash in a fresh folder holding
 # src/project (a `cp -a` of the original) and an empty dst/, then judges the board.json
 # found under dst/.
@@ -54,7 +56,14 @@ row() {
   mkdir -p "$work/src" "$work/dst" "$work/home"
   cp -a "$original" "$work/src/"
   if ! (cd "$work" && HOME="$work/home" W="$work" bash -c "$snippet") >"$work/log" 2>&1 </dev/null; then
-    rows+=("| $tool | $command | failed: $(tail -n 1 "$work/log" | tr '|' '/') | |")
+    # A refusal the row is there to show (expect_refusal=1) is its result; any other
+    # failure is a fault of the measurement.
+    if [ "${expect_refusal:-0}" = 1 ]; then
+      # The tool's own words, without the scratch path they name.
+      rows+=("| $tool | $command | refused: $(tail -n 1 "$work/log" | sed 's/.*: //' | tr '|' '/') | |")
+    else
+      rows+=("| $tool | $command | failed: $(tail -n 1 "$work/log" | tr '|' '/') | |")
+    fi
     rm -rf "$work"
     return
   fi
@@ -77,6 +86,8 @@ py=/usr/bin/python3
 row "cp" '`cp -a`' 'cp -a src/project dst/'
 row "cp" '`cp -r --preserve=xattr`' 'cp -r --preserve=xattr src/project dst/'
 row "cp" '`cp -r`' 'cp -r src/project dst/'
+row "cp" '`cp -rp` (`-p`: mode, owner, times)' 'cp -rp src/project dst/'
+row "install" '`install -D` (the document)' 'install -D -m 644 src/project/board.json dst/project/board.json'
 row "mv" '`mv` (same filesystem)' 'mv src/project dst/'
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
   row "mv" '`mv` to tmpfs (`/dev/shm`) and back' \
@@ -84,11 +95,18 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 fi
 row "rsync" '`rsync -aX`' 'rsync -aX src/project dst/'
 row "rsync" '`rsync -a`' 'rsync -a src/project dst/'
+row "rsync" '`rsync -aA` (ACLs, not other attributes)' 'rsync -aA src/project dst/'
 row "GNU tar" '`tar --xattrs -c`, `tar --xattrs -x`' 'tar --xattrs -C src -cf a.tar project && tar --xattrs -C dst -xf a.tar' tar
 row "GNU tar" '`tar --xattrs -c`, `tar -x`' 'tar --xattrs -C src -cf a.tar project && tar -C dst -xf a.tar' tar
 row "GNU tar" '`tar -c`, `tar -x`' 'tar -C src -cf a.tar project && tar -C dst -xf a.tar' tar
+# ustar has no room for attributes (GNU tar refuses --xattrs with it).
+row "GNU tar" '`tar --format=ustar -c`, `tar --xattrs -x`' \
+  'tar --format=ustar -C src -cf a.tar project && tar --xattrs -C dst -xf a.tar' tar
 row "bsdtar" '`bsdtar -c`, `bsdtar -xp`' 'bsdtar -C src -cf a.tar project && bsdtar -C dst -xpf a.tar'
 row "bsdtar" '`bsdtar -c`, `bsdtar -x`' 'bsdtar -C src -cf a.tar project && bsdtar -C dst -xf a.tar'
+row "bsdtar" '`bsdtar --format ustar -c`, `bsdtar -xp`' \
+  'bsdtar --format ustar -C src -cf a.tar project && bsdtar -C dst -xpf a.tar'
+row "pax" '`pax -w`, `pax -r -p e`' '(cd src && pax -wf ../a.pax project) && (cd dst && pax -r -p e -f ../a.pax)'
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   # bsdtar restores extended attributes without -p only for root: the same as a user.
   row "bsdtar" '`bsdtar -c`, `bsdtar -x` as a user (`nobody`)' \
@@ -107,11 +125,37 @@ row "rdiff-backup" '`rdiff-backup backup`, `rdiff-backup restore`' \
   'rdiff-backup backup src/project repo && rdiff-backup restore --at now repo dst/project'
 row "rclone" '`rclone copy --metadata`' 'rclone copy --metadata src/project dst/project'
 row "rclone" '`rclone copy`' 'rclone copy src/project dst/project'
+row "rclone" '`rclone sync`' 'rclone sync src/project dst/project'
 row "unison" '`unison -batch`' 'unison src/project dst/project -batch -auto -silent'
 row "git" '`git commit`, `git clone`' \
   '(cd src/project && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm t) && git clone -q src/project dst/project'
+row "git" '`git archive`, `tar -x`' \
+  '(cd src/project && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm t && git archive --prefix=project/ -o "$W/a.tar" HEAD) && tar -C dst -xf a.tar'
+row "git" '`git bundle create`, `git clone`' \
+  '(cd src/project && git init -q && git add . && git -c user.email=t@t -c user.name=t commit -qm t && git bundle create -q "$W/a.bundle" --all) && git clone -q a.bundle dst/project'
 row "gio" '`gio copy -p` (the document)' 'mkdir dst/project && gio copy -p src/project/board.json dst/project/'
 row "gio" '`gio copy` (the document)' 'mkdir dst/project && gio copy src/project/board.json dst/project/'
+expect_refusal=1 row "gio" '`gio copy` (the folder)' 'gio copy src/project dst/'
+# Other filesystems, each an image on a loop device mounted in a mount namespace of its own
+# (root only): the project copied there with `cp -a` and back. cp fails to keep what the
+# filesystem cannot hold (an owner, attributes) and says so; the row judges what arrived.
+filesystem_row() {
+  local name=$1 command=$2 make=$3 mount=$4 program=$5
+  if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+    rows+=("| $name | $command | not measured: needs root, to mount an image | |")
+    return
+  fi
+  row "$name" "$command" \
+    "truncate -s 64M img && $make img >/dev/null && mkdir m && unshare -m --propagation private sh -ec 'device=\$(losetup -f --show img); $mount \$device m; cp -a src/project m/ || true; cp -a m/project dst/ || true; umount m; losetup -d \$device'" \
+    "$program"
+}
+filesystem_row "NTFS (ntfs-3g)" '`cp -a` to NTFS through ntfs-3g and back' 'mkntfs -F -q' 'ntfs-3g' mkntfs
+# Linux's own exFAT driver where the kernel has it, else the FUSE one (exfat-fuse).
+if grep -qw exfat /proc/filesystems; then
+  filesystem_row "exFAT" '`cp -a` to exFAT (Linux'"'"'s driver) and back' 'mkfs.exfat' 'mount -t exfat' mkfs.exfat
+else
+  filesystem_row "exFAT" '`cp -a` to exFAT (exfat-fuse) and back' 'mkfs.exfat' mount.exfat-fuse mount.exfat-fuse
+fi
 row "Python" '`shutil.copytree`' "$py"' -c "import shutil; shutil.copytree(\"src/project\", \"dst/project\")"' "$py"
 row "Python" '`shutil.copytree(copy_function=shutil.copy)`' \
   "$py"' -c "import shutil; shutil.copytree(\"src/project\", \"dst/project\", copy_function=shutil.copy)"' "$py"
@@ -123,7 +167,7 @@ versions() {
   local line
   for line in "cp --version" "rsync --version" "tar --version" "bsdtar --version" "cpio --version" \
     "7z i" "borg --version" "restic version" "duplicity --version" "rdiff-backup --version" "rclone version" \
-    "unison -version" "git --version"; do
+    "unison -version" "git --version" "pax --version" "ntfs-3g --version" "mkfs.exfat --version"; do
     command -v "${line%% *}" >/dev/null 2>&1 || continue
     $line 2>&1 | grep -m 1 -E '[0-9]+\.[0-9]+' | sed 's/ - libarchive.*//; s/ compiled with.*//; s/ : Copyright.*//; s/^ *//' | tr '|' '/'
   done
