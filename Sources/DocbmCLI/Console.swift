@@ -23,6 +23,9 @@ public struct Console: Sendable {
   /// The width diagnostics are fitted to when standard error is a terminal; `nil` when it
   /// is not, so that each diagnostic stays one line for logs and `grep`.
   let errorWidth: Int?
+  /// The width results (`check`'s and `repair`'s lines) are fitted to when standard output
+  /// is a terminal; `nil` when it is not, so that each result stays one line of data.
+  let resultWidth: Int?
   /// How paths in messages are shown (``printFitted(_:)``, ``printError(_:)``, ``message(_:)``).
   var paths = DisplayPaths.asGiven
 
@@ -32,12 +35,14 @@ public struct Console: Sendable {
   ///   - width: the columns text is fitted to (help, `demo`, `probe`).
   ///   - errorWidth: the columns diagnostics are fitted to, as for a terminal on standard
   ///     error; `nil` keeps each diagnostic one line.
+  ///   - resultWidth: the columns results are fitted to, as for a terminal on standard
+  ///     output; `nil` keeps each result one line.
   ///   - inputIsTerminal: whether `input` stands for a person at a terminal (`save` then
   ///     refuses to read it unless asked with `--from -`).
   public init(
     output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
     input: @escaping @Sendable () -> [UInt8]? = { [] }, width: Int = 80, errorWidth: Int? = nil,
-    inputIsTerminal: Bool = false
+    resultWidth: Int? = nil, inputIsTerminal: Bool = false
   ) {
     self.writeOutput = output
     self.writeError = error
@@ -49,6 +54,7 @@ public struct Console: Sendable {
     self.errorRedraws = false
     self.width = max(width, 20)
     self.errorWidth = errorWidth.map { max($0, 20) }
+    self.resultWidth = resultWidth.map { max($0, 20) }
   }
 
   private init(
@@ -65,6 +71,7 @@ public struct Console: Sendable {
     self.errorRedraws = errorIsTerminal && ProcessEnvironment.value("TERM") != "dumb"
     self.width = Console.terminalWidth(of: .standardOutput) ?? 80
     self.errorWidth = Console.terminalWidth(of: .standardError)
+    self.resultWidth = Console.terminalWidth(of: .standardOutput)
   }
 
   /// One line of standard input, read a byte at a time so that nothing after it is taken
@@ -114,6 +121,15 @@ public struct Console: Sendable {
   /// continuation indented under the text they continue.
   func printFitted(_ text: String = "") {
     writeOutput(TextWrapping.fit(paths.shown(text), width: width) + "\n")
+  }
+
+  /// Prints one result (a verdict or an outcome, a path, what was found). The rule: a result
+  /// is data, one line whatever its length, unless standard output is a terminal; there a
+  /// result wider than the terminal is wrapped between words, each continuation indented
+  /// under the result's second column, so that a line that starts at the margin always
+  /// starts a result.
+  func printResult(_ line: String) {
+    writeOutput((resultWidth.map { TextWrapping.fit(line, width: $0) } ?? line) + "\n")
   }
 
   /// A message's text with its paths shown as ``paths`` says: for lines printed as they

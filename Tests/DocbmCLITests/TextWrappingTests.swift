@@ -1,3 +1,5 @@
+import DocbmTestSupport
+import DocumentBookmarks
 import Synchronization
 import Testing
 
@@ -78,6 +80,48 @@ struct TextWrappingTests {
       ] {
         #expect(page.split(separator: "\n").contains { $0.drop(while: { $0 == " " }) == command }, "\(page)")
       }
+    }
+  }
+
+  @Test("check's results: wrapped between words under the path at a terminal, one line each when piped")
+  func results() throws {
+    let scratch = try Scratch()
+    let folder = try scratch.folder("a folder with a rather long name/and another one inside it")
+    let board = try scratch.file(
+      "a folder with a rather long name/and another one inside it/board.json", "{}")
+    let made = run(
+      Capabilities.docbmExecutable, ["bookmark", board.description, try scratch.file("cat.png").description])
+    try #require(made.status == 0, "\(made.error)")
+    // A plain atomic save drops the key: a problem, with a sentence that explains it.
+    let saved = run(
+      "/bin/sh",
+      ["-c", "printf '%s' \"$1\" > \"$2.new\" && mv \"$2.new\" \"$2\"", "sh", made.output, board.description])
+    try #require(saved.status == 0, "\(saved.error)")
+    func check(resultWidth: Int?) -> [Substring] {
+      let output = Mutex("")
+      let status = DocbmCommandLine.run(
+        arguments: ["check", "-r", "--no-progress", folder.description].map { Array($0.utf8) },
+        console: Console(
+          output: { text in output.withLock { $0 += text } }, error: { _ in }, resultWidth: resultWidth))
+      #expect(status == 2)
+      return output.withLock { $0 }.split(separator: "\n")
+    }
+    let piped = check(resultWidth: nil)
+    let result = try #require(piped.first, "\(piped)")
+    #expect(result.count > 120 && result.contains("board.json: "), "\(result)")
+    for width in [60, 80, 120] {
+      let lines = check(resultWidth: width)
+      let wrapped = lines.prefix { !$0.contains("documents checked") && !$0.contains("document checked") }
+      #expect(wrapped.count > 1, "\(width): \(lines)")
+      #expect(wrapped.first?.hasPrefix(result.prefix(22)) == true)
+      for line in wrapped.dropFirst() {
+        #expect(line.hasPrefix(String(repeating: " ", count: 22)), "under the path, at \(width): \(line)")
+      }
+      for line in wrapped where line.count > width {
+        #expect(!line.trimmingPrefix(" ").contains(" "), "too wide at \(width): \(line)")
+      }
+      // Joined again, the words are the piped line's.
+      #expect(wrapped.map { $0.split(separator: " ") }.joined().elementsEqual(result.split(separator: " ")))
     }
   }
 

@@ -75,11 +75,11 @@ struct CheckCommand {
           // The portal's note is said in full once per export; later lines refer to it.
           let export = check.portalDocument.map { "\($0.documentID) \($0.appID ?? "")" }
           let said = export.map { !portalExportsSaid.insert($0).inserted } ?? false
-          console.print(
+          console.printResult(
             CheckCommand.line(
               for: check, hint: CheckCommand.hint(from: prospect), paths: console.paths, portalNoted: said))
           if explain, let reason = CheckCommand.reason(from: prospect) {
-            console.print("    why: " + console.paths.shown(reason))
+            console.printResult("    why: " + console.paths.shown(reason))
           }
           progressLine.flushed()
         }
@@ -92,7 +92,7 @@ struct CheckCommand {
     if json {
       stream.finish(problems: problemCount, unreadable: walked.operandFailures + walked.unreadableFolders)
     } else {
-      for entry in walked.unreadableFolders { console.print(CheckCommand.line(unreadable: entry)) }
+      for entry in walked.unreadableFolders { console.printResult(CheckCommand.line(unreadable: entry)) }
       for entry in walked.operandFailures { console.printError(CheckCommand.line(unreadable: entry)) }
       for line in CheckCommand.summary(tally, listedEveryDocument: listsEveryDocument, command: "check") {
         console.print(line)

@@ -32,7 +32,7 @@ struct RepairCommand {
       repairs.append(repair)
       guard !json, listAll || !recursive || repair.action != .nothingToDo else { return }
       progressLine.clear()
-      console.print(RepairCommand.line(for: repair, paths: console.paths))
+      console.printResult(RepairCommand.line(for: repair, paths: console.paths))
       progressLine.flushed()
     }
     if recursive {
@@ -67,7 +67,7 @@ struct RepairCommand {
           Report(repairs: repairs, unreadable: walked.operandFailures + walked.unreadableFolders)))
     } else {
       for entry in walked.unreadableFolders {
-        console.print(CheckCommand.line(unreadable: entry, column: 12))
+        console.printResult(CheckCommand.line(unreadable: entry, column: 12))
       }
       for entry in walked.operandFailures {
         console.printError(CheckCommand.line(unreadable: entry, column: 12))
