@@ -116,6 +116,9 @@ extension CommandName {
           "--path-only",
           help: "With add: add the path without bookmarking it yet; it gets its bookmark when first reached."),
         CommandOption("--pin", help: "With add: pin the record."),
+        CommandOption(
+          "--create",
+          help: "With add: make the store when there is none at STORE (else a missing store is an error)."),
       ]
     case .watch:
       [

@@ -16,6 +16,9 @@ struct StoreSettings: Equatable, Sendable {
   var pathOnly = false
   /// `add --pin`.
   var pin = false
+  /// `add --create`: make the store when there is none (a mistyped STORE is otherwise
+  /// refused rather than quietly becoming a second store).
+  var create = false
 
   /// Parses what follows `store`: `docbm store --help` (anywhere) asks for help.
   static func parse(_ arguments: ArraySlice<[UInt8]>, json: Bool) throws(UsageError) -> ParsedCommand {
@@ -26,7 +29,7 @@ struct StoreSettings: Equatable, Sendable {
       action: .list, store: [], operands: [], json: json || scan.has("--json"),
       key: scan.value(of: "--key").map { String(decoding: $0, as: UTF8.self) },
       pathOnly: scan.has("--path-only"),
-      pin: scan.has("--pin"))
+      pin: scan.has("--pin"), create: scan.has("--create"))
     guard let actionBytes = positional.first else {
       throw UsageError(message: "Missing expected argument 'ACTION'", command: .store)
     }
@@ -41,8 +44,9 @@ struct StoreSettings: Equatable, Sendable {
     }
     settings.store = positional[1]
     settings.operands = Array(positional.dropFirst(2))
-    if action != .add && (settings.key != nil || settings.pathOnly || settings.pin) {
-      throw UsageError(message: "'--key', '--path-only' and '--pin' go with 'store add'", command: .store)
+    if action != .add && (settings.key != nil || settings.pathOnly || settings.pin || settings.create) {
+      throw UsageError(
+        message: "'--key', '--path-only', '--pin' and '--create' go with 'store add'", command: .store)
     }
     switch action {
     case .list, .follow, .export, .compact, .reanchor:

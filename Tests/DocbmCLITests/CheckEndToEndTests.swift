@@ -159,8 +159,8 @@ struct CheckEndToEndTests {
     let history = try scratch.file("home/.bash_history", "docbm resolve board.json \(text)\n")
     let store = scratch.path("home/.local/state/editor/recents.json")
     try scratch.makeParents(of: store)
-    #expect(docbm(["store", "add", store.description, target.description]).status == 0)
-    #expect(docbm(["store", "add", store.description, document.description]).status == 0)
+    #expect(docbm(["store", "add", "--create", store.description, target.description]).status == 0)
+    #expect(docbm(["store", "add", "--create", store.description, document.description]).status == 0)
 
     let tree = docbm(["check", "-r", home.description])
     #expect(tree.status == 0, "\(tree.output)")

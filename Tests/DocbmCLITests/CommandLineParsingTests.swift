@@ -49,16 +49,23 @@ struct CommandLineParsingTests {
             document: Array("d".utf8), from: Array("f".utf8), splitHardLinks: true, allowEmpty: true)))
   }
 
-  @Test("escrow's synopsis reads the same in its help, the manual page and docs/cli.md")
-  func escrowSynopsis() throws {
+  @Test(
+    "each subcommand's synopsis, made from its declared options, reads the same in its help, the manual page and docs/cli.md"
+  )
+  func synopses() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
-    let operands = "[--json] [--force] list|export|import|forget [FILE|PATH]"
-    #expect(CommandName.escrow.usage == "escrow \(operands)")
     let manual = try String(contentsOf: root.appendingPathComponent("docs/docbm.1"), encoding: .utf8)
-    #expect(manual.contains(".BI \"escrow \" \"\(operands.replacing("-", with: "\\-"))\""))
     let guide = try String(contentsOf: root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
-    #expect(guide.contains("docbm escrow   \(operands)\n"))
+    for command in CommandName.allCases where command != .help {
+      let usage = command.usage
+      let help = HelpText.render(command).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+      #expect(help.contains("USAGE: docbm \(usage) "), "\(command): help")
+      #expect(guide.contains("\ndocbm \(usage)\n"), "docs/cli.md: \(usage)")
+      guard command != .demo else { continue }
+      let operands = usage.dropFirst(command.rawValue.count + 1).replacing("-", with: "\\-")
+      #expect(manual.contains(".BI \"\(command.rawValue) \" \"\(operands)\"\n"), "docbm.1: \(usage)")
+    }
   }
 
   @Test("help and version")

@@ -23,11 +23,15 @@ struct StoreEndToEndTests {
   func lifecycle() throws {
     let plan = try scratch.file("notes/plan.md")
     let photos = try scratch.folder("photos")
-    let first = run(docbm, ["store", "add", store.description, plan.description])
+    // A store that is not there is made only when asked: a mistyped STORE is refused.
+    let refused = run(docbm, ["store", "add", store.description, plan.description])
+    #expect(refused.status == 1)
+    #expect(refused.error.contains("there is no store at \(store); to make one there, add with --create"))
+    #expect(!FileManager.default.fileExists(atPath: store.description))
+    let first = run(docbm, ["store", "add", "--create", store.description, plan.description])
     #expect(first.status == 0)
-    // The store this add made is said so (a mistyped STORE is noticed); the next add is quiet.
-    #expect(
-      first.error.contains("there was no store at \(store); a new one was made there"), "\(first.error)")
+    // The store this add made is said so; the next add is quiet.
+    #expect(first.error.contains("made a new store at \(store)"), "\(first.error)")
     let second = run(
       docbm, ["store", "add", "--key", "photos", "--pin", store.description, photos.description])
     #expect(second.status == 0 && second.error.isEmpty, "\(second.error)")
@@ -63,7 +67,9 @@ struct StoreEndToEndTests {
   func storeSavedWithoutItsKey() throws {
     let plan = try scratch.file("notes/plan.md")
     let todo = try scratch.file("notes/todo.md")
-    #expect(run(docbm, ["store", "add", store.description, plan.description, todo.description]).status == 0)
+    #expect(
+      run(docbm, ["store", "add", "--create", store.description, plan.description, todo.description]).status
+        == 0)
     let key = try #require(try fingerprint())
     // Another program writes the store file anew, readable by everyone, without its key.
     func saveWithoutKey() throws {
@@ -87,7 +93,8 @@ struct StoreEndToEndTests {
     try saveWithoutKey()
     let elsewhere = ["DOCBM_ESCROW_DIR": scratch.path("other-escrow").description]
     let refused = run(
-      docbm, ["store", "add", store.description, try scratch.file("c.md").description], environment: elsewhere
+      docbm, ["store", "add", "--create", store.description, try scratch.file("c.md").description],
+      environment: elsewhere
     )
     #expect(refused.status == 1)
     #expect(
@@ -126,7 +133,10 @@ struct StoreEndToEndTests {
     #expect(
       run(
         docbm,
-        ["store", "add", "--key", "seed", store.description, scratch.path("targets/w1-1.txt").description]
+        [
+          "store", "add", "--create", "--key", "seed", store.description,
+          scratch.path("targets/w1-1.txt").description,
+        ]
       ).status == 0)
     let fingerprint = try #require(try fingerprint())
     let processes = try (1...4).map { writer -> Process in
@@ -163,7 +173,7 @@ struct StoreEndToEndTests {
   @Test("a writer killed with SIGKILL in the middle of a change releases the store at once")
   func killedHolder() throws {
     let target = try scratch.file("a.txt")
-    #expect(run(docbm, ["store", "add", store.description, target.description]).status == 0)
+    #expect(run(docbm, ["store", "add", "--create", store.description, target.description]).status == 0)
     // Another process holds the store's write lock, in a transaction it never ends (SQLite's
     // own locks, taken by Python's sqlite3 as by any SQLite program).
     let holder = Process()
@@ -185,7 +195,7 @@ struct StoreEndToEndTests {
     let adder = Process()
     adder.executableURL = URL(fileURLWithPath: docbm)
     adder.arguments = [
-      "store", "add", "--key", "b", store.description, try scratch.file("b.txt").description,
+      "store", "add", "--create", "--key", "b", store.description, try scratch.file("b.txt").description,
     ]
     adder.environment = childEnvironment()
     try adder.run()
@@ -205,7 +215,11 @@ struct StoreEndToEndTests {
   func killedWriter() throws {
     #expect(
       run(
-        docbm, ["store", "add", "--key", "seed", store.description, try scratch.file("seed.txt").description]
+        docbm,
+        [
+          "store", "add", "--create", "--key", "seed", store.description,
+          try scratch.file("seed.txt").description,
+        ]
       ).status == 0)
     let fingerprint = try #require(try fingerprint())
     for round in 0..<6 {
@@ -256,7 +270,7 @@ struct StoreMountTests {
       set -e
       mount -o loop '\(image)' '\(disk)' || exit 77
       mkdir '\(disk)/photos'; echo later > '\(disk)/later.txt'
-      '\(docbm)' store add --key photos '\(store)' '\(disk)/photos' >/dev/null
+      '\(docbm)' store add --create --key photos '\(store)' '\(disk)/photos' >/dev/null
       '\(docbm)' store add --key later --path-only '\(store)' '\(disk)/later.txt' >/dev/null
       mkfifo '\(log).fifo'
       '\(docbm)' store follow --json '\(store)' > '\(log).fifo' 2>&1 &

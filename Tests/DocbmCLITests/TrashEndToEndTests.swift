@@ -104,7 +104,9 @@ struct TrashEndToEndTests {
     let notes = try scratch.file("notes/plan.md", "plan")
     let data = scratch.path("data")
     let environment = ["XDG_DATA_HOME": data.description]
-    #expect(run(docbm, ["store", "add", store, notes.description], environment: environment).status == 0)
+    #expect(
+      run(docbm, ["store", "add", "--create", store, notes.description], environment: environment).status == 0
+    )
     try trash(scratch.path("notes"), named: "notes", data: data, scratch)
     let refreshed = run(docbm, ["store", "refresh", "--json", store], environment: environment)
     #expect(refreshed.status == 0, "\(refreshed.output)\(refreshed.error)")

@@ -69,12 +69,18 @@ struct StoreCommand {
         shown = try core.load()
       case .add:
         shown = []
-        // A store made by this add is said so, so that a mistyped STORE is noticed rather
-        // than quietly becoming a second store.
+        // A store is made only when asked, so that a mistyped STORE is refused rather than
+        // quietly becoming a second store; one made is said so.
         let isNew = !FileManager.default.fileExists(atPath: store.description)
+        if isNew && !settings.create {
+          throw .docbm(
+            DocbmError(
+              .notFound, path: store,
+              message: "there is no store at \(store); to make one there, add with --create"))
+        }
         defer {
           if isNew, FileManager.default.fileExists(atPath: store.description) {
-            console.printError("docbm: there was no store at \(store); a new one was made there")
+            console.printError("docbm: made a new store at \(store)")
           }
         }
         for operand in settings.operands {
