@@ -133,6 +133,16 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
     return Timestamp(seconds: Int64(spec.tv_sec), nanoseconds: UInt32(spec.tv_nsec))
   }
 
+  /// The current time of the clock Linux stamps new files with (their birth and change
+  /// times): the realtime clock as it stood at the last tick, `CLOCK_REALTIME_COARSE`. A
+  /// file made after this call is never stamped earlier than it; one made in the same tick
+  /// is stamped the same, before or after.
+  package static var fileClockNow: Timestamp {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME_COARSE, &spec)
+    return Timestamp(seconds: Int64(spec.tv_sec), nanoseconds: UInt32(spec.tv_nsec))
+  }
+
   public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
     (lhs.seconds, lhs.nanoseconds) < (rhs.seconds, rhs.nanoseconds)
   }

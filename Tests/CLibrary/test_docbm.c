@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <time.h>
 #include <unistd.h>
 
 static int failures = 0;
@@ -67,25 +66,11 @@ static void expect_error(docbm_error *error, docbm_code code, int line) {
 }
 #define EXPECT_ERROR(error, code) expect_error((error), (code), __LINE__)
 
-/* Waits until the clock the kernel stamps new files with (its coarse realtime clock,
- * advanced once a tick) has passed now, so that a file made next is born after everything
- * done before: a save that follows docbm's within one tick would otherwise be born, by
- * that clock, before docbm last saw the document, and repair rightly takes such a file
- * for an older one moved into the path. Another program's save comes later than that. */
-static void wait_for_next_file_time(void) {
-  struct timespec now, coarse;
-  clock_gettime(CLOCK_REALTIME, &now);
-  do {
-    clock_gettime(CLOCK_REALTIME_COARSE, &coarse);
-  } while (coarse.tv_sec < now.tv_sec || (coarse.tv_sec == now.tv_sec && coarse.tv_nsec <= now.tv_nsec));
-}
-
 /* A plain atomic save, as many programs write: a new file with the document's mode,
  * renamed over it. It carries no extended attributes, so the document loses its key. */
 static void plain_atomic_save(const char *document, const char *contents) {
   char temporary[4200];
   struct stat status;
-  wait_for_next_file_time();
   snprintf(temporary, sizeof temporary, "%s.tmp", document);
   write_file(temporary, contents);
   if (stat(document, &status) != 0 || chmod(temporary, status.st_mode & 07777) != 0

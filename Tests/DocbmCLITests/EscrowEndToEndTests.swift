@@ -24,6 +24,7 @@ struct EscrowEndToEndTests {
     // Another of the owner's files, made earlier, readable by everyone; then the document.
     let notes = try scratch.file("project/notes.txt", "notes\n")
     chmod(notes.description, 0o644)
+    FileClock.waitForNextTick()
     let board = try scratch.file("project/board.json", "{}")
     chmod(board.description, 0o600)
     let image = try scratch.file("img.png")

@@ -82,6 +82,8 @@ struct EscrowRuleTests {
   func olderFileSwappedIn() throws {
     let folder = try sharedFolder("older")
     let other = try plainFile(folder.appending("notes.txt"), mode: 0o600)
+    // Older by a tick of the clock files are stamped with at least, as an older file is.
+    FileClock.waitForNextTick()
     let (path, _) = try document(in: folder)
     try swap(path, with: other)
     try expectRefused(path, because: "older file moved into the path")
@@ -127,6 +129,37 @@ struct EscrowRuleTests {
     let repair = DocumentRepairer(escrow: escrow).repair(path)
     #expect(repair.action == .restored, "\(repair.message)")
     #expect(try key(of: path) == bookmark.keyFingerprint)
+  }
+
+  @Test("a plain save right after docbm's own is its successor")
+  func saveRightAfter() throws {
+    let folder = try scratch.folder("right-after")
+    let (path, bookmark) = try document(in: folder, bookmarks: true)
+    let temporary = folder.appending("board.json.new")
+    try scratch.write("{\"edited\":true}", to: temporary)
+    chmod(temporary.description, 0o600)
+    #expect(rename(temporary.description, path.description) == 0)
+    #expect(try key(of: path) == nil)
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .restored, "\(repair.message)")
+    #expect(try key(of: path) == bookmark.keyFingerprint)
+  }
+
+  @Test("a file made right after docbm records a document counts as made after it, by the file clock")
+  func confirmationAndBirthShareAClock() throws {
+    let folder = try scratch.folder("clock")
+    let document = try plainFile(folder.appending("board.json"), mode: 0o600)
+    // The record docbm keeps when it confirms a document, then at once another file, as a
+    // script's next command makes one; many times, so that some fall in the same tick.
+    for round in 0..<300 {
+      let record = try #require(try EscrowEntry.Document.of(document, origin: .saved))
+      let next = try plainFile(folder.appending("next-\(round % 2)"), mode: 0o600)
+      let born = try #require(try FileStatus.of(next, followSymlinks: false).birthTime)
+      #expect(
+        EscrowRule.madeAfter(born, confirmed: record.confirmed), "born \(born), confirmed \(record.confirmed)"
+      )
+      try scratch.remove(next)
+    }
   }
 
   @Test("the document itself, moved back after a move, is the document: no evidence needed")

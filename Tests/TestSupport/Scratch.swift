@@ -257,3 +257,22 @@ public enum Capabilities {
     return folder.appendingPathComponent("docbm").path
   }
 }
+
+/// The clock Linux stamps new files with (their birth time): the realtime clock as it stood
+/// at the last tick.
+public enum FileClock {
+  /// Waits, without sleeping, until the file clock has moved past the realtime clock's
+  /// time now: a file made next is born after everything done before, as a file made
+  /// minutes later would be.
+  public static func waitForNextTick() {
+    var fine = timespec()
+    clock_gettime(CLOCK_REALTIME, &fine)
+    var coarse = timespec()
+    while true {
+      clock_gettime(CLOCK_REALTIME_COARSE, &coarse)
+      if coarse.tv_sec > fine.tv_sec || (coarse.tv_sec == fine.tv_sec && coarse.tv_nsec > fine.tv_nsec) {
+        return
+      }
+    }
+  }
+}

@@ -12,7 +12,6 @@ import re
 import stat
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Type
 
@@ -24,25 +23,10 @@ import error_pair
 KEY = "user.docbm.key"
 
 
-# CLOCK_REALTIME_COARSE, the clock Linux stamps new files with (advanced once a tick); the
-# time module names it only on some platforms.
-_FILE_TIME_CLOCK = 5
-
-
-def wait_for_next_file_time() -> None:
-    """Waits until the kernel's file-time clock has passed now, so that a file made next is
-    born after everything done before: a save that follows docbm's within one tick would
-    otherwise be born, by that clock, before docbm last saw the document, and repair rightly
-    takes such a file for an older one moved into the path."""
-    now = time.clock_gettime_ns(time.CLOCK_REALTIME)
-    while time.clock_gettime_ns(_FILE_TIME_CLOCK) <= now:
-        pass
-
-
 def plain_atomic_save(document: Path, data: bytes) -> None:
     """A save as many programs write it: a new file with the document's mode, renamed over
-    the document. It carries no extended attributes, so the key is lost."""
-    wait_for_next_file_time()
+    the document. It carries no extended attributes, so the key is lost. (Right after
+    docbm's own save, often within the same tick of the clock files are stamped with.)"""
     temporary = document.with_name(document.name + ".tmp")
     temporary.write_bytes(data)
     os.chmod(temporary, stat.S_IMODE(document.stat().st_mode))

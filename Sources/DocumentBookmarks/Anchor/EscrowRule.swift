@@ -99,7 +99,7 @@ package struct EscrowRule {
         "\(why): its filesystem does not say when it was made, so it cannot be told from an older file moved into the path"
       )
     }
-    guard born > recorded.confirmed else {
+    guard Self.madeAfter(born, confirmed: recorded.confirmed) else {
       return .refused(
         .unprovenSuccessor,
         "\(why): it was made \(born), before docbm last saw the document there (\(recorded.confirmed)), so it is an older file moved into the path"
@@ -129,6 +129,17 @@ package struct EscrowRule {
     guard let status = try? FileStatus.of(record.path, followSymlinks: false), status.kind == .regular,
       status.inode != record.inode, let born = status.birthTime
     else { return false }
-    return born > record.confirmed
+    return madeAfter(born, confirmed: record.confirmed)
+  }
+
+  /// Whether a file born at `born` was made after docbm confirmed a document at `confirmed`,
+  /// as far as the file clock can tell. Confirmations are taken from the clock files are
+  /// stamped with (``Timestamp/fileClockNow``), which advances once a tick: a file made in
+  /// the tick of the confirmation is stamped with the same time whether it came just before
+  /// or just after, and is taken to come after, so that a save made right after docbm's own
+  /// is never taken for an older file. (An older file must then have been made in that
+  /// same tick, by the user, to pass: docs/security.md.)
+  static func madeAfter(_ born: Timestamp, confirmed: Timestamp) -> Bool {
+    born >= confirmed
   }
 }

@@ -315,6 +315,6 @@ extension EscrowEntry.Document {
     return EscrowEntry.Document(
       path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
       filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, birthTime: status.birthTime,
-      permissions: status.permissions & 0o7777, origin: origin, recorded: .now)
+      permissions: status.permissions & 0o7777, origin: origin, recorded: .fileClockNow)
   }
 }
