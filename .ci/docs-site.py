@@ -111,6 +111,88 @@ def unrendered(body):
 NAV = '<nav><a href="../index.html">docbm documentation</a></nav>'
 
 
+def python_reference():
+    """The Python package's reference, read from its sources (nothing is imported, so no
+    library is loaded): for each name the package exports, in `__all__` order, its
+    signature and docstring; a class's public methods and properties under it, an
+    enumeration's members as a table."""
+    import ast
+    package = os.path.join(ROOT, "python", "docbm")
+    trees, exported = {}, {}
+    for module, name in (("docbm", "__init__.py"), ("docbm._names", "_names.py"), ("docbm.testing", "testing.py")):
+        with open(os.path.join(package, name), encoding="utf-8") as file:
+            trees[module] = ast.parse(file.read())
+    definitions = {node.name: node for tree in trees.values() for node in tree.body
+                   if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for module in ("docbm", "docbm.testing"):
+        names = next(ast.literal_eval(node.value) for node in trees[module].body
+                     if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets))
+        exported[module] = names
+
+    def prose(text):
+        text = re.sub(r":(?:class|func|data|meth|attr|mod|exc):`~?([^`]+)`", r"`\1`", text or "")
+        return text.replace("``", "`")
+
+    def signature(node, drop_self=False):
+        arguments = ast.unparse(node.args)
+        if drop_self:
+            arguments = re.sub(r"^self(, )?", "", arguments)
+        returned = f" -> {ast.unparse(node.returns)}" if node.returns else ""
+        return f"{node.name}({arguments}){returned}"
+
+    def is_enum(node):
+        return any(ast.unparse(base) in ("_Name", "str, Enum", "Enum") for base in node.bases)
+
+    lines = ["# The Python package: reference", "",
+             "Every name `docbm` and `docbm.testing` export, with its signature and what its "
+             "docstring says (read from the package's sources). The guide is the package's "
+             "[README](python-readme.html).", ""]
+    for module in ("docbm", "docbm.testing"):
+        lines += [f"## `{module}`", ""]
+        for name in exported[module]:
+            node = definitions.get(name)
+            if node is None:
+                continue
+            if isinstance(node, ast.FunctionDef):
+                lines += [f"### `{name}`", "", "```python", f"def {signature(node)}", "```", "",
+                          prose(ast.get_docstring(node)), ""]
+                continue
+            bases = ", ".join(ast.unparse(base) for base in node.bases if not ast.unparse(base).startswith("_"))
+            lines += [f"### `{name}`", "", "```python", f"class {name}({bases})" if bases else f"class {name}",
+                      "```", "", prose(ast.get_docstring(node)), ""]
+            if is_enum(node):
+                members = [(target.id, ast.literal_eval(item.value)) for item in node.body
+                           if isinstance(item, ast.Assign) for target in item.targets
+                           if isinstance(target, ast.Name) and not target.id.startswith("_")]
+                lines += ["| member | value |", "|---|---|"]
+                lines += [f"| `{member}` | `\"{value}\"` |" for member, value in members] + [""]
+                continue
+            fields = [f"`{ast.unparse(item.target)}: {ast.unparse(item.annotation)}`" for item in node.body
+                      if isinstance(item, ast.AnnAssign) and not ast.unparse(item.target).startswith("_")]
+            if fields:
+                lines += ["Fields: " + ", ".join(fields) + ".", ""]
+            # A private base's public calls (`close`) are the class's own to a reader.
+            inherited = [item for base in node.bases if ast.unparse(base).startswith("_Handle")
+                         for item in definitions[ast.unparse(base)].body]
+            for item in node.body + inherited:
+                if not isinstance(item, ast.FunctionDef):
+                    continue
+                public = not item.name.startswith("_") or item.name in ("__init__", "__enter__", "__iter__")
+                if not public:
+                    continue
+                decorators = [ast.unparse(d) for d in item.decorator_list]
+                kind = "property " if "property" in decorators else ""
+                shown = signature(item, drop_self=True)
+                if item.name == "__init__":
+                    shown = name + shown[len("__init__"):].replace(" -> None", "")
+                lines += [f"- {kind}`{shown}`"]
+                doc = prose(ast.get_docstring(item))
+                if doc:
+                    lines += ["", "  " + doc.replace("\n", "\n  ")]
+                lines += [""]
+    return "\n".join(lines)
+
+
 def c_reference(header):
     """docbm.h as a page: its opening comment, then each section with its prose, and each
     declaration (an enumeration whole, with its values' comments) under its comment."""
@@ -210,6 +292,11 @@ def build(site):
         titles["docbm-h.html"] = "The C library: docbm.h"
         with open(os.path.join(guides, "docbm-h.html"), "w", encoding="utf-8") as out:
             out.write(page(titles["docbm-h.html"], NAV + c_reference(file.read())))
+    titles["python-api.html"] = "The Python package: reference"
+    body, anchors["python-api.html"] = with_anchors(render(python_reference()))
+    problems.extend(f"python/docbm: {what} left unrendered" for what in unrendered(body))
+    with open(os.path.join(guides, "python-api.html"), "w", encoding="utf-8") as out:
+        out.write(page(titles["python-api.html"], NAV + body))
     manual = subprocess.run(["mandoc", "-Thtml", "-Ofragment", os.path.join(ROOT, "docs", "docbm.1")],
                             capture_output=True, text=True, check=True).stdout
     titles["docbm.1.html"] = "The manual page: docbm(1)"

@@ -55,6 +55,21 @@ struct DocsSiteTests {
     for raw in ["```", "| --- |", "|---|", "!["] { #expect(!prose.contains(raw), "\(raw)") }
   }
 
+  @Test("the Python reference shows every name the package exports, made from its sources")
+  func pythonReference() throws {
+    guard let scratch = try buildGuides() else { return }
+    let page = try String(contentsOfFile: scratch.path("guides/python-api.html").description, encoding: .utf8)
+    let source = try String(
+      contentsOf: root.appendingPathComponent("python/docbm/__init__.py"), encoding: .utf8)
+    let all = try #require(source.firstMatch(of: #/__all__ = \[([^\]]*)\]/#)).output.1
+    let names = all.matches(of: #/"([A-Za-z_]+)"/#).map { String($0.output.1) }
+    #expect(names.count > 30)
+    for name in names { #expect(page.contains("<code>\(name)</code></h3>"), "\(name)") }
+    #expect(page.contains("<code>save_fault</code></h3>") && page.contains("<code>Document(path: PathLike"))
+    let prose = page.replacing(#/<pre>[\s\S]*?</pre>/#, with: "")
+    for raw in ["```", ":class:`", "``"] { #expect(!prose.contains(raw), "\(raw)") }
+  }
+
   @Test("a diagram in a guide opens at full size when clicked")
   func diagramsOpen() throws {
     guard let scratch = try buildGuides() else { return }
