@@ -102,6 +102,15 @@ struct DiagramTests {
     #expect(drawn == expected)
   }
 
+  @Test("each diagram is at most 720 points wide, so that its text stays readable in a page's column")
+  func narrow() throws {
+    for name in try names() {
+      let svg = try String(contentsOf: images.appendingPathComponent("\(name).svg"), encoding: .utf8)
+      let width = try #require(svg.firstMatch(of: #/<svg width="([0-9.]+)pt"/#)).output.1
+      #expect(try #require(Double(width)) <= 720, "\(name).svg is \(width)pt wide")
+    }
+  }
+
   @Test("each diagram is shown in the documentation")
   func shown() throws {
     var pages = [root.appendingPathComponent("README.md")]
