@@ -19,7 +19,8 @@ struct CommandOptionTests {
     case .check, .repair: ["path"]
     case .probe: ["true"]
     case .store:
-      ["--key", "--path-only", "--pin"].contains(option.name) ? ["add", "store", "path"] : ["list", "store"]
+      ["--key", "--path-only", "--pin", "--create"].contains(option.name)
+        ? ["add", "store", "path"] : ["list", "store"]
     case .watch: ["folder"]
     case .escrow: option.name == "--force" ? ["export", "file"] : ["list"]
     case .demo, .completions, .help: []

@@ -86,7 +86,7 @@ struct CheckVerdictDocumentationTests {
       .deletingLastPathComponent()
     let manual = try String(contentsOf: root.appendingPathComponent("docs/docbm.1"), encoding: .utf8)
     let lines = manual.split(separator: "\n").map(String.init)
-    let start = try #require(lines.firstIndex(of: ".BI \"check \" \"PATH...\""))
+    let start = try #require(lines.firstIndex { $0.hasPrefix(".BI \"check \" ") })
     let entry = lines[(start + 1)...].prefix { !$0.hasPrefix(".BI ") }
     let named = Set(
       entry.filter { $0.hasPrefix(".B ") || $0.hasPrefix(".BR ") }.compactMap {
