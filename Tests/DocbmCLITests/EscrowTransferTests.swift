@@ -118,6 +118,36 @@ struct EscrowTransferTests {
       "\(gone.output)")
   }
 
+  @Test("escrow list is sorted by path: each key's documents, and the keys by their first document")
+  func listSortedByPath() throws {
+    let scratch = try Scratch()
+    let mine = ["DOCBM_ESCROW_DIR": scratch.path("escrow").description]
+    let target = try scratch.file("t.png")
+    // Made in an order that is not the paths' order.
+    for name in ["m/board.json", "z/board.json", "a/board.json", "m/another.json"] {
+      let document = try scratch.file(name, "{}")
+      #expect(
+        run(docbm, ["bookmark", document.description, target.description], environment: mine).status == 0)
+    }
+    let listed = run(docbm, ["escrow", "list"], environment: mine)
+    #expect(listed.status == 0, "\(listed.error)")
+    let paths = listed.output.split(separator: "\n").filter { $0.hasPrefix("    ") }.map {
+      String($0.dropFirst(4).prefix { $0 != " " })
+    }
+    let expected = ["a/board.json", "m/another.json", "m/board.json", "z/board.json"].map {
+      scratch.path($0).description
+    }
+    #expect(paths == expected, "\(listed.output)")
+    let json = run(docbm, ["escrow", "list", "--json"], environment: mine)
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    let keys = try #require(report["keys"] as? [[String: Any]])
+    let jsonPaths = keys.flatMap {
+      ($0["documents"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+    }
+    #expect(jsonPaths == expected, "\(json.output)")
+  }
+
   @Test("export writes only a new regular file: an existing one needs --force, a device or link never")
   func exportRefusals() throws {
     let scratch = try Scratch()

@@ -91,7 +91,8 @@ struct EscrowCommand {
   }
 
   private func list(_ console: Console) -> Int32 {
-    let (entries, problems) = escrow.entries()
+    let (listed, problems) = escrow.entries()
+    let entries = Self.sortedByPath(listed)
     if json {
       console.print(
         JSONReport.render(
@@ -120,6 +121,28 @@ struct EscrowCommand {
       for problem in problems { console.printError("docbm: \(problem)") }
     }
     return problems.isEmpty ? DocbmCommandLine.ExitStatus.success : DocbmCommandLine.ExitStatus.failure
+  }
+
+  /// The keys as a reader looks for them: each key's documents sorted by path (as bytes,
+  /// as the filesystem compares names), the keys by their first document's path, keys
+  /// without documents last, in the escrow's order.
+  static func sortedByPath(_ entries: [EscrowEntry]) -> [(
+    fingerprint: KeyFingerprint, created: Timestamp, documents: [EscrowEntry.Document]
+  )] {
+    let sorted = entries.map { entry in
+      (
+        fingerprint: entry.fingerprint, created: entry.created,
+        documents: entry.documents.sorted { $0.path.bytes.lexicographicallyPrecedes($1.path.bytes) }
+      )
+    }
+    return sorted.enumerated().sorted { left, right in
+      switch (left.element.documents.first?.path.bytes, right.element.documents.first?.path.bytes) {
+      case (let a?, let b?) where a != b: a.lexicographicallyPrecedes(b)
+      case (nil, _?): false
+      case (_?, nil): true
+      default: left.offset < right.offset
+      }
+    }.map(\.element)
   }
 
   /// Whether nothing is at `path` (it or a folder on the way does not exist).
