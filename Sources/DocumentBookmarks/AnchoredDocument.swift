@@ -274,7 +274,7 @@ public struct AnchoredDocument: Hashable, Sendable {
     } else {
       location = try TargetLocator(
         contents: contents, documentFolder: folder, documentPath: path, budget: searchBudget,
-        area: batch?.area, cancellation: cancellation, journal: moveJournal
+        area: batch?.area, cancellation: cancellation, journal: moveJournal, escrow: escrow
       ).locate()
     }
     // The escrow follows documents: one that moved (with its targets, or alone) is

@@ -53,6 +53,53 @@ struct ResolutionSituationTests {
   }
 
   @Test(
+    "a target that is itself a document, saved by docbm and then renamed, is found by the escrow's record",
+    arguments: [false, true])
+  func savedThenRenamed(batched: Bool) throws {
+    let service = BookmarkService(escrow: KeyEscrow(folder: scratch.path("escrow")))
+    let board = service.documents(anchoredOn: try scratch.file("p/board.json", "{}"))
+    // The target is a document of its own, with its key (a bookmark of its own on it).
+    let notes = try scratch.file("p/notes/plan.md", "plan")
+    _ = try service.documents(anchoredOn: notes).makeBookmark(to: try scratch.file("p/notes/figure.png"))
+    let bookmark = try board.makeBookmark(to: notes)
+    // Its editor saves it with docbm (a new file, the same key), then the user renames it.
+    try service.documents(anchoredOn: notes).replaceDocument(with: Data("plan, revised".utf8))
+    let renamed = scratch.path("p/notes/plan-final.md")
+    try scratch.move(notes, renamed)
+    let resolution = try batched ? board.resolve([bookmark])[0].get() : board.resolve(bookmark)
+    #expect(resolution.path == renamed)
+    #expect(Set(resolution.staleReasons) == [.targetMoved, .identityChanged])
+    // The refreshed bookmark leads there directly.
+    let refreshed = try #require(resolution.refreshed)
+    let again = try board.resolve(refreshed)
+    #expect(again.path == renamed && again.staleReasons.isEmpty)
+
+    // Without the escrow's record, nothing says which file replaced it: not found.
+    let unrecorded = BookmarkService(searchBudget: .nearby, escrow: nil).documents(
+      anchoredOn: scratch.path("p/board.json"))
+    #expect(throws: DocbmError.self) { try unrecorded.resolve(bookmark) }
+  }
+
+  @Test("a document that once stood at the target's path is not taken for the target's successor")
+  func olderDocumentAtThePath() throws {
+    let service = BookmarkService(searchBudget: .nearby, escrow: KeyEscrow(folder: scratch.path("escrow")))
+    let board = service.documents(anchoredOn: try scratch.file("p/board.json", "{}"))
+    // An older document at the path, saved with docbm (so the escrow records the file it
+    // saved there), then moved away by hand.
+    let path = try scratch.file("p/notes/plan.md", "an older plan")
+    let older = service.documents(anchoredOn: path)
+    _ = try older.makeBookmark(to: try scratch.file("p/notes/figure.png"))
+    try older.replaceDocument(with: Data("an older plan, saved".utf8))
+    try scratch.folder("p/old")
+    try scratch.move(path, scratch.path("p/old/plan.md"))
+    // A plain file takes the path, is bookmarked, then is deleted.
+    try scratch.file("p/notes/plan.md", "a plain plan")
+    let bookmark = try board.makeBookmark(to: path)
+    try scratch.remove(path)
+    #expect(throws: DocbmError.self) { try board.resolve(bookmark) }
+  }
+
+  @Test(
     "a project copied with its document keeps leading to the copy's files",
     arguments: ["cp -a", "rsync -aX", "tar --xattrs"])
   func projectCopied(tool: String) throws {

@@ -134,6 +134,15 @@ public struct KeyEscrow: Hashable, Sendable {
     return true
   }
 
+  /// The records of documents at `path`, with their keys' fingerprints; none when the
+  /// escrow has no database yet.
+  ///
+  /// - Throws: ``DocbmError`` `escrowUntrusted`, `escrowDamaged` when the escrow cannot be read.
+  func records(at path: FilePath) throws(DocbmError) -> [EscrowRecord] {
+    guard let database = try open(create: false) else { return [] }
+    return try database.records(atPath: path, orInode: nil)
+  }
+
   /// Records that a document of key `fingerprint` is now at `document`: when the file there
   /// is one the escrow records for that key (same filesystem and file handle) at another
   /// path, its record follows it, and the path it left is no longer one of the key's

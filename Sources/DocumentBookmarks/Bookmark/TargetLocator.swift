@@ -32,6 +32,10 @@
 ///    wins (another program's atomic save; no walk of the filesystem for it).
 /// 8. The recorded identity in a Trash, by the Trash's info files (`targetMoved`,
 ///    `inTrash`; a search that finds it in a Trash says `inTrash` too).
+///    Then a target that was itself a document docbm saved (a new file at its path, with
+///    the same key) and was renamed after: the escrow recorded the file that replaced it at
+///    its absolute path; that file's identity, found nearby and still carrying the key,
+///    is the target (`targetMoved`, `identityChanged`).
 /// 9. The walk of the target's whole filesystem (``SearchBudget/Reach/filesystem``),
 ///    shared by the call's bookmarks → `targetMoved`, decided as in 6.
 /// 10. Otherwise `missing` when that walk read every folder on the filesystem;
@@ -53,6 +57,9 @@ struct TargetLocator {
   var cancellation: SearchCancellation? = nil
   /// Where watchers recorded the renames they saw (for a search of its own).
   var journal: MoveJournal? = nil
+  /// The escrow of the resolving document, whose records say which file a docbm save put
+  /// at a target's path; `nil` for none.
+  var escrow: KeyEscrow? = nil
 
   struct Location {
     let path: FilePath
@@ -144,6 +151,9 @@ struct TargetLocator {
     if let trashed = trashed(matcher, area: area) {
       return Location(path: trashed, reasons: [.targetMoved, .inTrash])
     }
+    if absoluteStatus == nil, let successor = savedSuccessor(area: area) {
+      return successor
+    }
     // Not nearby, and no other file stands at its paths: the whole filesystem, when the
     // budget reaches that far.
     var walk: FilesystemWalk.Outcome?
@@ -165,6 +175,50 @@ struct TargetLocator {
         systemCall: storageFailure.call, errno: storageFailure.errno.rawValue, lastKnownPath: absolute)
     }
     throw notFound(nearby: search, walk: walk)
+  }
+
+  /// The target when it was a document that docbm saved (so a new file, with the document's
+  /// key, took its path) and that was then renamed: the escrow's record of the file at the
+  /// target's absolute path, made after the bookmark, names the new file's identity, looked
+  /// for nearby and taken only when it still carries the record's key. `nil` when there is
+  /// no such record, or the file is not found.
+  private func savedSuccessor(area: SearchArea) -> Location? {
+    // An escrow that cannot be read leaves the target not found, as without an escrow.
+    guard let escrow, let records = try? escrow.records(at: contents.absolutePath) else { return nil }
+    for record in records {
+      let document = record.document
+      // Made after the target the bookmark recorded (a record of an older document that once
+      // stood at the path is not its successor).
+      let newer =
+        if let born = document.birthTime, let recorded = contents.identity.birthTime {
+          born > recorded
+        } else {
+          document.confirmed >= contents.createdAt
+        }
+      guard document.inode != contents.identity.inode, newer,
+        [.saved, .successor, .repaired].contains(document.origin)
+      else { continue }
+      let identity = TargetIdentity(
+        fileHandle: document.fileHandle, inode: document.inode, generation: nil,
+        birthTime: document.birthTime,
+        size: 0, modificationTime: Timestamp(seconds: 0, nanoseconds: 0))
+      let successor = IdentityMatcher(kind: contents.kind, identity: identity)
+      let renamed = MoveJournal.candidates(
+        for: contents.absolutePath, inode: document.inode, in: area.recordedMoves
+      )
+      .first { path in
+        (try? FileStatus.of(path, followSymlinks: false)).map { successor.isSameObject($0, at: path) }
+          ?? false
+      }
+      guard
+        let found = renamed
+          ?? IdentitySearch(matcher: successor, budget: budget).search(roots: searchRoots(area), in: area)
+          .found,
+        case .key(let key)? = try? KeyAttribute.read(atPath: found), key.fingerprint == record.fingerprint
+      else { continue }
+      return Location(path: canonical(found), reasons: [.targetMoved, .identityChanged])
+    }
+    return nil
   }
 
   /// The answer when the recorded object was found by its identity at `found`, away from
