@@ -93,7 +93,7 @@ define install_library
 	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
 endef
 
-.PHONY: setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: api-check setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -292,8 +292,22 @@ docs-serve:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks Samples Plugins
 
-lint:
+lint: api-check
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Samples Plugins
+
+# The public API held to the last release's: every break since then must be one reviewed
+# and listed in .ci/api-breaks.txt. The release is named by its commit, which a clone has
+# even when tags did not travel with it (each is tagged as well).
+RELEASE_0_1_0 := e9764d0d6ab1bf0a90791f985e43f8b2588751dc
+API_BASELINE := $(RELEASE_0_1_0)
+API_PRODUCTS := DocumentBookmarks DocumentBookmarkStore DocumentWatching DocumentBookmarksTesting
+api-check: setup
+	@git cat-file -e $(API_BASELINE)^{commit} 2>/dev/null || { \
+	  echo "api-check: the last release's commit $(API_BASELINE) is not in this checkout;" >&2; \
+	  echo "  the public API is held to it: fetch the history (git fetch --unshallow) and run again" >&2; exit 1; }
+	@mkdir -p .build && grep -v '^#' .ci/api-breaks.txt > .build/api-breaks.txt
+	$(SWIFT) package diagnose-api-breaking-changes $(API_BASELINE) \
+	  --breakage-allowlist-path $(CURDIR)/.build/api-breaks.txt --products $(API_PRODUCTS)
 
 clean:
 	rm -rf .build
