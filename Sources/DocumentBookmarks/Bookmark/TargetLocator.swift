@@ -178,10 +178,11 @@ struct TargetLocator {
   }
 
   /// The target when it was a document that docbm saved (so a new file, with the document's
-  /// key, took its path) and that was then renamed: the escrow's record of the file at the
-  /// target's absolute path, made after the bookmark, names the new file's identity, looked
-  /// for nearby and taken only when it still carries the record's key. `nil` when there is
-  /// no such record, or the file is not found.
+  /// key, took its path) and that was then renamed: the escrow's record of the file a save,
+  /// a repair or an accepted successor put at the target's absolute path, born after the
+  /// target, names the new file's identity, looked for in the watchers' recorded renames
+  /// and nearby, and taken only while it carries the record's key. `nil` when there is no
+  /// such record, or the file is not found.
   private func savedSuccessor(area: SearchArea) -> Location? {
     // An escrow that cannot be read leaves the target not found, as without an escrow.
     guard let escrow, let records = try? escrow.records(at: contents.absolutePath) else { return nil }
@@ -198,11 +199,14 @@ struct TargetLocator {
       guard document.inode != contents.identity.inode, newer,
         [.saved, .successor, .repaired].contains(document.origin)
       else { continue }
+      // The identity the matcher compares (inode, birth time, handle); a record keeps no
+      // size or time, which the matcher does not read.
       let identity = TargetIdentity(
         fileHandle: document.fileHandle, inode: document.inode, generation: nil,
         birthTime: document.birthTime,
         size: 0, modificationTime: Timestamp(seconds: 0, nanoseconds: 0))
       let successor = IdentityMatcher(kind: contents.kind, identity: identity)
+      // A watcher's recorded rename whose path cannot be looked at now leads nowhere.
       let renamed = MoveJournal.candidates(
         for: contents.absolutePath, inode: document.inode, in: area.recordedMoves
       )
@@ -210,6 +214,7 @@ struct TargetLocator {
         (try? FileStatus.of(path, followSymlinks: false)).map { successor.isSameObject($0, at: path) }
           ?? false
       }
+      // A file whose key cannot be read is not shown to be the document: not taken.
       guard
         let found = renamed
           ?? IdentitySearch(matcher: successor, budget: budget).search(roots: searchRoots(area), in: area)
