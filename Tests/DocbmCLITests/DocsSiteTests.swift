@@ -79,3 +79,36 @@ struct DocsSiteTests {
     for image in images { #expect(page.contains("<a href=\"\(image)\"><img src=\"\(image)\""), "\(image)") }
   }
 }
+
+/// The public surface and the documentation agree: every public type of each library is in
+/// a task group of its module's DocC page, so none is public without a reader being shown it.
+@Suite("Public types and DocC topics")
+struct PublicSurfaceTests {
+  private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  @Test(
+    "every public type is in its module's topics",
+    arguments: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "DocumentBookmarksTesting"])
+  func typesInTopics(module: String) throws {
+    let page = try String(
+      contentsOf: root.appendingPathComponent("Sources/\(module)/\(module).docc/\(module).md"),
+      encoding: .utf8)
+    let topics = try #require(page.firstRange(of: "## Topics")).upperBound
+    let curated = Set(page[topics...].matches(of: #/``([A-Za-z0-9]+)``/#).map { String($0.output.1) })
+    let sources = FileManager.default.enumerator(
+      atPath: root.appendingPathComponent("Sources/\(module)").path)
+    var declared: [String] = []
+    while let file = sources?.nextObject() as? String {
+      guard file.hasSuffix(".swift") else { continue }
+      let text = try String(
+        contentsOf: root.appendingPathComponent("Sources/\(module)/\(file)"), encoding: .utf8)
+      declared += text.matches(
+        of: #/(?m)^public (?:final )?(?:struct|enum|class|protocol|actor) ([A-Za-z0-9]+)/#
+      )
+      .map { String($0.output.1) }
+    }
+    #expect(!declared.isEmpty)
+    for type in declared { #expect(curated.contains(type), "\(module).\(type) is public but in no topic") }
+  }
+}
