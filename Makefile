@@ -22,10 +22,12 @@
 #                machines without Swift; make test-wheel installs it into a fresh venv and
 #                runs the Python sample with the Swift toolchain hidden
 #   make install install docbm, its manual page, completions and systemd user unit
-#                (docbm-watch@.service), and libdocbm (lib/libdocbm.so.0, include/docbm.h,
-#                lib/pkgconfig/docbm.pc) under PREFIX; needs the Swift toolchain and the four
-#                libraries of BUILD_PACKAGES (installs no packages: `make setup-build` does)
-#   make uninstall  remove exactly the files `make install` put under PREFIX
+#                (docbm-watch@.service), and libdocbm (libdocbm.so.0, docbm.h, docbm.pc)
+#                under PREFIX, or the folders BINDIR, LIBDIR, INCLUDEDIR, DATADIR and MANDIR
+#                name (GNU's conventions; DESTDIR stages them); needs the Swift toolchain and
+#                the four libraries of BUILD_PACKAGES (installs no packages: `make
+#                setup-build` does)
+#   make uninstall  remove exactly the files `make install` put there
 
 SWIFT ?= swift
 # What building and installing docbm and libdocbm needs besides the Swift toolchain.
@@ -44,15 +46,20 @@ SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git pat
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 DOCS_PORT ?= 8000
-# What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
-INSTALLED := bin/docbm share/man/man1/docbm.1 share/bash-completion/completions/docbm \
-  share/zsh/site-functions/_docbm share/systemd/user/docbm-watch@.service
+# What `make install` puts under $(DESTDIR), and `make uninstall` removes.
+INSTALLED := $(BINDIR)/docbm $(MANDIR)/man1/docbm.1 $(DATADIR)/bash-completion/completions/docbm \
+  $(DATADIR)/zsh/site-functions/_docbm $(DATADIR)/systemd/user/docbm-watch@.service
 # libdocbm: its version is the release's; its soname, libdocbm.so.0, changes only when
 # the ABI breaks.
 LIB_VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/DocumentBookmarks/DocbmRelease.swift)
-LIB_INSTALLED := lib/libdocbm.so.$(LIB_VERSION) lib/libdocbm.so.0 lib/libdocbm.so include/docbm.h \
-  lib/pkgconfig/docbm.pc
+LIB_INSTALLED := $(LIBDIR)/libdocbm.so.$(LIB_VERSION) $(LIBDIR)/libdocbm.so.0 $(LIBDIR)/libdocbm.so \
+  $(INCLUDEDIR)/docbm.h $(LIBDIR)/pkgconfig/docbm.pc
 INSTALLED += $(LIB_INSTALLED)
 # libdocbm's release build links the Swift runtime and Foundation in (-static-stdlib), so
 # that it needs only the system's C libraries (libc, libstdc++, libm) at run time; in a
@@ -81,16 +88,19 @@ SHELL := /bin/bash
 release_build = set -o pipefail; $(SWIFT) build $(RELEASE) --product $(1) 2>&1 \
   | { grep -v 'in statically linked applications requires at runtime' || true; }
 
-# $(call install_library,BUILT,ROOT,PREFIX): the library file BUILT installed under ROOT
-# as libdocbm (with its soname and development links), docbm.h, and docbm.pc naming PREFIX.
+# $(call install_library,BUILT,STAGE,LIBDIR,INCLUDEDIR): the library file BUILT installed
+# into STAGE (DESTDIR, or nothing) LIBDIR as libdocbm (with its soname and development
+# links), docbm.h into INCLUDEDIR, and docbm.pc naming LIBDIR and INCLUDEDIR as they are
+# used from, not as staged.
 define install_library
-	install -D -m 0755 $(1) $(2)/lib/libdocbm.so.$(LIB_VERSION)
-	ln -sfn libdocbm.so.$(LIB_VERSION) $(2)/lib/libdocbm.so.0
-	ln -sfn libdocbm.so.0 $(2)/lib/libdocbm.so
-	install -D -m 0644 Sources/DocbmC/include/docbm.h $(2)/include/docbm.h
-	mkdir -p $(2)/lib/pkgconfig
-	sed -e 's|@PREFIX@|$(3)|' -e 's|@VERSION@|$(LIB_VERSION)|' Sources/DocbmC/docbm.pc.in > $(2)/lib/pkgconfig/docbm.pc
-	chmod 0644 $(2)/lib/pkgconfig/docbm.pc
+	install -D -m 0755 $(1) $(2)$(3)/libdocbm.so.$(LIB_VERSION)
+	ln -sfn libdocbm.so.$(LIB_VERSION) $(2)$(3)/libdocbm.so.0
+	ln -sfn libdocbm.so.0 $(2)$(3)/libdocbm.so
+	install -D -m 0644 Sources/DocbmC/include/docbm.h $(2)$(4)/docbm.h
+	mkdir -p $(2)$(3)/pkgconfig
+	sed -e 's|@LIBDIR@|$(3)|' -e 's|@INCLUDEDIR@|$(4)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
+	  Sources/DocbmC/docbm.pc.in > $(2)$(3)/pkgconfig/docbm.pc
+	chmod 0644 $(2)$(3)/pkgconfig/docbm.pc
 endef
 
 .PHONY: api-check setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
@@ -142,7 +152,7 @@ with_c_prefix = PKG_CONFIG_PATH=$(C_PREFIX)/lib/pkgconfig LD_LIBRARY_PATH=$(C_PR
 c-prefix: setup
 	$(SWIFT) build --product DocbmC
 	rm -rf $(C_PREFIX)
-	$(call install_library,.build/debug/libDocbmC.so,$(C_PREFIX),$(C_PREFIX))
+	$(call install_library,.build/debug/libDocbmC.so,,$(C_PREFIX)/lib,$(C_PREFIX)/include)
 
 test-c: c-prefix
 	$(with_c_prefix) cc $(C_FLAGS) $$($(with_c_prefix) pkg-config --cflags docbm) Tests/CLibrary/test_docbm.c \
@@ -229,7 +239,7 @@ bench-libdocbm: setup
 	$(call release_build,DocbmBenchmarks)
 	$(build_library)
 	rm -rf .build/bench-prefix
-	$(call install_library,.build/libdocbm/release/libDocbmC.so,.build/bench-prefix,$(CURDIR)/.build/bench-prefix)
+	$(call install_library,.build/libdocbm/release/libDocbmC.so,,$(CURDIR)/.build/bench-prefix/lib,$(CURDIR)/.build/bench-prefix/include)
 	strip --strip-unneeded .build/bench-prefix/lib/libdocbm.so.$(LIB_VERSION)
 	$(DEBIAN_PYTHON) -m venv --system-site-packages .build/bench-prefix/venv
 	.build/bench-prefix/venv/bin/pip install --quiet --no-build-isolation --no-index ./python
@@ -244,25 +254,25 @@ bench-check: setup
 
 install: check-setup
 	$(call release_build,docbm)
-	install -D -m 0755 .build/release/docbm $(DESTDIR)$(PREFIX)/bin/docbm
-	install -D -m 0644 docs/docbm.1 $(DESTDIR)$(PREFIX)/share/man/man1/docbm.1
-	mkdir -p $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions
-	.build/release/docbm completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm
-	.build/release/docbm completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
-	chmod 0644 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/docbm $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_docbm
-	mkdir -p $(DESTDIR)$(PREFIX)/share/systemd/user
-	sed '/^ExecStart=/s|@bindir@|$(PREFIX)/bin|' docs/docbm-watch@.service > $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
-	chmod 0644 $(DESTDIR)$(PREFIX)/share/systemd/user/docbm-watch@.service
+	install -D -m 0755 .build/release/docbm $(DESTDIR)$(BINDIR)/docbm
+	install -D -m 0644 docs/docbm.1 $(DESTDIR)$(MANDIR)/man1/docbm.1
+	mkdir -p $(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/site-functions
+	.build/release/docbm completions bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/docbm
+	.build/release/docbm completions zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_docbm
+	chmod 0644 $(DESTDIR)$(DATADIR)/bash-completion/completions/docbm $(DESTDIR)$(DATADIR)/zsh/site-functions/_docbm
+	mkdir -p $(DESTDIR)$(DATADIR)/systemd/user
+	sed '/^ExecStart=/s|@bindir@|$(BINDIR)|' docs/docbm-watch@.service > $(DESTDIR)$(DATADIR)/systemd/user/docbm-watch@.service
+	chmod 0644 $(DESTDIR)$(DATADIR)/systemd/user/docbm-watch@.service
 	$(build_library)
-	$(call install_library,.build/libdocbm/release/libDocbmC.so,$(DESTDIR)$(PREFIX),$(PREFIX))
-	strip --strip-unneeded $(DESTDIR)$(PREFIX)/lib/libdocbm.so.$(LIB_VERSION)
+	$(call install_library,.build/libdocbm/release/libDocbmC.so,$(DESTDIR),$(LIBDIR),$(INCLUDEDIR))
+	strip --strip-unneeded $(DESTDIR)$(LIBDIR)/libdocbm.so.$(LIB_VERSION)
 	@# The dynamic linker's cache, so that programs find libdocbm.so.0 in a standard folder.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
-	@echo "Installed under $(DESTDIR)$(PREFIX): $(INSTALLED)"
+	@echo "Installed: $(addprefix $(DESTDIR),$(INSTALLED))"
 
 # Removes the installed files only (never a folder, which other programs may share).
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 save-table: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
