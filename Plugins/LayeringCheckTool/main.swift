@@ -11,18 +11,34 @@ let forbidden: Set<String> = [
   "CDocbmShims", "CLibAttr", "CCrypto", "CSodium", "CSQLite",
 ]
 
-/// The module an `import` line names, if the line is one: attributes and an access level
-/// may come first (`@preconcurrency public import X`), a kind may follow (`import struct
-/// X.Y`).
-func importedModule(_ line: Substring) -> String? {
-  var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
+/// The module an `import` statement names, if the statement is one: attributes and an
+/// access level may come first (`@preconcurrency public import X`), a kind may follow
+/// (`import struct X.Y`); the name ends where an identifier does (`import Glibc;`).
+func importedModule(_ statement: Substring) -> String? {
+  var words = statement.split(whereSeparator: { $0 == " " || $0 == "\t" })[...]
   let modifiers: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
   while let first = words.first, first.hasPrefix("@") || modifiers.contains(first) { words.removeFirst() }
   guard words.first == "import", words.count >= 2 else { return nil }
   words.removeFirst()
   let kinds: Set<Substring> = ["typealias", "struct", "class", "enum", "protocol", "let", "var", "func"]
   if let kind = words.first, kinds.contains(kind), words.count >= 2 { words.removeFirst() }
-  return words.first.map { String($0.split(separator: ".")[0]) }
+  let name = words.first.map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }
+  return name?.isEmpty == false ? name : nil
+}
+
+/// The modules a line imports: each statement of it (statements may share a line, split by
+/// `;`), with its comments (`/* … */` and `// …`) taken out first.
+func importedModules(_ line: Substring) -> [String] {
+  var code = String(line)
+  while let open = code.range(of: "/*") {
+    guard let close = code.range(of: "*/", range: open.upperBound..<code.endIndex) else {
+      code.removeSubrange(open.lowerBound...)
+      break
+    }
+    code.replaceSubrange(open.lowerBound..<close.upperBound, with: " ")
+  }
+  if let comment = code.range(of: "//") { code.removeSubrange(comment.lowerBound...) }
+  return code.split(separator: ";").compactMap { importedModule($0.drop { $0 == " " || $0 == "\t" }) }
 }
 
 let arguments = CommandLine.arguments
@@ -35,9 +51,7 @@ var failed = false
 for path in arguments.dropFirst(3) {
   guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
   for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-    guard let imported = importedModule(line.drop(while: { $0 == " " })), forbidden.contains(imported) else {
-      continue
-    }
+    guard let imported = importedModules(line).first(where: forbidden.contains) else { continue }
     failed = true
     let message =
       "\(path):\(index + 1): error: \(module) imports \(imported): only DocbmSystem may import Glibc, "

@@ -26,7 +26,8 @@ struct LayeringCheckTests {
     arguments: [
       "import Glibc", "import Foundation", "@preconcurrency import CDocbmShims", "public import CSQLite",
       "  package import CLibAttr", "import struct Glibc.stat", "@_exported import CCrypto",
-      "internal import CSodium",
+      "internal import CSodium", "import Glibc;", "let x = 0; import Foundation", "/* why */ import Glibc",
+      "import\tGlibc // the C library", "import Glibc.stat",
     ])
   func refused(line: String) throws {
     try #require(FileManager.default.isExecutableFile(atPath: tool), "no checker at \(tool)")
@@ -41,7 +42,8 @@ struct LayeringCheckTests {
     try #require(FileManager.default.isExecutableFile(atPath: tool), "no checker at \(tool)")
     let result = try check(
       "import DocbmSystem\npublic import FoundationEssentials\nimport Synchronization\nimport Dispatch\n"
-        + "// import Glibc, in a comment\nlet text = \"import Glibc\"\n")
+        + "// import Glibc, in a comment\nlet text = \"import Glibc\"\n/* import Foundation */ let y = 2\n"
+        + "import Synchronization; import DocbmSystem\n")
     #expect(result.status == 0, "\(result.error)")
     #expect(result.stamped)
   }
