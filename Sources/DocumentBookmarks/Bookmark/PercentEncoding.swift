@@ -13,9 +13,9 @@ package enum PercentEncoding {
         bytes.append(byte)
         continue
       }
-      guard index != text.endIndex, let high = hexValue(text[index]) else { return nil }
+      guard index != text.endIndex, let high = Hex.value(of: text[index]) else { return nil }
       index = text.index(after: index)
-      guard index != text.endIndex, let low = hexValue(text[index]) else { return nil }
+      guard index != text.endIndex, let low = Hex.value(of: text[index]) else { return nil }
       index = text.index(after: index)
       bytes.append(high << 4 | low)
     }
@@ -25,6 +25,7 @@ package enum PercentEncoding {
   /// `bytes` with `%`, spaces, control bytes and DEL written as `%XX`: a path as one word
   /// of a line.
   package static func encode(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    // Upper-case digits, as URIs write escapes (Hex writes lower case).
     let digits = Array("0123456789ABCDEF".utf8)
     var text: [UInt8] = []
     for byte in bytes {
@@ -35,14 +36,5 @@ package enum PercentEncoding {
       }
     }
     return text
-  }
-
-  private static func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 }
