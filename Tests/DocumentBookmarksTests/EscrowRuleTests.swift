@@ -59,6 +59,13 @@ struct EscrowRuleTests {
     try scratch.move(other, document)
   }
 
+  /// Repair puts `key` back on the file at `path`: the escrow takes it for the document.
+  private func expectRestored(_ path: FilePath, key fingerprint: KeyFingerprint) throws {
+    let repair = DocumentRepairer(escrow: escrow).repair(path)
+    #expect(repair.action == .restored, "\(repair.message)")
+    #expect(try key(of: path) == fingerprint)
+  }
+
   /// Repair refuses the file at `path` as not the document's save, for `reason`; the file
   /// stays without a key, and a new bookmark on it fails rather than make a key.
   private func expectRefused(_ path: FilePath, because reason: String) throws {
@@ -112,9 +119,7 @@ struct EscrowRuleTests {
     let folder = try sharedFolder("shared")
     let (path, bookmark) = try document(in: folder)
     #expect(run("/bin/sed", ["-i", "s/cat/cat/", path.description]).status == 0)
-    let repair = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(repair.action == .restored, "\(repair.message)")
-    #expect(try key(of: path) == bookmark.keyFingerprint)
+    try expectRestored(path, key: bookmark.keyFingerprint)
     // Recorded as it is now: the repaired file is the document.
     let entry = try #require(escrow.entry(for: bookmark.keyFingerprint))
     #expect(entry.documents.last?.origin == .repaired)
@@ -126,9 +131,7 @@ struct EscrowRuleTests {
     let folder = try scratch.folder("private")
     let (path, bookmark) = try document(in: folder, bookmarks: false)
     #expect(run("/bin/sed", ["-i", "s/x/x/", path.description]).status == 0)
-    let repair = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(repair.action == .restored, "\(repair.message)")
-    #expect(try key(of: path) == bookmark.keyFingerprint)
+    try expectRestored(path, key: bookmark.keyFingerprint)
   }
 
   @Test("a plain save right after docbm's own is its successor")
@@ -140,9 +143,7 @@ struct EscrowRuleTests {
     chmod(temporary.description, 0o600)
     #expect(rename(temporary.description, path.description) == 0)
     #expect(try key(of: path) == nil)
-    let repair = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(repair.action == .restored, "\(repair.message)")
-    #expect(try key(of: path) == bookmark.keyFingerprint)
+    try expectRestored(path, key: bookmark.keyFingerprint)
   }
 
   @Test("a file made right after docbm records a document counts as made after it, by the file clock")
@@ -168,9 +169,7 @@ struct EscrowRuleTests {
     let (path, bookmark) = try document(in: folder, bookmarks: false)
     // Its key stripped in place (same file): the escrow records this very file.
     #expect(run("/usr/bin/setfattr", ["-x", "user.docbm.key", path.description]).status == 0)
-    let repair = DocumentRepairer(escrow: escrow).repair(path)
-    #expect(repair.action == .restored, "\(repair.message)")
-    #expect(try key(of: path) == bookmark.keyFingerprint)
+    try expectRestored(path, key: bookmark.keyFingerprint)
   }
 
   @Test("a copy that carries the key is not recorded; the document moved is followed, its old path dropped")

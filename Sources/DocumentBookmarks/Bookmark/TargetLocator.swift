@@ -122,16 +122,10 @@ struct TargetLocator {
 
     let area = self.area ?? SearchArea(budget: budget, cancellation: cancellation, journal: journal)
     // A watcher saw it renamed: found where it went, without a search.
-    for candidate in MoveJournal.candidates(
-      for: absolute, inode: matcher.identity.inode, in: area.recordedMoves)
-    {
-      if let status = try? FileStatus.of(candidate, followSymlinks: false),
-        matcher.isSameObject(status, at: candidate)
-      {
-        return located(
-          candidate, documentMoved: documentMoved,
-          relative: relativeStatus.map { (canonical(relativeCandidate), $0) }, absolute: absoluteStatus)
-      }
+    if let candidate = recordedMove(of: matcher, from: absolute, area: area) {
+      return located(
+        candidate, documentMoved: documentMoved,
+        relative: relativeStatus.map { (canonical(relativeCandidate), $0) }, absolute: absoluteStatus)
     }
     let search = IdentitySearch(matcher: matcher, budget: budget).search(roots: searchRoots(area), in: area)
     if storageFailure == nil { storageFailure = search.storageFailure }
@@ -206,17 +200,9 @@ struct TargetLocator {
         birthTime: document.birthTime,
         size: 0, modificationTime: Timestamp(seconds: 0, nanoseconds: 0))
       let successor = IdentityMatcher(kind: contents.kind, identity: identity)
-      // A watcher's recorded rename whose path cannot be looked at now leads nowhere.
-      let renamed = MoveJournal.candidates(
-        for: contents.absolutePath, inode: document.inode, in: area.recordedMoves
-      )
-      .first { path in
-        (try? FileStatus.of(path, followSymlinks: false)).map { successor.isSameObject($0, at: path) }
-          ?? false
-      }
       // A file whose key cannot be read is not shown to be the document: not taken.
       guard
-        let found = renamed
+        let found = recordedMove(of: successor, from: contents.absolutePath, area: area)
           ?? IdentitySearch(matcher: successor, budget: budget).search(roots: searchRoots(area), in: area)
           .found,
         case .key(let key)? = try? KeyAttribute.read(atPath: found), key.fingerprint == record.fingerprint
@@ -224,6 +210,17 @@ struct TargetLocator {
       return Location(path: canonical(found), reasons: [.targetMoved, .identityChanged])
     }
     return nil
+  }
+
+  /// Where a watcher saw the object `matcher` names renamed to from `path`, when the file
+  /// there is still that object; `nil` when no recorded rename leads to it.
+  private func recordedMove(of matcher: IdentityMatcher, from path: FilePath, area: SearchArea) -> FilePath? {
+    MoveJournal.candidates(for: path, inode: matcher.identity.inode, in: area.recordedMoves).first {
+      candidate in
+      // A recorded rename whose path cannot be looked at now leads nowhere.
+      (try? FileStatus.of(candidate, followSymlinks: false)).map { matcher.isSameObject($0, at: candidate) }
+        ?? false
+    }
   }
 
   /// The answer when the recorded object was found by its identity at `found`, away from
