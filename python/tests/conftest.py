@@ -24,3 +24,19 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     documents = tmp_path / "documents"
     documents.mkdir()
     return documents
+
+
+@pytest.fixture
+def notes(folder: Path) -> Path:
+    """A document, `notes.txt`, in the scratch folder."""
+    path = folder / "notes.txt"
+    path.write_bytes(b"notes\n")
+    return path
+
+
+@pytest.fixture
+def picture(folder: Path) -> Path:
+    """A target, `picture.png`, in the scratch folder."""
+    path = folder / "picture.png"
+    path.write_bytes(b"png\n")
+    return path

@@ -33,20 +33,6 @@ def plain_atomic_save(document: Path, data: bytes) -> None:
     os.replace(temporary, document)
 
 
-@pytest.fixture
-def notes(folder: Path) -> Path:
-    path = folder / "notes.txt"
-    path.write_bytes(b"notes\n")
-    return path
-
-
-@pytest.fixture
-def picture(folder: Path) -> Path:
-    path = folder / "picture.png"
-    path.write_bytes(b"png\n")
-    return path
-
-
 def test_version_is_the_release() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+", docbm.version())
 

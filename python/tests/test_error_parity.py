@@ -88,11 +88,8 @@ def test_every_code_is_compared_or_said_why_not() -> None:
     assert set(MADE) | set(NOT_MADE) == set(docbm.Code)
 
 
-def test_a_resolve_that_cannot_read_or_find(folder: Path) -> None:
-    document = folder / "notes.txt"
-    document.write_bytes(b"notes\n")
-    target = folder / "picture.png"
-    target.write_bytes(b"png\n")
+def test_a_resolve_that_cannot_read_or_find(folder: Path, notes: Path, picture: Path) -> None:
+    document, target = notes, picture
     with docbm.Document(document) as opened:
         bookmark = opened.make_bookmark(target)
     # A key of a format this docbm does not read (a later version's).
@@ -123,9 +120,8 @@ def test_an_escrow_docbm_does_not_trust(folder: Path) -> None:
     assert not os.path.exists(export)
 
 
-def test_a_store_docbm_cannot_use(folder: Path) -> None:
-    target = folder / "picture.png"
-    target.write_bytes(b"png\n")
+def test_a_store_docbm_cannot_use(folder: Path, picture: Path) -> None:
+    target = picture
     assert_same(docbm.Code.NOT_A_STORE, pair("store", str(folder)))
     damaged = folder / "damaged.store"
     damaged.write_bytes(b"neither a database nor JSON\n")
@@ -145,9 +141,8 @@ def test_a_store_docbm_cannot_use(folder: Path) -> None:
     assert damaged.read_bytes() == b"neither a database nor JSON\n"
 
 
-def test_an_immutable_document(folder: Path) -> None:
-    document = folder / "notes.txt"
-    document.write_bytes(b"notes\n")
+def test_an_immutable_document(folder: Path, notes: Path) -> None:
+    document = notes
     contents = folder / "contents.txt"
     contents.write_bytes(b"new\n")
     with docbm.Document(document) as opened:
@@ -219,12 +214,11 @@ def namespace_script(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "in-namespace.sh"
 
 
-def test_filesystems_that_refuse(folder: Path, namespace_script: Path) -> None:
+def test_filesystems_that_refuse(folder: Path, picture: Path, namespace_script: Path) -> None:
     pair_program = Path(__file__).with_name("error_pair.py")
     contents = folder / "contents.bin"
     contents.write_bytes(os.urandom(256 * 1024))
-    target = folder / "picture.png"
-    target.write_bytes(b"png\n")
+    target = picture
     ramfs, read_only, full = folder / "ramfs", folder / "read-only", folder / "full"
     for point in (ramfs, read_only, full):
         point.mkdir()
