@@ -14,8 +14,7 @@ struct DisplayPaths: Sendable {
 
   /// Paths below `folder` shown relative to it; at `/`, paths are shown as they are.
   init(workingFolder folder: FilePath) {
-    let description = folder.description
-    prefix = description == "/" || !folder.isAbsolute ? nil : description + "/"
+    prefix = folder.isRoot || !folder.isAbsolute ? nil : folder.description + "/"
   }
 
   /// `text` with each absolute path below the working folder made relative to it. A path

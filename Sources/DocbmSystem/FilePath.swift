@@ -79,6 +79,33 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
   /// Whether the path starts at the root folder.
   public var isAbsolute: Bool { bytes.first == UInt8(ascii: "/") }
 
+  /// The root folder, `/`.
+  package static let root = FilePath(uncheckedBytes: [UInt8(ascii: "/")])
+
+  /// Whether the path is the root folder written as one slash (the normal form; `//` is
+  /// not normal and is not the root here).
+  package var isRoot: Bool { bytes.count == 1 && bytes[0] == UInt8(ascii: "/") }
+
+  /// Whether `component` is `.` or `..`: the names every folder has for itself and its
+  /// parent, which name no entry of their own.
+  package static func isSelfOrParent(_ component: some Collection<UInt8>) -> Bool {
+    let dot = UInt8(ascii: ".")
+    var index = component.startIndex
+    guard index != component.endIndex, component[index] == dot else { return false }
+    component.formIndex(after: &index)
+    if index == component.endIndex { return true }
+    guard component[index] == dot else { return false }
+    component.formIndex(after: &index)
+    return index == component.endIndex
+  }
+
+  /// The last component when it names an entry of its folder, `nil` when it names none:
+  /// the path is `/` (or empty), or ends in `.` or `..`.
+  package var lastEntryName: [UInt8]? {
+    let name = lastComponent
+    return name.isEmpty || FilePath.isSelfOrParent(name) ? nil : name
+  }
+
   /// The most bytes one name (a path component) may have on Linux: `NAME_MAX`.
   package static let maximumNameLength = Int(NAME_MAX)
 
@@ -108,7 +135,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     while end > 0, bytes[end - 1] == slash { end -= 1 }  // trailing slashes
     while end > 0, bytes[end - 1] != slash { end -= 1 }  // the last component
     while end > 0, bytes[end - 1] == slash { end -= 1 }  // the slashes before it
-    if end == 0 { return isAbsolute ? FilePath("/") : FilePath(".") }
+    if end == 0 { return isAbsolute ? .root : FilePath(".") }
     return FilePath(uncheckedBytes: Array(bytes[..<end]))
   }
 
@@ -393,7 +420,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
 
   /// The process's current working folder.
   package static var currentDirectory: FilePath {
-    guard let pointer = getcwd(nil, 0) else { return FilePath("/") }
+    guard let pointer = getcwd(nil, 0) else { return .root }
     defer { free(pointer) }
     return FilePath(uncheckedBytes: Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
   }

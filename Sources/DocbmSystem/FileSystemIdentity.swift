@@ -70,7 +70,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
       guard currentStatus.knowsMountRoot else {
         return status.mountID.flatMap(mountPoint(ofMountID:))
       }
-      if currentStatus.isMountRoot || current.bytes == [UInt8(ascii: "/")] { return current }
+      if currentStatus.isMountRoot || current.isRoot { return current }
       current = current.removingLastComponent
       guard let next = try? FileStatus.of(current, followSymlinks: false) else {
         return status.mountID.flatMap(mountPoint(ofMountID:))

@@ -27,7 +27,7 @@ package enum FolderChainTrust {
   /// (what is below it is still checked).
   package static func problem(from folder: FilePath) -> (folder: FilePath, problem: Problem)? {
     let real = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute
-    var current = FilePath("/")
+    var current = FilePath.root
     var chain = [current]
     for component in real.components {
       current = current.appending(component)

@@ -138,7 +138,7 @@ package struct MountTable: Sendable {
     var bestLength = -1
     for mount in mounts {
       let point = mount.mountPoint.lexicallyNormalized
-      guard MountTable.isPrefix(point, of: wanted) else { continue }
+      guard point == wanted || wanted.isBelow(point) else { continue }
       let length = point.bytes.count
       if length > bestLength {
         best = mount
@@ -221,14 +221,6 @@ package struct MountTable: Sendable {
       fileSystemType: text(unescape(fields[separator + 1])),
       source: text(unescape(fields[separator + 2])),
       superOptions: options(fields[separator + 3]))
-  }
-
-  /// Whether `prefix` is `path` or one of its ancestors (both absolute and normalized).
-  private static func isPrefix(_ prefix: FilePath, of path: FilePath) -> Bool {
-    let slash = UInt8(ascii: "/")
-    if prefix.bytes == [slash] { return path.isAbsolute }
-    guard path.bytes.count >= prefix.bytes.count, path.bytes.starts(with: prefix.bytes) else { return false }
-    return path.bytes.count == prefix.bytes.count || path.bytes[prefix.bytes.count] == slash
   }
 
   /// A decimal number without sign, or `nil` (empty, other characters, overflow).

@@ -75,8 +75,7 @@ package enum SymbolicLink {
     if (try? FileStatus.of(current, followSymlinks: false))?.kind == .symbolicLink {
       throw SystemCallError("readlink", .tooManySymbolicLinks, path: path)
     }
-    let name = current.lastComponent
-    guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+    guard let name = current.lastEntryName else {
       return try canonicalPath(current)
     }
     return try canonicalPath(current.removingLastComponent).appending(name)

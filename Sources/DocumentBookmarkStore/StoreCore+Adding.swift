@@ -171,7 +171,7 @@ extension StoreCore {
     var folder = path.absolute.lexicallyNormalized.removingLastComponent
     for _ in 0..<64 {
       if let snapshot = try? TargetSnapshot.read(folder) { return snapshot.volume }
-      if folder.bytes == [UInt8(ascii: "/")] { break }
+      if folder.isRoot { break }
       folder = folder.removingLastComponent
     }
     return nil

@@ -191,7 +191,7 @@ extension StoreCore {
   private func pathOnlyFailure(_ error: DocbmError, _ record: Record) -> DocbmError {
     guard error.code == .notFound else { return error }
     if let recorded = record.volume, let mountPoint = recorded.mountPoint, let fsid = recorded.filesystemID,
-      mountPoint.bytes != [UInt8(ascii: "/")]
+      !mountPoint.isRoot
     {
       let now = Self.volumeHint(near: record.lastKnownPath)
       if now?.filesystemID != fsid {

@@ -19,8 +19,7 @@ struct DemoCommand {
     defer { scratch.remove() }
     let root = scratch.root
     func show(_ path: FilePath) -> String {
-      let relative = path.relative(from: root)
-      return relative.bytes.starts(with: Array("..".utf8)) ? path.description : relative.description
+      path.isBelow(root) ? path.relative(from: root).description : path.description
     }
 
     console.printFitted("docbm demo: document-scoped bookmarks on Linux")

@@ -261,7 +261,7 @@ public struct KeyEscrow: Hashable, Sendable {
       return existing
     }
     try mappingSystemErrors(.writeKey, path: folder) { () throws(SystemCallError) in
-      var current = FilePath("/")
+      var current = FilePath.root
       for component in folder.absolute.components {
         current = current.appending(component)
         do throws(SystemCallError) {

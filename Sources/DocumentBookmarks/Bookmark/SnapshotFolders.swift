@@ -15,8 +15,7 @@ package final class SnapshotFolders {
   /// - Throws: ``DocbmError`` as ``TargetSnapshot/canonicalPath(_:)``.
   func canonicalPath(of path: FilePath) throws(DocbmError) -> FilePath {
     let folder = path.absolute.removingLastComponent
-    let name = path.lastComponent
-    guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+    guard let name = path.lastEntryName else {
       return try TargetSnapshot.canonicalPath(path)
     }
     if let known = canonicalFolders[folder] { return known.appending(name) }
@@ -28,7 +27,7 @@ package final class SnapshotFolders {
   /// The mount point of the target at canonical path `real`, whose status is `status`: as
   /// ``FileSystemIdentity/mountPoint(of:status:)`` says, with its folder's answer kept.
   func mountPoint(of real: FilePath, status: FileStatus) -> FilePath? {
-    guard status.knowsMountRoot, !status.isMountRoot, real.bytes != [UInt8(ascii: "/")] else {
+    guard status.knowsMountRoot, !status.isMountRoot, !real.isRoot else {
       return FileSystemIdentity.mountPoint(of: real, status: status)
     }
     let folder = real.removingLastComponent

@@ -443,11 +443,10 @@ struct TargetLocator {
     let relative = contents.relativePath.components
     let absolute = contents.absolutePath.components
     guard !relative.isEmpty, relative.count < absolute.count,
-      !relative.contains(where: { $0 == [UInt8(ascii: ".")] || $0 == [UInt8(ascii: "."), UInt8(ascii: ".")] }
-      ),
+      !relative.contains(where: FilePath.isSelfOrParent),
       Array(absolute.suffix(relative.count)) == relative
     else { return nil }
-    var folder = FilePath("/")
+    var folder = FilePath.root
     for component in absolute.dropLast(relative.count) { folder = folder.appending(component) }
     return folder.appending(documentPath.lastComponent)
   }
@@ -501,7 +500,7 @@ struct TargetLocator {
     var roots: [FilePath] = []
     var folder = nearestExistingFolder(area)
     if onRecordedFilesystem(folder, area: area) { roots.append(folder) }
-    for _ in 0..<max(0, budget.ascent) where folder.bytes != [UInt8(ascii: "/")] {
+    for _ in 0..<max(0, budget.ascent) where !folder.isRoot {
       folder = folder.removingLastComponent
       if onRecordedFilesystem(folder, area: area) { roots.append(folder) }
     }
@@ -515,7 +514,7 @@ struct TargetLocator {
   /// The recorded folder, or its nearest ancestor that is a folder now.
   private func nearestExistingFolder(_ area: SearchArea) -> FilePath {
     var folder = contents.absolutePath.removingLastComponent
-    while folder.bytes != [UInt8(ascii: "/")], area.status(of: folder)?.kind != .directory {
+    while !folder.isRoot, area.status(of: folder)?.kind != .directory {
       folder = folder.removingLastComponent
     }
     return folder
@@ -526,7 +525,7 @@ struct TargetLocator {
   /// mounted elsewhere).
   private func onRecordedFilesystem(_ folder: FilePath, area: SearchArea) -> Bool {
     guard let mountPoint = contents.volume.mountPoint?.lexicallyNormalized,
-      mountPoint.bytes != [UInt8(ascii: "/")]
+      !mountPoint.isRoot
     else { return true }
     let normal = folder.lexicallyNormalized
     if normal == mountPoint || normal.isBelow(mountPoint) { return true }
@@ -553,7 +552,7 @@ struct TargetLocator {
   /// A `volumeUnavailable` error when the recorded mount point no longer holds the
   /// recorded filesystem; `nil` when it does, or when too little was recorded to tell.
   private func unavailableVolume() -> DocbmError? {
-    guard let mountPoint = contents.volume.mountPoint, mountPoint.bytes != [UInt8(ascii: "/")],
+    guard let mountPoint = contents.volume.mountPoint, !mountPoint.isRoot,
       let recordedID = contents.volume.filesystemID
     else { return nil }
     // f_fsid is a hint: it differs on btrfs subvolumes and after device renumbering. The

@@ -158,9 +158,10 @@ public struct ScratchDocument: Sendable {
     let candidates = ["/tmp", "/var/tmp"] + [ProcessEnvironment.value("TMPDIR")].compactMap { $0 }
     return candidates.contains { candidate in
       guard !candidate.isEmpty else { return false }
-      let real = (try? TargetSnapshot.canonicalPath(FilePath(candidate))) ?? FilePath(candidate)
-      let prefix = real.bytes.last == UInt8(ascii: "/") ? real.bytes : real.bytes + [UInt8(ascii: "/")]
-      return folder.bytes == real.bytes || folder.bytes.starts(with: prefix)
+      // A candidate that cannot be resolved (not there) is compared as written.
+      let real =
+        (try? TargetSnapshot.canonicalPath(FilePath(candidate))) ?? FilePath(candidate).lexicallyNormalized
+      return folder == real || folder.isBelow(real)
     }
   }
 

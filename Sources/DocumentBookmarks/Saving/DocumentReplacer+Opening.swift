@@ -128,8 +128,7 @@ extension DocumentReplacer {
   /// The folder's own path may contain links: the kernel resolves them when it is opened.
   func locate(followingLink: Bool = false) throws(DocbmError) -> (folder: FilePath, name: [UInt8]) {
     let real = followingLink ? try TargetSnapshot.canonicalPath(destination) : destination.absolute
-    let name = real.lastComponent
-    guard !name.isEmpty, name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] else {
+    guard let name = real.lastEntryName else {
       throw DocbmError(
         .notFound, path: destination, message: "\(destination) does not name a document",
         step: .inspectDocument)
