@@ -2,9 +2,10 @@ import CDocbmShims
 import Glibc
 import Synchronization
 
-/// The entries of one folder, read with `fdopendir`/`readdir` from a descriptor.
+/// The entries of one folder, read with `getdents64` from a descriptor into a buffer of
+/// the stream's own: the one way docbm lists a folder.
 package final class DirectoryStream {
-  /// One entry: its name, inode number and type as `readdir` gives them.
+  /// One entry: its name, inode number and type as `getdents64` gives them.
   package struct Entry: Sendable {
     package let name: [UInt8]
     package let inode: UInt64
@@ -12,7 +13,7 @@ package final class DirectoryStream {
     package let type: EntryType
   }
 
-  /// `readdir`'s `d_type`.
+  /// `getdents64`'s `d_type`.
   package enum EntryType: Sendable {
     case regular, directory, symbolicLink, other, unknown
 
@@ -27,8 +28,8 @@ package final class DirectoryStream {
     }
   }
 
-  /// Counts the folder reads (`getdents64` through ``entries(of:)``, `readdir` through
-  /// ``next()``) made on the current task while it is set; for tests that check what a
+  /// Counts the folder entries read (through ``next()``, ``nextRecord(_:)`` and
+  /// ``entries(of:)``) on the current task while it is set; for tests that check what a
   /// call lists.
   package final class ReadCounter: Sendable {
     private let reads = Atomic<Int>(0)
@@ -45,33 +46,50 @@ package final class DirectoryStream {
   /// at start-up). Set by the first ``ReadCounter``, never cleared.
   fileprivate static let countsReads = Atomic<Bool>(false)
 
-  /// Counts one folder read on the current task's counter, if any.
+  /// Counts one entry read on the current task's counter, if any.
   private static func countRead() {
     if countsReads.load(ordering: .relaxed) { readCounter?.add() }
   }
 
-  private let stream: OpaquePointer
+  /// The size of the buffer each stream reads records into (glibc's `readdir` uses the same).
+  private static let bufferSize = 32 * 1024
+
+  private let folder: FileDescriptor
+  /// Whether the stream closes ``folder`` when it ends (it opened it).
+  private let ownsFolder: Bool
+  private let buffer: UnsafeMutableRawBufferPointer
+  /// The bytes of records in ``buffer``, and where the next one starts.
+  private var filled = 0
+  private var offset = 0
+  /// Whether the next read starts at the folder's first entry.
+  private var rewinds: Bool
+  /// Whether the last read found the end.
+  private var ended = false
+
+  private init(folder: FileDescriptor, ownsFolder: Bool, rewinds: Bool) {
+    self.folder = folder
+    self.ownsFolder = ownsFolder
+    self.rewinds = rewinds
+    buffer = .allocate(byteCount: Self.bufferSize, alignment: MemoryLayout<dirent>.alignment)
+  }
 
   /// Opens the folder `path` relative to `directory`, never following a final symbolic link.
   ///
-  /// - Throws: ``SystemCallError`` from `openat` or `fdopendir`.
-  package init(
+  /// - Throws: ``SystemCallError`` from `openat` (ENOTDIR when `path` is not a folder,
+  ///   ELOOP when it is a symbolic link).
+  package convenience init(
     _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory
   ) throws(SystemCallError) {
     let fd = try FileDescriptor.open(path, [.directory, .noFollow], relativeTo: directory)
-    guard let stream = fdopendir(fd.rawValue) else {
-      let error = Errno.current
-      fd.close()
-      throw SystemCallError("fdopendir", error, path: path)
-    }
-    self.stream = stream
+    self.init(folder: fd, ownsFolder: true, rewinds: false)
   }
 
   /// The descriptor of the open folder, for `…at` calls on its entries.
-  package var descriptor: FileDescriptor { FileDescriptor(rawValue: dirfd(stream)) }
+  package var descriptor: FileDescriptor { folder }
 
   /// The error that ended the listing early, if one did (``next()`` then returned `nil`).
-  package private(set) var failure: Errno?
+  package var failure: Errno? { readFailure?.errno }
+  private var readFailure: SystemCallError?
 
   /// The next entry other than `.` and `..`, or `nil` at the end or on a read error
   /// (see ``failure``).
@@ -79,38 +97,47 @@ package final class DirectoryStream {
     nextRecord { name, inode, type in Entry(name: Array(name), inode: inode, type: type) }
   }
 
-  /// ``next()`` without an array for the name: `body` gets the name's bytes where `readdir`
-  /// left them (valid only during the call), the inode number and the type, and its result
-  /// is returned; `nil` at the end or on a read error (see ``failure``).
+  /// ``next()`` without an array for the name: `body` gets the name's bytes where they lie
+  /// in the stream's buffer (valid only during the call), the inode number and the type,
+  /// and its result is returned; `nil` at the end or on a read error (see ``failure``).
   package func nextRecord<Result>(
     _ body: (UnsafeRawBufferPointer, UInt64, EntryType) -> Result
   ) -> Result? {
-    DirectoryStream.countRead()
-    errno = 0
-    while let pointer = readdir(stream) {
-      // The record is `d_reclen` bytes, often fewer than `MemoryLayout<dirent>.size` (the
-      // name is as long as it needs to be): the last one in `readdir`'s buffer can end
-      // where the buffer does, so the fields are read where they lie and the whole
-      // structure is never copied.
-      let record = UnsafeRawPointer(pointer)
-      let recordLength = Int(record.load(fromByteOffset: Self.recordLengthOffset, as: UInt16.self))
+    while true {
+      if offset >= filled {
+        guard !ended, readFailure == nil else { return nil }
+        do throws(SystemCallError) {
+          filled = try retryingOnInterrupt("getdents64") { [buffer, folder, rewinds] in
+            cdocbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewinds ? 1 : 0)
+          }
+        } catch {
+          readFailure = error
+          return nil
+        }
+        rewinds = false
+        offset = 0
+        if filled == 0 {
+          ended = true
+          return nil
+        }
+      }
+      // A record is `d_reclen` bytes, usually fewer than `MemoryLayout<dirent>.size` (the
+      // name is as long as it needs to be), so its fields are read where they lie and the
+      // whole structure is never copied. `struct dirent` of 64-bit glibc is the kernel's
+      // `linux_dirent64`, field for field.
+      let record = UnsafeRawPointer(buffer.baseAddress! + offset)
+      let recordLength = Int(record.loadUnaligned(fromByteOffset: Self.recordLengthOffset, as: UInt16.self))
+      offset += max(recordLength, 1)
       let nameStart = record + Self.nameOffset
       let nameLength = strnlen(
         nameStart.assumingMemoryBound(to: CChar.self), max(recordLength - Self.nameOffset, 0))
       let name = UnsafeRawBufferPointer(start: nameStart, count: nameLength)
-      if DirectoryStream.isDotOrDotDot(name) { continue }
+      if FilePath.isSelfOrParent(name) { continue }
+      DirectoryStream.countRead()
       return body(
-        name, UInt64(record.load(fromByteOffset: Self.inodeOffset, as: ino_t.self)),
+        name, record.loadUnaligned(fromByteOffset: Self.inodeOffset, as: UInt64.self),
         EntryType(record.load(fromByteOffset: Self.typeOffset, as: UInt8.self)))
     }
-    if errno != 0 { failure = Errno.current }
-    return nil
-  }
-
-  /// Whether a name is `.` or `..`, which every listing holds and no walk wants.
-  private static func isDotOrDotDot(_ name: UnsafeRawBufferPointer) -> Bool {
-    let dot = UInt8(ascii: ".")
-    return (name.count == 1 && name[0] == dot) || (name.count == 2 && name[0] == dot && name[1] == dot)
   }
 
   private static let inodeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_ino)!
@@ -118,39 +145,21 @@ package final class DirectoryStream {
   private static let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
   private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
-  /// The names and inode numbers of every entry of an already open folder, read with
-  /// `getdents64` straight from `folder` (which is rewound first), without the
-  /// `opendir` bookkeeping. For small folders read often.
+  /// The names and inode numbers of every entry of an already open folder, read from its
+  /// first entry (the descriptor is rewound) and left open. For small folders read often.
+  ///
+  /// - Throws: ``SystemCallError`` from `lseek` or `getdents64` (ENOTDIR when `folder` is
+  ///   not a folder, EIO).
   package static func entries(of folder: FileDescriptor) throws(SystemCallError) -> [Entry] {
+    let stream = DirectoryStream(folder: folder, ownsFolder: false, rewinds: true)
     var entries: [Entry] = []
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 8)
-    defer { buffer.deallocate() }
-    var rewind: Int32 = 1
-    while true {
-      countRead()
-      let count = try retryingOnInterrupt("getdents64") {
-        cdocbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewind)
-      }
-      rewind = 0
-      if count == 0 { return entries }
-      var offset = 0
-      while offset + 19 <= count {
-        let record = buffer.baseAddress! + offset
-        let inode = record.loadUnaligned(as: UInt64.self)
-        let length = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
-        let type = record.load(fromByteOffset: 18, as: UInt8.self)
-        let nameStart = record + 19
-        let name = Array(
-          UnsafeRawBufferPointer(
-            start: nameStart, count: strnlen(nameStart.assumingMemoryBound(to: CChar.self), length - 19)))
-        offset += max(length, 1)
-        if name == [0x2E] || name == [0x2E, 0x2E] { continue }
-        entries.append(Entry(name: name, inode: inode, type: EntryType(type)))
-      }
-    }
+    while let entry = stream.next() { entries.append(entry) }
+    if let failure = stream.readFailure { throw failure }
+    return entries
   }
 
   deinit {
-    closedir(stream)
+    buffer.deallocate()
+    if ownsFolder { folder.close() }
   }
 }
