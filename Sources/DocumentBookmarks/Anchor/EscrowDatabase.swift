@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The escrow's SQLite database, `escrow.sqlite` in the escrow folder: one connection,
 /// used by one thread (docs/format.md §6).
 ///
@@ -48,7 +46,8 @@ final class EscrowDatabase {
     let path = folder.path.appending(fileName)
     if try !folder.prepareDatabaseFile(fileName) {
       guard create || !legacy.isEmpty else {
-        removeAbandonedTemporaries(in: folder)  // a maker killed before its rename
+        // A maker killed before it named its database.
+        NewFile.removeAbandoned(in: folder.descriptor, marker: temporaryMarker)
         return nil
       }
       try makeDatabase(in: folder)
@@ -70,72 +69,44 @@ final class EscrowDatabase {
     return database
   }
 
-  /// The prefix of the name a database is made under before it is renamed into place;
-  /// the maker's process ID follows, then a dash and a number of that process's own.
-  static let temporaryPrefix = ".\(fileName).new-"
-  private static let temporaryCount = Atomic<Int>(0)
+  /// The marker of the temporary name a database is made under before it is named
+  /// (``NewFile``): `.escrow.sqlite.new-PID-N`.
+  static let temporaryMarker = Array(".new-".utf8)
 
-  /// Makes the database with its schema under a temporary name, flushes it, and renames it
-  /// into place unless another process made one first (then that one is used): a database
-  /// is never seen half made, and a full disk or a failure leaves no file behind. Temporary
-  /// files of makers no longer running (killed) are removed first.
+  /// Makes the database with its schema as a ``NewFile`` under a temporary name and names
+  /// it unless another process made one first (then that one is used): a database is never
+  /// seen half made, and a full disk or a failure leaves no file behind. Temporary files of
+  /// makers no longer running (killed) are removed first.
   private static func makeDatabase(in folder: EscrowFolder) throws(DocbmError) {
-    removeAbandonedTemporaries(in: folder)
-    let number = temporaryCount.add(1, ordering: .relaxed).newValue
-    let nameText = temporaryPrefix + "\(ProcessID.current)-\(number)"
-    let name = FilePath(nameText)
-    let temporary = folder.path.appending(nameText)
-    try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
-      do throws(SystemCallError) {
-        try folder.descriptor.removeEntry(name, isDirectory: false)
-      } catch  where error.errno == .noSuchFile {}
-      try FileDescriptor.open(
-        name, [.readWrite, .create, .exclusive, .noFollow, .nonBlocking], permissions: 0o600,
-        relativeTo: folder.descriptor
-      ).close()
+    let newFile = try mappingSystemErrors(.writeKey, path: folder.path.appending(fileName)) {
+      () throws(SystemCallError) in
+      try NewFile(FilePath(fileName), in: folder.descriptor, marker: temporaryMarker, needsPath: true)
     }
-    func removeTemporary() {
-      try? folder.descriptor.removeEntry(name, isDirectory: false)
-    }
+    // Removes the temporary file unless it has its name.
+    defer { newFile.discard() }
+    let temporary = folder.path.appending(newFile.temporaryName.bytes)
     do throws(SQLiteError) {
-      // No journal: a file that fails half made is removed, never renamed into place.
+      // No journal: a file that fails half made is removed, never named.
       let connection = try SQLiteDatabase(temporary)
       try connection.execute("PRAGMA journal_mode = OFF")
       try connection.writeTransaction { () throws(SQLiteError) in
         try connection.execute(EscrowSchema.creation)
       }
     } catch {
-      removeTemporary()
       throw EscrowDatabase.error(error, path: temporary, doing: "making")
     }
-    do throws(DocbmError) {
-      try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
-        let fd = try FileDescriptor.open(name, [.readOnly, .noFollow], relativeTo: folder.descriptor)
-        defer { fd.close() }
-        try fd.sync()
-        do throws(SystemCallError) {
-          try folder.descriptor.renameWithoutReplacing(name, to: FilePath(fileName), in: folder.descriptor)
-        } catch  where error.errno == .fileExists {
-          return  // another process made it first
-        }
-        try folder.descriptor.sync()
-      }
-    } catch {
-      removeTemporary()
-      throw error
+    let outcome = try mappingSystemErrors(.writeKey, path: temporary) { () throws(SystemCallError) in
+      try newFile.name(replacing: false)
     }
-    removeTemporary()
-  }
-
-  /// Removes the temporary databases of makers that are no longer running.
-  private static func removeAbandonedTemporaries(in folder: EscrowFolder) {
-    guard let entries = try? DirectoryStream.entries(of: folder.descriptor) else { return }
-    let prefix = Array(temporaryPrefix.utf8)
-    for entry in entries where entry.name.starts(with: prefix) {
-      let rest = entry.name.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: "-") }
-      guard let pid = Int32(String(decoding: rest, as: UTF8.self)), !ProcessID.isRunning(pid)
-      else { continue }
-      try? folder.descriptor.removeEntry(FilePath(uncheckedBytes: entry.name), isDirectory: false)
+    switch outcome {
+    case .named, .nameTaken:  // taken: another process made it first, and it is used
+      return
+    case .displaced:
+      throw DocbmError(
+        .escrowUntrusted, path: folder.path.appending(fileName),
+        message:
+          "\(folder.path.appending(fileName)) was replaced by another file while it was made; nothing was escrowed: check who else can write \(folder.path)"
+      )
     }
   }
 

@@ -36,6 +36,11 @@
 /// saves nor make them probe without end. The writer's own name has a random part (above).
 /// The save opens what the writer made without following links, and refuses anything but
 /// a regular file or a folder.
+///
+/// A save is not a ``NewFile`` (how the escrow and its exports make their files): a writer
+/// handed a URL makes the new version itself, perhaps a folder; saves of several processes
+/// and users meet beside one document, so a slot is locked rather than marked with a
+/// process ID; and a save's leftovers are found without listing the folder.
 package final class TemporaryVersion {
   package static let marker = Array(".docbm-save-".utf8)
   static let writerMark = Array("-new".utf8)
