@@ -115,12 +115,13 @@ public final class BookmarkStore<
   /// The records, in the store's order, as last seen (no I/O; call ``load()`` first).
   public var records: [Record] { core.snapshot.records }
 
-  /// Runs `work` on a docbm thread, then starts following other processes when asked.
-  private func run<Value: Sendable>(_ work: @escaping @Sendable () throws(Failure) -> Value)
-    async throws(Failure)
-    -> Value
-  {
-    try await finishing { try await DocbmThreads.run { () throws -> Value in try work() } }
+  /// Runs `work` on the store's core, on a docbm thread, then starts following other
+  /// processes when asked: the one way each call reaches the core.
+  private func run<Value: Sendable>(
+    _ work: @escaping @Sendable (StoreCore<Key, Metadata>) throws(Failure) -> Value
+  ) async throws(Failure) -> Value {
+    let core = core
+    return try await finishing { try await DocbmThreads.run { () throws -> Value in try work(core) } }
   }
 
   /// Starts following mounts and other processes now, without waiting for a first call.
@@ -170,8 +171,7 @@ public final class BookmarkStore<
   ///   `corrupt` (damaged and no last good copy), `docbm` (permissions, I/O).
   @discardableResult
   public func load() async throws(Failure) -> [Record] {
-    let core = core
-    return try await run { () throws(Failure) in try core.load() }
+    return try await run { core throws(Failure) in try core.load() }
   }
 
   /// Bookmarks `target` (a file or folder; a link is followed) and adds it under `key`.
@@ -185,8 +185,8 @@ public final class BookmarkStore<
   ///   file's key cannot be written, the save failed).
   @discardableResult
   public func add(target: FilePath, key: Key, metadata: Metadata) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.add(target: target, key: key, metadata: metadata) }
+    return try await run { core throws(Failure) in try core.add(target: target, key: key, metadata: metadata)
+    }
   }
 
   /// Bookmarks each target and adds them all in one save (importing a list, say), each as
@@ -198,9 +198,8 @@ public final class BookmarkStore<
   public func add(targets: [(target: FilePath, key: Key, metadata: Metadata)]) async throws(Failure)
     -> [Record]
   {
-    let core = core
     let targets = targets.map { Entry(target: $0.target, key: $0.key, metadata: $0.metadata) }
-    return try await run { () throws(Failure) in
+    return try await run { core throws(Failure) in
       try core.add(targets: targets.map { ($0.target, $0.key, $0.metadata) })
     }
   }
@@ -218,8 +217,7 @@ public final class BookmarkStore<
   /// - Throws: `docbm` `keyMismatch` when the bookmark was made on another document.
   @discardableResult
   public func add(bookmark: Bookmark, key: Key, metadata: Metadata) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in
+    return try await run { core throws(Failure) in
       try core.add(bookmark: bookmark, key: key, metadata: metadata)
     }
   }
@@ -249,8 +247,7 @@ public final class BookmarkStore<
       guard let found = other.snapshot[record.key] else { throw .notFound(record.key) }
       (target, current) = (nil, found)
     }
-    let core = core
-    return try await run { () throws(Failure) in try core.add(copyOf: current, at: target) }
+    return try await run { core throws(Failure) in try core.add(copyOf: current, at: target) }
   }
 
   /// Adds a path without bookmarking it yet (a file on a disk not plugged in, a path typed
@@ -258,8 +255,8 @@ public final class BookmarkStore<
   /// reachable. Until then it follows no move.
   @discardableResult
   public func add(pathOnly path: FilePath, key: Key, metadata: Metadata) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.add(pathOnly: path, key: key, metadata: metadata) }
+    return try await run { core throws(Failure) in try core.add(pathOnly: path, key: key, metadata: metadata)
+    }
   }
 
   /// Resolves the record's bookmark (or makes the first one of a path-only record) and
@@ -290,8 +287,7 @@ public final class BookmarkStore<
   /// their bookmark. Returns the failures by key.
   @discardableResult
   public func refreshStatuses(includingAvailable: Bool = true) async throws(Failure) -> [Key: DocbmError] {
-    let core = core
-    return try await run { () throws(Failure) in
+    return try await run { core throws(Failure) in
       try core.refreshStatuses(includingAvailable: includingAvailable)
     }
   }
@@ -303,23 +299,20 @@ public final class BookmarkStore<
   /// relinked records get their new bookmark and path, in one save. Returns what became of
   /// each record under `from`, by key; the others are left as they are.
   public func relink(from: FilePath, to: FilePath) async throws(Failure) -> [Key: Relink] {
-    let core = core
-    return try await run { () throws(Failure) in try core.relink(from: from, to: to) }
+    return try await run { core throws(Failure) in try core.relink(from: from, to: to) }
   }
 
   /// Removes the record with `key` (here and, through the file, for every process); it
   /// stays removed. Returns whether there was one. Not an eviction.
   @discardableResult
   public func forget(_ key: Key) async throws(Failure) -> Bool {
-    let core = core
-    return try await run { () throws(Failure) in !(try core.forget([key])).isEmpty }
+    return try await run { core throws(Failure) in !(try core.forget([key])).isEmpty }
   }
 
   /// Removes, in one save, every record `matches` picks; returns them.
   @discardableResult
   public func forget(where matches: @escaping @Sendable (Record) -> Bool) async throws(Failure) -> [Record] {
-    let core = core
-    return try await run { () throws(Failure) in try core.forget(where: matches) }
+    return try await run { core throws(Failure) in try core.forget(where: matches) }
   }
 
   /// Rewrites the store file without its free space (SQLite's `VACUUM`, in place, so the
@@ -330,8 +323,7 @@ public final class BookmarkStore<
   ///
   /// - Throws: ``BookmarkStoreError``, as ``load()`` and the changes do.
   public func compact() async throws(Failure) {
-    let core = core
-    try await run { () throws(Failure) in try core.compact() }
+    try await run { core throws(Failure) in try core.compact() }
   }
 
   /// Gives a store whose file lost its key for good a new start, keeping every record.
@@ -353,21 +345,18 @@ public final class BookmarkStore<
   /// - Throws: ``BookmarkStoreError``, as ``load()`` and the changes do.
   @discardableResult
   public func reanchor() async throws(Failure) -> [Record] {
-    let core = core
-    return try await run { () throws(Failure) in try core.reanchor() }
+    return try await run { core throws(Failure) in try core.reanchor() }
   }
 
   /// Removes every record.
   public func removeAll() async throws(Failure) {
-    let core = core
-    _ = try await run { () throws(Failure) in try core.forget { _ in true } }
+    _ = try await run { core throws(Failure) in try core.forget { _ in true } }
   }
 
   /// Pins or unpins a record: eviction spares pinned records unless they are gone.
   @discardableResult
   public func setPinned(_ key: Key, _ isPinned: Bool) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.setPinned(key, isPinned) }
+    return try await run { core throws(Failure) in try core.setPinned(key, isPinned) }
   }
 
   /// Records where the app knows the record's target is now: after it saved the item to
@@ -379,37 +368,32 @@ public final class BookmarkStore<
   /// - Throws: `notFound` when no record has `key`; the store file's save errors.
   @discardableResult
   public func updateLastKnownPath(_ key: Key, to path: FilePath) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.updateLastKnownPath(key, to: path) }
+    return try await run { core throws(Failure) in try core.updateLastKnownPath(key, to: path) }
   }
 
   /// Notes that the app used the record now (for least-recently-used eviction, and the
   /// order of a most-recently-used store).
   @discardableResult
   public func markUsed(_ key: Key) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.markUsed(key) }
+    return try await run { core throws(Failure) in try core.markUsed(key) }
   }
 
   /// Replaces a record's metadata.
   @discardableResult
   public func updateMetadata(_ key: Key, _ metadata: Metadata) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.updateMetadata(key, metadata) }
+    return try await run { core throws(Failure) in try core.updateMetadata(key, metadata) }
   }
 
   /// Moves a record to `position` in the store's order (0 first).
   @discardableResult
   public func move(_ key: Key, to position: Int) async throws(Failure) -> Record {
-    let core = core
-    return try await run { () throws(Failure) in try core.move(key, to: position) }
+    return try await run { core throws(Failure) in try core.move(key, to: position) }
   }
 
   /// The key of the record that holds the file or folder at `path`: by identity first (a
   /// renamed or moved target is still found), then by path.
   public func key(matching path: FilePath) async throws(Failure) -> Key? {
-    let core = core
-    return try await run { () throws(Failure) in try core.key(matching: path) }
+    return try await run { core throws(Failure) in try core.key(matching: path) }
   }
 
   /// Marks the records on the filesystem that was mounted at `mountPoint` unavailable
@@ -419,8 +403,7 @@ public final class BookmarkStore<
   /// - Returns: the keys of the records marked.
   @discardableResult
   public func markUnavailable(onUnmountOf mountPoint: FilePath) async throws(Failure) -> [Key] {
-    let core = core
-    return try await run { () throws(Failure) in try core.markUnavailable(onUnmountOf: mountPoint) }
+    return try await run { core throws(Failure) in try core.markUnavailable(onUnmountOf: mountPoint) }
   }
 
   /// Follows `events` (``MountEvents/stream()``) until it ends: on an unmount, marks the
