@@ -204,7 +204,8 @@ def c_reference(header):
         enums[f"@enum{len(enums)}@"] = match.group(0)
         return f"@enum{len(enums) - 1}@"
 
-    text = re.sub(r"^#.*$", "", header, flags=re.M)  # the include guard and includes
+    # The include guard and includes go; the version macros are part of the interface.
+    text = re.sub(r"^#(?!define DOCBM_VERSION_).*$", "", header, flags=re.M)
     text = re.sub(r"typedef enum \w+ \{.*?\} \w+;", keep_enum, text, flags=re.S)
     pending = None
     for comment, code in re.findall(r"(/\*.*?\*/)|([^/]+|/(?!\*))", text, flags=re.S):
@@ -225,7 +226,9 @@ def c_reference(header):
         code = re.sub(r"@enum\d+@", lambda match: enums[match.group(0)], code).strip()
         if not code:
             continue
-        names = re.findall(r"\b(docbm_\w+)\s*\(", code) or re.findall(r"\}\s*(docbm_\w+);|struct (docbm_\w+)", code)
+        names = (re.findall(r"\b(docbm_\w+)\s*\(", code)
+                 or re.findall(r"\}\s*(docbm_\w+);|struct (docbm_\w+)", code)
+                 or re.findall(r"#define (DOCBM_\w+)", code))
         name = next((n if isinstance(n, str) else next(filter(None, n)) for n in names), None)
         anchor = f' id="{name}"' if name else ""
         if pending:

@@ -2,5 +2,5 @@
 /// command and libdocbm.
 package enum DocbmRelease {
   /// The release's version, `MAJOR.MINOR.PATCH`.
-  package static let version = "0.1.0"
+  package static let version = "0.2.0"
 }

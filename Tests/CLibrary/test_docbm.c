@@ -122,6 +122,10 @@ static void test_names(void) {
   EXPECT(strcmp(docbm_repair_action_name(DOCBM_REPAIR_NOTHING_TO_DO), "nothingToDo") == 0);
   const char *version = docbm_version();
   EXPECT(version != NULL && strchr(version, '.') != NULL);
+  /* The library this test links is the release of the header it is compiled with. */
+  char compiled[32];
+  snprintf(compiled, sizeof compiled, "%d.%d.%d", DOCBM_VERSION_MAJOR, DOCBM_VERSION_MINOR, DOCBM_VERSION_PATCH);
+  EXPECT(version != NULL && strcmp(version, compiled) == 0);
 }
 
 static void test_invalid_arguments(void) {

@@ -48,6 +48,15 @@
 extern "C" {
 #endif
 
+/**
+ * The release of docbm this header belongs to. A program compiled against it may run with
+ * a later libdocbm.so.0 (which docbm_version() names): the soname changes only when the
+ * ABI breaks (docs/c.md, "The soname policy").
+ */
+#define DOCBM_VERSION_MAJOR 0
+#define DOCBM_VERSION_MINOR 2
+#define DOCBM_VERSION_PATCH 0
+
 /** The version of libdocbm, as "MAJOR.MINOR.PATCH". Static; never NULL. */
 const char *docbm_version(void);
 
