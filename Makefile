@@ -84,6 +84,8 @@ RELEASE := -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -stat
   -Xswiftc -no-toolchain-stdlib-rpath -Xswiftc -use-ld=lld -Xswiftc -Xclang-linker -Xswiftc -static-pie
 RELEASE += -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 SHELL := /bin/bash
+# Every module imports only the modules its target declares (docs/design.md, "Modules").
+IMPORT_CHECK := --explicit-target-dependency-import-check error
 # A release build of product $(1), without glibc's notices about static linking.
 release_build = set -o pipefail; $(SWIFT) build $(RELEASE) --product $(1) 2>&1 \
   | { grep -v 'in statically linked applications requires at runtime' || true; }
@@ -130,7 +132,7 @@ check-setup:
 	fi
 
 build: setup
-	$(SWIFT) build
+	$(SWIFT) build $(IMPORT_CHECK)
 
 demo: build
 	$(SWIFT) run docbm demo
@@ -138,7 +140,7 @@ demo: build
 # The suite runs with a state folder of its own, which it must leave without an escrow: a
 # test that wrote a key to the user's escrow would fail it.
 test: setup
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	state=$$(mktemp -d); XDG_STATE_HOME=$$state $(SWIFT) test --skip-build; status=$$?; \
 	  if [ -e $$state/docbm ]; then echo "the tests wrote to the user's escrow: $$state/docbm" >&2; status=1; fi; \
 	  rm -rf $$state; exit $$status

@@ -70,7 +70,7 @@ let package = Package(
     // Optional capabilities, each its own module and product over the library.
     .target(
       name: "DocumentBookmarkStore",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocbmSystem"],
       swiftSettings: strictSettings,
       plugins: ["LayeringCheck"]
     ),
@@ -78,20 +78,20 @@ let package = Package(
     // Layer 4: the testing product, the CLI library and its executable, the benchmarks.
     .target(
       name: "DocumentBookmarksTesting",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocbmSystem"],
       swiftSettings: strictSettings,
       plugins: ["LayeringCheck"]
     ),
     // Watching documents: an optional capability, its own module over DocumentBookmarks.
     .target(
       name: "DocumentWatching",
-      dependencies: ["DocumentBookmarks"],
+      dependencies: ["DocumentBookmarks", "DocbmSystem"],
       swiftSettings: strictSettings,
       plugins: ["LayeringCheck"]
     ),
     .target(
       name: "DocbmCLI",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "DocbmSystem"],
       swiftSettings: strictSettings,
       plugins: ["LayeringCheck"]
     ),
@@ -163,7 +163,7 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentBookmarksTests",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport"],
+      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport", "DocbmSystem"],
       swiftSettings: strictSettings
     ),
     .testTarget(
@@ -181,12 +181,12 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentWatchingTests",
-      dependencies: ["DocumentWatching", "DocumentBookmarks", "DocbmTestSupport"],
+      dependencies: ["DocumentWatching", "DocumentBookmarks", "DocbmTestSupport", "DocbmSystem"],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "DocbmCLITests",
-      dependencies: ["DocbmCLI", "DocumentBookmarks", "DocbmTestSupport"],
+      dependencies: ["DocbmCLI", "DocumentBookmarks", "DocbmTestSupport", "DocbmSystem"],
       swiftSettings: strictSettings
     ),
   ],

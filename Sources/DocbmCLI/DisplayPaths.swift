@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// Paths in messages as a person in the working folder reads them: a path below it is

@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarkStore
 import DocumentBookmarks
 import FoundationEssentials

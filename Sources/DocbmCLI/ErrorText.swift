@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 extension DocbmError {

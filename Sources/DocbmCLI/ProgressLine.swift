@@ -1,4 +1,5 @@
 import Dispatch
+import DocbmSystem
 import DocumentBookmarks
 
 /// The progress of a tree walk on standard error, in words: documents checked, folders

@@ -1,3 +1,4 @@
+import DocbmSystem
 public import DocumentBookmarks
 import FoundationEssentials
 import Synchronization

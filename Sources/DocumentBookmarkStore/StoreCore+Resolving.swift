@@ -1,3 +1,4 @@
+import DocbmSystem
 package import DocumentBookmarks
 import FoundationEssentials
 import Synchronization

@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// Opens one of a store's files (the store file, a 0.1 store's journal, the last good copy) for

@@ -1,3 +1,4 @@
+import DocbmSystem
 public import DocumentBookmarks
 
 /// A check a store makes of each target before it adds it, so that an app's rules ("only

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 extension AnchoredDocument {
   /// Relinks bookmarks whose targets moved with a whole folder tree, the way photo and
   /// media tools relink a moved library: each bookmark whose recorded absolute path lies

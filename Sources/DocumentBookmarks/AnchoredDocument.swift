@@ -1,3 +1,4 @@
+import DocbmSystem
 public import FoundationEssentials
 
 /// One document and the bookmarks anchored on it: makes bookmarks signed with the

@@ -1,3 +1,4 @@
+import DocbmSystem
 public import DocumentBookmarks
 
 /// Which file a document is: its device, inode number and birth time, as `statx(2)` gives

@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// How the engine turns the kernel's events into events about documents: arrivals,

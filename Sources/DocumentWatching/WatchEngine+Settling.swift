@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// How the engine settles what it has not yet decided (moves and removals that a later

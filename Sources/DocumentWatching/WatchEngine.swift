@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// The state behind a ``DocumentWatcher``: the folders watched (one inotify watch each), the

@@ -1,4 +1,5 @@
 import DocbmCLI
+import DocbmSystem
 import DocbmTestSupport
 import DocumentBookmarks
 import Foundation

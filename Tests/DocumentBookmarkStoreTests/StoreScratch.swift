@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocbmTestSupport
 import DocumentBookmarks
 import DocumentBookmarksTesting

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Glibc
 import Synchronization
 import Testing

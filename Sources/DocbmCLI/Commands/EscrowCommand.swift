@@ -1,3 +1,4 @@
+import DocbmSystem
 import DocumentBookmarks
 
 /// `docbm escrow list|export|import|forget`: the user's escrowed keys, as fingerprints and

@@ -1,4 +1,5 @@
 import Dispatch
+import DocbmSystem
 import DocumentBookmarkStore
 import DocumentBookmarks
 import FoundationEssentials

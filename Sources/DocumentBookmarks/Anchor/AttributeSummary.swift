@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// One extended attribute of a document, as inspection shows it: its name and size, never
 /// its value.
 public struct AttributeSummary: Hashable, Sendable, Codable {

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// A document's secret key: 256 random bits that sign every bookmark anchored on it.
 ///
 /// The key never leaves this type except as MAC input and as the key attribute's value:

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// The keys read most recently from documents' key attributes, each decoded and checked

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What an export must be before anything is read from it into an escrow: exactly the
 /// schema docbm writes, no more rows than an escrow holds, and only values docbm writes
 /// (docs/security.md, "Exports"). An export is a file from elsewhere, whoever made it: a

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Moving keys and records into and out of the escrow: the 0.1.0 migration's import, and
 /// an export read on another machine (docs/format.md §6.2).
 extension EscrowDatabase {

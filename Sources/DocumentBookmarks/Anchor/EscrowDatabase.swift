@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The escrow's SQLite database, `escrow.sqlite` in the escrow folder: one connection,
 /// used by one thread (docs/format.md §6).
 ///

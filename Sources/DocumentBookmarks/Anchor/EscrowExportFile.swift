@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Writes an export of the escrow (its keys) into a folder that others may be able to
 /// write, as a ``NewFile``: the bytes reach the disk only through a descriptor of a file
 /// docbm made, mode 0600, and the export is reported written only when its name holds that

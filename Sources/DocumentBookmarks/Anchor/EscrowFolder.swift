@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The escrow folder, opened and found trustworthy: every read and write of the escrow goes
 /// through one of these.
 ///

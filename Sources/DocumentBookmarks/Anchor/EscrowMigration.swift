@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// What opening the escrow imported from docbm 0.1.0's escrow, which kept one JSON file per

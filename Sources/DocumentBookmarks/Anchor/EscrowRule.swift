@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The one rule for whether a file is a key's document: what repair, `watch --repair` and
 /// ``AnchoredDocument/makeBookmark(to:)-(FilePath)`` ask before a key goes on a file
 /// (docs/security.md, "Which file is a key's document", has it as a table with its tests).

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What an export or an import of the escrow moved (``KeyEscrow/exportKeys(to:replacing:)``,
 /// ``KeyEscrow/importKeys(from:)``).
 public struct EscrowTransfer: Hashable, Sendable {

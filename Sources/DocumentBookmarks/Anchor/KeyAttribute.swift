@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The `user.docbm.key` extended attribute: its name, its versioned value, and the
 /// reading and exclusive creation of a document's key.
 ///

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The user's own record of the keys docbm made on this account and of each key's
 /// documents, so that a key lost by a careless save can be put back (``DocumentRepairer``).
 ///

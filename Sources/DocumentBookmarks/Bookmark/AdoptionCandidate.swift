@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// A bookmark in a document's bytes that does not verify with the document's key (the
 /// document has none, or another), with the file its recorded relative path names from the
 /// document's folder now: what an app shows the user before adopting it

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The fields of a record, found and checked where they lie in its bytes: the numbers
 /// read, the paths and the file handle as ranges of the record. Nothing is allocated, so
 /// the unmoved resolve (``UnmovedResolver``) reads what it needs at no cost beyond the

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The binary bookmark record, version 1 (byte-by-byte in docs/format.md).
 ///
 /// ```

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// The walks of whole filesystems that the bookmarks of one call share (``SearchBudget``'s

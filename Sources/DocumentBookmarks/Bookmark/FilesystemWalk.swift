@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The walk of one mount, breadth-first from its roots (the user's home folder, then the
 /// mount's root), for the targets of one call that the nearby search did not find.
 ///

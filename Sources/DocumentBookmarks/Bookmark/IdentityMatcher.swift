@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Decides whether a file is the very object a bookmark recorded, never by name.
 ///
 /// The test, cheapest first: the kind and inode number must match; then equal birth times

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The bounded breadth-first search for a target that left its recorded paths.
 ///
 /// Only entries whose `d_ino` equals the recorded inode are examined further, so a search

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// What watchers saw of renames: each file or folder renamed under a watched folder, by its

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The document a bookmark was made in, as the file it was then
 /// (``BookmarkContents/documentIdentity``): what tells that very file from a copy of it, such
 /// as a restored backup beside the renamed original.

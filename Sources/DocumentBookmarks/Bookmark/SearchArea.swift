@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The folders that the identity searches of one resolution call read, each listed at most
 /// once: a batch resolve (``AnchoredDocument/resolve(_:)-([Bookmark])``) shares one area
 /// between all its bookmarks, a single resolve uses an area of its own. What a search

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What the snapshots of many targets in few folders share, found out once per folder: the
 /// folder's canonical path (`realpath`) and the mount point it is on. A batch resolve
 /// (``ResolutionBatch``) keeps one for the refreshed bookmarks of its moved targets.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What a bookmark refers to.
 public enum TargetKind: String, Hashable, Sendable, Codable {
   /// A regular file.

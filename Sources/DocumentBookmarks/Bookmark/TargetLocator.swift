@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Finds a verified bookmark's target. The recorded identity wins whenever the very file
 /// still exists within the search budget; a file at a recorded path with another identity
 /// is the answer only when the original cannot be found.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The facts about a target that go into a new bookmark, read from the filesystem.
 package struct TargetSnapshot {
   /// The target's absolute path with every symbolic link resolved.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What the freedesktop.org Trash says of the files moved into it: each trashed item
 /// `files/NAME` has an `info/NAME.trashinfo` naming where it was (`Path=`, percent-encoded;
 /// absolute in the home trash, relative to the disk's top folder in a `$topdir/.Trash/$uid`

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The resolve of a bookmark whose target is where it was recorded, from a document that
 /// has not moved: the common case, done with the system calls it cannot avoid (the key's
 /// `getxattr`, the target's `statx`) and one allocation, the result's path.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The scanner's state between windows of a document: for each anchor, where its search
 /// resumes. A caller feeds windows (bytes kept from the previous window, then new bytes)
 /// and keeps, for the next window, the tail that ``scan(_:origin:isFinal:found:)`` names.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Finds docbm bookmarks inside a document's bytes, whatever the document's format, so a
 /// checker can list and resolve the bookmarks of any document without knowing where the
 /// app stored them.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// How a tree check checks documents on worker threads while it goes on walking the tree:
 /// an ``OrderedWork`` of listed documents, whose checks come back in walk order.
 ///

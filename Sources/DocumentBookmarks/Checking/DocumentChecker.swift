@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Decides from evidence whether a document's bookmarks still work: its key, the bookmarks
 /// found in its bytes (binary, text form, base64), and the escrow's record of it.
 ///

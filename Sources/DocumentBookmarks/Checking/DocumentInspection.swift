@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// What `docbm inspect` shows of a document, read through one descriptor: its key, its
 /// extended attributes and, for a file, the check of its bookmarks, for which the escrow
 /// is opened only when its record can change the verdict.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Puts an escrowed key back on a document that lost it.
 ///
 /// A key is a secret: whoever can read a file that carries it can forge bookmarks for every

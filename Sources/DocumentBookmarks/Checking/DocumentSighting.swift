@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// A document as a check found it, open: its status and the escrow record repair would
 /// make of it (``EscrowEntry/Document/of(_:status:path:real:origin:)``).
 ///

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// The escrow's records of documents as a checker looks them up: by path, else by identity

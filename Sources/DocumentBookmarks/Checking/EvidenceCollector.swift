@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Turns the bookmarks a scan finds into the checker's evidence as they arrive, in bounded
 /// memory: no record is kept once judged, identical records are verified and resolved
 /// once, and the evidence kept for one document has a budget.

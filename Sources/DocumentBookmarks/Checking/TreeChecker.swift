@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// Checks every regular file in a folder tree.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// docbm's own threads, where the `async` calls do their blocking file-system work, so that
 /// they never block a thread of Swift concurrency's cooperative pool.
 ///

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Work done on ``WorkerThreads`` while the caller goes on producing more, and handed back
 /// to the caller in the order it was submitted: a tree check's documents, a store's
 /// records.

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The one place where `errno` values become ``DocbmError`` codes.
 extension DocbmError {
   /// What docbm was doing when a system call failed; the same errno means different

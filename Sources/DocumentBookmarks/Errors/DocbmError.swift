@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Every failure docbm reports: what happened (``code``), to which path, what to do
 /// (``recommendation``) and, when a system call failed, which one and its `errno`.
 ///

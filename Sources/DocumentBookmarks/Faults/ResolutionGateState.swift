@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The gate that held resolves wait at until a test opens it: counts the resolves that
 /// reach it, lets waiters know, and blocks each resolve until it is open.
 ///

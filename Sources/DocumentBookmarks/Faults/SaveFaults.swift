@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// Faults injected into the save sequence, for testing error handling: the next save in the

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Faults injected into a store's reads, for testing how an app copes with a store it
 /// cannot read: a read of a store file in the current task (or, with a process-wide fault,
 /// of a store file inside the fault's folder) fails as if its system call had returned

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// A file or folder reached through the Documents portal (`xdg-document-portal`), as a
 /// sandboxed (Flatpak) app sees the files a user gave it: a FUSE mount (type
 /// `fuse.portal`) at `$XDG_RUNTIME_DIR/doc`, where each exported file or folder is

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// Whether a Documents portal is mounted anywhere this process looks. Where none is, no

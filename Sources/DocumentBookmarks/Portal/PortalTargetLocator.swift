@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Finds a verified bookmark's target for a document reached through the Documents
 /// portal, where the document's folder is the portal's, not where the document really is,
 /// and inode numbers are the portal's own.

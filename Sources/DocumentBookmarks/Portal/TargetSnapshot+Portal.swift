@@ -1,3 +1,5 @@
+import DocbmSystem
+
 extension TargetSnapshot {
   /// The facts about a target reached through the Documents portal, as a bookmark records
   /// them: its host path (never the portal's), its kind, size and modification time (which

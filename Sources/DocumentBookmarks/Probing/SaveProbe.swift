@@ -1,3 +1,4 @@
+import DocbmSystem
 public import FoundationEssentials
 
 /// Runs a save against a ``ScratchDocument`` and reports what it broke.

@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// A scratch document set up to show what a save breaks: it has a key, a bookmark inside its

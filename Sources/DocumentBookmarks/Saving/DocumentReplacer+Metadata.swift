@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// How the safe save gives the new version the document's owner, attributes (the key among

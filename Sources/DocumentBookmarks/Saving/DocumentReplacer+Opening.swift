@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// How the safe save finds and opens what it works on, and what it refuses before it
 /// writes anything: a path taken meanwhile, an immutable or append-only document, a
 /// document owned by another user in a folder it cannot give away files in.

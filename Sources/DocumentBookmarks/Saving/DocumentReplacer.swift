@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// The safe save: a new version written at a fresh hidden name beside the document,

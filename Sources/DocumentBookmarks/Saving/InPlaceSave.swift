@@ -1,3 +1,4 @@
+import DocbmSystem
 import FoundationEssentials
 
 /// The save in place, for a single file exported through the Documents portal

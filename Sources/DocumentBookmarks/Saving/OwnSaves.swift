@@ -1,3 +1,4 @@
+import DocbmSystem
 import Synchronization
 
 /// The files this process's saves put at documents' paths lately (`replaceDocument`,

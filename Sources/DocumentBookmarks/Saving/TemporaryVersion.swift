@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// Where a save writes the new version: a numbered slot beside the document (so the final
 /// rename never crosses filesystems, and no extra folder has to be made and flushed).
 ///

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The rule that says a save would overwrite a read-only document, shared by the
 /// rename-based save and the save in place.
 ///
