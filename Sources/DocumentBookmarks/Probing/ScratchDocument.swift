@@ -79,7 +79,7 @@ public struct ScratchDocument: Sendable {
     do {
       return try prepare(in: folder, options: options)
     } catch {
-      try? FileDescriptor.currentWorkingDirectory.removeTree(folder)
+      try? FileDescriptor.currentWorkingDirectory.removeTree(folder)  // clean-up; the error below stands
       throw error
     }
   }
@@ -158,6 +158,7 @@ public struct ScratchDocument: Sendable {
     let candidates = ["/tmp", "/var/tmp"] + [ProcessEnvironment.value("TMPDIR")].compactMap { $0 }
     return candidates.contains { candidate in
       guard !candidate.isEmpty else { return false }
+      // A folder that cannot be resolved is compared as it reads.
       let real = (try? TargetSnapshot.canonicalPath(FilePath(candidate))) ?? FilePath(candidate)
       let prefix = real.bytes.last == UInt8(ascii: "/") ? real.bytes : real.bytes + [UInt8(ascii: "/")]
       return folder.bytes == real.bytes || folder.bytes.starts(with: prefix)
