@@ -117,7 +117,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "DocbmBenchmarks",
-      dependencies: ["DocbmSystem", "DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "CDocbmShims"],
+      dependencies: [
+        "DocbmSystem", "DocumentBookmarks", "DocumentBookmarkStore", "DocumentWatching", "CDocbmShims",
+      ],
       path: "Benchmarks/DocbmBenchmarks",
       swiftSettings: strictSettings
     ),
@@ -163,7 +165,9 @@ let package = Package(
     ),
     .testTarget(
       name: "DocumentBookmarksTests",
-      dependencies: ["DocumentBookmarks", "DocumentBookmarksTesting", "DocbmTestSupport", "DocbmSystem"],
+      dependencies: [
+        "DocumentBookmarks", "DocumentBookmarksTesting", "DocumentWatching", "DocbmTestSupport", "DocbmSystem",
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -157,11 +157,11 @@ private func add(
     ErrorHandle.report(ErrorHandle(invalidArgument: "metadata as JSON text", of: function), to: error)
     return nil
   }
+  // Why it does not parse is JSONDecoder's wording, not the caller's concern: the text is
+  // refused whole, with the error below.
   guard let text = String(validatingCString: json),
     let metadata = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
   else {
-    // Why it does not parse is JSONDecoder's wording, not the caller's concern: the text
-    // is refused whole.
     ErrorHandle.report(
       ErrorHandle(invalid: "\(function) needs metadata as JSON text (UTF-8), and it did not parse"), to: error
     )

@@ -81,6 +81,7 @@ public struct Console: Sendable {
     var line: [UInt8] = []
     var byte: UInt8 = 0
     while line.count < 4096 {
+      // A read error is the end of the answer, as documented: never half a line taken for it.
       let count = try? withUnsafeMutableBytes(of: &byte) {
         try FileDescriptor.standardInput.readWaiting(into: $0)
       }
@@ -188,5 +189,5 @@ private func writeAll(_ text: String, to descriptor: FileDescriptor) {
 }
 
 private func writeAll(_ text: [UInt8], to descriptor: FileDescriptor) {
-  try? descriptor.writeAll(text)
+  try? descriptor.writeAll(text)  // dropped, as documented above: no one is left to tell
 }

@@ -15,6 +15,8 @@ enum JSONReport {
   static func renderBytes(_ value: some Encodable) -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+    // Reports hold text, integers, flags and JSON read from files (finite numbers only):
+    // encoding them does not fail.
     guard let data = try? encoder.encode(value) else { return Array("{}".utf8) }
     return compactingEmptyContainers(Array(data))
   }
@@ -23,7 +25,7 @@ enum JSONReport {
   static func renderLine(_ value: some Encodable) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "{}" }
+    guard let data = try? encoder.encode(value) else { return "{}" }  // cannot fail, as above
     return String(decoding: data, as: UTF8.self)
   }
 

@@ -243,7 +243,14 @@ extension FileDescriptor {
   ///
   /// - Returns: the names, relative to this folder, of what could not be removed.
   package func removeTreeForcibly(_ name: FilePath) -> [FilePath] {
-    guard let status = try? FileStatus.of(name, relativeTo: self, followSymlinks: false) else { return [] }
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(name, relativeTo: self, followSymlinks: false)
+    } catch  where error.errno == .noSuchFile {
+      return []
+    } catch {
+      return [name]
+    }
     if status.kind != .symbolicLink { clearRemovalObstacles(name, status) }
     var left: [FilePath] = []
     if status.kind == .directory {
@@ -277,7 +284,8 @@ extension FileDescriptor {
       // The corresponding C function is `fchmodat`.
       _ = name.withCString { fchmodat(rawValue, $0, 0o700, 0) }
     }
-    // Only files and folders carry the flags; opening a device could act on it.
+    // Best effort, as above. Only files and folders carry the flags; opening a device
+    // could act on it.
     guard status.kind == .regular || status.kind == .directory,
       let fd = try? FileDescriptor.open(
         name,
@@ -286,8 +294,9 @@ extension FileDescriptor {
         relativeTo: self)
     else { return }
     defer { fd.close() }
+    // Best effort, as above: flags that cannot be read or cleared leave the entry to the removal.
     if let flags = (try? fd.inodeFlags()) ?? nil, !flags.isDisjoint(with: [.immutable, .appendOnly]) {
-      try? fd.setInodeFlags(flags.subtracting([.immutable, .appendOnly]))
+      try? fd.setInodeFlags(flags.subtracting([.immutable, .appendOnly]))  // needs root; best effort
     }
   }
 }

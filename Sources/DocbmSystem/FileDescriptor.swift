@@ -96,6 +96,7 @@ package struct FileDescriptor: Hashable, Sendable {
     _ path: FilePath, flags: Int32, permissions: UInt32, relativeTo directory: FileDescriptor,
     _ loop: SystemCallError
   ) throws(SystemCallError) -> FileDescriptor {
+    // An entry that cannot be looked at is not shown to be safe: the refusal stands.
     guard let entry = try? FileStatus.of(path, relativeTo: directory, followSymlinks: false),
       entry.kind != .symbolicLink, flags & O_CREAT == 0
     else { throw loop }
@@ -103,6 +104,7 @@ package struct FileDescriptor: Hashable, Sendable {
       path.withCString { openat(directory.rawValue, $0, flags & ~O_NOFOLLOW, mode_t(permissions)) }
     }
     let opened = FileDescriptor(rawValue: fd)
+    // As above: a file that cannot be looked at is not shown to be the entry.
     guard let status = try? FileStatus.of(opened), status.device == entry.device, status.inode == entry.inode
     else {
       opened.close()

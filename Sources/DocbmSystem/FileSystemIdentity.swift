@@ -72,6 +72,7 @@ package struct FileSystemIdentity: Hashable, Sendable {
       }
       if currentStatus.isMountRoot || current.isRoot { return current }
       current = current.removingLastComponent
+      // A folder that cannot be looked at leaves the answer to the mount table.
       guard let next = try? FileStatus.of(current, followSymlinks: false) else {
         return status.mountID.flatMap(mountPoint(ofMountID:))
       }
@@ -80,8 +81,9 @@ package struct FileSystemIdentity: Hashable, Sendable {
   }
 
   /// The mount point of the mount with ID `mountID`, read from `/proc/self/mountinfo`;
-  /// `nil` when no such mount is listed.
+  /// `nil` when no such mount is listed, or the table cannot be read.
   package static func mountPoint(ofMountID mountID: UInt64) -> FilePath? {
+    // A hint: a bookmark's volume records no mount point when it cannot be told.
     (try? MountTable.current())?.mount(withID: mountID)?.mountPoint
   }
 }
@@ -125,6 +127,7 @@ extension FileDescriptor {
   package func readWhole(limit: Int = 16 << 20) throws(SystemCallError) -> [UInt8] {
     let fd = self
     var result: [UInt8] = []
+    // The size only sizes the buffer: without it, the file is read in chunks.
     let size = (try? FileStatus.of(fd)).map { Int(clamping: $0.size) } ?? 0
     if size > 0 {
       let capacity = min(size + 1, limit)

@@ -26,6 +26,7 @@ package enum FolderChainTrust {
   /// and why; `nil` when there is none. A folder that cannot be looked at is passed over
   /// (what is below it is still checked).
   package static func problem(from folder: FilePath) -> (folder: FilePath, problem: Problem)? {
+    // A path that cannot be resolved is checked as it reads.
     let real = (try? SymbolicLink.canonicalPath(folder.absolute)) ?? folder.absolute
     var current = FilePath.root
     var chain = [current]
@@ -35,6 +36,7 @@ package enum FolderChainTrust {
     }
     let user = ProcessCredentials.effectiveUser
     for folder in chain {
+      // Passed over when it cannot be looked at, as documented.
       guard let status = try? FileStatus.of(folder, followSymlinks: false) else { continue }
       let sticky = status.permissions & 0o1000 != 0
       guard status.owner == user || status.owner == 0 else { return (folder, .ownedBy(status.owner)) }

@@ -166,6 +166,7 @@ package struct MountTable: Sendable {
   /// Whether the process runs inside a Flatpak sandbox: `/.flatpak-info` exists, which
   /// Flatpak puts in every sandbox it starts.
   package static var isInsideFlatpak: Bool {
+    // A probe: `/` is readable to everyone, so a failure means the file is not there.
     (try? FileStatus.of(FilePath("/.flatpak-info"), followSymlinks: false)) != nil
   }
 

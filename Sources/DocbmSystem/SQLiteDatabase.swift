@@ -210,6 +210,7 @@ package final class SQLiteDatabase {
       try prepare("COMMIT").run()
       return value
     } catch {
+      // Clean-up after the error thrown below; a failed rollback is undone when the connection closes.
       if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
       throw error
     }

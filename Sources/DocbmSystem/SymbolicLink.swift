@@ -72,8 +72,11 @@ package enum SymbolicLink {
         destination.isAbsolute
         ? destination : current.removingLastComponent.appending(destination.bytes)
     }
-    if (try? FileStatus.of(current, followSymlinks: false))?.kind == .symbolicLink {
-      throw SystemCallError("readlink", .tooManySymbolicLinks, path: path)
+    do throws(SystemCallError) {
+      if try FileStatus.of(current, followSymlinks: false).kind == .symbolicLink {
+        throw SystemCallError("readlink", .tooManySymbolicLinks, path: path)
+      }
+    } catch  where error.errno == .noSuchFile {
     }
     guard let name = current.lastEntryName else {
       return try canonicalPath(current)

@@ -25,6 +25,6 @@ package struct TemporaryFolder: Sendable {
 
   /// Removes the folder and everything in it; best effort.
   package func remove() {
-    try? FileDescriptor.currentWorkingDirectory.removeTree(path)
+    try? FileDescriptor.currentWorkingDirectory.removeTree(path)  // best effort, as documented
   }
 }

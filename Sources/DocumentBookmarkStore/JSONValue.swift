@@ -16,6 +16,7 @@ package enum JSONValue: Hashable, Sendable, Codable {
 
   package init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
+    // Each kind is tried in turn: a mismatch tries the next, and the last one's error stands.
     if container.decodeNil() {
       self = .null
     } else if let value = try? container.decode(Bool.self) {

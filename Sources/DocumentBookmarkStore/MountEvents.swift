@@ -48,6 +48,7 @@ public struct MountInfo: Hashable, Sendable {
   /// unmount of the disk a target is on (`.unmounted(.holding(target)!)`) and its return.
   /// `nil` when the path or the mount table cannot be read.
   public static func holding(_ path: FilePath) -> MountInfo? {
+    // `nil` when either cannot be read, as documented.
     guard let real = try? SymbolicLink.canonicalPath(path), let table = try? MountTable.current(),
       let mount = table.mount(containing: real)
     else { return nil }
@@ -79,6 +80,7 @@ final class MountWatcher: @unchecked Sendable {
 
   /// Starts watching; `nil` when the mount table cannot be read (no `/proc`).
   init?(report: @escaping @Sendable ([MountEvent]) -> Void) {
+    // No table, no watch: `nil`, as documented (the stream then ends at once).
     guard let table = try? FileDescriptor.open(FilePath("/proc/self/mountinfo"), [.readOnly]),
       let stop = try? EventNotifier(), let initial = try? MountWatcher.mounts()
     else { return nil }
@@ -87,10 +89,13 @@ final class MountWatcher: @unchecked Sendable {
       defer { table.close() }
       var known = initial
       while true {
+        // `poll` fails only without memory (EINTR is retried): the watch then ends, as if stopped.
         guard let ready = try? Poller.wait([.priority(table.rawValue), stop.interest], timeout: -1) else {
           return
         }
         if ready[1] { return }
+        // A table that cannot be read now is read at the next change, diffed against the
+        // last one read: no event is lost.
         guard ready[0], let now = try? MountWatcher.mounts() else { continue }
         let events = MountWatcher.changes(from: known, to: now)
         known = now
@@ -131,6 +136,7 @@ final class MountWatcher: @unchecked Sendable {
     MountInfo(
       mountID: mount.mountID, mountPoint: mount.mountPoint, fileSystemType: mount.fileSystemType,
       source: mount.source,
+      // A hint: a mount point that cannot be asked has no filesystem ID.
       filesystemID: readingFilesystemID ? (try? FileSystemIdentity.of(path: mount.mountPoint))?.fsid : nil)
   }
 }

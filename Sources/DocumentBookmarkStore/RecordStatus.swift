@@ -31,6 +31,7 @@ public enum RecordStatus: Hashable, Sendable, Codable, CustomStringConvertible {
 
   /// Never fails: anything unreadable is ``unknown``.
   public init(from decoder: any Decoder) throws {
+    // Anything unreadable is `unknown`, as documented: resolving tells the status again.
     guard let container = try? decoder.container(keyedBy: CodingKeys.self),
       let state = try? container.decode(String.self, forKey: .state)
     else {
@@ -41,6 +42,7 @@ public enum RecordStatus: Hashable, Sendable, Codable, CustomStringConvertible {
     case "available":
       self = .available
     case "unavailable":
+      // As above: an unreadable code or date is `unknown`.
       if let raw = try? container.decode(String.self, forKey: .code),
         let code = DocbmError.Code(rawValue: raw),
         let since = try? container.decode(Timestamp.self, forKey: .since)

@@ -123,6 +123,7 @@ extension StoreCore {
   /// (left for bookmarking to report; ``confirm(_:judged:)`` then judges what was
   /// bookmarked).
   private func validate(_ target: FilePath) throws(Failure) -> Judged? {
+    // A target that cannot be looked at is left for bookmarking to report, as documented.
     guard !policy.validators.isEmpty, let resolved = try? SymbolicLink.canonicalPath(target),
       let status = try? FileStatus.of(resolved, followSymlinks: false)
     else { return nil }
@@ -135,6 +136,7 @@ extension StoreCore {
     try loadIfNeeded()
     let candidate = StoreValidator.Candidate(
       path: target.absolute.lexicallyNormalized, resolvedPath: resolved, kind: kind,
+      // Resolved just above: a path gone since is refused by ``confirm(_:judged:)``.
       isSymbolicLink: (try? FileStatus.of(target, followSymlinks: false))?.kind == .symbolicLink,
       storedPaths: snapshot.records.map(\.lastKnownPath))
     for validator in policy.validators {
@@ -171,6 +173,7 @@ extension StoreCore {
   static func volumeHint(near path: FilePath) -> VolumeHint? {
     var folder = path.absolute.lexicallyNormalized.removingLastComponent
     for _ in 0..<64 {
+      // A hint: a folder that cannot be read passes the question to the one above.
       if let snapshot = try? TargetSnapshot.read(folder) { return snapshot.volume }
       if folder.isRoot { break }
       folder = folder.removingLastComponent

@@ -128,6 +128,7 @@ extension StoreCore {
   package func key(matching path: FilePath) throws(Failure) -> Key? {
     try loadIfNeeded()
     let records = snapshot.records
+    // A path that cannot be read is matched by path alone, the second way documented.
     if let target = try? TargetSnapshot.read(path) {
       if let match = records.first(where: {
         $0.identity != nil

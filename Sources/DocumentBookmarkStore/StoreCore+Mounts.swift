@@ -43,9 +43,11 @@ extension StoreCore {
 
   /// Applies one mount event.
   package func handle(_ event: MountEvent) {
+    // Best effort: statuses a failed save leaves as they were are told again by the next
+    // resolve, and the failure by the next call that changes the store.
     switch event {
-    case .unmounted(let mount): _ = try? markUnavailable(onUnmountOf: mount.mountPoint)
-    case .mounted(let mount): _ = try? refreshStatuses(onMountOf: mount.mountPoint)
+    case .unmounted(let mount): _ = try? markUnavailable(onUnmountOf: mount.mountPoint)  // best effort
+    case .mounted(let mount): _ = try? refreshStatuses(onMountOf: mount.mountPoint)  // best effort
     }
   }
 }

@@ -234,6 +234,7 @@ extension StoreCore {
     case .success(.resolution(let resolution)):
       record.status = .available
       record.lastKnownPath = resolution.path
+      // This version signed the refreshed bookmark, so it decodes; were it not, the old one stays.
       if let refreshed = resolution.refreshed, let fields = try? refreshed.decodeUnverified() {
         record.bookmark = refreshed
         record.identity = fields.identity

@@ -262,8 +262,8 @@ extension StoreFile {
         }
         for (index, raw) in contents.unreadable.enumerated() {
           position += StorePositions<Key, Metadata>.spacing
-          // A JSON value always encodes; a row with no readable key gets a name of its own.
           let key: String
+          // A JSON value always encodes; a row with no readable key gets a name of its own.
           if case .object(let members) = raw, let value = members["key"],
             let encoded = try? Self.canonical(value)
           {

@@ -14,12 +14,14 @@ final class StoreFollower: @unchecked Sendable {
   /// Starts following, or returns `nil` when the folder cannot be watched (it does not
   /// exist yet, or the user's inotify limits are reached).
   init?(folder: FilePath, names: [[UInt8]], reload: @escaping @Sendable () -> Void) {
+    // Any failure: `nil`, as documented; the store is then read when it is used.
     guard let inotify = try? Inotify(), let stop = try? EventNotifier(),
       (try? inotify.watch(folder, for: [.movedTo, .closedAfterWriting, .deleted, .onlyFolder])) != nil
     else { return nil }
     self.stop = stop
     let started = DetachedThread.start(named: "docbm-store") {
       while true {
+        // A read fails only without memory (EINTR is retried): following ends, as if stopped.
         guard let (events, stopped) = try? inotify.read(timeout: -1, wakingOn: stop), !stopped else { return }
         if events.contains(where: { names.contains($0.name) || $0.events.contains(.overflowed) }) { reload() }
       }

@@ -32,6 +32,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
     private enum KeyOnly: String, CodingKey { case key }
 
     init(from decoder: any Decoder) throws {
+      // A record this version cannot read is kept as it was, with its key when that reads.
       if let record = try? StoreRecord<Key, Metadata>(from: decoder) {
         self.record = record
         raw = nil
@@ -39,7 +40,7 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
       } else {
         record = nil
         raw = try JSONValue(from: decoder)
-        key = try? decoder.container(keyedBy: KeyOnly.self).decode(Key.self, forKey: .key)
+        key = try? decoder.container(keyedBy: KeyOnly.self).decode(Key.self, forKey: .key)  // as above
       }
     }
   }
@@ -63,14 +64,16 @@ enum StoreFormat<Key: Hashable & Sendable & Codable, Metadata: Sendable & Codabl
 
     init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: AnyCodingKey.self)
+      // A missing or mistyped format or version is no store of this format: told below.
       format = try? container.decode(String.self, forKey: AnyCodingKey("format"))
-      version = try? container.decode(Int.self, forKey: AnyCodingKey("schemaVersion"))
+      version = try? container.decode(Int.self, forKey: AnyCodingKey("schemaVersion"))  // as above
       guard format == formatName, let version, (1...schemaVersion).contains(version) else {
         records = nil
         journal = nil
         members = [:]
         return
       }
+      // Without a readable journal name, no journal is replayed: the records stand as saved.
       journal = version >= 2 ? try? container.decode(String.self, forKey: AnyCodingKey("journal")) : nil
       do {
         records = try container.decode([Entry].self, forKey: AnyCodingKey("records"))

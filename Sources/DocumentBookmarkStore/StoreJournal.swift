@@ -122,6 +122,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     // the journal was never finished; naming another version, it is left from before a
     // rewrite; unreadable, it is damaged (its lines cannot be trusted, and are kept aside).
     guard let end = bytes.firstIndex(of: newline) else { return Reading() }
+    // Unreadable: damaged, as said above.
     guard let header = try? JSONDecoder().decode(Header.self, from: Data(bytes[..<end])),
       header.format == Self.formatName
     else { return Reading(isDamaged: true) }
@@ -131,6 +132,7 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     var reading = Reading()
     let decoder = JSONDecoder()
     while offset < bytes.count, let end = bytes[offset...].firstIndex(of: newline) {
+      // An unreadable line marks the journal damaged: nothing after it is applied.
       guard let change = try? decoder.decode(Change.self, from: Data(bytes[offset..<end])) else {
         reading.isDamaged = true
         break
@@ -155,13 +157,14 @@ struct StoreJournal<Key: Hashable & Sendable & Codable, Metadata: Sendable & Cod
     if keepingAside {
       let stamp = Int(Date().timeIntervalSince1970)
       let aside = path.addingSuffix(".corrupt-\(stamp)")
+      // Best effort, as documented: a journal that cannot be kept aside is removed.
       if (try? FileDescriptor.currentWorkingDirectory.renameWithoutReplacing(
         path, to: aside, in: .currentWorkingDirectory)) != nil
       {
         return
       }
     }
-    try? FileDescriptor.currentWorkingDirectory.removeEntry(path, isDirectory: false)
+    try? FileDescriptor.currentWorkingDirectory.removeEntry(path, isDirectory: false)  // best effort
   }
 }
 

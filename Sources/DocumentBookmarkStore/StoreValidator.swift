@@ -78,6 +78,7 @@ public struct StoreValidator: Sendable {
       return path.components.isEmpty ? "it is the root folder" : "it is a top-level folder"
     }
     guard let home else { return nil }
+    // A home folder that cannot be resolved is compared as it reads.
     let normalizedHome = (try? SymbolicLink.canonicalPath(home)) ?? home.lexicallyNormalized
     if normalizedHome == path { return "it is the home folder" }
     return normalizedHome.isBelow(path) ? "it holds the home folder" : nil

@@ -18,7 +18,8 @@ extension AnchoredDocument {
   ///
   /// A failure is the failed bookmark's alone (``Relink/Outcome/failed(_:)``): `keyMissing`
   /// when the document has no key, `keyMismatch`, `tampered`, `corrupt`,
-  /// `unsupportedVersion`.
+  /// `unsupportedVersion`; `ioError`, `permissionDenied` (…) when the candidate, or its
+  /// filesystem, cannot be looked at (never taken for nothing there).
   public func relink(_ bookmarks: [Bookmark], from: FilePath, to: FilePath) -> [Relink] {
     let source = from.absolute.lexicallyNormalized
     let destination = to.absolute.lexicallyNormalized
@@ -41,10 +42,16 @@ extension AnchoredDocument {
           return Relink(recorded: bookmark, candidate: nil, outcome: .notUnderSource)
         }
         let candidate = rest.reduce(destination) { $0.appending($1) }
-        guard let status = try? FileStatus.of(candidate, followSymlinks: false) else {
+        let status: FileStatus
+        do throws(SystemCallError) {
+          status = try FileStatus.of(candidate, followSymlinks: false)
+        } catch  where error.errno == .noSuchFile || error.errno == .notDirectory {
           return Relink(recorded: bookmark, candidate: candidate, outcome: .nothingThere)
+        } catch {
+          // Not looked at is not "nothing there": the bookmark fails with why.
+          throw DocbmError(error, operation: .inspectTarget, path: candidate)
         }
-        if let refusal = Self.refusal(of: status, at: candidate, for: contents) {
+        if let refusal = try Self.refusal(of: status, at: candidate, for: contents) {
           let outcome: Relink.Outcome = refusal.isEmpty ? .nothingThere : .notTheTarget(refusal)
           return Relink(recorded: bookmark, candidate: candidate, outcome: outcome)
         }
@@ -73,15 +80,24 @@ extension AnchoredDocument {
 
   /// Why the file with `status` at `candidate` is not the recorded target: `nil` when it is
   /// taken, an empty sentence when it is not of the target's kind at all.
+  ///
+  /// - Throws: ``DocbmError`` when the candidate's filesystem cannot be asked (`statfs`):
+  ///   which test applies depends on it.
   private static func refusal(of status: FileStatus, at candidate: FilePath, for contents: BookmarkContents)
-    -> String?
+    throws(DocbmError) -> String?
   {
     let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
     if status.kind == .symbolicLink { return "a symbolic link, never followed by a relink" }
     guard matcher.kindMatches(status) else { return "" }
-    let here = try? FileSystemIdentity.of(path: candidate)
-    let sameFilesystem =
-      contents.volume.filesystemID.map { $0 != 0 && here?.fsid == $0 } ?? false
+    let sameFilesystem: Bool
+    if let recordedID = contents.volume.filesystemID, recordedID != 0 {
+      let here = try mappingSystemErrors(.inspectTarget, path: candidate) { () throws(SystemCallError) in
+        try FileSystemIdentity.of(path: candidate)
+      }
+      sameFilesystem = here.fsid == recordedID
+    } else {
+      sameFilesystem = false
+    }
     if sameFilesystem {
       guard matcher.hasIdentity, matcher.isSameObject(status, at: candidate) else {
         return

@@ -76,10 +76,13 @@ public struct AnchoredDocument: Hashable, Sendable {
   ///   its message names the key recorded and, when they differ, the key the file's
   ///   bookmarks name. Records taken from another escrow's export alone never refuse.
   package func restoreEscrowedKey(_ escrow: KeyEscrow) throws(DocbmError) {
+    // A document that cannot be looked at fails here: with the escrow unread, a new key
+    // could end a recorded one's bookmarks.
     guard PortalDocument.of(path) == nil, try readKey() == nil,
-      let file = try? EscrowEntry.Document.of(path, origin: .repaired, mayBePortal: false)
+      let file = try EscrowEntry.Document.of(path, origin: .repaired, mayBePortal: false)
     else { return }
-    // Repair checks a document's bytes: a folder document is left to get a new key.
+    // Repair checks a document's bytes: a folder document is left to get a new key (the file
+    // was looked at just above; one gone since fails where the key is made).
     guard (try? FileStatus.of(path, followSymlinks: true))?.kind == .regular else { return }
     // An escrow that cannot be read records nothing that can be put back; writing the new
     // key's record to it reports what is wrong. An inode number recorded on another
@@ -183,6 +186,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   private func isStillAtPath(_ fd: FileDescriptor) throws(DocbmError) -> Bool {
     try mappingSystemErrors(.openDocument, path: path) { () throws(SystemCallError) in
       let open = try FileStatus.of(fd)
+      // A path that cannot be looked at now is tried again: opening it next says why.
       guard let now = try? FileStatus.of(path, followSymlinks: true) else { return false }
       return now.inode == open.inode && now.device == open.device
     }
@@ -283,18 +287,20 @@ public struct AnchoredDocument: Hashable, Sendable {
     if let escrow, batch?.recordedMove != true,
       location.reasons.contains(.documentMoved) || location.reasons.contains(.relativePathChanged)
     {
+      // Best effort: the resolve stands; a sighting not recorded is recorded at the next one.
       _ = try? escrow.recordMove(of: key.fingerprint, to: path)
       batch?.recordedMove = true
     }
     var refreshed: Bookmark?
     // Through the portal, a refreshed bookmark is computed from the host paths only: never
-    // without them, and never from the portal's own paths.
+    // without them, and never from the portal's own paths. Best effort: without a refreshed
+    // bookmark the recorded one still resolves, and the next resolve offers one again.
     if refreshing, !location.reasons.isEmpty, !location.reasons.contains(.ambiguous),
       portal == nil || portal?.hostPath != nil,
       let snapshot = try? refreshSnapshot(of: location.path, batch: batch)
     {
       let origin = batch?.signingOrigin(of: self, documentHostPath: portal?.hostPath)
-      refreshed = try? sign(
+      refreshed = try? sign(  // best effort, as above
         snapshot, key: key, from: origin ?? signingOrigin(documentHostPath: portal?.hostPath))
     }
     return Resolution(
@@ -372,9 +378,10 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// `documentHostPath` is the document's host path when it is reached through the
   /// Documents portal.
   func signingOrigin(documentHostPath: FilePath?) -> SigningOrigin {
+    // Paths that cannot be resolved are recorded as they read.
     let realFolder =
       documentHostPath?.removingLastComponent ?? (try? TargetSnapshot.canonicalPath(folder)) ?? folder
-    let realDocument =
+    let realDocument =  // as above
       documentHostPath ?? (try? TargetSnapshot.canonicalPath(path))
       ?? realFolder.appending(path.lastComponent)
     return SigningOrigin(
@@ -407,7 +414,7 @@ public struct AnchoredDocument: Hashable, Sendable {
   /// The document as a file, for a new bookmark; `nil` when it cannot be looked at (the
   /// bookmark then records no identity of its document).
   private func recordedDocument() -> RecordedDocument? {
-    (try? FileStatus.of(path, followSymlinks: true)).map(RecordedDocument.init)
+    (try? FileStatus.of(path, followSymlinks: true)).map(RecordedDocument.init)  // optional, as documented
   }
 
   /// Opens the document (following a symbolic link to it) and checks that it is a regular

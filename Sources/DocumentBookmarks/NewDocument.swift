@@ -116,6 +116,8 @@ public struct NewDocument: Sendable, CustomStringConvertible, CustomReflectable 
   /// After the first save: the escrow records the document where it is now (its entry so
   /// far names the first version's temporary path, with the same identity).
   private func created() -> AnchoredDocument {
+    // Best effort: the key is escrowed already (with the temporary path); the next sighting
+    // records the document's own path.
     if let escrow { _ = try? escrow.deposit(key, document: path, origin: .saved) }
     AnchoredDocumentRecorder.note(path, key.fingerprint)
     return anchor

@@ -13,7 +13,8 @@ import Synchronization
 /// its path (replaced or removed) and at the end of the test. Limits: a file renamed over a
 /// document, or made anew at its path, and removed before the watcher could open it is
 /// reported as not checkable, unless its name shows that `replaceDocument` wrote it; a
-/// queue overflow is reported.
+/// queue overflow is reported, and so is a document that cannot be followed at all (no
+/// inotify instance, its folder not watchable, events that cannot be read).
 final class DocumentKeyWatcher: Sendable {
   private struct Entry: Hashable {
     let watch: Int32
@@ -38,7 +39,8 @@ final class DocumentKeyWatcher: Sendable {
   private static let heldLimit = 256
   private static let marker = Array(".docbm-save-".utf8)
 
-  private let inotify: Inotify?
+  /// The inotify instance, or why there is none.
+  private let inotify: Result<Inotify, SystemCallError>
   private let state = Mutex(State())
   private let stopping = Atomic<Bool>(false)
   /// Whether the reading thread has ended (or never started).
@@ -46,10 +48,12 @@ final class DocumentKeyWatcher: Sendable {
   private let threadEnded: ConditionLock<Bool>.Condition
 
   init() {
-    inotify = try? Inotify()
+    inotify = Result { () throws(SystemCallError) in try Inotify() }
     threadEnded = stopped.makeCondition()
+    // Without an instance, no thread: `follow` reports each document as not followed.
+    let hasInotify = if case .success = inotify { true } else { false }
     let started =
-      inotify != nil
+      hasInotify
       && DetachedThread.start(named: "docbm-keywatch") { [self] in
         while !stopping.load(ordering: .acquiring) { drain(timeout: 20) }
         stopped.withLock { stopped in
@@ -62,15 +66,27 @@ final class DocumentKeyWatcher: Sendable {
 
   /// Starts following the document at `path`, whose key has `fingerprint`.
   func follow(_ path: FilePath, _ fingerprint: KeyFingerprint) {
-    guard let inotify else { return }
     let absolute = path.absolute.lexicallyNormalized
     let folder = absolute.removingLastComponent
     let events: Inotify.Events = [.created, .movedFrom, .movedTo, .deleted, .onlyFolder]
-    guard let watch = try? inotify.watch(folder, for: events) else { return }
+    let watch: Int32
+    do throws(SystemCallError) {
+      watch = try inotify.get().watch(folder, for: events)
+    } catch {
+      // Not followed: a save that drops the key and a removal after it would go unseen.
+      state.withLock { state in
+        if state.failures[absolute] == nil {
+          state.failures[absolute] = "\(absolute) could not be followed during the test: \(error)"
+        }
+      }
+      return
+    }
     state.withLock { state in
       state.folders[watch] = folder
       let entry = Entry(watch: watch, name: absolute.lastComponent)
       if state.documents[entry] == nil {
+        // A document that cannot be opened now is judged by the file that next comes to its
+        // path, and at the end of the test by its path.
         state.documents[entry] = Tracked(
           path: absolute, fingerprint: fingerprint,
           current: try? FileDescriptor.open(absolute, [.readOnly, .nonBlocking]))
@@ -101,7 +117,21 @@ final class DocumentKeyWatcher: Sendable {
   }
 
   private func drain(timeout: Int32) {
-    guard let inotify, let events = try? inotify.read(timeout: timeout), !events.isEmpty else { return }
+    guard case .success(let inotify) = inotify else { return }
+    let events: [Inotify.Event]
+    do {
+      events = try inotify.read(timeout: timeout)
+    } catch {
+      // Events lost: every document followed may have been saved unseen.
+      state.withLock { state in
+        for tracked in state.documents.values where state.failures[tracked.path] == nil {
+          state.failures[tracked.path] =
+            "\(tracked.path) could not be followed: its events could not be read (\(error))"
+        }
+      }
+      return
+    }
+    guard !events.isEmpty else { return }
     state.withLock { state in
       for event in events { handle(event, in: &state) }
     }
@@ -118,6 +148,7 @@ final class DocumentKeyWatcher: Sendable {
     guard let folder = state.folders[event.watch], !event.events.contains(.isFolder) else { return }
     let entry = Entry(watch: event.watch, name: event.name)
     let open = {
+      // `nil` when the file is gone again: each use below says what that means.
       try? FileDescriptor.open(folder.appending(event.name), [.readOnly, .nonBlocking, .noFollow])
     }
 

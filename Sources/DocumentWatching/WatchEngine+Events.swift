@@ -50,7 +50,8 @@ extension WatchEngine {
     } else if event.events.contains(.movedTo), let old = renameSources.removeValue(forKey: event.cookie),
       old != path
     {
-      // Renamed on again before this event was read: the paths still chain (inode 0).
+      // Renamed on again (or unreadable) before this event was read: the paths still chain
+      // (inode 0).
       let status = try? FileStatus.of(path, followSymlinks: false)
       renamesSeen.append(
         MoveJournal.Move(
@@ -144,6 +145,7 @@ extension WatchEngine {
   func arrival(
     _ entry: Entry, at path: FilePath, now: ContinuousClock.Instant, _ events: inout [DocumentEvent]
   ) {
+    // Gone again before its event was read: nothing arrived to follow.
     guard let status = try? FileStatus.of(path, followSymlinks: false),
       status.kind == .regular || (mode == .documents && status.kind == .directory)
     else { return }
@@ -163,6 +165,8 @@ extension WatchEngine {
       // The document was renamed away and a new file took its name (Vim's and Emacs's
       // backup-rename save): the document stays at its name, and the backup is a copy.
       if let moved = escrowMovesToUndo.removeValue(forKey: vacancy.identity) {
+        // Best effort, like every sighting: a record left at the backup is corrected when the
+        // document is next seen, and the escrow keeps the key either way.
         try? options.escrow?.putBack(moved)
       }
       if documentByEntry[document.entry] == vacancy.identity { documentByEntry[document.entry] = nil }
@@ -197,6 +201,7 @@ extension WatchEngine {
     document.identity = identity
     document.replacedAtPath = false
     document.sawOwnSaveClose = false
+    // Evidence for repair only: without a birth time, none is claimed.
     if let seenAt, let born = (try? FileStatus.of(path, followSymlinks: false))?.birthTime {
       document.replacedAtPath =
         born >= Timestamp(seconds: seenAt.seconds - Self.replacementSlack, nanoseconds: seenAt.nanoseconds)
@@ -308,6 +313,7 @@ extension WatchEngine {
     _ entry: Entry, at path: FilePath, announce: Bool, fromEvent: Bool = false,
     _ events: inout [DocumentEvent]
   ) {
+    // Gone again before it was looked at: a later event, or none, tells what became of it.
     guard let status = try? FileStatus.of(path, followSymlinks: false), status.kind == .regular else {
       return
     }
@@ -321,6 +327,7 @@ extension WatchEngine {
       // rename events say so. Its later events follow it once the document's are read.
       if fromEvent, documentByEntry[known.entry] == identity { return }
       let oldPath = self.path(of: known.entry)
+      // An old name that cannot be looked at no longer shows the file there.
       let stillThere =
         oldPath.flatMap { try? FileStatus.of($0, followSymlinks: false) }.map {
           DocumentIdentity($0) == identity
@@ -333,6 +340,7 @@ extension WatchEngine {
       return
     }
     guard let fingerprint = Self.key(at: path) else {
+      // Only a key read as absent is lost; one that cannot be read says nothing.
       guard recordedPaths.contains(path), case .absent? = try? Self.readKey(at: path) else { return }
       // A document the escrow recorded here, without its key: lost while nothing watched.
       var document = Document(entry: entry, identity: identity, fingerprint: nil, hasKey: false)
@@ -447,6 +455,8 @@ extension WatchEngine {
     guard options.recordsSightings, document.hasKey, let escrow = options.escrow,
       let fingerprint = document.fingerprint
     else { return }
+    // Best effort: a sighting that cannot be recorded leaves the escrow's last one, and the
+    // key in it; the next sighting records the document where it is.
     guard let moved = try? escrow.followDocument(of: fingerprint, to: path) else { return }
     if vacancies.values.contains(where: { $0.identity == document.identity && !$0.deleted }) {
       escrowMovesToUndo[document.identity] = moved

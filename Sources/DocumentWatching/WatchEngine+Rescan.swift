@@ -26,15 +26,52 @@ extension WatchEngine {
       stack = folders.compactMap { watch, folder in folder.root.map { ($0, nil, folder.name, true) } }
     }
     var listed: Set<Int32> = []
+    // Folders that could not be listed again, and those inside them: what was known of them
+    // stands, rather than be taken for gone.
+    var unlisted: Set<Int32> = []
+    func keepAsKnown(_ watch: Int32?, _ path: FilePath, _ error: SystemCallError) {
+      events.append(
+        DocumentEvent(
+          .notWatched, path: path,
+          message: "\(path) could not be listed again (\(error)): what was known of it stands"))
+      guard let watch else { return }
+      for inside in folders.keys where isInside(inside, watch) {
+        listed.insert(inside)
+        unlisted.insert(inside)
+      }
+    }
     while let (folderPath, parent, name, isRoot) = stack.popLast() {
-      guard let watch = try? inotify.watch(folderPath, for: Self.folderEvents) else { continue }
+      let watch: Int32
+      do {
+        watch = try inotify.watch(folderPath, for: Self.folderEvents)
+      } catch {
+        // A folder gone since is forgotten below; one still there is kept as it was known.
+        if error.errno != .noSuchFile && error.errno != .notDirectory {
+          let known =
+            parent.flatMap { folderByEntry[Entry(folder: $0, name: name)] }
+            ?? folders.first { $0.value.root == folderPath }?.key
+          keepAsKnown(known, folderPath, error)
+        }
+        continue
+      }
       listed.insert(watch)
       if let old = folders[watch], let oldParent = old.parent, oldParent != parent || old.name != name {
         folderByEntry[Entry(folder: oldParent, name: old.name)] = nil
       }
       folders[watch] = Folder(parent: parent, name: name, root: isRoot ? folderPath : nil)
       if let parent { folderByEntry[Entry(folder: parent, name: name)] = watch }
-      guard let listing = try? DirectoryStream(folderPath) else { continue }
+      let listing: DirectoryStream
+      do {
+        listing = try DirectoryStream(folderPath)
+      } catch {
+        keepAsKnown(watch, folderPath, error)
+        continue
+      }
+      defer {
+        if let failure = listing.failure {
+          keepAsKnown(watch, folderPath, SystemCallError("readdir", failure, path: folderPath))
+        }
+      }
       while let item = listing.next() {
         let childPath = folderPath.appending(item.name)
         let entry = Entry(folder: watch, name: item.name)
@@ -42,6 +79,7 @@ extension WatchEngine {
           if mode == .folders && options.recursive { stack.append((childPath, watch, item.name, false)) }
           continue
         }
+        // A file gone again since it was listed is not there to follow.
         guard item.type == .regular || item.type == .unknown,
           let status = try? FileStatus.of(childPath, followSymlinks: false), status.kind == .regular
         else { continue }
@@ -69,6 +107,8 @@ extension WatchEngine {
         if let now = path(of: entry) { checkKey(identity, at: now, retryRepair: true, &events) }
       } else if let replacement = standing[document.entry], let now = path(of: document.entry) {
         replace(identity, with: replacement, at: document.entry, path: now, oldPath: now, &events)
+      } else if unlisted.contains(document.entry.folder) {
+        // In a folder that could not be listed again: not seen, so not shown gone either.
       } else {
         let old = path(of: document.entry)
         documents[identity] = nil

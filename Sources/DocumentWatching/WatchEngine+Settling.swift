@@ -136,8 +136,11 @@ extension WatchEngine {
 
   // MARK: - Keys
 
-  /// The fingerprint of the key the file at `path` carries, if it carries one.
+  /// The fingerprint of the key the file at `path` carries, if it carries one that can be
+  /// read.
   static func key(at path: FilePath) -> KeyFingerprint? {
+    // A key that cannot be read is none to follow the file by; callers that must tell
+    // "absent" from "unreadable" read the key themselves.
     guard case .key(let key)? = try? readKey(at: path) else { return nil }
     return key.fingerprint
   }

@@ -139,6 +139,7 @@ final class WatchEngine {
         .unsupportedFileType, path: root,
         message: "\(root) is not a folder: watch the folder a document is in")
     }
+    // Looked at just above: a path that cannot be resolved is watched as it reads.
     let real = (try? TargetSnapshot.canonicalPath(root)) ?? root.absolute.lexicallyNormalized
     rootPaths.append(real)
     var events: [DocumentEvent] = []
@@ -153,6 +154,7 @@ final class WatchEngine {
 
   /// Follows the document at `path`: watches its folder (not recursively), and the file.
   func addDocument(_ path: FilePath) throws(DocbmError) {
+    // A path that cannot be resolved is looked at as it reads: that reports why.
     let real = (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute.lexicallyNormalized
     let status: FileStatus
     do {
@@ -223,7 +225,19 @@ final class WatchEngine {
       }
       folders[watch] = Folder(parent: next.parent, name: next.name, root: next.isRoot ? next.path : nil)
       if let parent = next.parent { folderByEntry[Entry(folder: parent, name: next.name)] = watch }
-      guard mode == .folders, let listing = try? DirectoryStream(next.path) else { continue }
+      guard mode == .folders else { continue }
+      let listing: DirectoryStream
+      do {
+        listing = try DirectoryStream(next.path)
+      } catch {
+        unlistedFolder(next.path, error, &events)
+        continue
+      }
+      defer {
+        if let failure = listing.failure {
+          unlistedFolder(next.path, SystemCallError("readdir", failure, path: next.path), &events)
+        }
+      }
       while let item = listing.next() {
         let childPath = next.path.appending(item.name)
         switch item.type {
@@ -246,6 +260,17 @@ final class WatchEngine {
     }
     refreshCounts()
     return first
+  }
+
+  /// A folder watched whose listing failed: the files in it now are not followed (those
+  /// that come later are), and a notice says so.
+  func unlistedFolder(_ path: FilePath, _ error: SystemCallError, _ events: inout [DocumentEvent]) {
+    events.append(
+      DocumentEvent(
+        .notWatched, path: path,
+        message:
+          "the files in \(path) now are not followed: it cannot be listed (\(error)); files that come to it are"
+      ))
   }
 
   /// Folders left out by the current walk beyond the first few named in notices.

@@ -48,7 +48,7 @@ struct AdoptCommand {
     }
     let found = candidates.filter { $0.target != nil }
     if !json {
-      let key = (try? anchored.keyFingerprint()).flatMap { $0 }.map { "its key \($0)" } ?? "no key"
+      let key = try anchored.keyFingerprint().map { "its key \($0)" } ?? "no key"
       console.printFitted(
         "\(document) has \(key) and holds \(count(candidates.count, "bookmark")) it cannot verify. Each points at what its recorded path relative to the document names here:"
       )

@@ -17,7 +17,7 @@ struct DemoCommand {
 
   func run(_ console: Console) throws -> Int32 {
     let scratch = try DemoScratch()
-    defer { scratch.remove() }
+    defer { scratch.remove(console) }
     let root = scratch.root
     func show(_ path: FilePath) -> String {
       path.isBelow(root) ? path.relative(from: root).description : path.description

@@ -57,8 +57,14 @@ struct DemoScratch {
     }
   }
 
-  /// Removes the scratch folder and everything in it.
-  func remove() {
-    try? Self.here.removeTree(root)
+  /// Removes the scratch folder and everything in it; a folder left behind is told on
+  /// standard error (it holds documents with keys, and an escrow).
+  func remove(_ console: Console) {
+    do {
+      try Self.here.removeTree(root)
+    } catch {
+      console.printError(
+        "warning: the demo could not remove its scratch folder (\(error)); remove it yourself: \(root)")
+    }
   }
 }

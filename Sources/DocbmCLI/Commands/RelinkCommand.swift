@@ -85,6 +85,7 @@ struct RelinkCommand {
   }
 
   private func item(_ found: FoundBookmark, _ relink: Relink, _ rewritten: Bool) -> Report.Item {
+    // A bookmark that does not decode has no recorded path to show; its outcome says why.
     let recorded = (try? found.bookmark.decodeUnverified())?.absolutePath
     var outcome = "failed"
     var reason: String?

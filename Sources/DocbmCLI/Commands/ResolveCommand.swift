@@ -122,7 +122,7 @@ struct ResolveCommand {
     let parsed = lines.map { line in
       Result { () throws(DocbmError) in try Bookmark(text: String(decoding: line, as: UTF8.self)) }
     }
-    let bookmarks = parsed.compactMap { try? $0.get() }
+    let bookmarks = parsed.compactMap { try? $0.get() }  // the others keep their errors, in place
     // No escrow here: the command itself records the document in the escrow, below, for
     // each key its bookmarks name.
     let anchored = BookmarkService(searchBudget: search, escrow: nil).documents(anchoredOn: document)
@@ -137,7 +137,8 @@ struct ResolveCommand {
       let line = index + 1
       switch result {
       case .success(let resolution):
-        // The escrow follows the document, as for one bookmark: once per key.
+        // The escrow follows the document, as for one bookmark: once per key. (A line that
+        // resolved parsed, so `get()` succeeds.)
         if let fingerprint = try? bookmark.get().keyFingerprint, escrowed.insert(fingerprint).inserted {
           do {
             try KeyEscrow.default.recordMove(of: fingerprint, to: document)

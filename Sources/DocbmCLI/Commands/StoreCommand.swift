@@ -169,9 +169,9 @@ struct StoreCommand {
     var keys: [JSONValue] = []
     for operand in settings.operands {
       let text = String(decoding: operand, as: UTF8.self)
+      var candidates = [JSONValue.string(text)]
       // The text as a string key first, then as the JSON of another key (`7`, `{"id":7}`);
       // text that is not JSON names a string key only.
-      var candidates = [JSONValue.string(text)]
       if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(operand)), value != .string(text) {
         candidates.append(value)
       }

@@ -142,7 +142,8 @@ struct EscrowFolder {
       case .tooManySymbolicLinks:
         throw EscrowFolder.untrustedFile(file, "is a symbolic link (refused: links are never followed)")
       case .permissionDenied:
-        // Another user's database (mode 0600) is theirs, not a document of the user's.
+        // Another user's database (mode 0600) is theirs, not a document of the user's. An
+        // entry that cannot be looked at either is refused as unreadable, below.
         if let entry = try? FileStatus.of(FilePath(name), relativeTo: descriptor, followSymlinks: false),
           let reason = EscrowFolder.ownershipProblem(entry)
         {
@@ -174,7 +175,15 @@ struct EscrowFolder {
     // or a device there would hang every reader. It must be a regular file of the user's,
     // or absent.
     let journal = FilePath(name + "-journal")
-    if let entry = try? FileStatus.of(journal, relativeTo: descriptor, followSymlinks: false) {
+    let journalEntry: FileStatus?
+    do {
+      journalEntry = try FileStatus.of(journal, relativeTo: descriptor, followSymlinks: false)
+    } catch  where error.errno == .noSuchFile {
+      journalEntry = nil
+    } catch {
+      throw DocbmError(error, operation: .openDocument, path: path.appending(journal.bytes))
+    }
+    if let entry = journalEntry {
       guard entry.kind == .regular else {
         throw EscrowFolder.untrustedFile(
           path.appending(journal.bytes),

@@ -34,6 +34,7 @@ public struct EscrowMigration: Hashable, Sendable {
   /// The names of 0.1.0's files in the escrow folder: entry files (`*.json`, not hidden),
   /// `.catalog` and `.lock`; empty when there is no entry file.
   static func legacyEntryNames(in folder: EscrowFolder) -> [[UInt8]] {
+    // A folder that cannot be listed now is looked at again at the next use of the escrow.
     guard let entries = try? DirectoryStream.entries(of: folder.descriptor) else { return [] }
     let names = entries.map(\.name)
     guard names.contains(where: isEntryFileName) else { return [] }
@@ -148,6 +149,7 @@ struct LegacyEntry {
     case .success(nil): return .success(nil)
     case .success(let read?): bytes = read
     }
+    // Why it does not parse is JSONDecoder's wording: the problem says what matters.
     guard let file = try? JSONDecoder().decode(File.self, from: Data(bytes)) else {
       return .failure(EscrowProblem(file: path, reason: "not a docbm escrow entry (malformed JSON)"))
     }

@@ -128,6 +128,7 @@ package struct EscrowRule {
   /// recorded one there: the document's successor (an editor saved it). The recorded file,
   /// found at another path, is then the editor's backup, a copy: the record stays.
   static func successorHoldsPath(of record: EscrowEntry.Document) -> Bool {
+    // A path that cannot be looked at shows no successor: the record follows its file.
     guard let status = try? FileStatus.of(record.path, followSymlinks: false), status.kind == .regular,
       status.inode != record.inode, let born = status.birthTime
     else { return false }

@@ -47,7 +47,15 @@ extension KeyEscrow {
   ///   `noSpace`, `ioError`, `permissionDenied`, `readOnlyFilesystem` when the file cannot
   ///   be written (then nothing is left behind).
   public func exportKeys(to file: FilePath, replacing: Bool = false) throws(DocbmError) -> EscrowTransfer {
-    if let existing = try? FileStatus.of(file, followSymlinks: false) {
+    let existing: FileStatus?
+    do {
+      existing = try FileStatus.of(file, followSymlinks: false)
+    } catch  where error.errno == .noSuchFile {
+      existing = nil
+    } catch {
+      throw DocbmError(error, operation: .exportEscrow, path: file)
+    }
+    if let existing {
       guard existing.kind == .regular else {
         throw DocbmError(
           .unsupportedFileType, path: file,

@@ -231,7 +231,7 @@ public struct KeyEscrow: Hashable, Sendable {
 
   /// The entry for `fingerprint`, if the escrow has one that reads.
   public func entry(for fingerprint: KeyFingerprint) -> EscrowEntry? {
-    try? lookup(fingerprint).get()
+    try? lookup(fingerprint).get()  // as documented; `lookup(_:)` tells the problems
   }
 
   /// The entry for `fingerprint`: `nil` when there is none, a problem when the escrow
@@ -291,6 +291,7 @@ extension EscrowEntry.Document {
     _ path: FilePath, origin: Origin, requiring fingerprint: KeyFingerprint? = nil, mayBePortal: Bool = true
   ) throws(DocbmError) -> EscrowEntry.Document? {
     if mayBePortal, let portal = PortalDocument.of(path) {
+      // A key that cannot be read is not shown to be there: no record, as documented.
       guard let host = portal.hostPath, host != path,
         case .key(let key)? = try? KeyAttribute.read(atPath: path),
         fingerprint == nil || fingerprint == key.fingerprint
@@ -309,6 +310,7 @@ extension EscrowEntry.Document {
         status.kind == .regular || status.kind == .directory
       else { return nil }
       if let fingerprint {
+        // As above: a key that cannot be read is not shown to be that key.
         guard case .key(let key)? = try? KeyAttribute.read(from: fd, path: path),
           key.fingerprint == fingerprint
         else { return nil }
@@ -322,7 +324,9 @@ extension EscrowEntry.Document {
   static func of(
     _ fd: FileDescriptor, status: FileStatus, path: FilePath, real: FilePath? = nil, origin: Origin
   ) -> EscrowEntry.Document {
+    // A path that cannot be resolved is recorded as it reads.
     let real = real ?? (try? TargetSnapshot.canonicalPath(path)) ?? path.absolute
+    // The handle and filesystem ID are optional evidence: the record goes without them.
     return EscrowEntry.Document(
       path: real, inode: status.inode, fileHandle: try? KernelFileHandle.of(fd),
       filesystemID: (try? FileSystemIdentity.of(fd))?.fsid, birthTime: status.birthTime,

@@ -73,11 +73,12 @@ extension AnchoredDocument {
       {
         return
       }
-      guard let contents = try? found.bookmark.decodeUnverified() else { return }
+      guard let contents = try? found.bookmark.decodeUnverified() else { return }  // names no target
       let named = folder.appending(contents.relativePath.bytes).lexicallyNormalized
-      // Where the path leads, every link resolved, and the object there.
+      // Where the path leads, every link resolved, and the object there; as said above, one
+      // that cannot be looked at offers no target.
       let real = try? SymbolicLink.canonicalPath(named)
-      let status = real.flatMap { try? FileStatus.of($0, followSymlinks: false) }
+      let status = real.flatMap { try? FileStatus.of($0, followSymlinks: false) }  // as above
       let kind: TargetKind? =
         switch status?.kind {
         case .regular: .file
@@ -131,7 +132,8 @@ extension AnchoredDocument {
       }
       if made[target] == nil {
         let bookmark = try makeBookmark(to: target)
-        // The bookmark records the object it reached: the one listed, or none.
+        // The bookmark records the object it reached: the one listed, or none. (Just made
+        // here, it decodes.)
         guard let inode = candidate.targetInode, (try? bookmark.decodeUnverified())?.identity.inode == inode
         else {
           throw DocbmError(

@@ -105,6 +105,7 @@ public struct Bookmark: Hashable, Sendable, Codable, CustomStringConvertible {
   /// The target's absolute path and the path of the document the bookmark was made on
   /// (`nil` for bookmarks made before that field), read without checking the signature.
   var unverifiedPaths: (target: FilePath, document: FilePath?)? {
+    // `nil` for a record that does not parse, as for ``unverifiedAbsolutePath``.
     guard case .success = BookmarkRecord.header(of: bytes), let fields = try? BookmarkFields.parse(bytes)
     else {
       return nil

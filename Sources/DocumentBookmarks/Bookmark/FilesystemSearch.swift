@@ -25,6 +25,7 @@ final class FilesystemSearch: Sendable {
   func find(_ matcher: IdentityMatcher, mountRoot: FilePath, home: FilePath?) -> FilesystemWalk.Outcome? {
     let walk: FilesystemWalk? = walks.withLock { walks in
       if let walk = walks[mountRoot] { return walk }
+      // `nil`, as documented: the caller then reports the target not found by a walk.
       guard let status = try? FileStatus.of(mountRoot, followSymlinks: false), status.kind == .directory
       else {
         return nil

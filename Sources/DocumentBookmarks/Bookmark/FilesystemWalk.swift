@@ -125,6 +125,7 @@ final class FilesystemWalk: Sendable {
         return state.hits
       }
       for hit in hits {
+        // A hit gone since it was listed is not the object; the walk goes on.
         if let status = try? FileStatus.of(hit, followSymlinks: false), matcher.isSameObject(status, at: hit)
         {
           return outcome(hit)
@@ -144,6 +145,7 @@ final class FilesystemWalk: Sendable {
   private static func entry(of folder: FilePath, withInode inode: UInt64, matching matcher: IdentityMatcher)
     -> FilePath?
   {
+    // Listed before: one that cannot be listed again leaves the walk to go on.
     guard let stream = try? DirectoryStream(folder) else { return nil }
     var names: [[UInt8]] = []
     while let name = stream.nextRecord({ name, number, _ in number == inode ? Array(name) : [] }) {
@@ -151,6 +153,7 @@ final class FilesystemWalk: Sendable {
     }
     for name in names {
       let path = folder.appending(name)
+      // An entry gone since it was listed is not the object.
       if let status = try? FileStatus.of(path, followSymlinks: false), matcher.isSameObject(status, at: path)
       {
         return path
@@ -266,7 +269,13 @@ final class FilesystemWalk: Sendable {
       failure = error
       return
     }
-    guard let status = try? FileStatus.of(stream.descriptor) else { return }
+    let status: FileStatus
+    do {
+      status = try FileStatus.of(stream.descriptor)
+    } catch {
+      failure = error
+      return
+    }
     let sameMount = mountID.map { status.mountID == $0 } ?? (status.device == device)
     guard sameMount,
       state.withLock({ $0.visited.insert(Visit(device: status.device, inode: status.inode)).inserted })
@@ -291,7 +300,8 @@ final class FilesystemWalk: Sendable {
       state.extent.foldersUnreadable += 1
     } else if error.errno.isStorageFailure, state.storageFailure == nil {
       // A dead mount below this one (a FUSE server gone) fails alike: it says nothing
-      // about this mount's files. The mount table is read once, on the first such failure.
+      // about this mount's files. The mount table is read once, on the first such failure;
+      // without it, the failure counts against this mount.
       if state.mounts == nil { state.mounts = .some(try? MountTable.current()) }
       let mount = (state.mounts ?? nil)?.mount(containing: folder)
       if mount == nil || mountID == nil || mount?.mountID == mountID { state.storageFailure = error }

@@ -35,9 +35,12 @@ struct IdentityMatcher {
       // A Btrfs snapshot's copy has the same inode and birth time: compare the handles,
       // which name the subvolume (one more system call, on Btrfs only).
       guard let handle = identity.fileHandle, handle.namesSubvolume else { return true }
+      // Unreadable: the inode and birth time decide, as on filesystems without handles.
       let currentHandle = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
       return currentHandle.map { $0 == handle } ?? true
     }
+    // A handle, generation or filesystem that cannot be read is evidence missing: the
+    // checks that can be made decide, as on filesystems without them.
     if let recorded = identity.fileHandle,
       let current = try? KernelFileHandle.of(path, relativeTo: directory, followSymlinks: false)
     {
@@ -47,6 +50,7 @@ struct IdentityMatcher {
       guard filesystem(of: path, relativeTo: directory, \.isFUSE) else { return false }
     }
     if let recorded = identity.generation {
+      // As above.
       let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking], relativeTo: directory)
       if let current = fd?.closeAfter({ $0.inodeGeneration() }) {
         return recorded == current
@@ -72,9 +76,10 @@ struct IdentityMatcher {
   private func filesystem(
     of path: FilePath, relativeTo directory: FileDescriptor, _ kind: (FileSystemIdentity) -> Bool
   ) -> Bool {
+    // `false` when it cannot be told, as documented.
     guard let fd = try? FileDescriptor.open(path, [.path, .noFollow], relativeTo: directory) else {
       return false
     }
-    return fd.closeAfter { (try? FileSystemIdentity.of($0)).map(kind) ?? false }
+    return fd.closeAfter { (try? FileSystemIdentity.of($0)).map(kind) ?? false }  // as above
   }
 }

@@ -66,6 +66,7 @@ struct IdentitySearch {
         let limit = min(listing.count, entriesLeft)
         for position in listing.positions(of: matcher.identity.inode, below: limit) {
           let child = folder.appending(listing.name(at: position))
+          // An entry gone since it was listed is not the object.
           if let childStatus = try? FileStatus.of(child, followSymlinks: false),
             matcher.isSameObject(childStatus, at: child)
           {

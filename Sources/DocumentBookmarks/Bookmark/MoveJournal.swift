@@ -46,17 +46,20 @@ package struct MoveJournal {
   /// and keeps the file bounded. Nothing is written when the folder does not exist or
   /// cannot be trusted: the journal is a help, never a reason for a watcher to fail.
   package func record(_ moves: [Move]) {
+    // Best effort throughout, as documented.
     guard !moves.isEmpty, let opened = try? EscrowFolder.open(folder) else { return }
     defer { opened.close() }
     var bytes: [UInt8] = []
     for move in moves { bytes += Self.line(move) }
     let name = FilePath(uncheckedBytes: Self.fileName)
+    // Best effort, as above.
     guard
       let fd = try? FileDescriptor.open(
         name, [.writeOnly, .create, .append, .noFollow, .nonBlocking], permissions: 0o600,
         relativeTo: opened.descriptor)
     else { return }
     defer { fd.close() }
+    // A file that cannot be looked at is not shown to be the user's own: not written.
     guard let status = try? FileStatus.of(fd), status.kind == .regular,
       EscrowFolder.ownershipProblem(status) == nil
     else { return }
@@ -71,6 +74,7 @@ package struct MoveJournal {
   /// journal or it cannot be trusted. The folder and file are checked on every call, and
   /// the file read again only when it is not the version read last in this process.
   func lines() -> Lines {
+    // A hint: a journal that cannot be read gives none, as documented.
     guard let opened = try? EscrowFolder.open(folder) else { return Lines(bytes: []) }
     defer { opened.close() }
     // A version names one file (its device and inode), whichever escrow folder holds it.
@@ -182,18 +186,20 @@ package struct MoveJournal {
     text.reserveCapacity(size)
     for line in kept.reversed() { text += line + [UInt8(ascii: "\n")] }
     let temporary = FilePath(uncheckedBytes: Self.fileName + Array(".new-\(ProcessID.current)".utf8))
+    // Best effort: a compaction that fails leaves the journal as it was, and is tried again.
     guard
       let fd = try? FileDescriptor.open(
         temporary, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o600,
         relativeTo: opened.descriptor)
     else { return }
-    let written = (try? fd.writeAll(text)) != nil
+    let written = (try? fd.writeAll(text)) != nil  // as above
     fd.close()
+    // As above; the temporary file is removed when it did not take the journal's place.
     if !written
       || (try? opened.descriptor.rename(
         temporary, to: FilePath(uncheckedBytes: Self.fileName), in: opened.descriptor)) == nil
     {
-      try? opened.descriptor.removeEntry(temporary, isDirectory: false)
+      try? opened.descriptor.removeEntry(temporary, isDirectory: false)  // clean-up, best effort
     }
   }
 

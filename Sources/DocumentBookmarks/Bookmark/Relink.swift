@@ -15,7 +15,8 @@ public struct Relink: Sendable, Hashable {
     /// (the sentence says which: another identity on the target's own filesystem, another
     /// size or modification time on another one, a symbolic link); it is not taken.
     case notTheTarget(String)
-    /// The bookmark could not be verified or read (`tampered`, `keyMismatch`, …).
+    /// The bookmark could not be verified or read (`tampered`, `keyMismatch`, …), or its
+    /// candidate could not be looked at (`ioError`, `permissionDenied`, …).
     case failed(DocbmError)
   }
 

@@ -32,6 +32,7 @@ public struct Resolution: Hashable, Sendable {
   /// What the verified bookmark recorded, decoded when asked for (an unmoved resolve reads
   /// only the fields it needs, where they lie).
   public var recorded: BookmarkContents {
+    // Checked before it resolved: a failure here is a bug, stopped by the precondition.
     guard let contents = try? BookmarkRecord.decodeFields(bookmark.bytes, header: header).get() else {
       preconditionFailure("a resolved bookmark's fields were checked before it resolved")
     }

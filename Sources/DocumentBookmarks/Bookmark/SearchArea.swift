@@ -64,6 +64,7 @@ final class SearchArea {
   /// What `lstat` said of `path` when first asked; `nil` when it failed.
   func status(of path: FilePath) -> FileStatus? {
     if let known = statuses[path] { return known }
+    // `nil` when it failed, as documented: the search passes over that path.
     let status = try? FileStatus.of(path, followSymlinks: false)
     statuses[path] = status
     return status
@@ -104,7 +105,7 @@ final class SearchArea {
     guard let home = ProcessEnvironment.value("HOME").map({ FilePath($0) }), home.isAbsolute else {
       return nil
     }
-    return (try? TargetSnapshot.canonicalPath(home)) ?? home.lexicallyNormalized
+    return (try? TargetSnapshot.canonicalPath(home)) ?? home.lexicallyNormalized  // as it reads
   }()
 
   /// The renames watchers recorded (``MoveJournal``), read on first use.
@@ -112,7 +113,7 @@ final class SearchArea {
 
   /// The mount table, read on first use; `nil` when it cannot be read.
   var mountTable: MountTable? {
-    if mounts == nil { mounts = .some(try? MountTable.current()) }
+    if mounts == nil { mounts = .some(try? MountTable.current()) }  // `nil` as documented
     return mounts ?? nil
   }
 }

@@ -54,6 +54,7 @@ extension FilePath: Codable {
   }
 
   public init(from decoder: any Decoder) throws {
+    // Not a string: the object form is tried, and its error stands.
     if let container = try? decoder.singleValueContainer(), let text = try? container.decode(String.self) {
       self.init(text)
       return

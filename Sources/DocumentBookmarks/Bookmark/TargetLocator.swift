@@ -308,6 +308,7 @@ struct TargetLocator {
   private func trashed(_ matcher: IdentityMatcher, area: SearchArea) -> FilePath? {
     let entries = area.trashEntries(mountPoint: contents.volume.mountPoint)
     for candidate in TrashInfo.candidates(for: contents.absolutePath, among: entries) {
+      // Taken only when it is shown to be the object; one that cannot be looked at is not.
       if let status = try? FileStatus.of(candidate, followSymlinks: false),
         matcher.isSameObject(status, at: candidate)
       {
@@ -325,6 +326,7 @@ struct TargetLocator {
     let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
     let absoluteFits = absoluteStatus.map(matcher.kindMatches) ?? false
     if !moved && absoluteFits { return Location(path: contents.absolutePath, reasons: []) }
+    // A relative path that cannot be looked at is not taken: the absolute path decides.
     if moved, let status = try? FileStatus.of(relative, followSymlinks: false), matcher.kindMatches(status) {
       return Location(path: canonical(relative), reasons: [.documentMoved])
     }
@@ -381,12 +383,15 @@ struct TargetLocator {
   /// file wins (`targetMoved`).
   private func copyLocation(own: FilePath, _ ownStatus: FileStatus, original: FilePath) -> Location? {
     guard let documentPathFromTarget = contents.documentPathFromTarget else { return nil }
+    // A copy is taken only on evidence seen: a file or key that cannot be read is no
+    // evidence, and the recorded file wins.
     let current = try? FileStatus.of(documentPath, followSymlinks: true)
     let otherDocument = original.removingLastComponent.appending(documentPathFromTarget.bytes)
       .lexicallyNormalized
-    guard let other = try? FileStatus.of(otherDocument, followSymlinks: true) else { return nil }
+    guard let other = try? FileStatus.of(otherDocument, followSymlinks: true) else { return nil }  // as above
     if let current, current.device == other.device && current.inode == other.inode { return nil }
     if isRecordedDocument(current, rather: other) { return nil }
+    // As above.
     guard case .key(let key)? = try? KeyAttribute.read(atPath: otherDocument),
       key.fingerprint == contents.keyFingerprint
     else { return nil }
@@ -422,10 +427,13 @@ struct TargetLocator {
   /// (then the document at hand is a copy); `nil` when the bookmark does not say where that
   /// was and it cannot be worked out.
   private func originalDocumentRemains() -> Bool? {
+    // As for a copy: only what is seen counts; an original that cannot be looked at is not
+    // shown to remain, and the recorded file wins.
     let current = try? FileStatus.of(documentPath, followSymlinks: true)
     guard let original = originalDocumentPath() else {
       return isRecordedDocument(current, rather: nil) ? false : nil
     }
+    // As above.
     guard let originalStatus = try? FileStatus.of(original, followSymlinks: true) else { return false }
     // The document at hand itself, under another name (it did not leave), or the very file
     // the bookmark was made in (it was moved alone, whatever stands where it was).
@@ -433,7 +441,7 @@ struct TargetLocator {
       return false
     }
     if isRecordedDocument(current, rather: originalStatus) { return false }
-    guard case .key(let key)? = try? KeyAttribute.read(atPath: original) else { return false }
+    guard case .key(let key)? = try? KeyAttribute.read(atPath: original) else { return false }  // as above
     return key.fingerprint == contents.keyFingerprint
   }
 
@@ -480,8 +488,10 @@ struct TargetLocator {
   /// ``entryComparisonLimit``).
   static func sameEntries(_ original: FilePath, _ copy: FilePath) -> Bool {
     func names(_ folder: FilePath) -> Set<[UInt8]>? {
+      // A folder that cannot be listed shows no sameness: `nil`, so not a copy.
       guard let fd = try? FileDescriptor.open(folder, [.directory, .noFollow]) else { return nil }
       defer { fd.close() }
+      // As above.
       guard let entries = try? DirectoryStream.entries(of: fd), entries.count <= entryComparisonLimit else {
         return nil
       }
@@ -562,6 +572,7 @@ struct TargetLocator {
     // folder of another filesystem (not the root of a mount) with another id.
     let status = try? FileStatus.of(mountPoint, followSymlinks: false)
     if let status, status.isMountRoot || !status.knowsMountRoot { return nil }
+    // No answer from the mount point is no sign of the recorded filesystem there.
     let current = try? FileSystemIdentity.of(path: mountPoint)
     guard current?.fsid != recordedID else { return nil }
     let fsid = String(recordedID, radix: 16)
@@ -575,6 +586,7 @@ struct TargetLocator {
   /// The path with its folders resolved by the kernel, for reporting; the lexical form
   /// when that fails.
   private func canonical(_ path: FilePath) -> FilePath {
+    // For reporting only: the lexical form, as documented.
     guard let folder = try? TargetSnapshot.canonicalPath(path.removingLastComponent) else {
       return path.lexicallyNormalized
     }

@@ -32,7 +32,7 @@ package struct TargetSnapshot {
       () throws(SystemCallError) in (try FileStatus.of(fd), try KernelFileHandle.of(fd))
     }
     let kind = try TargetKind(of: status, at: path)
-    let filesystem = try? FileSystemIdentity.of(fd)
+    let filesystem = try? FileSystemIdentity.of(fd)  // a hint: the volume may go without it
     return TargetSnapshot(
       path: real, kind: kind,
       identity: TargetIdentity(
@@ -48,6 +48,7 @@ package struct TargetSnapshot {
   /// The inode generation, read through a short-lived read-only descriptor; `nil` when the
   /// target cannot be opened for reading or the filesystem keeps no generation.
   static func inodeGeneration(of path: FilePath) -> UInt32? {
+    // `nil`, as documented: the identity then goes without a generation.
     guard let fd = try? FileDescriptor.open(path, [.readOnly, .noFollow, .nonBlocking]) else {
       return nil
     }

@@ -54,18 +54,22 @@ package enum TrashInfo {
   /// `$topdir/.Trash/$uid`, inside a sticky `$topdir/.Trash` that is not a link either.
   static func open(_ trash: Trash) -> FileDescriptor? {
     let options: FileDescriptor.Options = [.readOnly, .directory, .noFollow]
+    // A Trash that cannot be opened or looked at is not shown to follow the rules: `nil`,
+    // and it is passed over (``entries(in:)``).
     guard trash.inSharedFolder else {
-      guard let folder = try? FileDescriptor.open(trash.folder, options) else { return nil }
+      guard let folder = try? FileDescriptor.open(trash.folder, options) else { return nil }  // as above
       guard isUsersOwn(folder) else {
         folder.close()
         return nil
       }
       return folder
     }
+    // As above.
     guard let shared = try? FileDescriptor.open(trash.folder.removingLastComponent, options) else {
       return nil
     }
     defer { shared.close() }
+    // As above.
     guard let status = try? FileStatus.of(shared), status.permissions & 0o1000 != 0,
       let folder = try? FileDescriptor.open(
         FilePath(uncheckedBytes: trash.folder.lastComponent), options, relativeTo: shared)
@@ -80,7 +84,7 @@ package enum TrashInfo {
   /// Whether the open folder belongs to the user and no other user may change its entries
   /// (not writable by others, nor by a group other than the user's).
   private static func isUsersOwn(_ folder: FileDescriptor) -> Bool {
-    guard let status = try? FileStatus.of(folder) else { return false }
+    guard let status = try? FileStatus.of(folder) else { return false }  // not shown to be
     return status.owner == ProcessCredentials.effectiveUser && status.permissions & 0o002 == 0
       && (status.permissions & 0o020 == 0 || status.group == ProcessCredentials.effectiveGroup)
   }
@@ -159,6 +163,7 @@ package enum TrashInfo {
     for trash in trashes {
       guard let folder = open(trash) else { continue }
       defer { folder.close() }
+      // Passed over when it cannot be read, as documented.
       guard let stream = try? DirectoryStream(FilePath("info"), relativeTo: folder),
         isUsersOwn(stream.descriptor)
       else { continue }
@@ -203,14 +208,16 @@ package enum TrashInfo {
   /// The bytes of the info file `name` in the open `info` folder: a regular file of at
   /// most ``maximumInfoSize`` bytes, opened without following a link or blocking.
   private static func readInfo(_ name: FilePath, in info: FileDescriptor) -> [UInt8]? {
+    // An info file that cannot be read is passed over, as ``entries(in:)`` documents.
     guard let fd = try? FileDescriptor.open(name, [.readOnly, .nonBlocking, .noFollow], relativeTo: info)
     else {
       return nil
     }
     defer { fd.close() }
+    // As above.
     guard let status = try? FileStatus.of(fd), status.kind == .regular, status.size <= UInt64(maximumInfoSize)
     else { return nil }
-    return try? fd.readWhole(limit: maximumInfoSize)
+    return try? fd.readWhole(limit: maximumInfoSize)  // as above
   }
 
   /// Whether every folder on the way from `folder` to the last of `components` (that one
@@ -219,6 +226,7 @@ package enum TrashInfo {
     var path = FilePath(uncheckedBytes: [])
     for component in components.dropLast() {
       path = path.bytes.isEmpty ? FilePath(uncheckedBytes: component) : path.appending(component)
+      // A folder that cannot be looked at is not shown to be one: the path is not taken.
       guard (try? FileStatus.of(path, relativeTo: folder, followSymlinks: false))?.kind == .directory else {
         return false
       }

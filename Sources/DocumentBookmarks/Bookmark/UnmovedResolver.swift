@@ -61,6 +61,7 @@ enum UnmovedResolver {
   @inline(__always) private static func locateVerified(
     _ bytes: [UInt8], on document: AnchoredDocument, folder: FileDescriptor? = nil
   ) -> (path: FilePath, kind: TargetKind)? {
+    // `nil` leaves the bookmark to the full resolve, which reports what is wrong.
     guard let fields = try? BookmarkFields.parse(bytes) else { return nil }
     guard fields.inode != 0, let birthTime = fields.birthTime,
       fields.fileHandleType.map({ !KernelFileHandle.namesSubvolume(type: $0) }) ?? true,
@@ -112,6 +113,7 @@ enum UnmovedResolver {
       withUnsafeTemporaryAllocation(of: CChar.self, capacity: range.count + 1) { cPath in
         UnsafeMutableRawBufferPointer(cPath).copyMemory(from: UnsafeRawBufferPointer(rebasing: record[range]))
         cPath[range.count] = 0
+        // Not there, or not looked at: the full resolve looks again, and reports.
         guard
           let status = try? FileStatus.of(name: cPath.baseAddress!, relativeTo: base, followSymlinks: false),
           status.inode == fields.inode, status.birthTime == birthTime

@@ -156,7 +156,7 @@ struct BookmarkScanEngine {
     guard let length = Self.recordLength(header: header) else { return .none }
     guard available >= length else { return isFinal ? .none : .needMore }
     let bytes = Array(window[position..<(position + length)])
-    guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }
+    guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }  // bytes that only look like one
     return .found(
       FoundBookmark(offset: origin + UInt64(position), form: .binary, bookmark: bookmark),
       end: position + length)
@@ -235,7 +235,7 @@ struct BookmarkScanEngine {
         form = .base64
       }
       let bytes = Array(UnsafeBufferPointer(rebasing: buffer[shift...]))
-      guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }
+      guard let bookmark = try? Bookmark(bytes: bytes) else { return .none }  // as above
       return .found(FoundBookmark(offset: start, form: form, bookmark: bookmark), end: record.end)
     }
   }

@@ -255,7 +255,8 @@ public struct DocumentChecker: Sendable {
       )
     }
     // The recorded file at a path the escrow does not know, carrying the recorded key: the
-    // record follows it (recorded after the check, with the others).
+    // record follows it (recorded after the check, with the others). Best effort: a file
+    // that cannot be looked at now is recorded by a later check.
     var move: EscrowRecord?
     if let key, let elsewhere = found?.elsewhere, elsewhere.fingerprint == key,
       let status = try? FileStatus.of(fd)
@@ -266,7 +267,8 @@ public struct DocumentChecker: Sendable {
     var tally = collector.tally
     tally?.isComplete = statistics.completion.isComplete && collector.overBudgetAt == nil
     // The file a prospect decides on: this one, as found; only when the escrow holds a key
-    // the document's bookmarks or record name (else the prospect refuses without it).
+    // the document's bookmarks or record name, and the file can be looked at (else the
+    // prospect refuses without it).
     var sighting: DocumentSighting?
     if preparesProspects, verdict == .keyLost, escrowed != nil || tally?.counts.isEmpty == false,
       let status = try? FileStatus.of(fd)
@@ -303,7 +305,15 @@ public struct DocumentChecker: Sendable {
       if !isJournal {
         let relative = target.relative(from: recorded.removingLastComponent)
         let here = folder.appending(relative.bytes).lexicallyNormalized
-        if (try? FileStatus.of(here, followSymlinks: false)) != nil { return nil }
+        // A target there, or one that cannot be looked at (it may be there): this file may
+        // be a copy of the document.
+        do {
+          _ = try FileStatus.of(here, followSymlinks: false)
+          return nil
+        } catch  where error.errno == .noSuchFile || error.errno == .notDirectory {
+        } catch {
+          return nil
+        }
       }
       quoted = quoted ?? recorded
     }

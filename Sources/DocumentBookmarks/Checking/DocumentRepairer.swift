@@ -386,7 +386,8 @@ public struct DocumentRepairer: Sendable {
     _ entry: EscrowEntry, for now: EscrowEntry.Document, status: FileStatus, policy: Policy,
     evidence: EscrowRule.Evidence
   ) -> Outcome? {
-    // The real path must still lead to the file opened (a link swapped meanwhile fails).
+    // The real path must still lead to the file opened (a link swapped meanwhile fails, and
+    // so does a path that cannot be looked at).
     let pathLeadsHere =
       (try? FileStatus.of(now.path, followSymlinks: false)).map {
         $0.inode == status.inode && $0.device == status.device

@@ -313,7 +313,7 @@ struct EscrowIndex: Sendable {
       let inode = inode ?? (try? FileStatus.of(fd))?.inode,
       let candidates = byInode[inode], let filesystem = try? FileSystemIdentity.of(fd)
     else { return nil }
-    let handle = try? KernelFileHandle.of(fd)
+    let handle = try? KernelFileHandle.of(fd)  // optional evidence: the inode and filesystem decide
     let now = EscrowEntry.Document(
       path: absolute ?? path.absolute, inode: inode, fileHandle: handle ?? nil, filesystemID: filesystem.fsid,
       origin: .moved,

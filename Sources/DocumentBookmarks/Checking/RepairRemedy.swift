@@ -128,9 +128,9 @@ struct RepairRemedy {
   /// Whether adopting the document would take a bookmark: one of its unverified bookmarks
   /// names a target that is there, from the document's folder.
   private static func hasAdoptionTargets(_ path: FilePath) -> Bool {
-    // Listing candidates writes nothing and uses no escrow. A document that cannot be
-    // listed offers nothing to adopt.
     let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
+    // Listing candidates writes nothing and uses no escrow. A document that cannot be
+    // listed offers nothing to adopt (a hint only: adopting it reports why).
     return (try? document.adoptionCandidates())?.contains { $0.target != nil } ?? false
   }
 

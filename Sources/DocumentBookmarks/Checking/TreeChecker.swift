@@ -74,7 +74,8 @@ public struct TreeChecker: Sendable {
     found: (DocumentCheck, DocumentRepairer.Report?) -> Void
   ) -> [Unreadable] {
     // A tree reads the escrow's records of its documents once (by the path it is given and
-    // by its real path), and each key its documents name once; a single file, its own.
+    // by its real path), and each key its documents name once; a single file, its own. A
+    // root that cannot be looked at is checked as a single file, which reports why.
     let isTree = (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
     let treeFolders = isTree ? TreeChecker.escrowFolders(of: root) : []
     let repairer = isTree ? self.repairer?.loadingEscrow(inside: treeFolders) : self.repairer
@@ -86,7 +87,7 @@ public struct TreeChecker: Sendable {
     // absolute and canonical paths made from the root's (``ListedPaths``), so that the
     // working folder and the links on the way are looked up once.
     var stack: [(path: FilePath, absolute: FilePath, real: FilePath?, type: DirectoryStream.EntryType)] = [
-      (root, root.absolute, try? TargetSnapshot.canonicalPath(root), .unknown)
+      (root, root.absolute, try? TargetSnapshot.canonicalPath(root), .unknown)  // `nil`: looked up as given
     ]
     var documents = 0
     var folders = 0

@@ -36,6 +36,7 @@ package enum ResolutionFaults {
   /// throws its error, or waits at its gate and returns.
   static func apply(to bookmark: Bookmark, on document: AnchoredDocument) throws(DocbmError) {
     guard let fault = injected ?? processWide.fault(for: document.path) else { return }
+    // A bookmark that does not decode meets only faults for every target.
     let contents = try? bookmark.decodeUnverified()
     if let folder = fault.targets {
       guard let target = contents?.absolutePath.lexicallyNormalized,

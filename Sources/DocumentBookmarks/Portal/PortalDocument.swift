@@ -131,6 +131,7 @@ public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
   /// it, and whether that is the portal's.
   private static func onFUSE(_ path: FilePath) -> PortalDocument? {
     guard let real = realPath(path) else { return nil }
+    // No mount table (no /proc): no portal can be told, and none is claimed.
     guard let table = try? MountTable.current(), let mount = table.mount(containing: real),
       mount.isDocumentPortal
     else { return nil }
@@ -143,7 +144,7 @@ public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
   /// tells a document elsewhere.
   package static func of(_ path: FilePath, descriptor: FileDescriptor) -> PortalDocument? {
     if PortalMounts.noneMounted(maximumAge: PortalMounts.hotPathAnswerAge) { return nil }
-    guard let filesystem = try? FileSystemIdentity.of(descriptor) else { return of(path) }
+    guard let filesystem = try? FileSystemIdentity.of(descriptor) else { return of(path) }  // asked by path
     return filesystem.isFUSE ? onFUSE(path) : nil
   }
 
@@ -169,6 +170,7 @@ public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
     if !rest.isEmpty {
       kind = .folder
     } else {
+      // An entry that cannot be looked at is taken for a file, the portal's usual export.
       let status = try? FileStatus.of(exported, followSymlinks: false)
       kind = status?.kind == .directory ? .folder : .file
     }
@@ -229,6 +231,7 @@ public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
   private static func hostPath(ofExported exported: FilePath, name: [UInt8]) -> (
     path: FilePath, source: HostPathSource
   )? {
+    // `nil` when the portal offers none, as documented: an unreadable value is none.
     let value = try? ExtendedAttributes.value(hostPathAttribute, of: .path(exported, followSymlinks: false))
     guard var bytes = value else { return nil }
     while bytes.last == 0 { bytes.removeLast() }
@@ -239,8 +242,9 @@ public struct PortalDocument: Hashable, Sendable, Codable, CustomReflectable {
   /// `path` with its symbolic links resolved; for a path that does not exist yet, its
   /// folder's resolved path and its name.
   private static func realPath(_ path: FilePath) -> FilePath? {
+    // Not resolved: tried as a path not made yet; `nil` when its folder cannot be resolved.
     if let real = try? TargetSnapshot.canonicalPath(path) { return real }
-    guard let folder = try? TargetSnapshot.canonicalPath(path.absolute.removingLastComponent),
+    guard let folder = try? TargetSnapshot.canonicalPath(path.absolute.removingLastComponent),  // as above
       !path.lastComponent.isEmpty
     else { return nil }
     return folder.appending(path.lastComponent)

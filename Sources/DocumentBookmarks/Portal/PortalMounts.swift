@@ -64,6 +64,7 @@ enum PortalMounts {
           state.unread += 1
           return false
         }
+        // No table to poll: the answer stays "may be mounted" (below), never "none".
         state.descriptor = try? FileDescriptor.open("/proc/self/mountinfo", .readOnly)
         state.portalMounted = nil
       }
@@ -84,6 +85,6 @@ enum PortalMounts {
   /// Whether the mount table changed since `descriptor` was last polled (`poll` clears
   /// the report); `true` when it cannot tell.
   private static func tableChanged(_ descriptor: FileDescriptor) -> Bool {
-    (try? Poller.wait([.priority(descriptor.rawValue)], timeout: 0))?.first ?? true
+    (try? Poller.wait([.priority(descriptor.rawValue)], timeout: 0))?.first ?? true  // as documented
   }
 }

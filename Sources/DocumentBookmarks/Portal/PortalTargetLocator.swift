@@ -24,12 +24,15 @@ struct PortalTargetLocator {
     let matcher = IdentityMatcher(kind: contents.kind, identity: contents.identity)
     let absolute = contents.absolutePath
     guard let host = portal.hostPath else {
+      // A path that cannot be looked at is not taken: what cannot be seen from here is out of
+      // reach, as the error says.
       if let status = try? FileStatus.of(absolute, followSymlinks: false), matcher.kindMatches(status) {
         let replaced = matcher.hasIdentity && !matcher.isSameObject(status, at: absolute)
         return TargetLocator.Location(path: absolute, reasons: replaced ? [.identityChanged] : [])
       }
       let relative = portal.path.removingLastComponent.appending(contents.relativePath.bytes)
         .lexicallyNormalized
+      // As above.
       if let status = try? FileStatus.of(relative, followSymlinks: false), matcher.kindMatches(status) {
         return TargetLocator.Location(path: relative, reasons: [])
       }
@@ -55,6 +58,7 @@ struct PortalTargetLocator {
   /// Whether the document's host path is the document as this process sees it: it exists
   /// there, of the same kind, size and modification time as through the portal.
   private func isVisible(_ host: FilePath) -> Bool {
+    // Not seen when either cannot be looked at.
     guard let hostStatus = try? FileStatus.of(host, followSymlinks: false),
       let portalStatus = try? FileStatus.of(portal.path, followSymlinks: false)
     else { return false }
@@ -67,6 +71,7 @@ struct PortalTargetLocator {
   /// through the portal when it is inside what was exported, else at `host` itself.
   private func seen(_ host: FilePath, _ matcher: IdentityMatcher) -> FilePath? {
     for candidate in [portal.portalPath(ofHost: host), host].compactMap({ $0 }) {
+      // A candidate that cannot be looked at is not where it is seen.
       if let status = try? FileStatus.of(candidate, followSymlinks: false), matcher.kindMatches(status) {
         return candidate
       }

@@ -5,7 +5,8 @@ public struct SaveFinding: Hashable, Sendable, Codable, CustomStringConvertible 
   public enum Kind: String, Hashable, Sendable, Codable, CaseIterable {
     /// The save threw, or exited with a failure.
     case saveFailed
-    /// Nothing is at the document's path after the save.
+    /// Nothing is at the document's path after the save, or what is there cannot be looked
+    /// at or read (the message says which).
     case documentMissing
     /// A FIFO, socket, device or folder is at the document's path after the save.
     case documentNotAFile

@@ -84,6 +84,7 @@ public enum SaveProbe {
     }
     let before = scratch.before
 
+    // A link gone (or unreadable) leaves the document unreachable: told just below.
     if let link = scratch.symbolicLink,
       let status = try? FileStatus.of(link, followSymlinks: false), status.kind != .symbolicLink
     {
@@ -93,9 +94,15 @@ public enum SaveProbe {
           "the symbolic link \(link) was replaced by a regular file; the document it led to kept the old contents"
         ))
     }
-    guard let after = try? FileStatus.of(scratch.savePath, followSymlinks: true) else {
-      report.findings.append(
-        SaveFinding(.documentMissing, "nothing is at \(scratch.savePath) after the save"))
+    let after: FileStatus
+    do {
+      after = try FileStatus.of(scratch.savePath, followSymlinks: true)
+    } catch {
+      let what =
+        error.errno == .noSuchFile
+        ? "nothing is at \(scratch.savePath) after the save"
+        : "\(scratch.savePath) cannot be looked at after the save (\(error))"
+      report.findings.append(SaveFinding(.documentMissing, what))
       report.findings.append(contentsOf: leftovers(scratch))
       return report
     }
@@ -109,7 +116,15 @@ public enum SaveProbe {
       report.findings.append(contentsOf: leftovers(scratch))
       return report
     }
-    let contents = try? readRegularFile(scratch.savePath)
+    let contents: [UInt8]?
+    do {
+      contents = try readRegularFile(scratch.savePath)
+    } catch {
+      report.findings.append(
+        SaveFinding(.documentMissing, "\(scratch.savePath) cannot be read after the save (\(error))"))
+      report.findings.append(contentsOf: leftovers(scratch))
+      return report
+    }
     report.contentsChanged = contents != scratch.contents
     // A save that did not touch the document (a program that quit without saving) tested
     // nothing; it must not pass for a safe one. Any write changes the modification or the
@@ -145,13 +160,23 @@ public enum SaveProbe {
     }
 
     var lost: [String] = []
+    var unreadable: [String] = []
     for (name, value) in before.attributes.sorted(by: { $0.key < $1.key }) {
-      let now = try? ExtendedAttributes.value(name, of: .path(scratch.savePath, followSymlinks: true))
-      if now != value { lost.append(name) }
+      do {
+        let now = try ExtendedAttributes.value(name, of: .path(scratch.savePath, followSymlinks: true))
+        if now != value { lost.append(name) }
+      } catch {
+        unreadable.append("\(name) (\(error.errno.name))")
+      }
     }
-    if !lost.isEmpty {
-      report.findings.append(
-        SaveFinding(.attributesLost, "other extended attributes were lost: \(lost.joined(separator: ", "))"))
+    if !lost.isEmpty || !unreadable.isEmpty {
+      var what: [String] = []
+      if !lost.isEmpty { what.append("other extended attributes were lost: \(lost.joined(separator: ", "))") }
+      if !unreadable.isEmpty {
+        what.append(
+          "other extended attributes cannot be read after the save: \(unreadable.joined(separator: ", "))")
+      }
+      report.findings.append(SaveFinding(.attributesLost, what.joined(separator: "; ")))
     }
     if after.permissions != before.status.permissions {
       report.findings.append(
@@ -166,6 +191,7 @@ public enum SaveProbe {
           "the owner changed from \(before.status.owner):\(before.status.group) to \(after.owner):\(after.group)"
         ))
     }
+    // A second name gone is no split of the document's names into two files.
     if let second = scratch.hardLink, let secondStatus = try? FileStatus.of(second, followSymlinks: false),
       secondStatus.inode != after.inode || secondStatus.device != after.device
     {
@@ -187,9 +213,19 @@ public enum SaveProbe {
 
   /// The files the save left in the scratch folder that were not there before.
   private static func leftovers(_ scratch: ScratchDocument) -> [SaveFinding] {
-    guard let fd = try? FileDescriptor.open(scratch.folder, [.directory]) else { return [] }
-    defer { fd.close() }
-    guard let entries = try? DirectoryStream.entries(of: fd) else { return [] }
+    let entries: [DirectoryStream.Entry]
+    do {
+      let fd = try FileDescriptor.open(scratch.folder, [.directory])
+      defer { fd.close() }
+      entries = try DirectoryStream.entries(of: fd)
+    } catch {
+      return [
+        SaveFinding(
+          .temporaryFilesLeft,
+          "the folder \(scratch.folder) cannot be listed after the save (\(error)): files left in it cannot be told"
+        )
+      ]
+    }
     let left = entries.map(\.name).filter { !scratch.before.entries.contains($0) }.map { FilePath.escape($0) }
       .sorted()
     guard !left.isEmpty else { return [] }

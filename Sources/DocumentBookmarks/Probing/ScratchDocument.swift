@@ -80,7 +80,7 @@ public struct ScratchDocument: Sendable {
     do {
       return try prepare(in: folder, options: options)
     } catch {
-      try? FileDescriptor.currentWorkingDirectory.removeTree(folder)
+      try? FileDescriptor.currentWorkingDirectory.removeTree(folder)  // clean-up; the error below stands
       throw error
     }
   }

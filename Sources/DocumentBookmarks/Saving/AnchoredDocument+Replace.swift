@@ -174,8 +174,9 @@ extension AnchoredDocument {
   /// escrow holds the key (docbm saved it, so it is the key's document: a later repair puts
   /// the key back on it). Best effort: the save has succeeded either way.
   func recordInEscrow(_ saved: FilePath) {
+    // Best effort, as documented: the save has succeeded either way.
     guard let escrow, case .key(let key)? = try? KeyAttribute.read(atPath: saved) else { return }
-    _ = try? escrow.recordSave(of: key.fingerprint, at: saved)
+    _ = try? escrow.recordSave(of: key.fingerprint, at: saved)  // as above
   }
 
 }

@@ -19,7 +19,8 @@ extension DocumentReplacer {
       do throws(SystemCallError) {
         try new.changeOwner(user: source.status.owner, group: source.status.group)
       } catch  where error.errno == .notPermitted && options.ownerChange == .allow {
-        // Allowed to change: keep at least the group when the caller belongs to it (as sed does).
+        // Allowed to change: keep at least the group when the caller belongs to it (as sed
+        // does); best effort, since the owner may change anyway.
         try? new.changeOwner(user: UInt32.max, group: source.status.group)
       } catch  where error.errno == .notPermitted {
         // checkOwner said it could be kept, and the kernel disagrees (a user namespace
@@ -150,10 +151,18 @@ extension DocumentReplacer {
   func carryCurrentKey(
     _ name: [UInt8], in folder: FileDescriptor, was existing: Original, into written: Original
   ) throws(DocbmError) -> Bool {
-    guard
-      let now = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false),
-      now.inode != existing.status.inode || now.device != existing.status.device
-    else { return false }
+    // Removed meanwhile: no key there to carry. Not looked at: the save fails, rather than
+    // risk dropping a key another save put there.
+    let now = try step(.copyAttributes, destination) { () throws(SystemCallError) -> FileStatus? in
+      do throws(SystemCallError) {
+        return try FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false)
+      } catch  where error.errno == .noSuchFile {
+        return nil
+      }
+    }
+    guard let now, now.inode != existing.status.inode || now.device != existing.status.device else {
+      return false
+    }
     return try step(.copyAttributes, destination) { () throws(SystemCallError) in
       let current = try FileDescriptor.open(
         FilePath(uncheckedBytes: name), [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)

@@ -89,6 +89,8 @@ struct DocumentReplacer {
       if newKey != nil {
         try checkPathIsFree(name, in: folder, existing: existing)
       }
+      // Nothing opened there: a link is followed; an entry that cannot be looked at is
+      // taken for none, and making the new version there reports why.
       if existing == nil,
         (try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false))?.kind
           == .symbolicLink
