@@ -289,7 +289,7 @@ PACKAGES_DIR := $(CURDIR)/.build/packages
 test-packages: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(PACKAGING_PACKAGES)"
 	rm -rf $(PACKAGES_DIR) && mkdir -p $(PACKAGES_DIR)/source
-	git ls-files -z --cached --others --exclude-standard \
+	set -o pipefail; git ls-files -z --cached --others --exclude-standard \
 	  | tar --null --files-from=- --ignore-failed-read --warning=no-failed-read -cf - \
 	  | tar -xf - -C $(PACKAGES_DIR)/source
 	swift=$$(command -v $(SWIFT)) && cd $(PACKAGES_DIR)/source && \
