@@ -28,6 +28,9 @@
 #                the four libraries of BUILD_PACKAGES (installs no packages: `make
 #                setup-build` does)
 #   make uninstall  remove exactly the files `make install` put there
+#   make test-packages  build the Debian packages (debian/: docbm, libdocbm0, libdocbm-dev,
+#                python3-docbm) into .build/packages, check them with lintian, install them
+#                into a fresh root (as root) and run the C and Python samples against them
 
 SWIFT ?= swift
 # What building and installing docbm and libdocbm needs besides the Swift toolchain.
@@ -43,6 +46,9 @@ TRAVEL_TABLE_PACKAGES := rsync tar libarchive-tools cpio zip unzip p7zip-full bo
   rdiff-backup rclone unison git libglib2.0-bin pax ntfs-3g exfatprogs exfat-fuse
 # Only for `make save-table`: the programs it measures (not needed by the test suite).
 SAVE_TABLE_PACKAGES := vim emacs-nox nano gawk moreutils rsync zip unzip git patch python3-gi
+# Only for `make test-packages`: what building and checking the Debian packages needs.
+PACKAGING_PACKAGES := dpkg-dev debhelper dh-python pybuild-plugin-pyproject python3-all python3-setuptools \
+  python3-wheel lintian
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
@@ -105,7 +111,7 @@ define install_library
 	chmod 0644 $(2)$(3)/pkgconfig/docbm.pc
 endef
 
-.PHONY: api-check setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall format lint clean save-table filesystem-table
+.PHONY: api-check setup setup-build check-setup build demo test c-prefix test-c test-python wheel test-wheel libdocbm test-asan bench bench-libdocbm bench-check diagrams travel-table docs docs-serve install uninstall test-packages format lint clean save-table filesystem-table
 
 setup:
 	@missing=""; for p in $(PACKAGES); do \
@@ -275,6 +281,24 @@ install: check-setup
 # Removes the installed files only (never a folder, which other programs may share).
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# The Debian packages, built by dpkg-buildpackage from a copy of the source tree under
+# .build/packages (it writes them beside the tree, and cleans the tree with `make clean`),
+# with Debian's tools and python3 first on PATH and the Swift toolchain after them (-d: the
+# toolchain is not a Debian package); lintian fails it on an error; then the packages
+# installed into a fresh root, where the samples run without the Swift toolchain.
+PACKAGES_DIR := $(CURDIR)/.build/packages
+test-packages: setup
+	@$(MAKE) --no-print-directory setup PACKAGES="$(PACKAGING_PACKAGES)"
+	rm -rf $(PACKAGES_DIR) && mkdir -p $(PACKAGES_DIR)/source
+	set -o pipefail; git ls-files -z --cached --others --exclude-standard \
+	  | tar --null --files-from=- --ignore-failed-read --warning=no-failed-read -cf - \
+	  | tar -xf - -C $(PACKAGES_DIR)/source
+	swift=$$(command -v $(SWIFT)) && cd $(PACKAGES_DIR)/source && \
+	  PATH=/usr/sbin:/usr/bin:/sbin:/bin:$$(dirname "$$swift") dpkg-buildpackage -b -uc -us -d
+	rm -rf $(PACKAGES_DIR)/source
+	lintian --fail-on error $(PACKAGES_DIR)/docbm_*.changes
+	bash Tests/Packages/install-and-run.sh $(PACKAGES_DIR)
 
 save-table: setup
 	@$(MAKE) --no-print-directory setup PACKAGES="$(SAVE_TABLE_PACKAGES)"
