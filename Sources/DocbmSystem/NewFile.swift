@@ -89,6 +89,7 @@ package final class NewFile {
     do {
       return try FileDescriptor.open(temporaryName, options, permissions: 0o600, relativeTo: folder)
     } catch  where error.errno == .fileExists {
+      // An entry that cannot be looked at keeps the name: EEXIST is then the error.
       guard let status = try? FileStatus.of(temporaryName, relativeTo: folder, followSymlinks: false),
         status.kind == .regular, status.owner == ProcessCredentials.effectiveUser
       else { throw error }
@@ -124,9 +125,15 @@ package final class NewFile {
     } catch  where error.errno == .fileExists {
       return .nameTaken
     }
-    guard let atName = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false),
-      atName.device == written.device, atName.inode == written.inode
-    else { return .displaced }
+    // Nothing at the name: someone moved the file away. A name that cannot be looked at
+    // is an error of its own, and the file, not known to be there, is emptied.
+    let atName: FileStatus
+    do {
+      atName = try FileStatus.of(name, relativeTo: folder, followSymlinks: false)
+    } catch  where error.errno == .noSuchFile {
+      return .displaced
+    }
+    guard atName.device == written.device, atName.inode == written.inode else { return .displaced }
     isNamed = true
     // The file itself is flushed; a folder that cannot flush its entry still holds it.
     try? folder.sync()
@@ -144,13 +151,14 @@ package final class NewFile {
     guard !isNamed else { return }
     // What fails here fails after the making has failed already; each step is tried
     // whatever the others did, the contents first.
-    try? descriptor.truncate(to: 0)
+    try? descriptor.truncate(to: 0)  // best effort, as every step here
+    // Removed only while the temporary name still holds this file.
     if hasTemporaryName,
       let entry = try? FileStatus.of(temporaryName, relativeTo: folder, followSymlinks: false),
       let written = try? FileStatus.of(descriptor), entry.device == written.device,
       entry.inode == written.inode
     {
-      try? folder.removeEntry(temporaryName, isDirectory: false)
+      try? folder.removeEntry(temporaryName, isDirectory: false)  // best effort, as above
     }
   }
 
@@ -174,10 +182,11 @@ package final class NewFile {
         !ProcessID.isRunning(pid)
       else { continue }
       let entryName = FilePath(uncheckedBytes: entry.name)
+      // Left for the next sweep when it cannot be looked at or removed (see above).
       guard let status = try? FileStatus.of(entryName, relativeTo: folder, followSymlinks: false),
         status.kind == .regular, status.owner == ProcessCredentials.effectiveUser
       else { continue }
-      try? folder.removeEntry(entryName, isDirectory: false)
+      try? folder.removeEntry(entryName, isDirectory: false)  // left for the next sweep
     }
   }
 }

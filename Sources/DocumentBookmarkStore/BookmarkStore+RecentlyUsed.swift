@@ -27,6 +27,7 @@ extension BookmarkStore {
       files
       .compactMap { file in file.application(application).map { (file, $0.lastUsed) } }
       .filter { file, _ in
+        // A suggestion only: a file that cannot be looked at is not offered.
         guard !held.contains(file.path), seen.insert(file.path).inserted,
           let status = try? FileStatus.of(file.path, followSymlinks: true)
         else { return false }

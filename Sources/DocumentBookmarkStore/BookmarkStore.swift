@@ -413,6 +413,7 @@ public final class BookmarkStore<
   public func refreshStatuses(on events: AsyncStream<MountEvent>) async {
     let core = core
     for await event in events {
+      // handle(_:) throws nothing, and notes its own failures in the records.
       _ = try? await DocbmThreads.run { core.handle(event) }
     }
   }

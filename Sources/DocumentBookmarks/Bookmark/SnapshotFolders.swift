@@ -34,6 +34,7 @@ package final class SnapshotFolders {
     }
     let folder = real.removingLastComponent
     if let known = mountPoints[folder] { return known }
+    // A folder that cannot be looked at is not kept: the target's own answer stands.
     guard let folderStatus = try? FileStatus.of(folder, followSymlinks: false) else {
       return FileSystemIdentity.mountPoint(of: real, status: status)
     }

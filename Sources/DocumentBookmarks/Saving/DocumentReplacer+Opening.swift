@@ -9,7 +9,16 @@ extension DocumentReplacer {
   func checkPathIsFree(
     _ name: [UInt8], in folder: FileDescriptor, existing: Original?
   ) throws(DocbmError) {
-    let entry = try? FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false)
+    // Only "no such entry" leaves the path free; a path that cannot be looked at is not.
+    var entry: FileStatus?
+    do throws(SystemCallError) {
+      entry = try FileStatus.of(FilePath(uncheckedBytes: name), relativeTo: folder, followSymlinks: false)
+    } catch  where error.errno == .noSuchFile {
+      entry = nil
+    } catch {
+      existing?.descriptor.close()
+      throw DocbmError(error, operation: .save(.inspectDocument), path: destination)
+    }
     guard existing == nil, entry == nil else {
       existing?.descriptor.close()
       throw documentExists()
@@ -74,6 +83,8 @@ extension DocumentReplacer {
   /// Refuses with `immutable` when the document or its folder is immutable or append-only:
   /// the rename over the document (or out of the folder) would fail with EPERM, even as root.
   func checkFlags(of file: FileDescriptor, path: FilePath, isFolder: Bool) throws(DocbmError) {
+    // Flags that cannot be read leave the refusal to the rename, which fails with EPERM
+    // as they would have said.
     guard let flags = (try? file.inodeFlags()) ?? nil else { return }
     let what: String
     let letter: String

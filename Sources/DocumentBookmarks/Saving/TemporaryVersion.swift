@@ -201,6 +201,7 @@ package final class TemporaryVersion {
   /// (it holds no key, at most part of a writer's random name), so that the next save
   /// beside the document sweeps it at once.
   private static func abandon(_ claim: FileDescriptor, _ claimName: FilePath, in folder: FileDescriptor) {
+    // Best effort, after the failure the save reports: a claim left behind is swept.
     if (try? folder.removeEntry(claimName, isDirectory: false)) == nil { try? claim.setTimesToEpoch() }
     claim.close()
   }
@@ -218,14 +219,17 @@ package final class TemporaryVersion {
     } catch {
       return error.errno == .noSuchFile ? .absent : .kept
     }
+    // A sweep removes only what it proves abandoned: a slot it cannot open or lock is kept.
     guard status.kind == .regular, now.seconds - status.modificationTime.seconds >= sweepAge,
       let fd = try? FileDescriptor.open(claimName, [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
     else { return .kept }
     defer { fd.close() }
-    guard (try? fd.lockExclusively(wait: false)) == true else { return .kept }
+    guard (try? fd.lockExclusively(wait: false)) == true else { return .kept }  // kept, as above
     // Held locked while both entries go, so that no save claims the slot in between. The
     // claim of a writer's save holds the random part of the writer's name.
     do throws(SystemCallError) {
+      // A token that cannot be read leaves the writer's entry to the sweep by listing,
+      // which removes a writer's entry whose claim is gone.
       if status.size == UInt64(tokenLength), let token = try? fd.readWhole(limit: tokenLength), isToken(token)
       {
         try folder.removeTree(FilePath(uncheckedBytes: writerName(slot, token: token, for: documentName)))
@@ -278,11 +282,13 @@ package final class TemporaryVersion {
   /// Takes the key off the new version's entry and empties it (a file), and dates it and
   /// the claim 1970. Returns whether the key is off and a file's contents are gone.
   private func disarm() -> Bool {
+    // Each step is tried whatever the others did; the result says what was done.
     try? claim.setTimesToEpoch()
     let entry: FileDescriptor
     if claimIsVersion {
       entry = claim
     } else {
+      // Not looked at, not disarmed: the result says so.
       guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false) else {
         return false
       }
@@ -290,6 +296,7 @@ package final class TemporaryVersion {
       let options: FileDescriptor.Options =
         status.kind == .regular
         ? [.writeOnly, .noFollow, .nonBlocking] : [.readOnly, .noFollow, .nonBlocking]
+      // Not opened, not disarmed: the result says so.
       guard let opened = try? FileDescriptor.open(name, options, relativeTo: folder) else { return false }
       entry = opened
     }
@@ -301,13 +308,15 @@ package final class TemporaryVersion {
     } catch {
       disarmed = false
     }
+    // A file not cut to nothing is not disarmed; its date only hurries the sweep.
     if (try? FileStatus.of(entry))?.kind == .regular, (try? entry.truncate(to: 0)) == nil { disarmed = false }
-    try? entry.setTimesToEpoch()
+    try? entry.setTimesToEpoch()  // the date only hurries the sweep
     return disarmed
   }
 
   /// After a successful save: the new version is in place; the claim goes.
   func release() {
+    // A claim left behind holds no key and is swept by a later save.
     if !claimIsVersion { try? folder.removeEntry(claimName, isDirectory: false) }
     close()
   }
@@ -328,6 +337,7 @@ package final class TemporaryVersion {
   {
     let prefix = prefix(for: documentName)
     let suffix = extensionSuffix(of: documentName)
+    // A folder that cannot be listed keeps its leftovers until a later save lists it.
     guard let entries = try? DirectoryStream.entries(of: folder) else { return 0 }
     var removed = 0
     for entry in entries {
@@ -346,7 +356,7 @@ package final class TemporaryVersion {
         {
           // A writer's entry whose claim is gone belongs to no live save.
           let claimName = FilePath(uncheckedBytes: slotName(slot, for: documentName))
-          if (try? FileStatus.of(claimName, relativeTo: folder, followSymlinks: false)) == nil,
+          if isAbsent(claimName, in: folder),
             removeIfUnlockedAndOld(FilePath(uncheckedBytes: entry.name), in: folder, now: now)
           {
             removed += 1
@@ -363,17 +373,30 @@ package final class TemporaryVersion {
     return removed
   }
 
+  /// Whether `name` is known to be gone from `folder`: an entry that cannot be looked at
+  /// may be a live save's.
+  private static func isAbsent(_ name: FilePath, in folder: FileDescriptor) -> Bool {
+    do {
+      _ = try FileStatus.of(name, relativeTo: folder, followSymlinks: false)
+      return false
+    } catch {
+      return error.errno == .noSuchFile
+    }
+  }
+
   /// The sweep of earlier versions: an entry nobody holds locked, unmodified for ``sweepAge``.
   private static func removeIfUnlockedAndOld(_ name: FilePath, in folder: FileDescriptor, now: Timestamp)
     -> Bool
   {
+    // Removed only when proved abandoned: what cannot be looked at, opened, locked or
+    // removed stays.
     guard let status = try? FileStatus.of(name, relativeTo: folder, followSymlinks: false),
       status.kind == .regular || status.kind == .directory,
       now.seconds - status.modificationTime.seconds >= sweepAge,
       let fd = try? FileDescriptor.open(name, [.readOnly, .noFollow, .nonBlocking], relativeTo: folder)
     else { return false }
     defer { fd.close() }
-    guard (try? fd.lockExclusively(wait: false)) == true else { return false }
-    return (try? folder.removeTree(name)) != nil
+    guard (try? fd.lockExclusively(wait: false)) == true else { return false }  // as above
+    return (try? folder.removeTree(name)) != nil  // as above
   }
 }
