@@ -88,7 +88,7 @@ struct DiagramTests {
       modules[node] = names
     }
     let drawn = Set(
-      source.matches(of: #/(\w+) -> (\w+);/#).map { "\($0.output.1) -> \($0.output.2)" })
+      source.matches(of: #/(\w+) -> (\w+)[ ;]/#).map { "\($0.output.1) -> \($0.output.2)" })
     var expected: Set<String> = []
     for (from, fromModules) in modules {
       for (to, toModules) in modules where from != to {
