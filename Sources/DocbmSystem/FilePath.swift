@@ -399,7 +399,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     }
   }
 
-  /// Bytes as they came from the system (a name from `readdir`, an argument), for display;
+  /// Bytes as they came from the system (a name from a folder's listing, an argument), for display;
   /// a NUL, which no path holds, ends the name.
   package init(displayBytes bytes: some Sequence<UInt8>) {
     self.bytes = Array(bytes.prefix { $0 != 0 })
@@ -437,7 +437,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
     while index < bytes.count {
       let length = FilePath.utf8ScalarLength(bytes, at: index)
       if length == 0 {
-        output += "\\x" + hex(bytes[index])
+        output += "\\x" + Hex.encode([bytes[index]])
         index += 1
         continue
       }
@@ -448,7 +448,7 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
         if byte == UInt8(ascii: "\\") {
           output += "\\\\"
         } else if byte < 0x20 || byte == 0x7F {
-          output += "\\x" + hex(byte)
+          output += "\\x" + Hex.encode([byte])
         } else {
           output += scalarText
         }
@@ -458,11 +458,6 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible, Expressible
       index += length
     }
     return output
-  }
-
-  private static func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
   }
 
   /// The length of the valid UTF-8 scalar starting at `index`, or 0 when there is none.

@@ -1,3 +1,4 @@
+import DocbmSystem
 import Foundation
 import Testing
 
@@ -34,11 +35,16 @@ struct TextCodingTests {
     #expect(Base64URL.decode([UInt8]()) == [])
   }
 
-  @Test("hex decodes either case, refuses odd lengths and other characters")
+  @Test("hex writes two digits a byte, lowercase unless asked, and reads either case and nothing else")
   func hex() {
-    #expect(Hex.decode(Array("00ff7Aa0".utf8)) == [0x00, 0xFF, 0x7A, 0xA0])
-    #expect(Hex.decode(Array(Hex.encode([1, 2, 254]).utf8)) == [1, 2, 254])
-    for text in ["0", "0g", "-1", "0 1"] { #expect(Hex.decode(Array(text.utf8)) == nil, "\(text)") }
+    #expect(Hex.encode([0x00, 0xFF, 0x7A, 0xA0]) == "00ff7aa0")
+    #expect(Hex.digits(of: 0xA7, uppercase: true) == (UInt8(ascii: "A"), UInt8(ascii: "7")))
+    for byte in 0...255 {
+      let (high, low) = Hex.digits(of: UInt8(byte))
+      #expect(Hex.value(of: high).map { $0 << 4 | Hex.value(of: low)! } == UInt8(byte))
+    }
+    #expect(Hex.value(of: UInt8(ascii: "F")) == 15)
+    for character in "g-G /:@`" { #expect(Hex.value(of: character.asciiValue!) == nil, "\(character)") }
   }
 
   @Test("a fingerprint parses from its printed form, with or without the dash, and nothing else")

@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// The public name of a document key: 8 bytes derived from the key with keyed BLAKE2b.
 ///
 /// Bookmarks, output and the escrow refer to keys by fingerprint; the key itself is never
@@ -49,25 +51,20 @@ public struct KeyFingerprint: Hashable, Sendable, Codable, CustomStringConvertib
 
   /// Sixteen lowercase hex digits in two groups: `3f2a9c0e-5b7d1e04`.
   public var description: String {
-    // The digits from static storage, written straight into the string.
-    let digits = KeyFingerprint.hexDigits.utf8Start
-    return String(unsafeUninitializedCapacity: 17) { text in
+    // The digits written straight into the string.
+    String(unsafeUninitializedCapacity: 17) { text in
       var at = 0
       for index in 0..<KeyFingerprint.byteCount {
         if index == 4 {
           text[at] = UInt8(ascii: "-")
           at += 1
         }
-        let byte = UInt8(truncatingIfNeeded: value >> (56 - 8 * index))
-        text[at] = digits[Int(byte >> 4)]
-        text[at + 1] = digits[Int(byte & 0x0F)]
+        (text[at], text[at + 1]) = Hex.digits(of: UInt8(truncatingIfNeeded: value >> (56 - 8 * index)))
         at += 2
       }
       return at
     }
   }
-
-  private static let hexDigits: StaticString = "0123456789abcdef"
 
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)

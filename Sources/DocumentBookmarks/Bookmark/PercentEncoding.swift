@@ -1,3 +1,5 @@
+import DocbmSystem
+
 /// `%XX` escapes, as file URIs and the Trash's info files write the bytes of a path.
 package enum PercentEncoding {
   /// `text` with each `%XX` replaced by its byte; `nil` for a malformed escape or a NUL
@@ -25,12 +27,12 @@ package enum PercentEncoding {
   /// `bytes` with `%`, spaces, control bytes and DEL written as `%XX`: a path as one word
   /// of a line.
   package static func encode(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-    // Upper-case digits, as URIs write escapes (Hex writes lower case).
-    let digits = Array("0123456789ABCDEF".utf8)
     var text: [UInt8] = []
     for byte in bytes {
       if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") {
-        text += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+        // Upper-case digits, as URIs write escapes.
+        let (high, low) = Hex.digits(of: byte, uppercase: true)
+        text += [UInt8(ascii: "%"), high, low]
       } else {
         text.append(byte)
       }
