@@ -20,7 +20,7 @@ package struct DirectoryListing {
   package private(set) var entries: [Entry] = []
   /// The error that ended the listing early, if one did (the entries read before it are
   /// listed).
-  package let failure: Errno?
+  package let failure: SystemCallError?
 
   /// Reads every entry of `stream` and sorts them by name.
   package init(_ stream: DirectoryStream) {

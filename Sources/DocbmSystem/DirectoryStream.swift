@@ -55,6 +55,8 @@ package final class DirectoryStream {
   private static let bufferSize = 32 * 1024
 
   private let folder: FileDescriptor
+  /// The folder's path, when the stream opened it, for its errors.
+  private let path: FilePath?
   /// Whether the stream closes ``folder`` when it ends (it opened it).
   private let ownsFolder: Bool
   private let buffer: UnsafeMutableRawBufferPointer
@@ -66,8 +68,9 @@ package final class DirectoryStream {
   /// Whether the last read found the end.
   private var ended = false
 
-  private init(folder: FileDescriptor, ownsFolder: Bool, rewinds: Bool) {
+  private init(folder: FileDescriptor, path: FilePath?, ownsFolder: Bool, rewinds: Bool) {
     self.folder = folder
+    self.path = path
     self.ownsFolder = ownsFolder
     self.rewinds = rewinds
     buffer = .allocate(byteCount: Self.bufferSize, alignment: MemoryLayout<dirent>.alignment)
@@ -81,15 +84,15 @@ package final class DirectoryStream {
     _ path: FilePath, relativeTo directory: FileDescriptor = .currentWorkingDirectory
   ) throws(SystemCallError) {
     let fd = try FileDescriptor.open(path, [.directory, .noFollow], relativeTo: directory)
-    self.init(folder: fd, ownsFolder: true, rewinds: false)
+    self.init(folder: fd, path: path, ownsFolder: true, rewinds: false)
   }
 
   /// The descriptor of the open folder, for `…at` calls on its entries.
   package var descriptor: FileDescriptor { folder }
 
-  /// The error that ended the listing early, if one did (``next()`` then returned `nil`).
-  package var failure: Errno? { readFailure?.errno }
-  private var readFailure: SystemCallError?
+  /// The error that ended the listing early, if one did (``next()`` then returned `nil`):
+  /// from `lseek` or `getdents64`, with the folder's path when the stream opened it.
+  package private(set) var failure: SystemCallError?
 
   /// The next entry other than `.` and `..`, or `nil` at the end or on a read error
   /// (see ``failure``).
@@ -105,13 +108,13 @@ package final class DirectoryStream {
   ) -> Result? {
     while true {
       if offset >= filled {
-        guard !ended, readFailure == nil else { return nil }
+        guard !ended, failure == nil else { return nil }
         do throws(SystemCallError) {
-          filled = try retryingOnInterrupt("getdents64") { [buffer, folder, rewinds] in
+          filled = try retryingOnInterrupt("getdents64", path: path) { [buffer, folder, rewinds] in
             cdocbm_read_directory(folder.rawValue, buffer.baseAddress, buffer.count, rewinds ? 1 : 0)
           }
         } catch {
-          readFailure = error
+          failure = error
           return nil
         }
         rewinds = false
@@ -151,10 +154,10 @@ package final class DirectoryStream {
   /// - Throws: ``SystemCallError`` from `lseek` or `getdents64` (ENOTDIR when `folder` is
   ///   not a folder, EIO).
   package static func entries(of folder: FileDescriptor) throws(SystemCallError) -> [Entry] {
-    let stream = DirectoryStream(folder: folder, ownsFolder: false, rewinds: true)
+    let stream = DirectoryStream(folder: folder, path: nil, ownsFolder: false, rewinds: true)
     var entries: [Entry] = []
     while let entry = stream.next() { entries.append(entry) }
-    if let failure = stream.readFailure { throw failure }
+    if let failure = stream.failure { throw failure }
     return entries
   }
 

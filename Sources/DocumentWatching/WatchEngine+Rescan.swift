@@ -69,7 +69,7 @@ extension WatchEngine {
       }
       defer {
         if let failure = listing.failure {
-          keepAsKnown(watch, folderPath, SystemCallError("readdir", failure, path: folderPath))
+          keepAsKnown(watch, folderPath, failure)
         }
       }
       while let item = listing.next() {

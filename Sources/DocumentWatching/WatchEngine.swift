@@ -235,7 +235,7 @@ final class WatchEngine {
       }
       defer {
         if let failure = listing.failure {
-          unlistedFolder(next.path, SystemCallError("readdir", failure, path: next.path), &events)
+          unlistedFolder(next.path, failure, &events)
         }
       }
       while let item = listing.next() {

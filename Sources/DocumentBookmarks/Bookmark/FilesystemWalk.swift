@@ -289,7 +289,7 @@ final class FilesystemWalk: Sendable {
     }) {
       _ = type
     }
-    if let error = stream.failure { failure = SystemCallError("readdir", error, path: folder) }
+    if let error = stream.failure { failure = error }
   }
 
   /// Notes a folder that could not be opened or read: a permission refused counts as

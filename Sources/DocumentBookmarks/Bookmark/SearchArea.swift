@@ -6,7 +6,7 @@ import DocbmSystem
 /// finds in a shared area is what it finds alone, on the same files.
 ///
 /// A folder's listing holds its first ``SearchBudget/maximumEntries`` entries (no search
-/// reads more of one folder), in `readdir` order; its entries' inode numbers are indexed
+/// reads more of one folder), in the order the folder lists them; its entries' inode numbers are indexed
 /// when a second search looks into it, so that a search costs a lookup per folder rather
 /// than a pass over its entries. The area is a snapshot: a file moved while the call runs
 /// is found where the listing saw it, or not at all.
@@ -48,7 +48,7 @@ final class SearchArea {
       filesystem ?? FilesystemSearch(timeLimit: budget.filesystemTimeLimit, cancellation: cancellation)
   }
 
-  /// The folder at `path`, listed when first asked for (`openat`, `fstat`, `readdir`).
+  /// The folder at `path`, listed when first asked for (`openat`, `fstat`, `getdents64`).
   func folder(at path: FilePath) -> Folder {
     if let known = folders[path] { return known }
     let folder: Folder
@@ -128,7 +128,7 @@ final class FolderListing {
   /// Whether the listing holds every entry (it stopped at the folder's end, not at its
   /// limit or an error).
   let isComplete: Bool
-  /// The inode number of each entry, in `readdir` order.
+  /// The inode number of each entry, in the order the folder lists them.
   let inodes: [UInt64]
   /// The positions of the entries whose type is a folder, or unknown, in order.
   let folderPositions: [Int]
@@ -166,7 +166,7 @@ final class FolderListing {
     self.nameEnds = nameEnds
     self.inodes = inodes
     self.folderPositions = folderPositions
-    readFailure = stream.failure.map { SystemCallError("readdir", $0, path: path) }
+    readFailure = stream.failure
     isComplete = readFailure == nil && inodes.count < limit
   }
 

@@ -145,7 +145,7 @@ public struct BookmarkScanner: Sendable {
   /// Scans an open document from its current offset (the start, for a fresh descriptor).
   ///
   /// - Parameter knownRegular: the caller already knows the descriptor is a regular file
-  ///   (a tree walk read it from `readdir`), which saves an `fstat`.
+  ///   (a tree walk read it from the folder's listing), which saves an `fstat`.
   package func scan(
     descriptor fd: FileDescriptor, path: FilePath, knownRegular: Bool = false,
     statistics: inout BookmarkScanStatistics, _ found: (FoundBookmark) -> Void

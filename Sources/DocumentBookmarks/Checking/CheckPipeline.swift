@@ -14,7 +14,7 @@ enum CheckPipeline {
     let listed: ListedPaths
     let folder: OpenFolder?
     let name: [UInt8]
-    /// The inode number `readdir` gave.
+    /// The inode number the folder's listing gave.
     let inode: UInt64
   }
 

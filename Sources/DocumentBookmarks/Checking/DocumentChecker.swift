@@ -117,7 +117,7 @@ public struct DocumentChecker: Sendable {
   /// it is opened by name relative to the folder, never through a symbolic link (an entry
   /// replaced by a link since it was listed is reported unreadable, not followed).
   /// `path` is the folder's path with `name` appended, for reports and relative targets.
-  /// `inode` is the one `readdir` gave, which spares most documents the system calls that
+  /// `inode` is the one the folder's listing gave, which spares most documents the system calls that
   /// look them up in the escrow by identity. `listed`: what the walk knows of the path, so
   /// that the check does not ask the system again.
   package func check(

@@ -241,7 +241,7 @@ struct EscrowIndex: Sendable {
   /// identity (which also finds it after a move, or through a link).
   ///
   /// Only a document whose inode number some record names is looked up by identity (two
-  /// more system calls); `inode`, when the caller has it from `readdir`, spares the `statx`.
+  /// more system calls); `inode`, when the caller has it from the folder's listing, spares the `statx`.
   /// `absolute`: `path` made absolute and normalized, when the caller knows it.
   func lookUp(
     _ path: FilePath, absolute: FilePath? = nil, descriptor fd: FileDescriptor, inode: UInt64? = nil

@@ -83,7 +83,7 @@ public struct TreeChecker: Sendable {
       repairer?.checker ?? (isTree ? self.checker.loadingEscrow(inside: treeFolders) : self.checker)
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
-    // Each entry carries the type `readdir` gave, so regular files need no `statx`, and its
+    // Each entry carries the type `getdents64` gave, so regular files need no `statx`, and its
     // absolute and canonical paths made from the root's (``ListedPaths``), so that the
     // working folder and the links on the way are looked up once.
     var stack: [(path: FilePath, absolute: FilePath, real: FilePath?, type: DirectoryStream.EntryType)] = [
@@ -126,7 +126,7 @@ public struct TreeChecker: Sendable {
       }
       switch type {
       case .regular:
-        // The root, or an entry whose type `readdir` did not give.
+        // The root, or an entry whose type `getdents64` did not give.
         pipeline?.finish(deliver: report)
         pipeline = nil
         report(CheckPipeline.Checked(checker.check(path), repairer: repairer))
@@ -143,9 +143,7 @@ public struct TreeChecker: Sendable {
             unreadable.append(
               Unreadable(
                 path: path,
-                message: DocbmError(
-                  SystemCallError("readdir", failure, path: path), operation: .search, path: path
-                ).message))
+                message: DocbmError(failure, operation: .search, path: path).message))
           }
           folders += 1
           let fileCount = listing.entries.count { $0.type == .regular }
