@@ -74,7 +74,7 @@ extension AnchoredDocument {
         return
       }
       guard let contents = try? found.bookmark.decodeUnverified() else { return }  // names no target
-      let named = folder.appending(contents.relativePath.bytes).lexicallyNormalized
+      let named = AnchoredDocument.adoptionPath(contents.relativePath, from: folder)
       // Where the path leads, every link resolved, and the object there; as said above, one
       // that cannot be looked at offers no target.
       let real = try? SymbolicLink.canonicalPath(named)
@@ -147,5 +147,34 @@ extension AnchoredDocument {
       adopted.append(made[target])
     }
     return adopted
+  }
+}
+
+extension AnchoredDocument {
+  /// Where a candidate's recorded relative path leads from the document's folder, before
+  /// any link is resolved: joined and lexically normalized, as adoption reads it.
+  static func adoptionPath(_ relative: FilePath, from folder: FilePath) -> FilePath {
+    folder.appending(relative.bytes).lexicallyNormalized
+  }
+
+  /// Whether adopting the document at `path`, which carries no key, would give a bookmark
+  /// a target: whether one of its bookmarks names a file or folder from the document's
+  /// folder, as ``adoptionCandidates()`` finds one (a candidate with a ``AdoptionCandidate/target``),
+  /// without resolving each path's links to report where it really leads, which only the
+  /// list shown before adopting needs. A hint for the advice of a check: a document that
+  /// cannot be read offers nothing.
+  static func hasAdoptionTargets(keyless path: FilePath) -> Bool {
+    let folder = path.absolute.removingLastComponent
+    var found = false
+    // A hint only: a document that cannot be read offers nothing (adopting it says why).
+    _ = try? BookmarkScanner().scan(fileAt: path) { bookmark in
+      // A record that does not decode names no target.
+      guard !found, let contents = try? bookmark.bookmark.decodeUnverified() else { return }
+      // Followed through every link, as the candidate's real path is; what cannot be
+      // looked at offers no target, as there.
+      let status = try? FileStatus.of(adoptionPath(contents.relativePath, from: folder), followSymlinks: true)
+      found = status?.kind == .regular || status?.kind == .directory
+    }
+    return found
   }
 }

@@ -63,7 +63,8 @@ struct RepairRemedy {
     let copyFirst = "copy it to a filesystem with user extended attributes"
     // Whether the document has bookmarks to adopt: asked by the remedies that offer
     // adoption, and by no other.
-    var adoptable: Bool { hasAdoptionTargets(path) }
+    // The document carries no key here (it lost it, or its filesystem holds none).
+    var adoptable: Bool { AnchoredDocument.hasAdoptionTargets(keyless: path) }
     // Another key recorded at this path holds adoption back here (not on a copy made
     // elsewhere, on a filesystem with user extended attributes).
     let heldBack = holdsNoKey ? nil : recordedHere.flatMap { $0 == wanted ? nil : $0 }
@@ -123,15 +124,6 @@ struct RepairRemedy {
         ? "\(which): \(copyFirst); there, if it is that document, 'docbm repair --allow-unrecorded' puts the key back"
         : "\(which): if this file is that document, moved or saved without its key, 'docbm repair --allow-unrecorded' puts the key back"
     )
-  }
-
-  /// Whether adopting the document would take a bookmark: one of its unverified bookmarks
-  /// names a target that is there, from the document's folder.
-  private static func hasAdoptionTargets(_ path: FilePath) -> Bool {
-    let document = BookmarkService(escrow: nil).documents(anchoredOn: path)
-    // Listing candidates writes nothing and uses no escrow. A document that cannot be
-    // listed offers nothing to adopt (a hint only: adopting it reports why).
-    return (try? document.adoptionCandidates())?.contains { $0.target != nil } ?? false
   }
 
   /// Whether the file at `path` carries key `fingerprint` now.
