@@ -47,9 +47,10 @@ struct EscrowIndex: Sendable {
     /// Tables of `paths` (none taken from another escrow's export); `byInode`: the whole
     /// records, when the caller has them.
     init(paths: [EscrowPathRecord], byInode: [UInt64: [EscrowRecord]]? = nil) {
-      var byPath: [FilePath: EscrowPathRecord] = [:]
-      var nameHashes: Set<Int> = []
-      var inodes: Set<UInt64> = []
+      // Made at their final size, so that no table is hashed again as it grows.
+      var byPath: [FilePath: EscrowPathRecord] = .init(minimumCapacity: paths.count)
+      var nameHashes: Set<Int> = .init(minimumCapacity: paths.count)
+      var inodes: Set<UInt64> = .init(minimumCapacity: paths.count)
       for record in paths {
         nameHashes.insert(Tables.nameHash(of: record.path))
         inodes.insert(record.inode)
