@@ -193,6 +193,9 @@ package final class SQLiteDatabase {
     try transaction("BEGIN IMMEDIATE", body)
   }
 
+  /// Whether a transaction is open on this connection (SQLite's autocommit mode is off).
+  package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
   /// Runs `body` in a read transaction: every statement in it sees one state of the file.
   package func readTransaction<Value>(_ body: () throws(SQLiteError) -> Value) throws(SQLiteError) -> Value {
     try transaction("BEGIN DEFERRED", body)

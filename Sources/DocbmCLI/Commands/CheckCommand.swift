@@ -43,7 +43,10 @@ struct CheckCommand {
   func run(_ console: Console) throws -> Int32 {
     // The hints are decided as repair decides (the same rules, nothing written), beside
     // each check, from the same reading of the escrow; JSON carries them as fields.
-    let tree = TreeChecker(repairer: DocumentRepairer(escrow: .default, searchBudget: search))
+    // What the walk finds is written to the escrow only after it (the moves, below), so
+    // its reads may share a read transaction.
+    let tree = TreeChecker(
+      repairer: DocumentRepairer(escrow: .default, searchBudget: search), sharingEscrowReads: true)
     let checker = tree.checker
     for problem in checker.escrowProblems {
       console.printError("warning: the escrow cannot be used: \(problem)")

@@ -59,13 +59,26 @@ public struct DocumentChecker: Sendable {
   /// its bookmarks counted against the escrowed keys they name
   /// (``DocumentCheck/escrowedKeyTally``) and, when it lost its key, the file as found
   /// (``DocumentCheck/sighting``). Its documents share the walks of whole filesystems (one
-  /// per filesystem, the budget's time limit for them all).
-  package func loadingEscrow(inside folders: [FilePath], preparingProspects: Bool = false) -> DocumentChecker
-  {
+  /// per filesystem, the budget's time limit for them all). `sharingReads`: the escrow's
+  /// reads share a read transaction for a while (``endSharedEscrowRead(ifOlderThan:)``),
+  /// for a caller that writes nothing to the escrow until the check ends.
+  package func loadingEscrow(
+    inside folders: [FilePath], preparingProspects: Bool = false, sharingReads: Bool = false
+  ) -> DocumentChecker {
     DocumentChecker(
-      escrow: escrow, searchBudget: searchBudget, index: index.loading(inside: folders),
+      escrow: escrow, searchBudget: searchBudget,
+      index: index.loading(inside: folders, sharingReads: sharingReads),
       preparesProspects: preparingProspects,
       filesystem: FilesystemSearch(timeLimit: searchBudget.filesystemTimeLimit, cancellation: nil))
+  }
+
+  /// The connection of a tree's index to the escrow's database (``loadingEscrow(inside:preparingProspects:sharingReads:)``).
+  var treeConnection: EscrowConnection? { index.treeConnection }
+
+  /// Ends the read transaction a tree's escrow reads share, when one began more than `age`
+  /// nanoseconds ago (0: whatever its age).
+  func endSharedEscrowRead(ifOlderThan age: UInt64 = 0) {
+    index.endSharedRead(ifOlderThan: age)
   }
 
   /// The escrow's key and records of `fingerprint`: through the database this checker

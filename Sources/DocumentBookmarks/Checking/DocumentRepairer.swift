@@ -132,10 +132,10 @@ public struct DocumentRepairer: Sendable {
   /// once (``DocumentChecker/loadingEscrow(inside:preparingProspects:)``), for the checks
   /// and prospects of trees: its prospects come from the reading its checks' verdicts come
   /// from, and from the same reading of each document.
-  package func loadingEscrow(inside folders: [FilePath]) -> DocumentRepairer {
+  package func loadingEscrow(inside folders: [FilePath], sharingReads: Bool = false) -> DocumentRepairer {
     DocumentRepairer(
       escrow: escrow, policy: policy,
-      checker: checker.loadingEscrow(inside: folders, preparingProspects: true))
+      checker: checker.loadingEscrow(inside: folders, preparingProspects: true, sharingReads: sharingReads))
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the

@@ -91,18 +91,28 @@ struct EscrowIndex: Sendable {
   final class Tree: Sendable {
     let tables: Tables
     let connection: EscrowConnection
+    /// Whether its reads share one read transaction (``EscrowConnection/readingShared(_:)``):
+    /// for a check whose caller writes nothing to the escrow while it runs.
+    let sharesReads: Bool
     /// Each key asked for, with all its records, as the database gave it.
     private let entries = Mutex<[KeyFingerprint: Result<EscrowEntry?, EscrowProblem>]>([:])
 
-    init(_ tables: Tables, connection: EscrowConnection) {
-      (self.tables, self.connection) = (tables, connection)
+    init(_ tables: Tables, connection: EscrowConnection, sharesReads: Bool) {
+      (self.tables, self.connection, self.sharesReads) = (tables, connection, sharesReads)
+    }
+
+    /// Runs `read` as this tree's reads run: in the shared read transaction, or alone.
+    func read<Value: Sendable>(
+      _ read: (EscrowDatabase) throws(DocbmError) -> Value
+    ) -> Result<Value, DocbmError> {
+      sharesReads ? connection.readingShared(read) : connection.withDatabase(read)
     }
 
     /// The entry of `fingerprint`, read from the database the first time it is asked for
     /// (each key's fingerprint is derived and checked once per check).
     func entry(_ fingerprint: KeyFingerprint) -> Result<EscrowEntry?, EscrowProblem> {
       if let known = entries.withLock({ $0[fingerprint] }) { return known }
-      let read = connection.withDatabase { (database) throws(DocbmError) in try database.entry(fingerprint) }
+      let read = read { (database) throws(DocbmError) in try database.entry(fingerprint) }
         .mapError { EscrowProblem(file: $0.path ?? connection.path, reason: $0.message) }
       entries.withLock { $0[fingerprint] = read }
       return read
@@ -195,8 +205,10 @@ struct EscrowIndex: Sendable {
   /// records of documents elsewhere, are read when a document checked names them
   /// (``lookUp(_:descriptor:inode:namedBy:)``, ``entry(_:)``). Itself when that is done
   /// already or there is no escrow.
-  func loading(inside folders: [FilePath]) -> EscrowIndex {
-    if case .deferred(let deferred) = source { return deferred.index.loading(inside: folders) }
+  func loading(inside folders: [FilePath], sharingReads: Bool = false) -> EscrowIndex {
+    if case .deferred(let deferred) = source {
+      return deferred.index.loading(inside: folders, sharingReads: sharingReads)
+    }
     guard case .perFile(let connection) = source else { return self }
     switch connection.withDatabase({ (database) throws(DocbmError) in
       try database.pathRecords(inside: folders)
@@ -204,13 +216,26 @@ struct EscrowIndex: Sendable {
     {
     case .success(let records):
       return EscrowIndex(
-        source: .tree(Tree(Tables(paths: records), connection: connection)), problem: problem,
+        source: .tree(Tree(Tables(paths: records), connection: connection, sharesReads: sharingReads)),
+        problem: problem,
         migration: migration)
     case .failure(let error):
       return EscrowIndex(
         source: .none, problem: EscrowProblem(file: error.path ?? connection.path, reason: error.message),
         migration: migration)
     }
+  }
+
+  /// A tree's connection to the escrow's database, for looking at its transaction.
+  var treeConnection: EscrowConnection? {
+    if case .tree(let tree) = source { return tree.connection }
+    return nil
+  }
+
+  /// Ends a tree's shared read transaction when it began more than `age` nanoseconds ago
+  /// (0: whatever its age): between documents, and when the check ends.
+  func endSharedRead(ifOlderThan age: UInt64 = 0) {
+    if case .tree(let tree) = source, tree.sharesReads { tree.connection.endSharedRead(ifOlderThan: age) }
   }
 
   /// The key and records of `fingerprint`, through the database this index holds open
@@ -262,7 +287,14 @@ struct EscrowIndex: Sendable {
       guard !tree.tables.inodes.isEmpty, let inode = inode ?? (try? FileStatus.of(fd))?.inode,
         tree.tables.inodes.contains(inode)
       else { return nil }
-      return EscrowIndex.lookUp(absolute ?? path.absolute, descriptor: fd, inode: inode, in: tree.connection)
+      guard
+        case .success(let records) = tree.read({ (database) throws(DocbmError) in
+          try database.records(atPath: absolute ?? path.absolute, orInode: inode)
+        }), !records.isEmpty
+      else { return nil }
+      return EscrowIndex.lookUp(
+        absolute ?? path.absolute, absolute: absolute ?? path.absolute, in: Tables(records), descriptor: fd,
+        inode: inode)
     case .perFile(let connection):
       // A file that cannot be looked at has no identity to find it by.
       guard let inode = inode ?? (try? FileStatus.of(fd))?.inode else { return nil }
@@ -332,17 +364,25 @@ struct EscrowIndex: Sendable {
 final class EscrowConnection: Sendable {
   private let database: Mutex<EscrowDatabase>
   let path: FilePath
+  /// When the read transaction that shared reads run in began (``CoarseClock``
+  /// nanoseconds, at least 1); 0 when none is open.
+  private let sharedReadStart = Atomic<UInt64>(0)
+  /// How long reads may share one read transaction: a writer of the escrow (another
+  /// process's save, a repair) waits for about this long, and one more document, at most.
+  static let sharedReadLength: UInt64 = 20_000_000
 
   init(_ database: consuming sending EscrowDatabase) {
     path = database.path
     self.database = Mutex(database)
   }
 
-  /// Runs `body` with the database, holding its lock.
+  /// Runs `body` with the database, holding its lock, after ending a shared read (so that
+  /// `body` may write).
   func withDatabase<Value: Sendable>(
     _ body: (EscrowDatabase) throws(DocbmError) -> Value
   ) -> Result<Value, DocbmError> {
     database.withLock { database in
+      endSharedRead(database)
       do throws(DocbmError) {
         return .success(try body(database))
       } catch {
@@ -350,4 +390,55 @@ final class EscrowConnection: Sendable {
       }
     }
   }
+
+  /// Runs `body`, which only reads, in the read transaction reads share: begun now when
+  /// none is open, or begun again when it is older than ``sharedReadLength``. Each read
+  /// transaction takes the file's lock and checks its journal and first page again, which
+  /// costs more than most reads; until ``endSharedRead(ifOlderThan:)`` ends it, the reads
+  /// see one state of the file, and writers wait.
+  func readingShared<Value: Sendable>(
+    _ body: (EscrowDatabase) throws(DocbmError) -> Value
+  ) -> Result<Value, DocbmError> {
+    database.withLock { database in
+      let now = max(CoarseClock.nanoseconds, 1)
+      let start = sharedReadStart.load(ordering: .relaxed)
+      if start != 0, now &- start > EscrowConnection.sharedReadLength { endSharedRead(database) }
+      if sharedReadStart.load(ordering: .relaxed) == 0 {
+        do throws(SQLiteError) {
+          try database.connection.execute("BEGIN DEFERRED")
+          sharedReadStart.store(now, ordering: .relaxed)
+        } catch {
+          // Reads without a transaction of their own: each statement is one, as before.
+        }
+      }
+      do throws(DocbmError) {
+        return .success(try body(database))
+      } catch {
+        return .failure(error)
+      }
+    }
+  }
+
+  /// Ends the read transaction reads share, when one is open and began more than
+  /// `age` nanoseconds ago (0: whatever its age), so that writers of the escrow go on.
+  func endSharedRead(ifOlderThan age: UInt64 = 0) {
+    let start = sharedReadStart.load(ordering: .relaxed)
+    guard start != 0, max(CoarseClock.nanoseconds, 1) &- start >= age else { return }
+    database.withLock { endSharedRead($0) }
+  }
+
+  /// ``endSharedRead(ifOlderThan:)`` under the lock.
+  private func endSharedRead(_ database: EscrowDatabase) {
+    guard sharedReadStart.load(ordering: .relaxed) != 0 else { return }
+    sharedReadStart.store(0, ordering: .relaxed)
+    do throws(SQLiteError) {
+      try database.connection.execute("COMMIT")
+    } catch {
+      // A read transaction that cannot end is rolled back; a failed rollback is undone
+      // when the connection closes.
+      try? database.connection.execute("ROLLBACK")
+    }
+  }
+
+  deinit { endSharedRead() }
 }

@@ -31,6 +31,11 @@ public struct TreeChecker: Sendable {
   public let concurrency: Int
   /// Decides what repair would do to each document that lost its key, beside its check.
   private let repairer: DocumentRepairer?
+  /// Whether the escrow's reads share a read transaction for a while (at most
+  /// ``EscrowConnection/sharedReadLength`` and one document): only for a caller whose
+  /// `found` writes nothing to the escrow, since a write from the thread holding the read
+  /// would wait for it.
+  private let sharesEscrowReads: Bool
 
   /// - Parameters:
   ///   - checker: the checker applied to each document.
@@ -41,15 +46,19 @@ public struct TreeChecker: Sendable {
     self.checker = checker
     self.concurrency = max(1, concurrency ?? Processors.usable)
     self.repairer = nil
+    self.sharesEscrowReads = false
   }
 
   /// A tree checker that checks with `repairer`'s checker and, for each document whose key
   /// was lost, decides what `repairer` would do (``DocumentRepairer/prospect(_:)``) on the
-  /// thread that checked it, from the same reading of the escrow.
-  package init(repairer: DocumentRepairer, concurrency: Int? = nil) {
+  /// thread that checked it, from the same reading of the escrow. `sharingEscrowReads`:
+  /// the escrow's reads share a read transaction for a while, for a caller whose `found`
+  /// writes nothing to the escrow (``sharesEscrowReads``).
+  package init(repairer: DocumentRepairer, concurrency: Int? = nil, sharingEscrowReads: Bool = false) {
     self.checker = repairer.checker
     self.concurrency = max(1, concurrency ?? Processors.usable)
     self.repairer = repairer
+    self.sharesEscrowReads = sharingEscrowReads
   }
 
   /// Checks `root` (a file or a folder tree), calling `found` for each document checked, in
@@ -78,9 +87,14 @@ public struct TreeChecker: Sendable {
     // root that cannot be looked at is checked as a single file, which reports why.
     let isTree = (try? FileStatus.of(root, followSymlinks: true))?.kind == .directory
     let treeFolders = isTree ? TreeChecker.escrowFolders(of: root) : []
-    let repairer = isTree ? self.repairer?.loadingEscrow(inside: treeFolders) : self.repairer
+    let shares = isTree && sharesEscrowReads
+    let repairer =
+      isTree ? self.repairer?.loadingEscrow(inside: treeFolders, sharingReads: shares) : self.repairer
     let checker =
-      repairer?.checker ?? (isTree ? self.checker.loadingEscrow(inside: treeFolders) : self.checker)
+      repairer?.checker
+      ?? (isTree ? self.checker.loadingEscrow(inside: treeFolders, sharingReads: shares) : self.checker)
+    // Runs after the pipeline's last delivery (below): no read is left holding the escrow.
+    defer { checker.endSharedEscrowRead() }
     var unreadable: [Unreadable] = []
     var visited = Set<String>()
     // Each entry carries the type `getdents64` gave, so regular files need no `statx`, and its
@@ -97,6 +111,7 @@ public struct TreeChecker: Sendable {
     var openFolders: [(folder: CheckPipeline.OpenFolder, last: Int)] = []
     var submitted = 0
     func report(_ checked: CheckPipeline.Checked) {
+      if shares { checker.endSharedEscrowRead(ifOlderThan: EscrowConnection.sharedReadLength) }
       found(checked.check, checked.prospect)
       documents += 1
       if documents % max(1, progressInterval) == 0 {
@@ -106,6 +121,8 @@ public struct TreeChecker: Sendable {
     }
     defer { pipeline?.finish(deliver: report) }
     while let (path, absolute, real, listedType) = stack.popLast() {
+      // A shared read ends on time while the walk lists folders, checking nothing.
+      if shares { checker.endSharedEscrowRead(ifOlderThan: EscrowConnection.sharedReadLength) }
       var type = listedType
       var status: FileStatus?
       if type == .unknown || type == .directory {
