@@ -47,7 +47,7 @@ struct EscrowIndex: Sendable {
     /// Tables of `paths` (none taken from another escrow's export); `byInode`: the whole
     /// records, when the caller has them.
     init(paths: [EscrowPathRecord], byInode: [UInt64: [EscrowRecord]]? = nil) {
-      // Made at their final size, so that no table is hashed again as it grows.
+      // Sized for every record up front: a table that grows hashes its entries again.
       var byPath: [FilePath: EscrowPathRecord] = .init(minimumCapacity: paths.count)
       var nameHashes: Set<Int> = .init(minimumCapacity: paths.count)
       var inodes: Set<UInt64> = .init(minimumCapacity: paths.count)
@@ -392,10 +392,10 @@ final class EscrowConnection: Sendable {
   }
 
   /// Runs `body`, which only reads, in the read transaction reads share: begun now when
-  /// none is open, or begun again when it is older than ``sharedReadLength``. Each read
-  /// transaction takes the file's lock and checks its journal and first page again, which
-  /// costs more than most reads; until ``endSharedRead(ifOlderThan:)`` ends it, the reads
-  /// see one state of the file, and writers wait.
+  /// none is open, or begun again when it is older than ``sharedReadLength``: reads in one
+  /// transaction take the file's lock and check its journal once, not each. Until
+  /// ``endSharedRead(ifOlderThan:)`` ends it, the reads see one state of the file, and
+  /// writers wait.
   func readingShared<Value: Sendable>(
     _ body: (EscrowDatabase) throws(DocbmError) -> Value
   ) -> Result<Value, DocbmError> {
@@ -408,7 +408,7 @@ final class EscrowConnection: Sendable {
           try database.connection.execute("BEGIN DEFERRED")
           sharedReadStart.store(now, ordering: .relaxed)
         } catch {
-          // Reads without a transaction of their own: each statement is one, as before.
+          // Reads then run without a shared transaction: each statement is one of its own.
         }
       }
       do throws(DocbmError) {
