@@ -13,22 +13,28 @@ import DocbmSystem
 /// caller, never more threads than there is work for. Only the thread that made it calls
 /// ``submit(_:deliver:)`` and ``finish(deliver:)``.
 package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
+  /// The jobs in flight, each a run of consecutive inputs, by job number modulo the window:
+  /// a job's inputs and its outputs move in and out of the ring as one array each, so the
+  /// threads meet on the lock once per job, not once per input.
   private struct Ring {
-    /// Inputs not yet taken by a thread, by submission number modulo the window.
-    var inputs: [Input?]
-    /// Outputs by submission number modulo the window.
-    var outputs: [Output?]
+    /// Each queued job's inputs, until a thread takes them.
+    var inputs: [[Input]?]
+    /// Each job's outputs, from when it is done until they are delivered.
+    var outputs: [[Output]?]
+    var jobsQueued = 0
+    var jobsDelivered = 0
+    /// Inputs submitted, completed and delivered.
     var submitted = 0
-    var delivered = 0
     var completed = 0
-    /// While the caller waits: how many completed outputs wake it.
+    var delivered = 0
+    /// While the caller waits: how many completed inputs wake it.
     var wakeAtCompleted: Int?
 
-    /// Whether the next output in order is there.
-    var nextIsReady: Bool { delivered < submitted && outputs[delivered % outputs.count] != nil }
+    /// Whether the next job in order is done.
+    var nextIsReady: Bool { jobsDelivered < jobsQueued && outputs[jobsDelivered % outputs.count] != nil }
 
-    /// Whether a waiting caller has enough to deliver: the next output in order, and a
-    /// batch of others completed too (or everything submitted).
+    /// Whether a waiting caller has enough to deliver: the next job in order, and a batch
+    /// of other inputs completed too (or everything submitted).
     var batchIsReady: Bool {
       nextIsReady && completed >= min(submitted, delivered + OrderedWork.wakeBatch)
     }
@@ -42,7 +48,7 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
   /// How many consecutive inputs one job transforms.
   private let inputsPerJob: Int
 
-  /// Outputs completed before a waiting caller is woken.
+  /// Inputs completed before a waiting caller is woken.
   private static var wakeBatch: Int { 32 }
 
   /// Starts `workers - 1` threads named `name` (at least one) that apply `transform` to
@@ -57,6 +63,7 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
     self.window = max(1, window)
     self.inputsPerJob = min(max(1, inputsPerJob), self.window)
     self.transform = transform
+    // Every job in flight holds at least one input in flight, so `window` slots are enough.
     ring = ConditionLock(
       Ring(
         inputs: Array(repeating: nil, count: self.window), outputs: Array(repeating: nil, count: self.window))
@@ -68,50 +75,44 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
   /// Queues `inputs`, calling `deliver` on the calling thread with every output that is
   /// ready in order, and waiting for outputs while the window is full.
   package func submit(_ inputs: some Sequence<Input>, deliver: (Output) -> Void) {
-    // The inputs in the ring that no job has been queued for yet.
-    var unqueued: Range<Int>?
+    // The inputs no job has been queued for yet.
+    var batch: [Input] = []
     for input in inputs {
-      if ring.withLock({ $0.submitted - $0.delivered == window }) {
-        if let numbers = unqueued { queueJob(for: numbers) }
-        unqueued = nil
+      if ring.withLock({ $0.submitted - $0.delivered }) + batch.count == window {
+        if !batch.isEmpty { queueJob(for: &batch) }
         waitForOutputs()
         deliverReady(deliver)
       }
-      let number = ring.withLock { ring in
-        defer { ring.submitted += 1 }
-        ring.inputs[ring.submitted % window] = input
-        return ring.submitted
-      }
-      let numbers = (unqueued?.lowerBound ?? number)..<(number + 1)
-      if numbers.count == inputsPerJob {
-        queueJob(for: numbers)
-        unqueued = nil
-      } else {
-        unqueued = numbers
-      }
+      if batch.isEmpty { batch.reserveCapacity(inputsPerJob) }
+      batch.append(input)
+      if batch.count == inputsPerJob { queueJob(for: &batch) }
     }
-    if let numbers = unqueued { queueJob(for: numbers) }
+    if !batch.isEmpty { queueJob(for: &batch) }
     deliverReady(deliver)
   }
 
-  /// Queues the job that transforms the inputs `numbers` (submission numbers).
-  private func queueJob(for numbers: Range<Int>) {
+  /// Queues the job that transforms `batch`, leaving it empty.
+  private func queueJob(for batch: inout [Input]) {
+    let count = batch.count
+    let slot = ring.withLock { ring in
+      let slot = ring.jobsQueued % window
+      ring.inputs[slot] = batch
+      ring.jobsQueued += 1
+      ring.submitted += count
+      return slot
+    }
+    batch = []
     threads.submit { [self] in
       // The inputs are let go of before their outputs are handed over: once the caller has
       // every output, no thread holds an input (and what it keeps open).
-      var inputs = ring.withLock { ring in
-        numbers.map { number in
-          defer { ring.inputs[number % window] = nil }
-          return ring.inputs[number % window]!
-        }
-      }
+      var inputs = ring.withLock { $0.inputs[slot].take()! }
       var outputs: [Output] = []
       outputs.reserveCapacity(inputs.count)
       for input in inputs { outputs.append(transform(input)) }
       inputs = []
       ring.withLock { ring in
-        for (number, output) in zip(numbers, outputs) { ring.outputs[number % window] = output }
-        ring.completed += numbers.count
+        ring.outputs[slot] = outputs
+        ring.completed += count
         if let wake = ring.wakeAtCompleted, ring.completed >= wake, ring.nextIsReady, outputReady.hasWaiters {
           outputReady.signal()
         }
@@ -129,17 +130,16 @@ package final class OrderedWork<Input: Sendable, Output: Sendable>: Sendable {
     threads.close()
   }
 
-  /// Delivers the outputs that are ready, in order, without waiting.
+  /// Delivers the outputs of the jobs that are done, in order, without waiting.
   private func deliverReady(_ deliver: (Output) -> Void) {
-    while let output = ring.withLock({ ring -> Output? in
+    while let outputs = ring.withLock({ ring -> [Output]? in
       guard ring.nextIsReady else { return nil }
-      defer {
-        ring.outputs[ring.delivered % window] = nil
-        ring.delivered += 1
-      }
-      return ring.outputs[ring.delivered % window]
+      let outputs = ring.outputs[ring.jobsDelivered % window].take()
+      ring.jobsDelivered += 1
+      ring.delivered += outputs?.count ?? 0
+      return outputs
     }) {
-      deliver(output)
+      for output in outputs { deliver(output) }
     }
   }
 
