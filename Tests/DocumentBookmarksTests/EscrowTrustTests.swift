@@ -297,6 +297,28 @@ struct EscrowTrustTests {
     #expect(try key(of: path) != nil)
   }
 
+  @Test("a repairer checks the database again once someone else changed it after its own write")
+  func damagedAfterOwnWrite() throws {
+    let (first, _) = try makeBoard()
+    let (second, _) = try makeBoard("b/board.json")
+    let repairer = DocumentRepairer(escrow: escrow)
+    #expect(run("/bin/sed", ["-i", "s/cat/cat/", first.description]).status == 0)
+    let restored = repairer.repair(first)
+    #expect(restored.action == .restored, "\(restored.message)")
+    #expect(!restored.message.contains("not recorded"), "\(restored.message)")
+    // Damaged behind the repairer's back, after the write it checked for: it is not
+    // written again without a new check.
+    let database = escrow.databasePath
+    var bytes = try Data(contentsOf: database.url)
+    bytes.replaceSubrange(36..<40, with: [0, 0, 0, 3])
+    try bytes.write(to: database.url)
+    #expect(run("/bin/sed", ["-i", "s/cat/cat/", second.description]).status == 0)
+    let repair = repairer.repair(second)
+    #expect(repair.action == .restored, "\(repair.message)")
+    #expect(repair.message.contains("not recorded in the escrow"), "\(repair.message)")
+    #expect(try Data(contentsOf: database.url) == bytes)
+  }
+
   @Test("a FIFO where SQLite's journal goes is refused at once, never opened")
   func fifoJournal() throws {
     let (path, _) = try makeBoard()

@@ -81,17 +81,19 @@ public struct KeyEscrow: Hashable, Sendable {
   }
 
   /// ``deposit(_:document:origin:)`` for a document already opened and checked. With
-  /// `checkingFirst`, SQLite's `quick_check` of the whole database runs first, and a
-  /// database it finds damaged is left as it is (a repair's record: rare, and after a
-  /// problem; a deposit per bookmark does not pay for it).
+  /// `checked`, SQLite's `quick_check` of the whole database runs first unless the file is
+  /// still the version that check last found intact and this repairer's last write left
+  /// (``CheckedEscrowVersion``), and a database it finds damaged is left as it is (a
+  /// repair's record: rare, and after a problem; a deposit per bookmark does not pay for
+  /// it).
   ///
   /// - Throws: ``DocbmError`` `escrowDamaged` when the check finds damage; the escrow's
   ///   errors when it cannot be written.
-  func deposit(_ key: DocumentKey, record: EscrowEntry.Document, checkingFirst: Bool = false)
+  func deposit(_ key: DocumentKey, record: EscrowEntry.Document, checked: CheckedEscrowVersion? = nil)
     throws(DocbmError)
   {
     guard let database = try open(create: true) else { return }
-    if checkingFirst {
+    if let checked, !checked.isChecked(database.path) {
       let check: String
       do {
         check = try database.connection.quickCheck()
@@ -107,6 +109,7 @@ public struct KeyEscrow: Hashable, Sendable {
       }
     }
     try database.deposit(key, document: record)
+    checked?.recordChecked(database.path)
   }
 
   /// Escrows the key the document at `document` carries, recording the document with it.

@@ -112,6 +112,9 @@ public struct DocumentRepairer: Sendable {
   public let policy: Policy
   /// The checker whose verdicts repair acts on, holding the escrow's database open.
   package let checker: DocumentChecker
+  /// The escrow database's version SQLite's check last found intact before this
+  /// repairer wrote to it (shared by the repairers made from this one).
+  private let checkedVersion: CheckedEscrowVersion
 
   /// Makes a repairer with the user's escrow unless given another; the escrow's database
   /// is opened now and serves every check and repair this repairer makes (keys and records
@@ -122,10 +125,13 @@ public struct DocumentRepairer: Sendable {
     self.escrow = escrow
     self.policy = policy
     self.checker = DocumentChecker(escrow: escrow, searchBudget: searchBudget)
+    checkedVersion = CheckedEscrowVersion()
   }
 
-  private init(escrow: KeyEscrow, policy: Policy, checker: DocumentChecker) {
-    (self.escrow, self.policy, self.checker) = (escrow, policy, checker)
+  private init(
+    escrow: KeyEscrow, policy: Policy, checker: DocumentChecker, checkedVersion: CheckedEscrowVersion
+  ) {
+    (self.escrow, self.policy, self.checker, self.checkedVersion) = (escrow, policy, checker, checkedVersion)
   }
 
   /// This repairer with the escrow's records of the documents inside `folders` read at
@@ -135,7 +141,8 @@ public struct DocumentRepairer: Sendable {
   package func loadingEscrow(inside folders: [FilePath], sharingReads: Bool = false) -> DocumentRepairer {
     DocumentRepairer(
       escrow: escrow, policy: policy,
-      checker: checker.loadingEscrow(inside: folders, preparingProspects: true, sharingReads: sharingReads))
+      checker: checker.loadingEscrow(inside: folders, preparingProspects: true, sharingReads: sharingReads),
+      checkedVersion: checkedVersion)
   }
 
   /// Checks the document and, when its key was lost and the rules above allow it, puts the
@@ -324,7 +331,7 @@ public struct DocumentRepairer: Sendable {
       // SQLite's check finds damaged, which docbm does not change.
       var unrecorded = ""
       do {
-        try escrow.deposit(entry.key, record: record, checkingFirst: true)
+        try escrow.deposit(entry.key, record: record, checked: checkedVersion)
       } catch  where error.code == .escrowDamaged {
         unrecorded = "; the document was not recorded in the escrow: \(error.message)"
       } catch {}
