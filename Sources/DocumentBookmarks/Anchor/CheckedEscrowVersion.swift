@@ -2,14 +2,14 @@ import DocbmSystem
 import Synchronization
 
 /// The version of the escrow's database file (``FileStatus/Version``: its identity, size
-/// and times) that SQLite's `quick_check` last found intact, as this repairer's own write
-/// after it left the file.
+/// and times) that a repairer last left: SQLite's `quick_check` found the file intact,
+/// then the repairer wrote to it.
 ///
 /// A repair writes nothing into a database SQLite's check finds damaged. The check reads
 /// the whole file, so a repairer runs it before its first write and again only when the
-/// file is another than the one it checked, or was written by someone else since (its
-/// version is not the one its own last write left): a tree of keyless documents repaired
-/// in one run costs one check, not one per document.
+/// file is a different one, or someone else wrote to it since (its version is not the one
+/// the repairer's last write left): a tree of keyless documents repaired in one run costs
+/// one check, not one per document.
 final class CheckedEscrowVersion: Sendable {
   private let version = Mutex<FileStatus.Version?>(nil)
 
