@@ -15,6 +15,20 @@ func docbmBesideBenchmarks() -> String? {
   return docbm
 }
 
+/// The C floor `name` (built from `Benchmarks/floors/NAME.c`) beside `docbm`, or `nil`
+/// (saying how to build it) when there is none.
+func floorBeside(_ docbm: String, named name: String) -> String? {
+  let floor = URL(fileURLWithPath: docbm).deletingLastPathComponent().appendingPathComponent("\(name)-floor")
+    .path
+  guard FileManager.default.isExecutableFile(atPath: floor) else {
+    print(
+      "build the floor first: cc -O2 -o \(floor) Benchmarks/floors/\(name).c $(pkg-config --cflags --libs sqlite3 libsodium)"
+    )
+    return nil
+  }
+  return floor
+}
+
 /// A finished child process: its exit status, wall time, CPU time (user and system) and
 /// peak resident memory.
 struct ChildRun {
@@ -93,14 +107,7 @@ func buildDocumentTree(_ root: String, count: Int, escrow: KeyEscrow? = nil) thr
 /// Returns whether every goal was met.
 func runCheckingBenchmark(root: String, counts: [Int]) throws -> Bool {
   guard let docbm = docbmBesideBenchmarks() else { return false }
-  let floor = URL(fileURLWithPath: docbm).deletingLastPathComponent().appendingPathComponent("check-floor")
-    .path
-  guard FileManager.default.isExecutableFile(atPath: floor) else {
-    print(
-      "build the floor first: cc -O2 -o \(floor) Benchmarks/floors/check.c $(pkg-config --cflags --libs sqlite3 libsodium)"
-    )
-    return false
-  }
+  guard let floor = floorBeside(docbm, named: "check") else { return false }
   let getfattr = ["/usr/bin/getfattr", "/bin/getfattr"].first {
     FileManager.default.isExecutableFile(atPath: $0)
   }

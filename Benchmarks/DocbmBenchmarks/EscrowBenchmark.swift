@@ -28,14 +28,7 @@ import Glibc
 ///
 /// Returns whether every goal was met.
 func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
-  let floor = URL(fileURLWithPath: docbm).deletingLastPathComponent().appendingPathComponent("check-floor")
-    .path
-  guard FileManager.default.isExecutableFile(atPath: floor) else {
-    print(
-      "build the floor first: cc -O2 -o \(floor) Benchmarks/floors/check.c $(pkg-config --cflags --libs sqlite3 libsodium)"
-    )
-    return false
-  }
+  guard let floor = floorBeside(docbm, named: "check") else { return false }
   let folder = "\(root)/escrow-benchmark"
   makeFolders(folder)
   defer { _ = run("/bin/rm", ["-rf", folder]) }

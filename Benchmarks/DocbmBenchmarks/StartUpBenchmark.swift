@@ -28,14 +28,7 @@ func runStartUpBenchmark(root: String, docbm: String) throws -> (rows: [Row], no
   let bookmark = try boardDocument.makeBookmark(to: FilePath("\(folder)/picture.png"))
   try boardDocument.replaceDocument(with: Data("{\"picture\": \"\(bookmark.text)\"}\n".utf8))
   let environment = ["DOCBM_ESCROW_DIR=\(escrow.folder)"]
-  let floor = URL(fileURLWithPath: docbm).deletingLastPathComponent().appendingPathComponent("inspect-floor")
-    .path
-  guard FileManager.default.isExecutableFile(atPath: floor) else {
-    print(
-      "build the floor first: cc -O2 -o \(floor) Benchmarks/floors/inspect.c $(pkg-config --cflags --libs sqlite3 libsodium)"
-    )
-    exit(1)
-  }
+  guard let floor = floorBeside(docbm, named: "inspect") else { exit(1) }
   let commands: [(name: String, arguments: [String])] = [
     ("docbm inspect DOC", [docbm, "inspect", document]),
     ("getfattr -n user.docbm.key DOC", ["/usr/bin/getfattr", "-n", "user.docbm.key", document]),
