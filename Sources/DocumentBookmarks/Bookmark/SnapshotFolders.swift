@@ -1,7 +1,8 @@
 import DocbmSystem
 
 /// What the snapshots of many targets in few folders share, found out once per folder: the
-/// folder's canonical path (`realpath`) and the mount point it is on. A batch resolve
+/// folder's canonical path (`realpath`) and the mount point it is on; and once per device,
+/// its filesystem (`fstatfs`). A batch resolve
 /// (``ResolutionBatch``) keeps one for the refreshed bookmarks of its moved targets.
 ///
 /// It answers only for a target that is not a symbolic link (its canonical path is then
@@ -10,6 +11,7 @@ import DocbmSystem
 package final class SnapshotFolders {
   private var canonicalFolders: [FilePath: FilePath] = [:]
   private var mountPoints: [FilePath: FilePath?] = [:]
+  private var filesystems: [FileStatus.Device: FileSystemIdentity] = [:]
 
   /// The canonical path of `path`: its folder's, looked up once per folder, with its own
   /// name.
@@ -40,6 +42,17 @@ package final class SnapshotFolders {
     }
     let found = FileSystemIdentity.mountPoint(of: folder, status: folderStatus)
     mountPoints[folder] = found
+    return found
+  }
+
+  /// The filesystem of the target open as `fd`, whose status is `status`: one `fstatfs`
+  /// per device, its answer kept; `nil` when it cannot be read (not kept, so the next
+  /// target asks again).
+  func filesystem(of fd: FileDescriptor, status: FileStatus) -> FileSystemIdentity? {
+    if let known = filesystems[status.device] { return known }
+    // `nil`, as documented: the caller's volume hint goes without it.
+    guard let found = try? FileSystemIdentity.of(fd) else { return nil }
+    filesystems[status.device] = found
     return found
   }
 }

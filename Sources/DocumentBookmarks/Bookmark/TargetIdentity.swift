@@ -5,7 +5,9 @@ public struct TargetIdentity: Hashable, Sendable, Codable {
   public let fileHandle: KernelFileHandle?
   /// The inode number. Inode numbers are reused, so it is never used alone.
   public let inode: UInt64
-  /// The inode generation (`FS_IOC_GETVERSION`), where the filesystem keeps one.
+  /// The inode generation (`FS_IOC_GETVERSION`), where the filesystem keeps one and gives
+  /// no file handle that names the inode (FUSE, or no handle at all); elsewhere the handle
+  /// holds it, and it is not read.
   public let generation: UInt32?
   /// The creation time, where the filesystem records one.
   public let birthTime: Timestamp?

@@ -32,17 +32,29 @@ package struct TargetSnapshot {
       () throws(SystemCallError) in (try FileStatus.of(fd), try KernelFileHandle.of(fd))
     }
     let kind = try TargetKind(of: status, at: path)
-    let filesystem = try? FileSystemIdentity.of(fd)  // a hint: the volume may go without it
+    // A hint: the volume may go without it.
+    let filesystem = folders?.filesystem(of: fd, status: status) ?? (try? FileSystemIdentity.of(fd))
     return TargetSnapshot(
       path: real, kind: kind,
       identity: TargetIdentity(
-        fileHandle: handle, inode: status.inode, generation: inodeGeneration(of: real),
+        fileHandle: handle, inode: status.inode,
+        generation: generationDecides(handle: handle, filesystem: filesystem) ? inodeGeneration(of: real) : nil,
         birthTime: status.birthTime, size: status.size,
         modificationTime: status.modificationTime),
       volume: VolumeHint(
         filesystemID: filesystem?.fsid,
         mountPoint: folders.map { $0.mountPoint(of: real, status: status) }
           ?? FileSystemIdentity.mountPoint(of: real, status: status)))
+  }
+
+  /// Whether the inode generation is worth recording: only where no file handle names the
+  /// inode (a filesystem that gives none, or FUSE, whose handles are node IDs handed out
+  /// anew after a remount; or a filesystem that could not be told). Elsewhere the handle
+  /// holds the generation with the inode, and ``IdentityMatcher`` compares handles before
+  /// it would look at a generation, so reading it would cost an open of the target (and a
+  /// watcher's open and close events) for nothing.
+  static func generationDecides(handle: KernelFileHandle?, filesystem: FileSystemIdentity?) -> Bool {
+    handle == nil || filesystem?.isFUSE != false
   }
 
   /// The inode generation, read through a short-lived read-only descriptor; `nil` when the
