@@ -210,6 +210,36 @@ struct ResolutionTests {
     #expect(error?.code == .missing)
   }
 
+  @Test("where a file handle names the inode, no generation is recorded, and the handle alone tells a reused inode apart")
+  func handleHoldsGeneration() throws {
+    let target = try scratch.file("project/images/cat.png")
+    let recorded = try document.makeBookmark(to: target).decodeUnverified().identity
+    guard let handle = recorded.fileHandle else {
+      print("skipped: this filesystem gives no file handles")
+      return
+    }
+    #expect(recorded.generation == nil, "read although the handle holds it")
+    try scratch.remove(target)
+    var reused: FilePath?
+    for index in 0..<20 {
+      let candidate = try scratch.file("project/images/new\(index).png")
+      if try FileStatus.of(candidate, followSymlinks: false).inode == recorded.inode {
+        reused = candidate
+        break
+      }
+    }
+    guard let reused else {
+      print("skipped: the filesystem did not hand the inode number on within 20 files")
+      return
+    }
+    // As on a filesystem without birth times: the handle is the only evidence left.
+    let withoutBirthTime = TargetIdentity(
+      fileHandle: handle, inode: recorded.inode, generation: nil, birthTime: nil, size: recorded.size,
+      modificationTime: recorded.modificationTime)
+    let matcher = IdentityMatcher(kind: .file, identity: withoutBirthTime)
+    #expect(!matcher.isSameObject(try FileStatus.of(reused, followSymlinks: false), at: reused))
+  }
+
   @Test("names that are not UTF-8 are bookmarked, found after a move, and printed escaped")
   func nonUTF8Name() throws {
     let name = Array("caf".utf8) + [0xE9, 0xFF] + Array(".png".utf8)
