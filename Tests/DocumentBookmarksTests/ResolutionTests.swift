@@ -210,7 +210,7 @@ struct ResolutionTests {
     #expect(error?.code == .missing)
   }
 
-  @Test("where a file handle names the inode, no generation is recorded, and the handle alone tells a reused inode apart")
+  @Test("with a file handle, no generation is recorded; the handle alone tells a reused inode apart")
   func handleHoldsGeneration() throws {
     let target = try scratch.file("project/images/cat.png")
     let recorded = try document.makeBookmark(to: target).decodeUnverified().identity

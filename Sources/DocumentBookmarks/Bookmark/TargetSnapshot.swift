@@ -34,11 +34,12 @@ package struct TargetSnapshot {
     let kind = try TargetKind(of: status, at: path)
     // A hint: the volume may go without it.
     let filesystem = folders?.filesystem(of: fd, status: status) ?? (try? FileSystemIdentity.of(fd))
+    let readsGeneration = generationDecides(handle: handle, filesystem: filesystem)
+    let generation = readsGeneration ? inodeGeneration(of: real) : nil
     return TargetSnapshot(
       path: real, kind: kind,
       identity: TargetIdentity(
-        fileHandle: handle, inode: status.inode,
-        generation: generationDecides(handle: handle, filesystem: filesystem) ? inodeGeneration(of: real) : nil,
+        fileHandle: handle, inode: status.inode, generation: generation,
         birthTime: status.birthTime, size: status.size,
         modificationTime: status.modificationTime),
       volume: VolumeHint(
