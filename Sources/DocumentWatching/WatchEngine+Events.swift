@@ -199,6 +199,7 @@ extension WatchEngine {
     }
     document.entry = entry
     document.identity = identity
+    document.handle = nil
     document.replacedAtPath = false
     document.sawOwnSaveClose = false
     // Evidence for repair only: without a birth time, none is claimed.
@@ -356,6 +357,7 @@ extension WatchEngine {
       return
     }
     var document = Document(entry: entry, identity: identity, fingerprint: fingerprint, hasKey: true)
+    document.handle = Self.handle(at: path)
     if announce { document.freshCopyUntil = batchTime.advanced(by: options.settleTime) }
     documents[identity] = document
     documentByEntry[entry] = identity
@@ -392,13 +394,16 @@ extension WatchEngine {
       document.hasKey = true
       document.fingerprint = key.fingerprint
       document.awaitingRepair = false
+      if document.handle == nil { document.handle = Self.handle(at: path) }
       return
     case .malformed:
       // Something is in the attribute: not a lost key, and repair never replaces one.
       document.awaitingRepair = false
       return
     case .absent:
-      break
+      // Another file that got the document's inode number and birth time in turn, its key
+      // not copied yet: its own events, and the document's, say what became of each.
+      if isAnotherFile(than: document, at: path) { return }
     }
     if document.hasKey {
       document.hasKey = false
@@ -413,6 +418,25 @@ extension WatchEngine {
       return
     }
     repair(&document, at: path, &events)
+  }
+
+  /// Whether the file at `path`, which has the document's inode number and birth time, is
+  /// nonetheless another file: its handle differs from the one the document's key was read
+  /// on. `false` when either handle is unknown, and on FUSE, whose handles hold node IDs the
+  /// server hands out anew.
+  func isAnotherFile(than document: Document, at path: FilePath) -> Bool {
+    guard let recorded = document.handle, let current = Self.handle(at: path), current != recorded else {
+      return false
+    }
+    // A filesystem that cannot be told is taken for FUSE: the key's loss is reported.
+    return (try? FileSystemIdentity.of(path: path))?.isFUSE == false
+  }
+
+  /// The file handle of the file at `path` (a final symbolic link not followed); `nil` when
+  /// the filesystem gives none or it cannot be read, and the identity alone then decides.
+  static func handle(at path: FilePath) -> KernelFileHandle? {
+    // `nil`, as documented.
+    (try? KernelFileHandle.of(path, followSymlinks: false)) ?? nil
   }
 
   func repair(_ document: inout Document, at path: FilePath, _ events: inout [DocumentEvent]) {

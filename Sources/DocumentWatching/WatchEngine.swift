@@ -30,6 +30,11 @@ final class WatchEngine {
     var identity: DocumentIdentity
     var fingerprint: KeyFingerprint?
     var hasKey: Bool
+    /// The file handle of the file the watcher last read the document's key on, where the
+    /// filesystem gives one: the inode number and birth time of a file just deleted can go
+    /// to the next file made within one tick of the clock (`cp -a A tmp && mv tmp A` in a
+    /// loop), and the handle, which holds the inode's generation, tells the two apart.
+    var handle: KernelFileHandle?
     /// It lost its key and repair has not put it back yet.
     var awaitingRepair = false
     var lastRefusal: DocumentRepairer.Report.Refusal?
