@@ -45,16 +45,15 @@ enum EscrowSchema {
     ) STRICT;
     """
 
-  /// The columns of a document record, in the order ``EscrowDatabase`` reads them.
-  static let documentColumns = documentColumns(of: nil)
+  /// The columns of a document record, in the order ``EscrowDatabase`` reads them. A
+  /// literal: joining a list at run time makes the runtime look types and conformances up
+  /// at its first use, 3% of a `docbm inspect`.
+  static let documentColumns =
+    "fingerprint, path, filesystem, inode, handle_type, handle, birth, mode, origin, recorded, confirmed"
 
-  /// ``documentColumns``, each named with `table` in front when it is given (for a join).
-  static func documentColumns(of table: String?) -> String {
-    [
-      "fingerprint", "path", "filesystem", "inode", "handle_type", "handle", "birth", "mode", "origin",
-      "recorded", "confirmed",
-    ]
-    .map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+  /// ``documentColumns``, each named with `table` in front (for a join).
+  static func documentColumns(of table: String) -> String {
+    documentColumns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
   }
 }
 
