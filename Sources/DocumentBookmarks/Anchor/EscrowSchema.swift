@@ -46,8 +46,8 @@ enum EscrowSchema {
     """
 
   /// The columns of a document record, in the order ``EscrowDatabase`` reads them. A
-  /// literal: joining a list at run time makes the runtime look types and conformances up
-  /// at its first use, 3% of a `docbm inspect`.
+  /// literal: a list joined at run time would make the runtime look types and conformances
+  /// up at its first use, in every short-lived process that reads the escrow.
   static let documentColumns =
     "fingerprint, path, filesystem, inode, handle_type, handle, birth, mode, origin, recorded, confirmed"
 

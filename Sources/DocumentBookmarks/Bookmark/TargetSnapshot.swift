@@ -14,8 +14,12 @@ package struct TargetSnapshot {
   /// to, not to the link (see docs/design.md).
   ///
   /// With `folders`, the folder's canonical path and mount point are those found out for
-  /// earlier targets in the same folder; `path` must then not be a symbolic link (one is
-  /// refused as `unsupportedFileType`).
+  /// earlier targets in the same folder, and the filesystem the one found for an earlier
+  /// target on the same device; `path` must then not be a symbolic link (one is refused as
+  /// `unsupportedFileType`).
+  ///
+  /// The inode generation is read only where it can decide the target's identity
+  /// (``generationDecides(handle:filesystem:)``).
   ///
   /// - Throws: ``DocbmError`` with `notFound`, `permissionDenied`, or `unsupportedFileType`
   ///   when the target is neither a regular file nor a folder.
