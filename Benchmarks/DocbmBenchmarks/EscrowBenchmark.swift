@@ -92,15 +92,7 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   // 2. inspect with 10,000 keys.
   let full = KeyEscrow(folder: FilePath("\(folder)/full-escrow"))
   let documents = "\(folder)/documents"
-  makeFolders(documents)
-  makeFile("\(documents)/target.png", "png")
-  let service = BookmarkService(escrow: full)
-  for index in 0..<10_000 {
-    let path = "\(documents)/doc\(index).json"
-    makeFile(path, "{}")
-    _ = try service.documents(anchoredOn: FilePath(path)).makeBookmark(
-      to: FilePath("\(documents)/target.png"))
-  }
+  try makeEscrowedDocuments(in: documents, count: 10_000, escrow: full)
   let inspected = "\(documents)/doc5000.json"
   // The yardsticks: the same kind of document in an escrow of its own key alone, and in a
   // folder without a database.
@@ -134,14 +126,7 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
   // confirms.
   let few = KeyEscrow(folder: FilePath("\(folder)/few-key-escrow"))
   let fewDocuments = "\(folder)/few"
-  makeFolders(fewDocuments)
-  makeFile("\(fewDocuments)/target.png", "png")
-  let fewService = BookmarkService(escrow: few)
-  for index in 0..<51 {
-    makeFile("\(fewDocuments)/doc\(index).json", "{}")
-    _ = try fewService.documents(anchoredOn: FilePath("\(fewDocuments)/doc\(index).json")).makeBookmark(
-      to: FilePath("\(fewDocuments)/target.png"))
-  }
+  try makeEscrowedDocuments(in: fewDocuments, count: 51, escrow: few)
   let repairer = DocumentRepairer(escrow: full)
   let yardstick = DocumentRepairer(escrow: few)
   var timings = Timings()
@@ -175,6 +160,19 @@ func runEscrowBenchmark(root: String, docbm: String) throws -> Bool {
 }
 
 /// The modification time of `path` in nanoseconds, or 0 when it cannot be read.
+/// `count` documents, `doc0.json` on, in `folder` (made), each with a bookmark to
+/// `target.png` beside them and its key in `escrow`.
+private func makeEscrowedDocuments(in folder: String, count: Int, escrow: KeyEscrow) throws {
+  makeFolders(folder)
+  makeFile("\(folder)/target.png", "png")
+  let service = BookmarkService(escrow: escrow)
+  for index in 0..<count {
+    let path = "\(folder)/doc\(index).json"
+    makeFile(path, "{}")
+    _ = try service.documents(anchoredOn: FilePath(path)).makeBookmark(to: FilePath("\(folder)/target.png"))
+  }
+}
+
 private func modificationTime(_ path: String) -> Int {
   var status = stat()
   guard stat(path, &status) == 0 else { return 0 }

@@ -429,7 +429,7 @@ extension WatchEngine {
       return false
     }
     // A filesystem that cannot be told is taken for FUSE: the key's loss is reported.
-    return (try? FileSystemIdentity.of(path: path))?.isFUSE == false
+    return FileSystemIdentity.fuseAnswer(path: path) == .notFUSE
   }
 
   /// The file handle of the file at `path` (a final symbolic link not followed); `nil` when

@@ -45,14 +45,14 @@ package final class SnapshotFolders {
     return found
   }
 
-  /// The filesystem of the target open as `fd`, whose status is `status`: one `fstatfs`
-  /// per device, its answer kept; `nil` when it cannot be read (not kept, so the next
-  /// target asks again).
-  func filesystem(of fd: FileDescriptor, status: FileStatus) -> FileSystemIdentity? {
-    if let known = filesystems[status.device] { return known }
-    // `nil`, as documented: the caller's volume hint goes without it.
-    guard let found = try? FileSystemIdentity.of(fd) else { return nil }
-    filesystems[status.device] = found
+  /// The filesystem on `device`: `read` asked once per device, its answer kept; `nil`
+  /// when `read` finds none (not kept, so the next target asks again).
+  func filesystem(on device: FileStatus.Device, reading read: () -> FileSystemIdentity?)
+    -> FileSystemIdentity?
+  {
+    if let known = filesystems[device] { return known }
+    let found = read()
+    filesystems[device] = found
     return found
   }
 }

@@ -37,7 +37,13 @@ package struct TargetSnapshot {
     }
     let kind = try TargetKind(of: status, at: path)
     // A hint: the volume may go without it.
-    let filesystem = folders?.filesystem(of: fd, status: status) ?? (try? FileSystemIdentity.of(fd))
+    let readFilesystem = { try? FileSystemIdentity.of(fd) }
+    let filesystem: FileSystemIdentity?
+    if let folders {
+      filesystem = folders.filesystem(on: status.device, reading: readFilesystem)
+    } else {
+      filesystem = readFilesystem()
+    }
     let readsGeneration = generationDecides(handle: handle, filesystem: filesystem)
     let generation = readsGeneration ? inodeGeneration(of: real) : nil
     return TargetSnapshot(
